@@ -1,0 +1,19 @@
+// Frame digests (wal-format §2): SHA-256 through node:crypto (hardware SHA where the CPU has it) and BLAKE3
+// (256-bit output) through @noble/hashes. Both cover header and body together.
+import { createHash } from 'node:crypto';
+import { blake3 } from '@noble/hashes/blake3.js';
+import type { DigestAlgorithmName } from '../../src-shared/wal.js';
+
+export const DIGEST_ALGORITHM_CODES: Record<DigestAlgorithmName, number> = { sha256: 1, blake3: 2 };
+
+export function digestAlgorithmName(code: number): DigestAlgorithmName | null {
+  if (code === 1) return 'sha256';
+  if (code === 2) return 'blake3';
+  return null;
+}
+
+/** Digest of `covered` (header and body, contiguous) as 32 bytes. */
+export function frameDigest(algorithm: DigestAlgorithmName, covered: Uint8Array): Uint8Array {
+  if (algorithm === 'sha256') return createHash('sha256').update(covered).digest();
+  return blake3(covered);
+}

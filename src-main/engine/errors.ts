@@ -1,0 +1,69 @@
+// Typed errors of the engine. Each names what happened, where (offset, seq, path) and what to do about it,
+// so the CLI and the app can show them as they are and branch on `code`, never on message text.
+import type { LeaseTenure, WalErrorInfo } from '../../src-shared/wal.js';
+
+/** A WAL that cannot be used as it is: refused by the reader (wal-format §5). */
+export class WalReadError extends Error {
+  override name = 'WalReadError';
+  constructor(readonly info: WalErrorInfo) {
+    super(info.message);
+  }
+}
+
+/** Another live process holds the session's lease (wal-format §8). */
+export class LeaseHeldError extends Error {
+  override name = 'LeaseHeldError';
+  readonly code = 'lease_held';
+  constructor(
+    readonly lease_path: string,
+    readonly holder: LeaseTenure | null,
+  ) {
+    super(
+      `lease held: ${lease_path} is locked by ` +
+        (holder ? `pid ${holder.pid} on ${holder.host} (epoch ${holder.epoch}, writer ${holder.writer})` : 'a process that has not yet written its tenure') +
+        '; wait for it to finish or stop it, then retry',
+    );
+  }
+}
+
+/** An append refused by the 1 GiB ceiling (wal-format §9): nothing was written and the writer stays usable. */
+export class WalCeilingError extends Error {
+  override name = 'WalCeilingError';
+  readonly code = 'session_too_large';
+  constructor(
+    readonly size_bytes: number,
+    readonly frame_bytes: number,
+    readonly limit_bytes: number,
+  ) {
+    super(`append refused: the WAL holds ${size_bytes} bytes and a ${frame_bytes}-byte frame would pass the ${limit_bytes}-byte limit; write the session_too_large terminal`);
+  }
+}
+
+/** A write or sync failed earlier: the writer accepts nothing more; reopen it to recover from the disk. */
+export class WriterPoisonedError extends Error {
+  override name = 'WriterPoisonedError';
+  readonly code = 'writer_poisoned';
+  constructor(
+    readonly path: string,
+    override readonly cause: unknown,
+  ) {
+    super(`writer for ${path} is poisoned by an earlier failure (${describe(cause)}); open a new writer to recover from what is on disk`);
+  }
+}
+
+/** The feature floor could not be raised: the gated append was refused and wrote nothing (wal-format §7). */
+export class FloorRaiseError extends Error {
+  override name = 'FloorRaiseError';
+  readonly code = 'floor_raise_failed';
+  constructor(
+    readonly root: string,
+    readonly features: string[],
+    override readonly cause: unknown,
+  ) {
+    super(`could not raise the feature floor of ${root} to include ${features.join(', ')} (${describe(cause)}); nothing was appended`);
+  }
+}
+
+export function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,153 @@
+// Frame encoding and decoding (wal-format §2, §3): a 12-byte header, one CBOR body, a 32-byte digest.
+// Encoding asserts its own output; decoding names every way a frame can be damaged or malformed, and never
+// trusts a length before checking it against the bounds.
+import assert from 'node:assert/strict';
+import type { DamageReason, DigestAlgorithmName, FrameBody, Payload } from '../../src-shared/wal.js';
+import { CborDecoder, CborError, encodeCbor } from './cbor.js';
+import { DIGEST_ALGORITHM_CODES, digestAlgorithmName, frameDigest } from './digest.js';
+import {
+  FEATURE_NAME_PATTERN,
+  FRAME_BODY_BYTES_MAX,
+  FRAME_BODY_BYTES_MIN,
+  FRAME_DIGEST_BYTES,
+  FRAME_HEADER_BYTES,
+  FRAME_LAYOUT,
+  FRAME_MAGIC,
+  FRAME_OVERHEAD_BYTES,
+  FRAME_VER_GATED,
+  FRAME_VER_PLAIN,
+} from './limits.js';
+
+export class FrameEncodeError extends Error {
+  override name = 'FrameEncodeError';
+}
+
+/** Encodes one frame. The body must already satisfy §3; the writer decides ver and features. */
+export function encodeFrame(body: FrameBody, algorithm: DigestAlgorithmName = 'sha256'): Buffer {
+  assertBodyShape(body);
+  const bodyBytes = encodeCbor([body.ver, body.seq, body.fence, body.type, body.features, body.payload]);
+  if (bodyBytes.length > FRAME_BODY_BYTES_MAX) {
+    throw new FrameEncodeError(`frame body of ${bodyBytes.length} bytes exceeds ${FRAME_BODY_BYTES_MAX}`);
+  }
+  const frame = Buffer.allocUnsafe(FRAME_OVERHEAD_BYTES + bodyBytes.length);
+  frame.set(FRAME_MAGIC, 0);
+  frame[4] = FRAME_LAYOUT;
+  frame[5] = DIGEST_ALGORITHM_CODES[algorithm];
+  frame.writeUInt16LE(0, 6);
+  frame.writeUInt32LE(bodyBytes.length, 8);
+  bodyBytes.copy(frame, FRAME_HEADER_BYTES);
+  const coveredEnd = FRAME_HEADER_BYTES + bodyBytes.length;
+  frame.set(frameDigest(algorithm, frame.subarray(0, coveredEnd)), coveredEnd);
+  assert.equal(checkFrameAt(frame, 0, frame.length), null, 'encoded frame must verify');
+  return frame;
+}
+
+function assertBodyShape(body: FrameBody): void {
+  assert.ok(body.ver === FRAME_VER_PLAIN || body.ver === FRAME_VER_GATED, `ver ${body.ver}`);
+  assert.ok(Number.isSafeInteger(body.seq) && body.seq >= 0, `seq ${body.seq}`);
+  assert.ok(Number.isSafeInteger(body.fence) && body.fence >= 0, `fence ${body.fence}`);
+  assert.ok(body.type.length > 0, 'type must not be empty');
+  assert.equal(body.features.length > 0, body.ver === FRAME_VER_GATED, 'features exactly when gated');
+  assert.deepEqual(body.features, [...new Set(body.features)].sort(), 'features sorted and unique');
+  for (const feature of body.features) assert.match(feature, FEATURE_NAME_PATTERN);
+}
+
+/** Frame size declared by an intact-looking header at `offset`, or the reason the header is damaged.
+ *  `available_bytes` is how many bytes exist from `offset` to the end of the file. */
+export function checkHeader(
+  header: Uint8Array,
+  available_bytes: number,
+): { size_bytes: number; algorithm: DigestAlgorithmName } | DamageReason {
+  if (available_bytes < FRAME_HEADER_BYTES || header.length < FRAME_HEADER_BYTES) return 'short_header';
+  for (let index = 0; index < FRAME_MAGIC.length; index++) {
+    if (header[index] !== FRAME_MAGIC[index]) return 'bad_magic';
+  }
+  if (header[4] !== FRAME_LAYOUT) return 'unknown_layout';
+  const algorithm = digestAlgorithmName(header[5]!);
+  if (algorithm === null) return 'unknown_digest_algorithm';
+  if (header[6] !== 0 || header[7] !== 0) return 'reserved_nonzero';
+  const body_bytes =
+    header[8]! | (header[9]! << 8) | (header[10]! << 16) | (header[11]! * 0x1000000);
+  if (body_bytes < FRAME_BODY_BYTES_MIN || body_bytes > FRAME_BODY_BYTES_MAX) return 'bad_body_length';
+  const size_bytes = FRAME_OVERHEAD_BYTES + body_bytes;
+  if (size_bytes > available_bytes) return 'past_end';
+  return { size_bytes, algorithm };
+}
+
+/** Checks the whole frame that starts at `offset` in `buffer`: null when intact, else why it is damaged.
+ *  `available_bytes` counts the bytes from `offset` to the end of the file (the buffer may hold fewer). */
+export function checkFrameAt(buffer: Buffer, offset: number, available_bytes: number): DamageReason | null {
+  const header = checkHeader(buffer.subarray(offset, offset + FRAME_HEADER_BYTES), available_bytes);
+  if (typeof header === 'string') return header;
+  assert.ok(offset + header.size_bytes <= buffer.length, 'caller must hold the whole frame');
+  const coveredEnd = offset + header.size_bytes - FRAME_DIGEST_BYTES;
+  const expected = frameDigest(header.algorithm, buffer.subarray(offset, coveredEnd));
+  const stored = buffer.subarray(coveredEnd, coveredEnd + FRAME_DIGEST_BYTES);
+  return Buffer.compare(expected, stored) === 0 ? null : 'digest_mismatch';
+}
+
+export type BodyDecodeResult =
+  | { kind: 'ok'; body: Omit<FrameBody, 'payload'> & { payload: Payload | null } }
+  | { kind: 'malformed'; message: string }
+  | { kind: 'newer_version'; ver: number; message: string };
+
+/** Decodes a digest-valid body. With `with_payload` false the payload is validated but not built. */
+export function decodeBody(bodyBytes: Buffer, with_payload: boolean): BodyDecodeResult {
+  const decoder = new CborDecoder(bodyBytes);
+  try {
+    const head = decoder.readHead();
+    if (head.major !== 4) return malformed('body is not a CBOR array');
+    if (head.argument < 1) return malformed('body array is empty');
+    const ver = decoder.readItem();
+    // A newer writer may change everything after ver; judge the version before the shape.
+    if (typeof ver === 'number' && Number.isInteger(ver) && ver > FRAME_VER_GATED) {
+      return { kind: 'newer_version', ver, message: `frame version ${ver} is newer than this build reads (3)` };
+    }
+    if (head.argument !== 6) return malformed(`body array has ${head.argument} items, not 6`);
+    const seq = decoder.readItem();
+    const fence = decoder.readItem();
+    const type = decoder.readItem();
+    const features = decoder.readItem();
+    const payloadStart = decoder.position;
+    const payloadHead = decoder.readHead();
+    if (payloadHead.major !== 5) return malformed('payload is not a map');
+    decoder.position = payloadStart;
+    let payload: Payload | null = null;
+    if (with_payload) payload = decoder.readItem() as Payload;
+    else decoder.skipItem();
+    if (decoder.remaining !== 0) return malformed('bytes after the body array');
+    const shapeProblem = checkHeadShape(ver, seq, fence, type, features);
+    if (shapeProblem !== null) return malformed(shapeProblem);
+    return {
+      kind: 'ok',
+      body: { ver: ver as number, seq: seq as number, fence: fence as number, type: type as string, features: features as string[], payload },
+    };
+  } catch (error) {
+    if (error instanceof CborError) return malformed(error.message);
+    throw error;
+  }
+}
+
+function checkHeadShape(ver: unknown, seq: unknown, fence: unknown, type: unknown, features: unknown): string | null {
+  if (ver !== FRAME_VER_PLAIN && ver !== FRAME_VER_GATED) return `ver ${String(ver)} is not 2 or 3`;
+  if (!isUint(seq)) return 'seq is not an unsigned integer';
+  if (!isUint(fence)) return 'fence is not an unsigned integer';
+  if (typeof type !== 'string' || type.length === 0) return 'type is not a non-empty text';
+  if (!Array.isArray(features)) return 'features is not an array';
+  if (ver === FRAME_VER_PLAIN && features.length > 0) return 'ver 2 frame lists features';
+  if (ver === FRAME_VER_GATED && features.length === 0) return 'ver 3 frame lists no features';
+  for (let index = 0; index < features.length; index++) {
+    const feature = features[index];
+    if (typeof feature !== 'string' || !FEATURE_NAME_PATTERN.test(feature)) return `feature ${index} is not a feature name`;
+    if (index > 0 && !(features[index - 1]! < feature)) return 'features are not sorted and unique';
+  }
+  return null;
+}
+
+function isUint(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function malformed(message: string): BodyDecodeResult {
+  return { kind: 'malformed', message };
+}
