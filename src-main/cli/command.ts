@@ -1,0 +1,35 @@
+// What every CLI command is, and the one argument parser they share. Exit codes: 0 usable/done, 1 refused,
+// 2 usage error.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+export const EXIT_OK = 0;
+export const EXIT_REFUSED = 1;
+export const EXIT_USAGE = 2;
+
+export interface Command {
+  summary: string;
+  usage: string;
+  run(argv: string[]): Promise<number>;
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** parseArgs with strict checking, whose complaints become UsageErrors. */
+export function parseCommandArgs<T extends Options>(argv: string[], options: T) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Writes text to stdout and waits for it to drain, so large outputs survive piping and early exit. */
+export async function writeOut(text: string): Promise<void> {
+  if (text.length === 0) return;
+  if (process.stdout.write(text)) return;
+  await new Promise<void>((resolve) => process.stdout.once('drain', resolve));
+}

@@ -1,0 +1,50 @@
+// The `walscope` command line: one dispatcher, one module per command.
+import { EXIT_USAGE, UsageError, type Command } from './command.js';
+import { dumpCommand } from './dump.js';
+import { verifyCommand } from './verify.js';
+
+const COMMANDS: Record<string, Command> = {
+  verify: verifyCommand,
+  dump: dumpCommand,
+};
+
+function help(): string {
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(8)} ${command.summary}`);
+  return `walscope — inspect and recover agent-runtime write-ahead logs\n\nusage: walscope <command> [options]\n\n${lines.join('\n')}\n\nwalscope <command> --help shows a command's options.\n`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(help());
+    return name === undefined ? EXIT_USAGE : 0;
+  }
+  const command = COMMANDS[name];
+  if (command === undefined) {
+    process.stderr.write(`walscope: unknown command "${name}"\n\n${help()}`);
+    return EXIT_USAGE;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`usage: ${command.usage}\n\n${command.summary}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(rest);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`walscope ${name}: ${error.message}\nusage: ${command.usage}\n`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`walscope: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);
