@@ -1,0 +1,387 @@
+// The WAL reader (wal-format §5). It streams: memory is bounded by the largest frame plus one read chunk,
+// never by the file's size. It never writes, truncates, creates or locks anything, and it never throws on bad
+// data: every way a WAL can be refused comes back as a typed `error`, and a torn tail comes back as a report
+// of the bytes it discarded and why.
+import assert from 'node:assert/strict';
+import type {
+  DamageReason,
+  DigestAlgorithmName,
+  InProgressTail,
+  ReadFrame,
+  TornTail,
+  WalErrorInfo,
+  WalErrorKind,
+} from '../../src-shared/wal.js';
+import { describe } from './errors.js';
+import { unknownFeatures } from './features.js';
+import { nodeFileIO, type FileIO } from './file-io.js';
+import { checkFrameAt, checkHeader, decodeBody } from './frame-codec.js';
+import {
+  FRAME_BYTES_MAX,
+  FRAME_HEADER_BYTES,
+  FRAME_MAGIC,
+  READ_CHUNK_BYTES,
+  TAIL_SCAN_CANDIDATES_MAX,
+  TAIL_SCAN_HASHED_BYTES_MAX,
+} from './limits.js';
+
+/** Where a read stopped cleanly, so a tailer can read on from there when the file grows. */
+export interface ReadCheckpoint {
+  offset: number;
+  wal_id: Uint8Array | null;
+  frames: number;
+  records: number;
+  last_seq: number;
+  max_fence: number;
+  digest_algorithms: DigestAlgorithmName[];
+  features: string[];
+}
+
+export interface ReadOptions {
+  io?: FileIO;
+  /** Build each frame's payload (default). False validates payloads without building them, for `verify`. */
+  with_payload?: boolean;
+  /** A live writer holds the WAL: a partial frame at the end is a tail in progress, not damage. */
+  live?: boolean;
+  /** The state root's feature floor, checked before any frame is read. */
+  floor_features?: readonly string[];
+  /** Called for every intact frame, lineage frames included, in file order. */
+  on_frame?: (frame: ReadFrame) => void;
+  /** Continue a previous read from its checkpoint instead of from offset 0. */
+  from?: ReadCheckpoint;
+}
+
+export interface ReadResult extends Omit<ReadCheckpoint, 'offset'> {
+  bytes: number;
+  valid_bytes: number;
+  torn_tail: TornTail | null;
+  in_progress_tail: InProgressTail | null;
+  error: WalErrorInfo | null;
+  /** Present when the read ended without a refusal: where the next read of a growing file starts. */
+  checkpoint: ReadCheckpoint | null;
+}
+
+export function readWal(path: string, options: ReadOptions = {}): ReadResult {
+  const io = options.io ?? nodeFileIO;
+  const state = initialState(options.from);
+  const floorUnknown = unknownFeatures(options.floor_features ?? []);
+  if (floorUnknown.length > 0) {
+    return finish(state, 0, {
+      kind: 'newer_writer',
+      offset: null,
+      seq: null,
+      features: floorUnknown,
+      message: `the state root's feature floor names ${floorUnknown.join(', ')}, which this build does not know: a newer walscope is needed`,
+    });
+  }
+  let fd: number;
+  try {
+    fd = io.open(path, 'read');
+  } catch (error) {
+    return finish(state, 0, ioError(`cannot open ${path}: ${describe(error)}`));
+  }
+  try {
+    const window = new FileWindow(io, fd, io.fstat(fd).size_bytes);
+    return new WalScan(window, state, options).run();
+  } catch (error) {
+    return finish(state, 0, ioError(`cannot read ${path}: ${describe(error)}`));
+  } finally {
+    io.close(fd);
+  }
+}
+
+interface ScanState extends ReadCheckpoint {
+  algorithms: Set<DigestAlgorithmName>;
+  feature_set: Set<string>;
+}
+
+function initialState(from: ReadCheckpoint | undefined): ScanState {
+  const base: ReadCheckpoint = from ?? {
+    offset: 0,
+    wal_id: null,
+    frames: 0,
+    records: 0,
+    last_seq: 0,
+    max_fence: 0,
+    digest_algorithms: [],
+    features: [],
+  };
+  return { ...base, algorithms: new Set(base.digest_algorithms), feature_set: new Set(base.features) };
+}
+
+/** The result of a read refused before any frame: a missing floor, an unreadable file. */
+export function refusedRead(error: WalErrorInfo): ReadResult {
+  return finish(initialState(undefined), 0, error);
+}
+
+export function ioError(message: string): WalErrorInfo {
+  return { kind: 'io', offset: null, seq: null, features: [], message };
+}
+
+function finish(
+  state: ScanState,
+  bytes: number,
+  error: WalErrorInfo | null,
+  tails: { torn_tail?: TornTail; in_progress_tail?: InProgressTail } = {},
+): ReadResult {
+  const checkpoint: ReadCheckpoint = {
+    offset: state.offset,
+    wal_id: state.wal_id,
+    frames: state.frames,
+    records: state.records,
+    last_seq: state.last_seq,
+    max_fence: state.max_fence,
+    digest_algorithms: [...state.algorithms].sort(),
+    features: [...state.feature_set].sort(),
+  };
+  const { offset: valid_bytes, ...counts } = checkpoint;
+  return {
+    ...counts,
+    bytes,
+    valid_bytes,
+    torn_tail: tails.torn_tail ?? null,
+    in_progress_tail: tails.in_progress_tail ?? null,
+    error,
+    checkpoint: error === null ? checkpoint : null,
+  };
+}
+
+/** A sliding window over the file: holds at least the bytes asked for, reading forward in chunks. */
+class FileWindow {
+  private buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  private start = 0;
+  private end = 0;
+
+  constructor(
+    private readonly io: FileIO,
+    private readonly fd: number,
+    readonly size_bytes: number,
+  ) {}
+
+  /** The file's bytes [offset, offset + length), length capped at the end of the file. */
+  slice(offset: number, length: number): Buffer {
+    const wanted_end = Math.min(offset + length, this.size_bytes);
+    assert.ok(wanted_end - offset <= FRAME_BYTES_MAX + READ_CHUNK_BYTES, 'window request beyond the frame bound');
+    if (offset < this.start || wanted_end > this.end) this.load(offset, wanted_end);
+    return this.buffer.subarray(offset - this.start, wanted_end - this.start);
+  }
+
+  private load(offset: number, wanted_end: number): void {
+    const fill_end = Math.min(Math.max(wanted_end, offset + READ_CHUNK_BYTES), this.size_bytes);
+    const needed_bytes = fill_end - offset;
+    const target = needed_bytes > this.buffer.length ? Buffer.allocUnsafe(needed_bytes) : this.buffer;
+    let kept_bytes = 0;
+    if (offset >= this.start && offset < this.end) {
+      kept_bytes = this.end - offset;
+      this.buffer.copy(target, 0, offset - this.start, this.end - this.start);
+    }
+    this.buffer = target;
+    let filled = kept_bytes;
+    while (filled < needed_bytes) {
+      const count = this.io.read(this.fd, this.buffer, filled, needed_bytes - filled, offset + filled);
+      if (count === 0) throw new Error(`file shrank while being read: ended at ${offset + filled}, expected ${fill_end}`);
+      filled += count;
+    }
+    this.start = offset;
+    this.end = fill_end;
+  }
+}
+
+type Step = { next_offset: number } | { stop: ReadResult };
+
+class WalScan {
+  private readonly with_payload: boolean;
+
+  constructor(
+    private readonly window: FileWindow,
+    private readonly state: ScanState,
+    private readonly options: ReadOptions,
+  ) {
+    this.with_payload = options.with_payload ?? true;
+  }
+
+  run(): ReadResult {
+    while (this.state.offset < this.window.size_bytes) {
+      const step = this.readFrameAt(this.state.offset);
+      if ('stop' in step) return step.stop;
+      assert.ok(step.next_offset > this.state.offset, 'the reader must move forward');
+      this.state.offset = step.next_offset;
+    }
+    return finish(this.state, this.window.size_bytes, null);
+  }
+
+  private readFrameAt(offset: number): Step {
+    const available_bytes = this.window.size_bytes - offset;
+    const header = checkHeader(this.window.slice(offset, FRAME_HEADER_BYTES), available_bytes);
+    if (typeof header === 'string') return { stop: this.damaged(offset, header) };
+    const frameBytes = this.window.slice(offset, header.size_bytes);
+    const damage = checkFrameAt(frameBytes, 0, available_bytes);
+    if (damage !== null) return { stop: this.damaged(offset, damage) };
+    const body = frameBytes.subarray(FRAME_HEADER_BYTES, header.size_bytes - 32);
+    return this.acceptFrame(offset, header.size_bytes, header.algorithm, body);
+  }
+
+  private acceptFrame(offset: number, size_bytes: number, algorithm: DigestAlgorithmName, body: Buffer): Step {
+    const decoded = decodeLineageAware(body, this.with_payload);
+    if (decoded.kind === 'newer_version') return this.refuse('newer_writer', offset, null, [], decoded.message);
+    if (decoded.kind === 'malformed') return this.refuse('malformed_frame', offset, null, [], `malformed frame at offset ${offset}: ${decoded.message}; the frame is intact (its digest matches) but not of the format's shape — refused, never repaired`);
+    const frame = decoded.body;
+    const unknown = unknownFeatures(frame.features);
+    if (unknown.length > 0) {
+      return this.refuse('newer_writer', offset, frame.seq, unknown, `frame at offset ${offset} (seq ${frame.seq}) requires ${unknown.join(', ')}, which this build does not know: a newer walscope is needed`);
+    }
+    const problem = frame.type === 'lineage' || frame.seq === 0 ? this.checkLineage(offset, frame) : this.checkSequence(offset, frame.seq);
+    if (problem !== null) return { stop: problem };
+    this.state.frames += 1;
+    if (frame.seq > 0) {
+      this.state.records += 1;
+      this.state.last_seq = frame.seq;
+    }
+    this.state.max_fence = Math.max(this.state.max_fence, frame.fence);
+    this.state.algorithms.add(algorithm);
+    for (const feature of frame.features) this.state.feature_set.add(feature);
+    this.options.on_frame?.({ offset, size_bytes, digest_algorithm: algorithm, ...frame });
+    return { next_offset: offset + size_bytes };
+  }
+
+  private checkLineage(offset: number, frame: DecodedFrame): ReadResult | null {
+    if (frame.type !== 'lineage' || frame.seq !== 0 || frame.ver !== 2) {
+      return this.refuse('malformed_frame', offset, frame.seq, [], `malformed frame at offset ${offset}: seq 0 and type "lineage" go together in a ver 2 frame (found seq ${frame.seq}, type "${frame.type}", ver ${frame.ver})`).stop;
+    }
+    const wal_id = frame.lineage_wal_id;
+    if (wal_id === null) {
+      return this.refuse('malformed_frame', offset, 0, [], `malformed lineage frame at offset ${offset}: wal_id is not a 16-byte byte string`).stop;
+    }
+    if (this.state.wal_id === null) {
+      this.state.wal_id = wal_id;
+      return null;
+    }
+    if (Buffer.compare(this.state.wal_id, wal_id) !== 0) {
+      return this.refuse('non_tail_corruption', offset, 0, [], `non-tail corruption at offset ${offset}: a lineage frame claims identity ${hex(wal_id)} in a WAL whose identity is ${hex(this.state.wal_id)}; nothing from this offset on is used`).stop;
+    }
+    return null;
+  }
+
+  private checkSequence(offset: number, seq: number): ReadResult | null {
+    if (this.state.wal_id === null) {
+      return this.refuse('malformed_frame', offset, seq, [], `malformed WAL: the first frame (offset ${offset}) is a record, not a lineage frame`).stop;
+    }
+    const expected = this.state.last_seq + 1;
+    if (seq === expected) return null;
+    return this.refuse('sequence_error', offset, seq, [], `sequence error at offset ${offset}: seq ${seq} where ${expected} was expected; nothing from this offset on is used`).stop;
+  }
+
+  private refuse(kind: WalErrorKind, offset: number, seq: number | null, features: string[], message: string): { stop: ReadResult } {
+    return { stop: finish(this.state, this.window.size_bytes, { kind, offset, seq, features, message }) };
+  }
+
+  /** A damaged frame: a torn tail if nothing trustworthy follows it, non-tail corruption otherwise. */
+  private damaged(offset: number, reason: DamageReason): ReadResult {
+    const bytes = this.window.size_bytes - offset;
+    const after = new TailScan(this.window, this.state.wal_id).scanFrom(offset + 1);
+    if (after.kind === 'corruption') {
+      return this.refuse('non_tail_corruption', offset, null, [], `non-tail corruption at offset ${offset} (${reason.replaceAll('_', ' ')}): ${after.why}; nothing from this offset on is used — restore the WAL from a good copy`).stop;
+    }
+    if (this.options.live) return finish(this.state, this.window.size_bytes, null, { in_progress_tail: { offset, bytes } });
+    return finish(this.state, this.window.size_bytes, null, {
+      torn_tail: { offset, bytes, reason, trailing_lineage: after.trailing_lineage },
+    });
+  }
+}
+
+type DecodedFrame = {
+  ver: number;
+  seq: number;
+  fence: number;
+  type: string;
+  features: string[];
+  payload: ReadFrame['payload'];
+  lineage_wal_id: Uint8Array | null;
+};
+
+type DecodeOutcome =
+  | { kind: 'ok'; body: DecodedFrame }
+  | { kind: 'malformed'; message: string }
+  | { kind: 'newer_version'; ver: number; message: string };
+
+/** Decodes a body; lineage frames always get their payload built, since the reader needs their wal_id. */
+function decodeLineageAware(body: Buffer, with_payload: boolean): DecodeOutcome {
+  let result = decodeBody(body, with_payload);
+  if (result.kind === 'ok' && !with_payload && result.body.seq === 0) result = decodeBody(body, true);
+  if (result.kind !== 'ok') return result;
+  const candidate = result.body.payload?.['wal_id'];
+  const lineage_wal_id = candidate instanceof Uint8Array && candidate.length === 16 ? candidate : null;
+  return { kind: 'ok', body: { ...result.body, payload: with_payload ? result.body.payload : null, lineage_wal_id } };
+}
+
+type TailVerdict = { kind: 'tail'; trailing_lineage: number[] } | { kind: 'corruption'; why: string };
+
+/** The forward scan of wal-format §5 step 2, bounded so hostile input cannot make it run for ever. */
+class TailScan {
+  private candidates = 0;
+  private hashed_bytes = 0;
+  private readonly trailing_lineage: number[] = [];
+
+  constructor(
+    private readonly window: FileWindow,
+    private readonly proven_wal_id: Uint8Array | null,
+  ) {}
+
+  scanFrom(start: number): TailVerdict {
+    let position = start;
+    let claimed_wal_id = this.proven_wal_id;
+    while (position + FRAME_HEADER_BYTES <= this.window.size_bytes) {
+      const found = this.findMagic(position);
+      if (found === null) break;
+      const verdict = this.checkCandidate(found, claimed_wal_id);
+      if (verdict.kind === 'corruption') return verdict;
+      if (verdict.kind === 'lineage') {
+        this.trailing_lineage.push(found);
+        claimed_wal_id = verdict.wal_id;
+        position = found + verdict.size_bytes;
+      } else {
+        position = found + 1;
+      }
+    }
+    return { kind: 'tail', trailing_lineage: this.trailing_lineage };
+  }
+
+  private findMagic(from: number): number | null {
+    let position = from;
+    while (position + FRAME_MAGIC.length <= this.window.size_bytes) {
+      const chunk = this.window.slice(position, READ_CHUNK_BYTES);
+      const index = chunk.indexOf(FRAME_MAGIC);
+      if (index >= 0) return position + index;
+      position += Math.max(1, chunk.length - (FRAME_MAGIC.length - 1));
+    }
+    return null;
+  }
+
+  private checkCandidate(
+    offset: number,
+    claimed_wal_id: Uint8Array | null,
+  ): { kind: 'not_a_frame' } | { kind: 'lineage'; wal_id: Uint8Array; size_bytes: number } | { kind: 'corruption'; why: string } {
+    const available_bytes = this.window.size_bytes - offset;
+    const header = checkHeader(this.window.slice(offset, FRAME_HEADER_BYTES), available_bytes);
+    if (typeof header === 'string') return { kind: 'not_a_frame' };
+    this.candidates += 1;
+    this.hashed_bytes += header.size_bytes;
+    if (this.candidates > TAIL_SCAN_CANDIDATES_MAX || this.hashed_bytes > TAIL_SCAN_HASHED_BYTES_MAX) {
+      return { kind: 'corruption', why: 'the damaged region is too large to prove that no committed frame follows it' };
+    }
+    const frame = this.window.slice(offset, header.size_bytes);
+    if (checkFrameAt(frame, 0, available_bytes) !== null) return { kind: 'not_a_frame' };
+    const decoded = decodeLineageAware(frame.subarray(FRAME_HEADER_BYTES, header.size_bytes - 32), false);
+    const isLineage = decoded.kind === 'ok' && decoded.body.type === 'lineage' && decoded.body.seq === 0 && decoded.body.lineage_wal_id !== null;
+    if (!isLineage) return { kind: 'corruption', why: `an intact frame follows at offset ${offset}` };
+    const wal_id = decoded.body.lineage_wal_id!;
+    if (claimed_wal_id !== null && Buffer.compare(claimed_wal_id, wal_id) !== 0) {
+      return { kind: 'corruption', why: `a lineage frame at offset ${offset} claims another identity (${hex(wal_id)})` };
+    }
+    return { kind: 'lineage', wal_id, size_bytes: header.size_bytes };
+  }
+}
+
+export function hex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex');
+}

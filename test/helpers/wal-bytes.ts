@@ -1,0 +1,31 @@
+// Builds WAL bytes frame by frame with the engine's codec, for reader tests that need exact layouts
+// (damage at a chosen offset, hostile frames) rather than what a writer would produce.
+import type { DigestAlgorithmName, FrameBody, Payload } from '../../src-shared/wal.js';
+import { encodeFrame } from '../../src-main/engine/frame-codec.js';
+
+export const TEST_WAL_ID = Uint8Array.from({ length: 16 }, (_, index) => index);
+
+export function lineageBody(wal_id: Uint8Array = TEST_WAL_ID, fence = 1): FrameBody {
+  return { ver: 2, seq: 0, fence, type: 'lineage', features: [], payload: { wal_id, created_ms: 1_700_000_000_000, writer: 'test' } };
+}
+
+export function recordBody(seq: number, type: string, payload: Payload, features: string[] = [], fence = 1): FrameBody {
+  return { ver: features.length > 0 ? 3 : 2, seq, fence, type, features, payload };
+}
+
+export function walBytes(bodies: FrameBody[], algorithm: DigestAlgorithmName = 'sha256'): Buffer {
+  return Buffer.concat(bodies.map((body) => encodeFrame(body, algorithm)));
+}
+
+/** A small realistic session: lineage, a run start, a tool batch with one call, a result, the run's end. */
+export function sampleBodies(): FrameBody[] {
+  return [
+    lineageBody(),
+    recordBody(1, 'run_started', { run_id: 'r1', session: 's1', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: 'list files' }] }] }),
+    recordBody(2, 'model_step_finished', { step_id: 1, assistant_message: { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'ls', input: { path: '.' } }] }, usage: { input_tokens: 10, output_tokens: 5 } }),
+    recordBody(3, 'tool_batch_started', { batch_id: 'b1', step_id: 1, sequential: false, planned_calls: [{ tool_call_id: 'c1', name: 'ls', plan: 'dispatch' }] }),
+    recordBody(4, 'tool_dispatch_intent', { batch_id: 'b1', tool_call_id: 'c1', args: { path: '.' } }),
+    recordBody(5, 'tool_result', { batch_id: 'b1', tool_call_id: 'c1', outcome: 'completed', output: 'a.txt\nb.txt', is_error: false }),
+    recordBody(6, 'run_cancel_requested', { run_id: 'r1', at: 'now' }, ['run-cancel-at/v1']),
+  ];
+}
