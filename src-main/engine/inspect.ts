@@ -1,0 +1,99 @@
+// Read-only inspection of whatever a user points at: a WAL file, a session folder or a state root. Nothing
+// here writes, truncates, creates or locks: exports that customers send are opened exactly like this.
+import path from 'node:path';
+import type { VerifyReport } from '../../src-shared/wal.js';
+import { describe } from './errors.js';
+import { readFloor } from './feature-floor.js';
+import { nodeFileIO, type FileIO } from './file-io.js';
+import { probeLease } from './lease.js';
+import { hex, ioError, readWal, refusedRead, type ReadOptions, type ReadResult } from './reader.js';
+import { classifyPath, isValidSessionId, listSessions, sessionDir, SESSIONS_DIR_NAME, WAL_FILE_NAME, walPath } from './state-root.js';
+
+export interface WalTarget {
+  wal_path: string;
+  session: string | null;
+  session_dir: string | null;
+  /** The state root the WAL lives in, when it lives in one: its feature floor applies. */
+  root: string | null;
+  /** A bare file, or a session folder outside any state root: a copy, opened read-only for ever. */
+  is_export: boolean;
+}
+
+export class TargetError extends Error {
+  override name = 'TargetError';
+}
+
+/** Every WAL that `target` names, in a stable order. */
+export function resolveTargets(target: string, io: FileIO = nodeFileIO): WalTarget[] {
+  const resolved = path.resolve(target);
+  const kind = classifyPath(resolved, io);
+  switch (kind) {
+    case 'wal_file':
+      return [fileTarget(resolved)];
+    case 'session_dir':
+      return [sessionTarget(resolved)];
+    case 'state_root':
+      return listSessions(resolved, io).sessions.map((id) => sessionTarget(sessionDir(resolved, id)));
+    case 'missing':
+      throw new TargetError(`${target}: no such file or folder`);
+    default:
+      throw new TargetError(`${target}: not a WAL file, a session folder (holding "${WAL_FILE_NAME}") or a state root (holding "${SESSIONS_DIR_NAME}/")`);
+  }
+}
+
+function enclosingRoot(session_dir: string): string | null {
+  const parent = path.dirname(session_dir);
+  return path.basename(parent) === SESSIONS_DIR_NAME ? path.dirname(parent) : null;
+}
+
+function sessionTarget(session_dir: string): WalTarget {
+  const root = enclosingRoot(session_dir);
+  const id = path.basename(session_dir);
+  return { wal_path: walPath(session_dir), session: id, session_dir, root, is_export: root === null };
+}
+
+function fileTarget(file: string): WalTarget {
+  const dir = path.dirname(file);
+  const inSession = path.basename(file) === WAL_FILE_NAME && isValidSessionId(path.basename(dir));
+  return {
+    wal_path: file,
+    session: inSession ? path.basename(dir) : null,
+    session_dir: inSession ? dir : null,
+    root: inSession ? enclosingRoot(dir) : null,
+    is_export: true,
+  };
+}
+
+/** Reads a target as a reader should: under its root's floor, and live-aware where a writer holds it. */
+export function readTarget(target: WalTarget, options: Omit<ReadOptions, 'floor_features' | 'live'> = {}): ReadResult {
+  const io = options.io ?? nodeFileIO;
+  let floor_features: string[] = [];
+  if (target.root !== null) {
+    try {
+      floor_features = readFloor(target.root, io);
+    } catch (error) {
+      return refusedRead(ioError(`cannot read the feature floor of ${target.root}: ${describe(error)}`));
+    }
+  }
+  const live = target.session_dir !== null && probeLease(target.session_dir, io).state === 'live';
+  return readWal(target.wal_path, { ...options, io, floor_features, live });
+}
+
+export function verifyTarget(target: WalTarget, io: FileIO = nodeFileIO): VerifyReport {
+  const result = readTarget(target, { io, with_payload: false });
+  return {
+    path: target.wal_path,
+    session: target.session,
+    wal_id: result.wal_id === null ? null : hex(result.wal_id),
+    frames: result.frames,
+    records: result.records,
+    last_seq: result.last_seq,
+    bytes: result.bytes,
+    valid_bytes: result.valid_bytes,
+    digest_algorithms: result.digest_algorithms,
+    features: result.features,
+    torn_tail: result.torn_tail,
+    in_progress_tail: result.in_progress_tail,
+    error: result.error,
+  };
+}

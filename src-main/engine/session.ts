@@ -1,0 +1,95 @@
+// Opening a session of a state root for writing: folders, lease, one read of the WAL under the lease, writer.
+// The order is the contract's (§5): the read happens only once the lock is held, so no other writer can be
+// mid-append while we judge its tail; and closing drains the writer before the lease is released.
+import type { DigestAlgorithmName } from '../../src-shared/wal.js';
+import { WalReadError } from './errors.js';
+import { readFloor } from './feature-floor.js';
+import { nodeFileIO, type FileIO } from './file-io.js';
+import { acquireLease, type Lease } from './lease.js';
+import { readWal, type ReadResult } from './reader.js';
+import { InvalidSessionIdError, isValidSessionId, sessionDir, sessionsDir, walPath } from './state-root.js';
+import { WalWriter } from './writer.js';
+
+export interface OpenSessionOptions {
+  io?: FileIO;
+  writer_name: string;
+  digest?: DigestAlgorithmName;
+}
+
+export interface WritableSession {
+  readonly session_id: string;
+  readonly dir: string;
+  readonly lease: Lease;
+  readonly writer: WalWriter;
+  /** Drains, syncs and closes the writer, THEN releases the lease, even when closing the writer fails. */
+  close(): void;
+}
+
+/** Opens `session_id` under `root` for writing. Throws LeaseHeldError when a live writer has it, WalReadError
+ *  when its WAL (or the root's floor) is refused; in both cases nothing in the session was written. */
+export function openSessionForWrite(root: string, session_id: string, options: OpenSessionOptions): WritableSession {
+  if (!isValidSessionId(session_id)) throw new InvalidSessionIdError(session_id);
+  const io = options.io ?? nodeFileIO;
+  if (io.stat(root)?.is_directory !== true) throw new Error(`state root ${root} is not a folder; create it first`);
+  const dir = sessionDir(root, session_id);
+  const created_dirs = [sessionsDir(root), dir].filter((folder) => makeFolder(io, folder));
+  const wal_path = walPath(dir);
+  let existing: ReadResult | undefined;
+  const lease = acquireLease(dir, {
+    io,
+    writer_name: options.writer_name,
+    wal_max_fence: () => {
+      existing = readUnderLease(root, wal_path, io);
+      return existing?.max_fence ?? 0;
+    },
+  });
+  let writer: WalWriter;
+  try {
+    writer = WalWriter.open(wal_path, {
+      io,
+      fence: lease.epoch,
+      writer_name: options.writer_name,
+      root,
+      created_dirs,
+      digest: options.digest,
+      existing,
+    });
+  } catch (error) {
+    lease.release();
+    throw error;
+  }
+  return {
+    session_id,
+    dir,
+    lease,
+    writer,
+    close() {
+      try {
+        writer.close();
+      } finally {
+        lease.release();
+      }
+    },
+  };
+}
+
+/** undefined when there is no WAL yet (absent or empty); throws when the reader refuses it or the floor. */
+function readUnderLease(root: string, wal_path: string, io: FileIO): ReadResult | undefined {
+  const found = io.stat(wal_path);
+  if (found === null || found.size_bytes === 0) return undefined;
+  const read = readWal(wal_path, { io, with_payload: false, floor_features: readFloor(root, io) });
+  if (read.error !== null) throw new WalReadError(read.error);
+  return read;
+}
+
+/** true when this call created the folder; a folder another process created first is not ours to sync. */
+function makeFolder(io: FileIO, folder: string): boolean {
+  if (io.stat(folder)?.is_directory === true) return false;
+  try {
+    io.mkdir(folder);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST' && io.stat(folder)?.is_directory === true) return false;
+    throw error;
+  }
+}
