@@ -1,0 +1,72 @@
+// `walscope verify PATH [--json]`: checks every WAL that PATH names, read-only.
+import type { VerifyReport } from '../../src-shared/wal.js';
+import { resolveTargets, TargetError, verifyTarget } from '../engine/inspect.js';
+import { classifyPath } from '../engine/state-root.js';
+import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
+import { formatBytes, plural } from './format.js';
+
+export const verifyCommand: Command = {
+  summary: 'check a WAL, a session folder or every session of a state root (read-only)',
+  usage: 'walscope verify PATH [--json]',
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
+    if (positionals.length !== 1) throw new UsageError('expected exactly one PATH');
+    const target = positionals[0]!;
+    let reports: VerifyReport[];
+    try {
+      reports = resolveTargets(target).map((wal) => verifyTarget(wal));
+    } catch (error) {
+      if (error instanceof TargetError) throw new UsageError(error.message);
+      throw error;
+    }
+    const isRoot = classifyPath(target) === 'state_root';
+    if (values.json) await writeOut(`${JSON.stringify(isRoot ? reports : reports[0], null, 2)}\n`);
+    else await writeOut(reports.map(humanReport).join('') + (isRoot ? rootSummary(reports) : ''));
+    return reports.every((report) => report.error === null) ? EXIT_OK : EXIT_REFUSED;
+  },
+};
+
+function humanReport(report: VerifyReport): string {
+  const name = report.session === null ? report.path : `session ${report.session} (${report.path})`;
+  const lines: string[] = [];
+  const summary = `${plural(report.records, 'record')} (last seq ${report.last_seq}), ${plural(report.frames, 'frame')}, ${formatBytes(report.bytes)}`;
+  if (report.error !== null) {
+    lines.push(`REFUSED  ${name}`);
+    lines.push(`  ${report.error.kind.replaceAll('_', ' ')}: ${report.error.message}`);
+    lines.push(`  what to do: ${advice(report.error.kind)}`);
+    lines.push(`  intact before it: ${summary}`);
+  } else {
+    lines.push(`${report.torn_tail ? 'USABLE ' : 'OK     '}  ${name}`);
+    lines.push(`  ${summary}; wal_id ${report.wal_id ?? '(none: empty file)'}`);
+    lines.push(`  digests: ${report.digest_algorithms.join(', ') || 'none'}; features: ${report.features.join(', ') || 'none'}`);
+  }
+  if (report.torn_tail !== null) {
+    const tail = report.torn_tail;
+    lines.push(`  torn tail: ${plural(tail.bytes, 'byte')} at offset ${tail.offset} (${tail.reason.replaceAll('_', ' ')}) were never committed and are not used; a writer opening this session under its lease truncates them`);
+    if (tail.trailing_lineage.length > 0) lines.push(`  trailing lineage frames after the damage (reported, not used): offsets ${tail.trailing_lineage.join(', ')}`);
+  }
+  if (report.in_progress_tail !== null) {
+    lines.push(`  tail in progress: a live writer is appending (${plural(report.in_progress_tail.bytes, 'byte')} at offset ${report.in_progress_tail.offset})`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function advice(kind: string): string {
+  switch (kind) {
+    case 'newer_writer':
+      return 'open it with a newer walscope that knows the named version or features; nothing was changed';
+    case 'non_tail_corruption':
+    case 'sequence_error':
+      return 'committed data is damaged in the middle of the log; restore the WAL from a good copy — walscope never repairs or truncates it';
+    case 'malformed_frame':
+      return 'an intact frame is not in the format; report it to the runtime that wrote it — walscope never repairs it';
+    default:
+      return 'check that the path is readable and try again';
+  }
+}
+
+function rootSummary(reports: VerifyReport[]): string {
+  const refused = reports.filter((report) => report.error !== null).length;
+  const torn = reports.filter((report) => report.torn_tail !== null).length;
+  return `\n${plural(reports.length, 'session')}: ${reports.length - refused} usable (${torn} with a torn tail), ${refused} refused\n`;
+}
