@@ -1,0 +1,187 @@
+// `walscope verify` and `walscope dump` as a user runs them: real child processes on engine-written WALs,
+// their damaged copies and a whole state root; and proof that neither writes, creates or locks anything.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { VerifyReport } from '../../src-shared/wal.js';
+import { openSessionForWrite } from '../../src-main/engine/session.js';
+import { leasePath, sessionDir, walPath } from '../../src-main/engine/state-root.js';
+import { useTempDirs } from '../helpers/temp.js';
+
+const tempDir = useTempDirs('walscope-cli-verify-');
+const REPO = path.resolve(import.meta.dirname, '../..');
+
+function walscope(...args: string[]) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO, 'src-main/cli/main.ts'), ...args], {
+    cwd: REPO,
+    encoding: 'utf8',
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A state root with one session of `steps` finished turns, written by the engine. */
+function writeRoot(steps = 5, session_id = 's1', root = tempDir()): string {
+  fs.mkdirSync(root, { recursive: true });
+  const session = openSessionForWrite(root, session_id, { writer_name: 'test' });
+  session.writer.append('run_started', { run_id: 'r1', session: session_id, config: {}, input: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }] });
+  for (let step = 1; step <= steps; step++) {
+    session.writer.append('model_step_finished', { step_id: step, assistant_message: { role: 'assistant', content: [{ type: 'text', text: `step ${step} `.repeat(20) }] }, usage: { input_tokens: 1, output_tokens: 1 } });
+    session.writer.append('turn_finished', { step_id: step });
+    session.writer.barrier();
+  }
+  session.writer.append('run_cancel_requested', { run_id: 'r1', at: 'now' });
+  session.close();
+  return root;
+}
+
+function snapshot(dir: string): Record<string, { bytes: string; mtime_ms: number }> {
+  const files: Record<string, { bytes: string; mtime_ms: number }> = {};
+  for (const entry of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
+    const file = path.join(dir, entry);
+    const stat = fs.statSync(file);
+    files[entry] = { bytes: stat.isFile() ? fs.readFileSync(file).toString('hex') : 'dir', mtime_ms: stat.mtimeMs };
+  }
+  return files;
+}
+
+describe('walscope verify', () => {
+  it('an engine-written WAL is OK', () => {
+    const wal = walPath(sessionDir(writeRoot(), 's1'));
+    const { code, stdout } = walscope('verify', wal, '--json');
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as VerifyReport;
+    expect(report).toMatchObject({ session: 's1', records: 12, last_seq: 12, frames: 13, torn_tail: null, error: null, features: ['run-cancel-at/v1'] });
+    expect(Object.keys(report)).toEqual(['path', 'session', 'wal_id', 'frames', 'records', 'last_seq', 'bytes', 'valid_bytes', 'digest_algorithms', 'features', 'torn_tail', 'in_progress_tail', 'error']);
+    expect(walscope('verify', wal).stdout).toMatch(/^OK\s+session s1 \(/);
+  });
+
+  it('a truncated copy is usable with its torn tail reported', () => {
+    const wal = walPath(sessionDir(writeRoot(), 's1'));
+    const copy = path.join(tempDir(), 'export.wal');
+    const bytes = fs.readFileSync(wal);
+    fs.writeFileSync(copy, bytes.subarray(0, bytes.length - 7));
+    const { code, stdout } = walscope('verify', copy, '--json');
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as VerifyReport;
+    expect(report.error).toBeNull();
+    expect(report.torn_tail).toMatchObject({ offset: report.valid_bytes, bytes: bytes.length - 7 - report.valid_bytes, reason: 'past_end' });
+    expect(report.last_seq).toBe(11);
+    expect(walscope('verify', copy).stdout).toContain('torn tail');
+  });
+
+  it('a copy with a flipped byte in its middle is refused as non-tail corruption at that frame', () => {
+    const wal = walPath(sessionDir(writeRoot(), 's1'));
+    const copy = path.join(tempDir(), 'export.wal');
+    const bytes = fs.readFileSync(wal);
+    const middle = Math.floor(bytes.length / 2);
+    bytes[middle]! ^= 0x01;
+    fs.writeFileSync(copy, bytes);
+    const { code, stdout } = walscope('verify', copy, '--json');
+    expect(code).toBe(1);
+    const report = JSON.parse(stdout) as VerifyReport;
+    expect(report.error).toMatchObject({ kind: 'non_tail_corruption' });
+    expect(report.error!.offset).toBeLessThanOrEqual(middle);
+    expect(report.error!.offset).toBe(report.valid_bytes);
+    const human = walscope('verify', copy);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain(`non tail corruption: non-tail corruption at offset ${report.error!.offset}`);
+    expect(human.stdout).toContain('restore the WAL from a good copy');
+  });
+
+  it('a state root gives an array, and exit 1 when any session is refused', () => {
+    const root = writeRoot(2, 'good');
+    writeRoot(2, 'bad', root);
+    const bad = walPath(sessionDir(root, 'bad'));
+    const bytes = fs.readFileSync(bad);
+    bytes[60]! ^= 0xff;
+    fs.writeFileSync(bad, bytes);
+    const { code, stdout } = walscope('verify', root, '--json');
+    expect(code).toBe(1);
+    const reports = JSON.parse(stdout) as VerifyReport[];
+    expect(reports.map((report) => [report.session, report.error?.kind ?? null])).toEqual([['bad', 'non_tail_corruption'], ['good', null]]);
+    expect(walscope('verify', root).stdout).toContain('2 sessions: 1 usable (0 with a torn tail), 1 refused');
+  });
+
+  it("a floor naming an unknown feature refuses the root's sessions as NewerWriter", () => {
+    const root = writeRoot(1);
+    fs.writeFileSync(path.join(root, 'wal-feature-floor'), 'quantum-tools/v1\nrun-cancel-at/v1\n');
+    const { code, stdout } = walscope('verify', root, '--json');
+    expect(code).toBe(1);
+    expect((JSON.parse(stdout) as VerifyReport[])[0]!.error).toMatchObject({ kind: 'newer_writer', features: ['quantum-tools/v1'] });
+  });
+
+  it('usage errors exit 2', () => {
+    expect(walscope('verify').code).toBe(2);
+    expect(walscope('verify', path.join(tempDir(), 'missing')).code).toBe(2);
+    expect(walscope('verify', 'a', 'b').code).toBe(2);
+    expect(walscope('dump', tempDir(), '--from', 'x').code).toBe(2);
+    expect(walscope('nonsense').code).toBe(2);
+  });
+});
+
+describe('walscope dump', () => {
+  it('prints one line per frame, and decoded frames as JSON lines', () => {
+    const folder = sessionDir(writeRoot(2), 's1');
+    const text = walscope('dump', folder);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1 + 1 + 1 + 4 + 1); // heading, lineage, run start, 2 × (step, turn), cancel
+    expect(lines[1]).toMatch(/^\s+0\s+0\s+2\s+1\s+lineage \d+B\s+wal_id=0x/);
+    expect(lines.at(-1)).toMatch(/run_cancel_requested \[run-cancel-at\/v1\] \d+B\s+run_id="r1" at="now"/);
+    const json = walscope('dump', folder, '--json').stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(json.map((frame) => frame.seq)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(json[0].payload.wal_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(json[6]).toMatchObject({ ver: 3, type: 'run_cancel_requested', features: ['run-cancel-at/v1'], payload: { run_id: 'r1', at: 'now' } });
+  });
+
+  it('filters by --from and --type', () => {
+    const folder = sessionDir(writeRoot(3), 's1');
+    const json = walscope('dump', folder, '--json', '--from', '3', '--type', 'turn_finished').stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(json.map((frame) => [frame.seq, frame.payload.step_id])).toEqual([[3, 1], [5, 2], [7, 3]]);
+  });
+
+  it('escapes control characters in untrusted text instead of sending them to the terminal', () => {
+    const root = tempDir();
+    const session = openSessionForWrite(root, 's1', { writer_name: 'test' });
+    session.writer.append('queued', { submission_id: 'x', request: {}, title: 'evil\u001b[2J\u0007title' });
+    session.close();
+    const { stdout } = walscope('dump', sessionDir(root, 's1'));
+    expect(stdout).not.toContain('\u001b');
+    expect(stdout).toContain('\\u001b[2J');
+  });
+
+  it('prints the frames before a refusal, then the refusal, and exits 1', () => {
+    const wal = walPath(sessionDir(writeRoot(3), 's1'));
+    const bytes = fs.readFileSync(wal);
+    bytes[Math.floor(bytes.length / 2)]! ^= 0x01;
+    fs.writeFileSync(wal, bytes);
+    const { code, stderr, stdout } = walscope('dump', wal);
+    expect(code).toBe(1);
+    expect(stderr).toContain('REFUSED: non_tail_corruption');
+    expect(stdout.trim().split('\n').length).toBeGreaterThan(2);
+  });
+});
+
+describe('read-only by construction', () => {
+  it('verify, dump and their JSON forms change no byte and no mtime, and create no lease or floor', () => {
+    const root = writeRoot(3);
+    const dir = sessionDir(root, 's1');
+    fs.rmSync(leasePath(dir));
+    const before = snapshot(root);
+    for (const args of [['verify', root], ['verify', root, '--json'], ['verify', dir], ['dump', dir], ['dump', walPath(dir), '--json']]) {
+      expect(walscope(...args).code).toBe(0);
+    }
+    expect(snapshot(root)).toEqual(before);
+    expect(fs.existsSync(leasePath(dir))).toBe(false);
+  });
+
+  it('a torn export stays torn: verify reports the tail but never truncates it', () => {
+    const copy = path.join(tempDir(), 'export.wal');
+    const bytes = fs.readFileSync(walPath(sessionDir(writeRoot(), 's1')));
+    fs.writeFileSync(copy, Buffer.concat([bytes, Buffer.alloc(100)]));
+    const before = snapshot(path.dirname(copy));
+    expect(walscope('verify', copy).code).toBe(0);
+    expect(snapshot(path.dirname(copy))).toEqual(before);
+  });
+});
