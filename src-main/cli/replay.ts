@@ -1,0 +1,114 @@
+// `walscope replay PATH [--json]`: the fold of one session's WAL (a session folder or a WAL file): episodes,
+// steps, batches and calls with their classes, anomalies, and the resume plan. Read-only: it never locks,
+// creates or writes anything.
+import type { Anomaly, BatchFold, CallFold, EpisodeFold, PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
+import { resolveTargets, TargetError, type WalTarget } from '../engine/inspect.js';
+import { classifyPath } from '../engine/state-root.js';
+import { replayJson, replayTarget, type SessionReplay } from '../replay/report.js';
+import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
+import { plural, printable } from './format.js';
+
+const TEXT_MAX = 120;
+
+export const replayCommand: Command = {
+  summary: 'show what a session\'s WAL means after a crash: every call\'s class and the resume plan (read-only)',
+  usage: 'walscope replay PATH [--json]   (PATH: a session folder or a WAL file)',
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
+    if (positionals.length !== 1) throw new UsageError('expected exactly one PATH');
+    const target = oneTarget(positionals[0]!);
+    const replay = replayTarget(target);
+    if (values.json) await writeOut(`${JSON.stringify(replayJson(target.session, replay), null, 2)}\n`);
+    else await writeOut(outline(target, replay));
+    return replay.read.error === null ? EXIT_OK : EXIT_REFUSED;
+  },
+};
+
+function oneTarget(path: string): WalTarget {
+  if (classifyPath(path) === 'state_root') throw new UsageError(`${path} is a state root: name one session folder (sessions/<id>) or a WAL file`);
+  try {
+    return resolveTargets(path)[0]!;
+  } catch (error) {
+    if (error instanceof TargetError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function outline(target: WalTarget, { read, fold, resume }: SessionReplay): string {
+  const lines: string[] = [];
+  const name = target.session === null ? target.wal_path : `session ${target.session} (${target.wal_path})`;
+  lines.push(`${name}: ${plural(fold.episodes.length, 'episode')}, last seq ${fold.last_seq}, wal_id ${fold.wal_id ?? '(none)'}`);
+  if (read.error !== null) lines.push(`REFUSED ${read.error.kind.replaceAll('_', ' ')}: ${read.error.message} (shown: the intact prefix)`);
+  if (read.torn_tail !== null) lines.push(`torn tail: ${plural(read.torn_tail.bytes, 'byte')} at offset ${read.torn_tail.offset} never committed, not used`);
+  if (read.in_progress_tail !== null) lines.push('a live writer is appending: this is a snapshot');
+  for (const episode of fold.episodes) lines.push(...episodeLines(episode));
+  lines.push(...anomalyLines(fold.anomalies, ''));
+  lines.push(...queueLines(fold));
+  lines.push('', ...planLines(resume));
+  return `${lines.join('\n')}\n`;
+}
+
+function episodeLines(episode: EpisodeFold): string[] {
+  const finished = episode.finished === null ? '' : ` (${episode.finished.reason ?? 'no reason'} at seq ${episode.finished.seq})`;
+  const lines = ['', `episode ${episode.episode}  run ${printable(episode.run_id ?? '?', TEXT_MAX)}  ${episode.state}${finished}  seq ${episode.started_seq}–${episode.last_seq}`];
+  for (const step of episode.steps) {
+    const recorded = step.seq === null ? 'in flight (no model_step_finished)' : `seq ${step.seq}`;
+    const ending = step.natural_end ? ', natural end' : '';
+    const turn = step.turn_finished_seq === null ? '' : `, turn finished at seq ${step.turn_finished_seq}`;
+    lines.push(`  step ${step.step_id}  ${recorded}, ${plural(step.attempts.length, 'attempt')}, ${plural(step.tool_use_ids.length, 'tool call')}${ending}${turn}`);
+    for (const note of step.notes) lines.push(`    ${note.type} at seq ${note.seq}`);
+    const batch = episode.batches.find((candidate) => candidate.batch_id === step.batch_id);
+    if (batch !== undefined) lines.push(...batchLines(batch));
+  }
+  for (const batch of episode.batches.filter((candidate) => !episode.steps.some((step) => step.batch_id === candidate.batch_id))) {
+    lines.push(...batchLines(batch));
+  }
+  for (const steer of episode.steers) lines.push(`  steer at seq ${steer.seq} joins ${steer.joins_step === null ? 'at run end' : `step ${steer.joins_step}`}`);
+  for (const cancel of episode.cancel_requests) lines.push(`  cancel requested (at ${cancel.at ?? '?'}) at seq ${cancel.seq}`);
+  for (const pause of episode.pauses) lines.push(`  paused (${pause.reason ?? '?'}) at seq ${pause.seq}`);
+  for (const card of episode.approvals) lines.push(`  approval for ${printable(card.tool_call_id, TEXT_MAX)}: ${card.decision ?? 'open'}`);
+  for (const resume of episode.resumes) lines.push(`  resumed at seq ${resume.seq} (indeterminate: ${resume.indeterminate.join(', ') || 'none'})`);
+  if (episode.shown.length > 0) lines.push(`  shown, not acted on: ${episode.shown.map((ref) => `${ref.type}@${ref.seq}`).join(', ')}`);
+  lines.push(...anomalyLines(episode.anomalies, '  '));
+  return lines;
+}
+
+function batchLines(batch: BatchFold): string[] {
+  const mode = batch.sequential ? 'sequential' : 'parallel';
+  const finished = batch.finished_seq === null ? 'open' : `finished at seq ${batch.finished_seq}`;
+  const mixed = batch.mixed_crash ? ', mixed crash: the indeterminate handling wins' : '';
+  const lines = [`    batch ${printable(batch.batch_id, TEXT_MAX)} (${mode}) seq ${batch.started_seq}, ${finished}, ${batch.committable ? 'committable' : 'not committable'}${mixed}`];
+  for (const call of batch.calls) lines.push(`      ${callLine(call)}`);
+  return lines;
+}
+
+function callLine(call: CallFold): string {
+  const terminal = call.terminals[0];
+  const where = terminal === undefined ? (call.intent === null ? 'no intent' : `intent seq ${call.intent.seq}, no terminal`) : `${terminal.type} seq ${terminal.seq}`;
+  const detail = terminal?.reason === null || terminal === undefined ? '' : ` (${printable(terminal.reason, TEXT_MAX)})`;
+  const held = call.held === null ? '' : `, held by ${printable(call.held.module, TEXT_MAX)} (key ${printable(call.held.call_key, TEXT_MAX)}) at seq ${call.held.seq}`;
+  const behind = call.behind === null ? '' : `, behind ${call.behind}`;
+  return `${call.class.padEnd(14)} ${printable(call.tool_call_id, TEXT_MAX)}  ${printable(call.name, TEXT_MAX)}  ${where}${detail}${held}${behind}`;
+}
+
+function anomalyLines(anomalies: Anomaly[], indent: string): string[] {
+  return anomalies.map((entry) => `${indent}ANOMALY ${entry.kind} (seq ${entry.seqs.join(', ')}): ${printable(entry.message, 400)}`);
+}
+
+function queueLines(fold: SessionFold): string[] {
+  if (fold.queue_drain_order.length === 0) return [];
+  return ['', `queued sends pending, in drain order: ${fold.queue_drain_order.map((id) => printable(id, TEXT_MAX)).join(', ')}`];
+}
+
+export function planLines(plan: RecoveryPlan): string[] {
+  const lines = [`${plan.kind}: ${plan.action}${plan.episode === null ? '' : ` (episode ${plan.episode})`}: ${plan.message}`];
+  if (plan.indeterminate.length > 0) lines.push(`  indeterminate calls: ${plan.indeterminate.join(', ')}`);
+  if (plan.redone.length > 0) lines.push(`  a runtime would dispatch: ${plan.redone.join(', ')}`);
+  if (plan.records.length === 0) return [...lines, '  records it would append: none'];
+  lines.push(`  records it would append (${plural(plan.records.length, 'record')}, ${plural(plan.records.at(-1)!.barrier + 1, 'barrier')}):`);
+  return [...lines, ...plan.records.map(recordLine)];
+}
+
+function recordLine(record: PlannedRecord): string {
+  return `    [barrier ${record.barrier + 1}] ${record.type} ${printable(JSON.stringify(record.payload), 400)}`;
+}

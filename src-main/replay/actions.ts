@@ -1,0 +1,189 @@
+// The recovery actions (resume, cancel, seal, stop) and the runtime's idempotent start, on a session of a state
+// root, never on a bare WAL file: exports are read-only.
+//
+// Each action plans twice. First without the lease: an empty plan (a finished episode, a run still owed to a
+// runtime) returns at once, so running an action twice writes nothing the second time; not even the lineage
+// frame every writer appends at open. Then, when there is something to write, under the lease (a new, higher
+// epoch) from a fresh read: that plan is the one written, barrier group by barrier group, and it must equal
+// the one the operator approved, or nothing is appended.
+import type { JsonPayload, JsonValue, PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
+import type { LeaseTenure, Payload } from '../../src-shared/wal.js';
+import { describe, LeaseHeldError, WalReadError } from '../engine/errors.js';
+import { readFloor } from '../engine/feature-floor.js';
+import { nodeFileIO, type FileIO } from '../engine/file-io.js';
+import { probeLease } from '../engine/lease.js';
+import { readWal } from '../engine/reader.js';
+import { openSessionForWrite } from '../engine/session.js';
+import { isValidSessionId, leasePath, sessionDir, walPath } from '../engine/state-root.js';
+import type { WalWriter } from '../engine/writer.js';
+import { SessionFolder } from './fold.js';
+import { planCancel, planResume, planSeal, planStop } from './plan.js';
+
+export interface RecoveryOptions {
+  io?: FileIO;
+  writer_name?: string;
+  /** The records the operator approved; if the WAL under the lease calls for others, nothing is appended. */
+  expected_records?: readonly PlannedRecord[];
+}
+
+export interface AppendedRecord {
+  seq: number;
+  type: string;
+  barrier: number;
+}
+
+export type Refusal =
+  | { kind: 'lease_held'; message: string; holder: LeaseTenure | null }
+  | { kind: 'refused'; message: string };
+
+export type RecoveryOutcome = { kind: 'done'; plan: RecoveryPlan; appended: AppendedRecord[]; epoch: number | null } | Refusal;
+
+export type Planner = (fold: SessionFold) => RecoveryPlan;
+
+export const resumeSession = (root: string, session_id: string, options: RecoveryOptions = {}): RecoveryOutcome =>
+  recover(root, session_id, planResume, options);
+
+export const cancelSession = (root: string, session_id: string, options: RecoveryOptions = {}): RecoveryOutcome =>
+  recover(root, session_id, planCancel, options);
+
+export const sealSession = (root: string, session_id: string, options: RecoveryOptions = {}): RecoveryOutcome =>
+  recover(root, session_id, planSeal, options);
+
+/** The runtime's stop (or max-steps stop) with pending calls: synthetic results, commit, run_finished. */
+export const stopRun = (root: string, session_id: string, reason: 'interrupted' | 'max_steps', options: RecoveryOptions = {}): RecoveryOutcome =>
+  recover(root, session_id, (fold) => planStop(fold, reason), options);
+
+/** The plan an action would carry out now, read without the lease (for --dry-run and for confirmation). */
+export function previewRecovery(root: string, session_id: string, planner: Planner, io: FileIO = nodeFileIO): { kind: 'plan'; plan: RecoveryPlan } | Refusal {
+  const looked = lookWithoutLease(root, session_id, io);
+  return looked.kind === 'fold' ? { kind: 'plan', plan: planner(looked.fold) } : looked;
+}
+
+function recover(root: string, session_id: string, planner: Planner, options: RecoveryOptions): RecoveryOutcome {
+  const io = options.io ?? nodeFileIO;
+  const preview = previewRecovery(root, session_id, planner, io);
+  if (preview.kind !== 'plan') return preview;
+  if (options.expected_records !== undefined && !sameRecords(preview.plan.records, options.expected_records)) {
+    return planChanged();
+  }
+  if (preview.plan.records.length === 0) return { kind: 'done', plan: preview.plan, appended: [], epoch: null };
+  return underLease(root, session_id, io, options.writer_name ?? 'walscope', (writer, fold) => {
+    const plan = planner(fold);
+    if (!sameRecords(plan.records, preview.plan.records)) return planChanged();
+    return { kind: 'done', plan, appended: appendPlan(writer, plan.records), epoch: writer.fence };
+  });
+}
+
+/** Appends each barrier group, then makes it durable before the next group starts. */
+function appendPlan(writer: WalWriter, records: readonly PlannedRecord[]): AppendedRecord[] {
+  const appended: AppendedRecord[] = [];
+  for (const [index, record] of records.entries()) {
+    const { seq } = writer.append(record.type, asPayload(record.payload));
+    appended.push({ seq, type: record.type, barrier: record.barrier });
+    if (records[index + 1]?.barrier !== record.barrier) writer.barrier();
+  }
+  return appended;
+}
+
+// ---------------------------------------------------------------- run_id idempotency
+
+export interface RunStart {
+  run_id: string;
+  config: JsonPayload;
+  input: JsonValue[];
+}
+
+export type StartOutcome =
+  | { kind: 'started'; episode: number; seq: number; epoch: number }
+  | { kind: 'already_started'; episode: number; seq: number }
+  | { kind: 'episode_open'; episode: number; message: string }
+  | Refusal;
+
+/** Starts a run as one atomic, synced run_started (contract §2). A start whose run_id is already in the WAL
+ *  is a retry after a crash and appends nothing (contract §5, run_id idempotency). */
+export function startRun(root: string, session_id: string, start: RunStart, options: Omit<RecoveryOptions, 'expected_records'> = {}): StartOutcome {
+  const io = options.io ?? nodeFileIO;
+  const looked = lookWithoutLease(root, session_id, io);
+  if (looked.kind !== 'fold') return looked;
+  const earlier = existingStart(looked.fold, start.run_id);
+  if (earlier !== null) return earlier;
+  return underLease(root, session_id, io, options.writer_name ?? 'walscope-runtime', (writer, fold) => appendRunStart(writer, fold, session_id, start));
+}
+
+/** For a runtime that already holds the session's writer and has folded its WAL under the lease. */
+export function appendRunStart(writer: WalWriter, fold: SessionFold, session_id: string, start: RunStart): StartOutcome {
+  const earlier = existingStart(fold, start.run_id);
+  if (earlier !== null) return earlier;
+  const open = fold.episodes.at(-1);
+  if (open !== undefined && open.finished === null) {
+    return { kind: 'episode_open', episode: open.episode, message: `episode ${open.episode} (run ${open.run_id}) has no run_finished: resume, cancel or seal it first` };
+  }
+  const { seq } = writer.append('run_started', asPayload({ run_id: start.run_id, session: session_id, config: start.config, input: start.input }));
+  writer.barrier();
+  return { kind: 'started', episode: fold.episodes.length + 1, seq, epoch: writer.fence };
+}
+
+function existingStart(fold: SessionFold, run_id: string): StartOutcome | null {
+  const episode = fold.episodes.find((candidate) => candidate.run_id === run_id);
+  return episode === undefined ? null : { kind: 'already_started', episode: episode.episode, seq: episode.started_seq };
+}
+
+// ---------------------------------------------------------------- reading and the lease
+
+/** The session's fold read without any lock, or why there is nothing to act on. */
+function lookWithoutLease(root: string, session_id: string, io: FileIO): { kind: 'fold'; fold: SessionFold } | Refusal {
+  if (!isValidSessionId(session_id)) return { kind: 'refused', message: `"${session_id}" is not a session id` };
+  const dir = sessionDir(root, session_id);
+  const probe = probeLease(dir, io);
+  if (probe.state === 'live') return leaseHeld(new LeaseHeldError(leasePath(dir), probe.holder));
+  return foldSession(root, session_id, io);
+}
+
+function underLease<T>(root: string, session_id: string, io: FileIO, writer_name: string, act: (writer: WalWriter, fold: SessionFold) => T | Refusal): T | Refusal {
+  let session;
+  try {
+    session = openSessionForWrite(root, session_id, { io, writer_name });
+  } catch (error) {
+    if (error instanceof LeaseHeldError) return leaseHeld(error);
+    if (error instanceof WalReadError) return { kind: 'refused', message: `the WAL is refused: ${error.message}` };
+    throw error;
+  }
+  try {
+    const read = foldSession(root, session_id, io);
+    return read.kind === 'fold' ? act(session.writer, read.fold) : read;
+  } finally {
+    session.close();
+  }
+}
+
+function foldSession(root: string, session_id: string, io: FileIO): { kind: 'fold'; fold: SessionFold } | Refusal {
+  const wal = walPath(sessionDir(root, session_id));
+  const folder = new SessionFolder();
+  if ((io.stat(wal)?.size_bytes ?? 0) === 0) return { kind: 'fold', fold: folder.snapshot() };
+  let floor_features: string[];
+  try {
+    floor_features = readFloor(root, io);
+  } catch (error) {
+    return { kind: 'refused', message: `cannot read the feature floor of ${root}: ${describe(error)}` };
+  }
+  const read = readWal(wal, { io, floor_features, on_frame: (frame) => folder.push(frame) });
+  if (read.error !== null) return { kind: 'refused', message: `the WAL is refused (${read.error.kind}): ${read.error.message}` };
+  return { kind: 'fold', fold: folder.snapshot() };
+}
+
+function leaseHeld(error: LeaseHeldError): Refusal {
+  return { kind: 'lease_held', message: error.message, holder: error.holder };
+}
+
+function planChanged(): Refusal {
+  return { kind: 'refused', message: 'the WAL changed since the plan was shown: nothing was appended; look at the new plan and try again' };
+}
+
+function sameRecords(left: readonly PlannedRecord[], right: readonly PlannedRecord[]): boolean {
+  return JSON.stringify(left) === JSON.stringify(right);
+}
+
+/** Planned payloads are JSON values, which are all CBOR values of the format. */
+function asPayload(payload: JsonPayload): Payload {
+  return payload;
+}

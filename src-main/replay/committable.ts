@@ -1,0 +1,75 @@
+// The committable-batch check (contract §4): a batch commits only when every planned call has exactly one
+// terminal, nothing is duplicated, no record names a call the batch did not plan, and the batch matches its
+// step's tool calls in source order. Violations are anomalies with the seqs involved; nothing here throws,
+// because an inspector must show a damaged session, not refuse to look at it.
+import type { Anomaly, AnomalyKind, BatchFold, EpisodeFold } from '../../src-shared/replay.js';
+
+export function anomaly(
+  kind: AnomalyKind,
+  message: string,
+  seqs: number[],
+  batch_id: string | null = null,
+  tool_call_id: string | null = null,
+): Anomaly {
+  return { kind, message, seqs, batch_id, tool_call_id };
+}
+
+/** Checks every batch of a classified episode, sets `committable`, and returns the anomalies found. */
+export function checkEpisode(episode: EpisodeFold): Anomaly[] {
+  const found: Anomaly[] = [];
+  for (const batch of episode.batches) {
+    const own = [...callAnomalies(batch), ...stepAnomalies(episode, batch)];
+    const recorded = episode.anomalies.some((entry) => entry.batch_id === batch.batch_id);
+    batch.committable = own.length === 0 && !recorded && batch.calls.every((call) => call.terminals.length === 1);
+    found.push(...own, ...commitAnomalies(episode, batch));
+  }
+  return found;
+}
+
+function callAnomalies(batch: BatchFold): Anomaly[] {
+  const found: Anomaly[] = [];
+  for (const call of batch.calls) {
+    const id = call.tool_call_id;
+    if (call.terminals.length > 1) {
+      const seqs = call.terminals.map((terminal) => terminal.seq);
+      found.push(anomaly('duplicate_terminal', `call ${id} has ${seqs.length} terminals`, seqs, batch.batch_id, id));
+    }
+    if (call.plan === 'no_dispatch' && call.intent !== null) {
+      found.push(anomaly('intent_for_no_dispatch_call', `call ${id} was planned no_dispatch but has an intent`, [batch.started_seq, call.intent.seq], batch.batch_id, id));
+    }
+    if (call.held !== null && call.intent === null) {
+      found.push(anomaly('held_without_intent', `call ${id} is provider-held without a dispatch intent`, [call.held.seq], batch.batch_id, id));
+    }
+  }
+  return found;
+}
+
+/** The batch must belong to a finished model step whose tool calls it plans, in the same order. */
+function stepAnomalies(episode: EpisodeFold, batch: BatchFold): Anomaly[] {
+  const step = episode.steps.find((candidate) => candidate.step_id === batch.step_id);
+  if (step === undefined || step.seq === null) {
+    return [anomaly('step_mismatch', `batch ${batch.batch_id} names step ${batch.step_id}, which has no model_step_finished`, [batch.started_seq], batch.batch_id)];
+  }
+  const planned = batch.calls.map((call) => call.tool_call_id);
+  if (planned.join('\u0000') === step.tool_use_ids.join('\u0000')) return [];
+  return [
+    anomaly(
+      'step_mismatch',
+      `batch ${batch.batch_id} plans [${planned.join(', ')}] but step ${step.step_id} asked for [${step.tool_use_ids.join(', ')}]`,
+      [step.seq, batch.started_seq],
+      batch.batch_id,
+    ),
+  ];
+}
+
+/** A commit marker without exactly one terminal per call, or a later step over a batch never committed. */
+function commitAnomalies(episode: EpisodeFold, batch: BatchFold): Anomaly[] {
+  if (batch.finished_seq !== null) {
+    const open = batch.calls.filter((call) => call.terminals.length !== 1).map((call) => call.tool_call_id);
+    if (open.length === 0) return [];
+    return [anomaly('finished_not_committable', `tool_batch_finished for ${batch.batch_id} while [${open.join(', ')}] lack exactly one terminal`, [batch.finished_seq], batch.batch_id)];
+  }
+  const later = episode.steps.find((step) => step.seq !== null && step.seq > batch.started_seq);
+  if (later === undefined || later.seq === null) return [];
+  return [anomaly('batch_left_open', `step ${later.step_id} was recorded while batch ${batch.batch_id} was never committed`, [batch.started_seq, later.seq], batch.batch_id)];
+}

@@ -1,0 +1,173 @@
+// Recovery plans for a session's last episode: what resume, cancel, seal and stop would append, record by
+// record and barrier by barrier, so an operator reads it before approving and the action writes exactly it.
+// Every plan is computed from the WAL alone; a plan for a finished episode is empty, which is what makes each
+// action idempotent.
+import type {
+  BatchFold,
+  EpisodeFold,
+  JsonPayload,
+  PlannedRecord,
+  RecoveryKind,
+  RecoveryPlan,
+  ResumeAction,
+  SessionFold,
+} from '../../src-shared/replay.js';
+import { hasClass, isCloseOut, isPending } from './classify.js';
+import { closeBatchRecords, type CloseCause } from './close-out.js';
+import { currentBatch, lastFinishedStep } from './state.js';
+import { replayedCounts } from './transcript.js';
+
+type Group = { type: string; payload: JsonPayload }[];
+
+/** The contract's resume (§4): finalize a natural end, close out indeterminate calls, finish a cancel or a
+ *  close-out a crash cut short, keep waiting on held calls, or leave the run to a runtime. */
+export function planResume(fold: SessionFold): RecoveryPlan {
+  const episode = fold.episodes.at(-1);
+  if (episode === undefined) return emptyPlan(fold, 'resume', null, 'the session has no episode: nothing to resume');
+  if (episode.finished !== null) return emptyPlan(fold, 'resume', episode, `episode ${episode.episode} is finished (${episode.finished.reason}): nothing to do`);
+  const batch = currentBatch(episode);
+  if (episode.cancel_requests.length > 0) return resumeCloseOut(fold, episode, batch, 'cancel_close_out', 'cancelled');
+  if (batch !== null && (hasClass(batch, 'indeterminate') || batch.calls.some((call) => isCloseOut(call.class)))) {
+    return resumeCloseOut(fold, episode, batch, 'close_out', closeOutCause(batch));
+  }
+  if (batch !== null && hasClass(batch, 'provider_held') && waitsOnlyOnHeld(episode, batch)) return waitHeld(fold, episode, batch);
+  if (lastFinishedStep(episode)?.natural_end === true && batch === null) {
+    const records = [[{ type: 'run_finished', payload: runFinished('completed', episode) }]];
+    return plan(fold, 'resume', episode, 'finalize', 'the run ended naturally; write its run_finished without calling the model', records);
+  }
+  return continuePlan(fold, episode, batch);
+}
+
+/** The operator's cancel: run_cancel_requested{at: now} synced first, then the batch closed and the run sealed
+ *  Cancelled (Interrupted when a call is indeterminate: its side effect may have applied). */
+export function planCancel(fold: SessionFold): RecoveryPlan {
+  const episode = fold.episodes.at(-1);
+  if (episode === undefined || episode.finished !== null) return emptyPlan(fold, 'cancel', episode ?? null, 'no open episode: nothing to cancel');
+  const batch = currentBatch(episode);
+  const request = episode.cancel_requests.some((entry) => entry.at === 'now') ? [] : [{ type: 'run_cancel_requested', payload: { run_id: episode.run_id, at: 'now' } }];
+  const groups = [request, ...closeAndSeal(episode, batch, 'cancelled')];
+  return plan(fold, 'cancel', episode, 'cancel_close_out', `cancel run ${episode.run_id}: close the current batch and seal the episode`, groups);
+}
+
+/** The operator's forced close: every pending call gets its terminal, then run_finished{interrupted}. */
+export function planSeal(fold: SessionFold): RecoveryPlan {
+  const episode = fold.episodes.at(-1);
+  if (episode === undefined || episode.finished !== null) return emptyPlan(fold, 'seal', episode ?? null, 'no open episode: nothing to seal');
+  const groups = closeAndSeal(episode, currentBatch(episode), 'interrupted');
+  return plan(fold, 'seal', episode, 'close_out', `seal episode ${episode.episode} Interrupted without another model step`, groups);
+}
+
+/** The runtime's stop or max-steps stop with pending calls: synthetic results, commit, then run_finished. */
+export function planStop(fold: SessionFold, reason: 'interrupted' | 'max_steps'): RecoveryPlan {
+  const episode = fold.episodes.at(-1);
+  if (episode === undefined || episode.finished !== null) return emptyPlan(fold, 'stop', episode ?? null, 'no open episode: nothing to stop');
+  const groups = closeAndSeal(episode, currentBatch(episode), reason);
+  return plan(fold, 'stop', episode, 'close_out', `stop run ${episode.run_id} (${reason})`, groups);
+}
+
+function resumeCloseOut(fold: SessionFold, episode: EpisodeFold, batch: BatchFold | null, action: ResumeAction, cause: CloseCause): RecoveryPlan {
+  const [close, seal] = closeAndSeal(episode, batch, cause);
+  const started = { type: 'resume_started', payload: resumeStarted(fold, episode, batch) };
+  const message =
+    action === 'cancel_close_out'
+      ? 'a cancel was requested: close the current batch and seal the episode without another model step'
+      : 'calls may have had their side effect: record their outcome as unknown, close the batch and seal the episode Interrupted; the owner decides whether to continue';
+  return plan(fold, 'resume', episode, action, message, [[started, ...close], seal]);
+}
+
+/** A close-out's two barriers: the batch's terminals and markers, then the seal in a barrier of its own. */
+function closeAndSeal(episode: EpisodeFold, batch: BatchFold | null, cause: CloseCause): [Group, Group] {
+  const close = batch === null ? [] : closeBatchRecords(episode, batch, cause);
+  const indeterminate = batch !== null && hasClass(batch, 'indeterminate');
+  const reason = indeterminate ? 'interrupted' : cause;
+  return [close, [{ type: 'run_finished', payload: runFinished(reason, episode) }]];
+}
+
+/** A close-out a crash cut short goes on with the outcome it started with (recognition reads the outcome). */
+function closeOutCause(batch: BatchFold): CloseCause {
+  const stopped = hasClass(batch, 'max_steps') && !hasClass(batch, 'indeterminate');
+  return stopped ? 'max_steps' : 'interrupted';
+}
+
+/** Paused tool_held: every open call is provider-held or waits behind one, and no approval card is open. */
+function waitsOnlyOnHeld(episode: EpisodeFold, batch: BatchFold): boolean {
+  if (episode.approvals.some((card) => card.requested_seq !== null && card.resolved_seq === null)) return false;
+  const firstHeld = batch.calls.findIndex((call) => call.class === 'provider_held');
+  return batch.calls.filter(isPending).every((call) => {
+    if (call.class === 'provider_held' || call.class === 'held_successor') return true;
+    return batch.sequential && call.index > firstHeld;
+  });
+}
+
+function waitHeld(fold: SessionFold, episode: EpisodeFold, batch: BatchFold): RecoveryPlan {
+  const heldSince = Math.max(...batch.calls.map((call) => call.held?.seq ?? 0));
+  const paused = episode.pauses.some((pause) => pause.reason === 'tool_held' && pause.seq > heldSince);
+  const records = paused ? [] : [[{ type: 'run_paused', payload: { run_id: episode.run_id, reason: 'tool_held' } }]];
+  const message = 'a provider holds a call and owes its late result: the run stays paused (tool_held); cancel or seal closes it out';
+  return plan(fold, 'resume', episode, 'wait_held', message, records);
+}
+
+function continuePlan(fold: SessionFold, episode: EpisodeFold, batch: BatchFold | null): RecoveryPlan {
+  const redone = batch?.calls.filter((call) => call.class === 'never_left' && call.plan === 'dispatch').map((call) => call.tool_call_id) ?? [];
+  const result = plan(fold, 'resume', episode, 'continue', `only a runtime can go on: ${owed(episode, batch, redone)} is owed; walscope writes nothing`, []);
+  result.redone = redone;
+  return result;
+}
+
+function owed(episode: EpisodeFold, batch: BatchFold | null, redone: string[]): string {
+  if (episode.approvals.some((card) => card.requested_seq !== null && card.resolved_seq === null)) return 'an approval decision';
+  if (redone.length > 0) return `the dispatch of ${redone.join(', ')}`;
+  if (batch !== null && batch.calls.some(isPending)) return 'a terminal for each pending call';
+  if (batch !== null && batch.finished_seq === null) return 'the batch commit (tool_batch_finished)';
+  const last = lastFinishedStep(episode);
+  if (batch === null && last !== null && !last.natural_end) return `the tool batch of step ${last.step_id}`;
+  return 'a model step';
+}
+
+function resumeStarted(fold: SessionFold, episode: EpisodeFold, batch: BatchFold | null): JsonPayload {
+  return {
+    episode: episode.episode,
+    resumed_from_seq: fold.last_seq,
+    replayed: replayedCounts(fold, episode),
+    redone: [],
+    indeterminate: indeterminateIds(batch),
+  };
+}
+
+function indeterminateIds(batch: BatchFold | null): string[] {
+  return batch?.calls.filter((call) => call.class === 'indeterminate').map((call) => call.tool_call_id) ?? [];
+}
+
+/** run_finished with the episode's summed model usage (numeric fields), when any step recorded usage. */
+function runFinished(reason: string, episode: EpisodeFold): JsonPayload {
+  const usage: JsonPayload = {};
+  for (const step of episode.steps) {
+    for (const [key, value] of Object.entries(step.usage ?? {})) {
+      if (typeof value === 'number') usage[key] = ((usage[key] as number | undefined) ?? 0) + value;
+    }
+  }
+  return Object.keys(usage).length === 0 ? { reason } : { reason, usage };
+}
+
+function plan(fold: SessionFold, kind: RecoveryKind, episode: EpisodeFold, action: ResumeAction, message: string, groups: Group[]): RecoveryPlan {
+  const records: PlannedRecord[] = [];
+  for (const group of groups.filter((candidate) => candidate.length > 0)) {
+    const barrier = records.length === 0 ? 0 : records.at(-1)!.barrier + 1;
+    for (const record of group) records.push({ ...record, barrier });
+  }
+  return {
+    kind,
+    action,
+    episode: episode.episode,
+    message,
+    replayed: replayedCounts(fold, episode),
+    redone: [],
+    indeterminate: indeterminateIds(currentBatch(episode)),
+    records,
+  };
+}
+
+function emptyPlan(fold: SessionFold, kind: RecoveryKind, episode: EpisodeFold | null, message: string): RecoveryPlan {
+  if (episode !== null) return { ...plan(fold, kind, episode, 'none', message, []), indeterminate: [] };
+  return { kind, action: 'none', episode: null, message, replayed: { messages: 0, model_steps: 0, tool_results: 0 }, redone: [], indeterminate: [], records: [] };
+}

@@ -1,0 +1,90 @@
+// Reading a WAL into its fold and the `walscope replay --json` object. Read-only: exports and live sessions
+// are read exactly as `verify` reads them (inspect.ts), never locked, created or written.
+import type { RecoveryPlan, ReplayJson, SessionFold } from '../../src-shared/replay.js';
+import type { WalErrorInfo } from '../../src-shared/wal.js';
+import type { FileIO } from '../engine/file-io.js';
+import { readTarget, type WalTarget } from '../engine/inspect.js';
+import type { ReadResult } from '../engine/reader.js';
+import { SessionFolder } from './fold.js';
+import { planResume } from './plan.js';
+
+export interface SessionReplay {
+  read: ReadResult;
+  fold: SessionFold;
+  /** The resume plan, or an empty one naming the refusal when the WAL is refused. */
+  resume: RecoveryPlan;
+}
+
+export function replayTarget(target: WalTarget, io?: FileIO): SessionReplay {
+  const folder = new SessionFolder();
+  const read = readTarget(target, { ...(io === undefined ? {} : { io }), on_frame: (frame) => folder.push(frame) });
+  const fold = folder.snapshot();
+  return { read, fold, resume: read.error === null ? planResume(fold) : refusedPlan(read.error) };
+}
+
+/** A refused WAL gets no recovery: acting on a prefix of damaged or newer data could contradict its rest. */
+export function refusedPlan(error: WalErrorInfo): RecoveryPlan {
+  return {
+    kind: 'resume',
+    action: 'none',
+    episode: null,
+    message: `the WAL is refused (${error.kind}: ${error.message}); no recovery is planned`,
+    replayed: { messages: 0, model_steps: 0, tool_results: 0 },
+    redone: [],
+    indeterminate: [],
+    records: [],
+  };
+}
+
+export function replayJson(session: string | null, replay: SessionReplay): ReplayJson {
+  const { read, fold, resume } = replay;
+  return {
+    session,
+    wal_id: fold.wal_id,
+    last_seq: fold.last_seq,
+    integrity: { ok: read.error === null, torn_tail: read.torn_tail, in_progress_tail: read.in_progress_tail, error: read.error },
+    episodes: fold.episodes.map((episode) => ({
+      episode: episode.episode,
+      run_id: episode.run_id,
+      state: episode.state,
+      finished: episode.finished === null ? null : { seq: episode.finished.seq, reason: episode.finished.reason },
+      steps: episode.steps.map((step) => ({
+        step_id: step.step_id,
+        seq: step.seq,
+        attempts: step.attempts.length,
+        tool_calls: step.tool_use_ids.length,
+        natural_end: step.natural_end,
+        turn_finished: step.turn_finished_seq,
+      })),
+      batches: episode.batches.map((batch) => ({
+        batch_id: batch.batch_id,
+        step_id: batch.step_id,
+        sequential: batch.sequential,
+        finished: batch.finished_seq === null ? null : { seq: batch.finished_seq },
+        committable: batch.committable,
+        calls: batch.calls.map((call) => {
+          const terminal = call.terminals[0];
+          return {
+            tool_call_id: call.tool_call_id,
+            name: call.name,
+            class: call.class,
+            terminal: terminal === undefined ? null : { type: terminal.type, seq: terminal.seq },
+            outcome: terminal?.outcome ?? null,
+            reason: terminal?.reason ?? null,
+          };
+        }),
+      })),
+      anomalies: episode.anomalies,
+    })),
+    anomalies: fold.anomalies,
+    resume: {
+      action: resume.action,
+      episode: resume.episode,
+      message: resume.message,
+      replayed: resume.replayed,
+      redone: resume.redone,
+      indeterminate: resume.indeterminate,
+      records: resume.records,
+    },
+  };
+}

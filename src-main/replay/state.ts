@@ -1,0 +1,42 @@
+// Where an episode stands, derived from its classified records: the facts the resume plan and the outline share.
+import type { BatchFold, EpisodeFold, EpisodeState, StepFold } from '../../src-shared/replay.js';
+import { isCloseOut } from './classify.js';
+
+/** The batch a recovery acts on: the episode's last one, unless a model step was recorded after it started
+ *  (then it was committed or abandoned and the run went on past it). */
+export function currentBatch(episode: EpisodeFold): BatchFold | null {
+  const batch = episode.batches.at(-1);
+  if (batch === undefined) return null;
+  const later = episode.steps.some((step) => step.seq !== null && step.seq > batch.started_seq);
+  return later ? null : batch;
+}
+
+/** The last model step with a durable model_step_finished. */
+export function lastFinishedStep(episode: EpisodeFold): StepFold | null {
+  let last: StepFold | null = null;
+  for (const step of episode.steps) {
+    if (step.seq !== null && (last === null || step.seq > (last.seq ?? 0))) last = step;
+  }
+  return last;
+}
+
+export function episodeState(episode: EpisodeFold): EpisodeState {
+  if (episode.finished !== null) return 'finished';
+  if (episode.cancel_requests.length > 0) return 'cancelling';
+  if (currentBatch(episode)?.calls.some((call) => isCloseOut(call.class))) return 'closing';
+  const pause = episode.pauses.at(-1);
+  return pause !== undefined && pause.seq > progressSeq(episode) ? 'paused' : 'running';
+}
+
+/** The seq of the episode's latest step, batch or call record: a pause after it is still in force. */
+function progressSeq(episode: EpisodeFold): number {
+  let seq = episode.started_seq;
+  for (const step of episode.steps) seq = Math.max(seq, step.seq ?? 0, step.turn_finished_seq ?? 0);
+  for (const batch of episode.batches) {
+    seq = Math.max(seq, batch.started_seq, batch.finished_seq ?? 0);
+    for (const call of batch.calls) {
+      seq = Math.max(seq, call.intent?.seq ?? 0, call.held?.seq ?? 0, ...call.terminals.map((terminal) => terminal.seq));
+    }
+  }
+  return seq;
+}

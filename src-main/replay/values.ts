@@ -1,0 +1,56 @@
+// Reading payload fields without trusting them: a field of the wrong type reads as absent, so the fold never
+// throws on a record a writer got wrong. Byte strings become lowercase hex (wal-format §3, JSON forms).
+import type { JsonPayload, JsonValue } from '../../src-shared/replay.js';
+import type { CborValue, Payload } from '../../src-shared/wal.js';
+
+function toJson(value: CborValue | undefined): JsonValue {
+  if (value === undefined) return null;
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('hex');
+  if (Array.isArray(value)) return value.map(toJson);
+  if (typeof value === 'object' && value !== null) return toJsonPayload(value);
+  return value;
+}
+
+export function toJsonPayload(payload: Payload): JsonPayload {
+  const result: JsonPayload = {};
+  for (const [key, value] of Object.entries(payload)) result[key] = toJson(value);
+  return result;
+}
+
+export function isMap(value: JsonValue | undefined): value is JsonPayload {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function text(payload: JsonPayload, key: string): string | null {
+  const value = payload[key];
+  return typeof value === 'string' ? value : null;
+}
+
+export function integer(payload: JsonPayload, key: string): number | null {
+  const value = payload[key];
+  return typeof value === 'number' && Number.isSafeInteger(value) ? value : null;
+}
+
+export function flag(payload: JsonPayload, key: string): boolean {
+  return payload[key] === true;
+}
+
+export function texts(value: JsonValue | undefined): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+export function mapOrNull(payload: JsonPayload, key: string): JsonPayload | null {
+  const value = payload[key];
+  return isMap(value) ? value : null;
+}
+
+/** The tool_use blocks of an assistant message, in source order. */
+export function toolUses(message: JsonValue): { id: string; name: string }[] {
+  if (!isMap(message) || !Array.isArray(message['content'])) return [];
+  const uses: { id: string; name: string }[] = [];
+  for (const block of message['content']) {
+    if (!isMap(block) || block['type'] !== 'tool_use') continue;
+    uses.push({ id: text(block, 'id') ?? '', name: text(block, 'name') ?? '' });
+  }
+  return uses;
+}

@@ -1,0 +1,343 @@
+// Types of the replay fold (contract §4, wal-format §10) and of `walscope replay --json`: what a session's
+// records mean after a crash, which calls are done, held, never sent or indeterminate, and what recovery would
+// append. Plain JSON data only (byte strings become lowercase hex), so the CLI, the app and the tests share it.
+import type { InProgressTail, TornTail, WalErrorInfo } from './wal.js';
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonPayload = { [key: string]: JsonValue };
+
+/** A planned call's class (contract §4 classification rows; wal-format §10). */
+export type CallClass =
+  | 'completed'
+  | 'no_dispatch'
+  | 'indeterminate'
+  | 'provider_held'
+  | 'held_successor'
+  | 'never_left'
+  | 'interrupted'
+  | 'max_steps';
+
+/** What resuming a session's last episode does (wal-format §10). */
+export type ResumeAction = 'none' | 'finalize' | 'close_out' | 'cancel_close_out' | 'wait_held' | 'continue';
+
+export type ToolOutcome = 'completed' | 'unknown' | 'interrupted' | 'max_steps';
+
+/** `closing`: a close-out terminal (interrupted / max_steps) is durable but run_finished is not. */
+export type EpisodeState = 'running' | 'paused' | 'cancelling' | 'closing' | 'finished';
+
+/** Where a record is, for jump-to-record. Lineage frames have seq 0. */
+export interface RecordRef {
+  seq: number;
+  offset: number;
+  fence: number;
+  type: string;
+}
+
+export interface ModelAttempt {
+  seq: number;
+  attempt: number | null;
+  outcome: string | null;
+  http_status: number | null;
+  ts_ms: number | null;
+}
+
+/** A compaction or context-ceiling record, attached to the step it belongs to. */
+export interface StepNote {
+  seq: number;
+  type: string;
+  payload: JsonPayload;
+}
+
+export interface StepFold {
+  step_id: number;
+  /** seq of model_step_finished; null while the step is in flight (attempts or notes only). */
+  seq: number | null;
+  attempts: ModelAttempt[];
+  assistant_message: JsonValue;
+  usage: JsonPayload | null;
+  /** tool_use ids of the assistant message, in source order. */
+  tool_use_ids: string[];
+  /** A finished step without tool calls: the loop ended there (contract §4 step 3). */
+  natural_end: boolean;
+  batch_id: string | null;
+  turn_finished_seq: number | null;
+  notes: StepNote[];
+}
+
+export interface CallIntent {
+  seq: number;
+  args: JsonValue;
+  module_id: string | null;
+  dispatched_at_ms: number | null;
+}
+
+export interface CallTerminal {
+  seq: number;
+  type: 'tool_result' | 'tool_no_dispatch';
+  /** null for tool_no_dispatch. */
+  outcome: ToolOutcome | null;
+  is_error: boolean;
+  /** tool_result.reason, or tool_no_dispatch.reason. */
+  reason: string | null;
+  output: JsonValue;
+}
+
+export interface HeldRecord {
+  seq: number;
+  call_key: string;
+  module: string;
+  reason: string | null;
+  held_at_ms: number | null;
+  sequential: boolean;
+  detail_digest: string | null;
+  /** seq of a late_result for call_key, if one is in the WAL (shown; the tool_result is what counts). */
+  late_result_seq: number | null;
+}
+
+export interface CallFold {
+  tool_call_id: string;
+  name: string;
+  /** Position in planned_calls: source order. */
+  index: number;
+  plan: 'dispatch' | 'no_dispatch';
+  /** Declared pure/idempotent (planned_calls[].safe). */
+  safe: boolean;
+  class: CallClass;
+  intent: CallIntent | null;
+  /** Exactly one when the call is terminal; more is a duplicate-terminal anomaly. */
+  terminals: CallTerminal[];
+  held: HeldRecord | null;
+  /** For a held_successor: the provider-held or closed-out call it waits behind. */
+  behind: string | null;
+  /** For a provider-held or closed-out call: the held successors waiting behind it. */
+  successors: string[];
+}
+
+export interface BatchFold {
+  batch_id: string;
+  step_id: number | null;
+  sequential: boolean;
+  started_seq: number;
+  finished_seq: number | null;
+  calls: CallFold[];
+  /** Every planned call has exactly one terminal, ids match, nothing duplicated (contract §4). */
+  committable: boolean;
+  /** An indeterminate call beside an open provider-held one: the indeterminate handling wins. */
+  mixed_crash: boolean;
+}
+
+export type AnomalyKind =
+  | 'duplicate_terminal'
+  | 'duplicate_intent'
+  | 'duplicate_held'
+  | 'duplicate_planned_call'
+  | 'duplicate_batch'
+  | 'duplicate_run_id'
+  | 'unplanned_call'
+  | 'unknown_batch'
+  | 'intent_for_no_dispatch_call'
+  | 'held_without_intent'
+  | 'record_after_batch_finished'
+  | 'finished_not_committable'
+  | 'step_mismatch'
+  | 'run_id_mismatch'
+  | 'episode_left_open'
+  | 'batch_left_open'
+  | 'record_outside_episode';
+
+/** A violation of the record set's rules, reported with the seqs involved; never thrown. */
+export interface Anomaly {
+  kind: AnomalyKind;
+  message: string;
+  seqs: number[];
+  batch_id: string | null;
+  tool_call_id: string | null;
+}
+
+export interface SteerFold {
+  seq: number;
+  send_id: string | null;
+  delivery: string | null;
+  title: string | null;
+  input: JsonValue;
+  /** The step whose prompt it joins (the first model step recorded after it); null: it joins at run end. */
+  joins_step: number | null;
+}
+
+export interface ApprovalFold {
+  tool_call_id: string;
+  requested_seq: number | null;
+  resolved_seq: number | null;
+  decision: string | null;
+  recorded_seq: number | null;
+}
+
+export interface CancelRequest {
+  seq: number;
+  run_id: string | null;
+  at: string | null;
+}
+
+export interface PauseFold {
+  seq: number;
+  reason: string | null;
+}
+
+export interface ResumeRecord {
+  seq: number;
+  resumed_from_seq: number | null;
+  redone: string[];
+  indeterminate: string[];
+}
+
+export interface RunFinish {
+  seq: number;
+  reason: string | null;
+  usage: JsonPayload | null;
+  error: JsonValue;
+}
+
+export interface EpisodeFold {
+  /** 1, 2, … in WAL order. */
+  episode: number;
+  run_id: string | null;
+  started_seq: number;
+  config: JsonValue;
+  input: JsonValue;
+  state: EpisodeState;
+  finished: RunFinish | null;
+  steps: StepFold[];
+  batches: BatchFold[];
+  steers: SteerFold[];
+  approvals: ApprovalFold[];
+  cancel_requests: CancelRequest[];
+  pauses: PauseFold[];
+  resumes: ResumeRecord[];
+  /** Records shown but not acted on: unknown types, informational ones not attached elsewhere. */
+  shown: RecordRef[];
+  anomalies: Anomaly[];
+  last_seq: number;
+}
+
+export interface QueueEntry {
+  submission_id: string;
+  seq: number;
+  delivery: string | null;
+  title: string | null;
+  state: 'pending' | 'retracted' | 'delivered';
+  closed_seq: number | null;
+}
+
+export interface SessionFold {
+  wal_id: string | null;
+  last_seq: number;
+  /** Every frame folded, lineage frames included (seq 0). */
+  records: RecordRef[];
+  episodes: EpisodeFold[];
+  queue: QueueEntry[];
+  /** Pending submission ids in drain order: interrupts first, then plain entries, each in WAL order. */
+  queue_drain_order: string[];
+  /** Records outside any episode (queue records, lineage, stray ones). */
+  outside: RecordRef[];
+  anomalies: Anomaly[];
+}
+
+/** One record an action would append. Records with the same barrier are made durable together, in order. */
+export interface PlannedRecord {
+  type: string;
+  payload: JsonPayload;
+  barrier: number;
+}
+
+export interface Replayed {
+  messages: number;
+  model_steps: number;
+  tool_results: number;
+}
+
+export interface ResumePlan {
+  action: ResumeAction;
+  episode: number | null;
+  /** What the action means, in one or two sentences, for the operator. */
+  message: string;
+  replayed: Replayed;
+  redone: string[];
+  indeterminate: string[];
+  records: PlannedRecord[];
+}
+
+/** The operator's and the runtime's closes (cancel, seal, stop) and resume, as one plan shape. */
+export type RecoveryKind = 'resume' | 'cancel' | 'seal' | 'stop';
+
+export interface RecoveryPlan extends ResumePlan {
+  kind: RecoveryKind;
+}
+
+export interface ReplayIntegrity {
+  ok: boolean;
+  torn_tail: TornTail | null;
+  in_progress_tail: InProgressTail | null;
+  error: WalErrorInfo | null;
+}
+
+export interface ReplayCallJson {
+  tool_call_id: string;
+  name: string;
+  class: CallClass;
+  terminal: { type: 'tool_result' | 'tool_no_dispatch'; seq: number } | null;
+  outcome: ToolOutcome | null;
+  reason: string | null;
+}
+
+export interface ReplayBatchJson {
+  batch_id: string;
+  step_id: number | null;
+  sequential: boolean;
+  finished: { seq: number } | null;
+  committable: boolean;
+  calls: ReplayCallJson[];
+}
+
+export interface ReplayStepJson {
+  step_id: number;
+  seq: number | null;
+  attempts: number;
+  tool_calls: number;
+  natural_end: boolean;
+  turn_finished: number | null;
+}
+
+export interface ReplayEpisodeJson {
+  episode: number;
+  run_id: string | null;
+  state: EpisodeState;
+  finished: { seq: number; reason: string | null } | null;
+  steps: ReplayStepJson[];
+  batches: ReplayBatchJson[];
+  anomalies: Anomaly[];
+}
+
+/** What `walscope replay --json` prints. */
+export interface ReplayJson {
+  session: string | null;
+  wal_id: string | null;
+  last_seq: number;
+  integrity: ReplayIntegrity;
+  episodes: ReplayEpisodeJson[];
+  /** Anomalies outside any episode. */
+  anomalies: Anomaly[];
+  resume: ResumePlan;
+}
+
+/** A problem that makes a rendered request invalid for a provider (Anthropic rejects a tool_use without its
+ *  tool_result before the next assistant message, and a tool_result that answers nothing). */
+export interface ProviderProblem {
+  kind: 'missing_result' | 'orphan_result' | 'duplicate_result';
+  tool_use_id: string;
+  message_index: number;
+}
+
+export interface ProviderValidity {
+  valid: boolean;
+  problems: ProviderProblem[];
+}
