@@ -75,7 +75,9 @@ export function readTarget(target: WalTarget, options: Omit<ReadOptions, 'floor_
       return refusedRead(ioError(`cannot read the feature floor of ${target.root}: ${describe(error)}`));
     }
   }
-  const live = target.session_dir !== null && probeLease(target.session_dir, io).state === 'live';
+  // Only a session inside a state root can have a live writer; a copied folder's lease file names some other
+  // machine's process and says nothing about this copy.
+  const live = target.root !== null && target.session_dir !== null && probeLease(target.session_dir, io).state === 'live';
   return readWal(target.wal_path, { ...options, io, floor_features, live });
 }
 
