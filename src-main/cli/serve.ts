@@ -1,0 +1,52 @@
+// `walscope serve [ROOT] [--port N]`: the app's UI in a browser, over HTTP on 127.0.0.1 only. The printed URL
+// carries the random token every request must present; the session service runs in a worker thread.
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../server/http-server.js';
+import { WorkerApi } from '../services/worker-client.js';
+import { classifyPath } from '../engine/state-root.js';
+import { buildDemoRoot } from '../demo/build.js';
+import { defaultDemoRoot } from '../demo/paths.js';
+import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
+
+/** The built renderer and the worker bundle, beside this bundle in out/. */
+const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
+const WORKER_FILE = new URL('./session-worker.js', import.meta.url);
+
+export const serveCommand: Command = {
+  summary: 'serve the inspector UI for a state root, a session or an export on 127.0.0.1',
+  usage: 'walscope serve [ROOT] [--port N]   (no ROOT: the demo state root, written on first use)',
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(argv, { port: { type: 'string' } });
+    if (positionals.length > 1) throw new UsageError('expected at most one ROOT (a state root, a session folder or a WAL export)');
+    const port = values.port === undefined ? 0 : Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port ${values.port}: not a port number`);
+    const target = positionals[0] ?? defaultDemoRoot();
+    if (positionals[0] === undefined && classifyPath(target) === 'missing') buildDemoRoot(target);
+    const kind = classifyPath(target);
+    if (kind === 'missing' || kind === 'unrecognized') throw new UsageError(`${target}: not a state root, a session folder or a WAL file`);
+    if (!fs.existsSync(RENDERER_DIR)) {
+      process.stderr.write(`walscope serve: the UI is not built (${RENDERER_DIR} is missing); run \`npm run build:app\`\n`);
+      return EXIT_REFUSED;
+    }
+    const url = await serve(target, port);
+    await writeOut(`walscope serve: ${url}\n`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    return EXIT_OK;
+  },
+};
+
+/** Starts the worker and the server; returns the URL with its token. */
+export async function serve(target: string, port: number): Promise<string> {
+  const api = await WorkerApi.start(WORKER_FILE, target);
+  const server = await startServer({ api, renderer_dir: RENDERER_DIR, port });
+  const stop = () => {
+    void server.close().then(() => api.close());
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return server.url;
+}

@@ -1,0 +1,93 @@
+// The desktop shell: one window on the renderer, the session service in a worker thread, the File menu with
+// recent items, and drag-and-drop of a folder or file (through the preload). Thin on purpose: everything it
+// shows comes from the same service and renderer as `walscope serve`.
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { app, BrowserWindow, dialog, ipcMain, Menu, session } from 'electron';
+import { IPC_EVENT_CHANNEL, type Workspace } from '../../src-shared/ipc.js';
+import { WorkerApi } from '../services/worker-client.js';
+import { registerIpc } from './ipc-handlers.js';
+import { menuTemplate } from './menu.js';
+import { RecentList } from './recent.js';
+import { lockContents, secureSession, webPreferences } from './security.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const WORKER_FILE = path.join(HERE, 'session-worker.js');
+const PRELOAD_FILE = path.join(HERE, '../preload/index.cjs');
+const RENDERER_URL = pathToFileURL(path.join(HERE, '../renderer/index.html')).href;
+
+let window: BrowserWindow | null = null;
+let api: WorkerApi | null = null;
+let unsubscribe: (() => void) | null = null;
+let recent: RecentList;
+
+async function openWorkspace(target: string): Promise<Workspace> {
+  const next = await WorkerApi.start(WORKER_FILE, path.resolve(target));
+  const previous = api;
+  unsubscribe?.();
+  api = next;
+  unsubscribe = next.subscribe((event) => window?.webContents.send(IPC_EVENT_CHANNEL, event));
+  await previous?.close();
+  const workspace = await next.getWorkspace();
+  recent.add(workspace.path);
+  buildMenu();
+  window?.webContents.send(IPC_EVENT_CHANNEL, { type: 'workspace', workspace });
+  window?.webContents.send(IPC_EVENT_CHANNEL, { type: 'sessions', sessions: await next.listSessions() });
+  window?.setTitle(`walscope — ${workspace.path}`);
+  return workspace;
+}
+
+async function pick(kind: 'root' | 'export'): Promise<void> {
+  if (window === null) return;
+  const result = await dialog.showOpenDialog(window, kind === 'root'
+    ? { title: 'Open State Root', properties: ['openDirectory'] }
+    : { title: 'Open WAL Export', properties: ['openFile', 'openDirectory'] });
+  const chosen = result.filePaths[0];
+  if (!result.canceled && chosen !== undefined) await openOrSay(chosen);
+}
+
+async function openOrSay(target: string): Promise<void> {
+  try {
+    await openWorkspace(target);
+  } catch (error) {
+    dialog.showErrorBox('walscope', `Cannot open ${target}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function buildMenu(): void {
+  Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate({
+    openRoot: () => void pick('root'),
+    openExport: () => void pick('export'),
+    openRecent: (entry) => void openOrSay(entry),
+  }, recent.read())));
+}
+
+async function start(): Promise<void> {
+  await app.whenReady();
+  recent = new RecentList(path.join(app.getPath('userData'), 'recent.json'));
+  secureSession(session.defaultSession);
+  app.on('web-contents-created', (_event, contents) => lockContents(contents));
+  const target = process.argv.slice(app.isPackaged ? 1 : 2).find((arg) => !arg.startsWith('-')) ?? recent.read()[0];
+  if (target === undefined) throw new Error('usage: walscope-app STATE_ROOT_OR_EXPORT');
+  window = new BrowserWindow({ width: 1400, height: 900, show: false, title: 'walscope', webPreferences: webPreferences(PRELOAD_FILE) });
+  registerIpc(ipcMain, {
+    api: () => {
+      if (api === null) throw new Error('no workspace is open');
+      return api;
+    },
+    contents: () => window?.webContents ?? null,
+    renderer_url: RENDERER_URL,
+    openPath: (dropped) => openWorkspace(dropped),
+  });
+  await openWorkspace(target);
+  window.once('ready-to-show', () => window?.show());
+  await window.loadURL(RENDERER_URL);
+  app.on('window-all-closed', () => {
+    void api?.close().finally(() => app.quit());
+  });
+}
+
+start().catch((error: unknown) => {
+  process.stderr.write(`walscope: ${error instanceof Error ? error.message : String(error)}\n`);
+  app.exit(1);
+});

@@ -1,0 +1,150 @@
+// `walscope serve`'s HTTP side: the renderer's files and the shared API over JSON POSTs, with events as SSE,
+// on 127.0.0.1 only. Every request passes the guard (Host, Origin, token) before anything else happens.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isApiMethod, REQUEST_BYTES_MAX, type WalscopeApi } from '../../src-shared/ipc.js';
+import { SECURITY_HEADERS } from './csp.js';
+import { EventStreams } from './event-stream.js';
+import { newToken, RequestGuard, TOKEN_COOKIE } from './guard.js';
+import { staticFile } from './static-files.js';
+
+export const API_PREFIX = '/api/';
+export const EVENTS_PATH = '/api/events';
+
+export interface ServeOptions {
+  api: WalscopeApi;
+  renderer_dir: string;
+  /** 0 picks a free port. */
+  port: number;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const token = newToken();
+  const server = http.createServer();
+  server.maxHeadersCount = 64;
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const guard = new RequestGuard(token, port);
+  const streams = new EventStreams(options.api);
+  server.on('request', (request, response) => {
+    handle(options, guard, streams, token, request, response).catch((error: unknown) => {
+      if (!response.headersSent) send(response, 500, { error: error instanceof Error ? error.message : String(error), code: 'internal' });
+      else response.destroy();
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}/?token=${token}`,
+    port,
+    token,
+    async close() {
+      streams.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function handle(
+  options: ServeOptions,
+  guard: RequestGuard,
+  streams: EventStreams,
+  token: string,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+  const verdict = guard.check(request, url);
+  if (!verdict.ok) {
+    request.resume();
+    send(response, verdict.status, { error: verdict.message, code: 'bad_request' });
+    return;
+  }
+  const headers: Record<string, string> = { ...SECURITY_HEADERS };
+  if (verdict.via_query) headers['set-cookie'] = `${TOKEN_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict`;
+  if (url.pathname === EVENTS_PATH && request.method === 'GET') {
+    if (!streams.add(response, headers)) send(response, 503, { error: 'too many event streams open', code: 'bad_request' });
+    return;
+  }
+  if (url.pathname.startsWith(API_PREFIX)) {
+    await handleApi(options.api, url.pathname.slice(API_PREFIX.length), request, response, headers);
+    return;
+  }
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    send(response, 405, { error: 'method not allowed', code: 'bad_request' });
+    return;
+  }
+  const file = staticFile(options.renderer_dir, url.pathname);
+  if (file === null) {
+    send(response, 404, { error: 'not found', code: 'not_found' });
+    return;
+  }
+  response.writeHead(200, { ...headers, 'content-type': file.content_type, 'cache-control': 'no-cache' });
+  response.end(request.method === 'HEAD' ? undefined : file.body);
+}
+
+async function handleApi(api: WalscopeApi, method: string, request: http.IncomingMessage, response: http.ServerResponse, headers: Record<string, string>): Promise<void> {
+  if (request.method !== 'POST' || !isApiMethod(method)) {
+    send(response, 404, { error: `no API method ${method}`, code: 'not_found' });
+    return;
+  }
+  if (!(request.headers['content-type'] ?? '').startsWith('application/json')) {
+    send(response, 415, { error: 'send JSON', code: 'bad_request' });
+    return;
+  }
+  const body = await readBody(request);
+  let args: unknown;
+  try {
+    args = body === null ? null : (JSON.parse(body) as { args?: unknown }).args;
+  } catch {
+    args = null;
+  }
+  if (!Array.isArray(args)) {
+    send(response, 400, { error: 'expected {"args": [...]} of at most ' + REQUEST_BYTES_MAX + ' bytes', code: 'bad_request' });
+    return;
+  }
+  try {
+    const call = api[method] as (...values: unknown[]) => Promise<unknown>;
+    const value = await call.apply(api, args);
+    send(response, 200, value ?? null, headers);
+  } catch (error) {
+    const not_found = error instanceof Error && error.name === 'NotFoundError';
+    send(response, not_found ? 404 : 500, { error: error instanceof Error ? error.message : String(error), code: not_found ? 'not_found' : 'internal' }, headers);
+  }
+}
+
+/** The body as text, or null when it is larger than REQUEST_BYTES_MAX. */
+function readBody(request: http.IncomingMessage): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > REQUEST_BYTES_MAX) {
+        resolve(null);
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function send(response: http.ServerResponse, status: number, value: unknown, headers: Record<string, string> = SECURITY_HEADERS): void {
+  const body = JSON.stringify(value);
+  response.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  response.end(body);
+}

@@ -1,0 +1,134 @@
+// Tails one WAL: each refresh decodes only the bytes appended since the last one (the reader's checkpoint),
+// feeds the new frames to the replay fold and the record index, and notices when the file was cut back (a
+// writer truncating a torn tail under its lease) or replaced, in which case it starts over from offset 0.
+// A partial frame at the end of a live WAL is a tail in progress: the checkpoint stays before it.
+import fs from 'node:fs';
+import type { SessionFold } from '../../src-shared/replay.js';
+import type { ReadFrame } from '../../src-shared/wal.js';
+import { readTarget, type WalTarget } from '../engine/inspect.js';
+import { FRAME_DIGEST_BYTES } from '../engine/limits.js';
+import type { ReadCheckpoint, ReadResult } from '../engine/reader.js';
+import { SessionFolder } from '../replay/fold.js';
+import { RecordIndex } from './record-index.js';
+
+/** Progress is reported at most once per this many bytes read. */
+const PROGRESS_STEP_BYTES = 4 * 1_048_576;
+
+export interface TailProgress {
+  done_bytes: number;
+  total_bytes: number;
+}
+
+export interface TailUpdate {
+  /** New frames since the previous refresh (after a restart: every frame). */
+  frames_added: number;
+  /** The file was cut back or replaced and the view restarted from offset 0. */
+  restarted: boolean;
+}
+
+interface FileMark {
+  inode: number;
+  /** The digest that ends the last frame read: if those bytes changed, the file was rewritten. */
+  last_digest: Buffer | null;
+}
+
+export class SessionTailer {
+  private folder = new SessionFolder();
+  private index_ = new RecordIndex();
+  private checkpoint: ReadCheckpoint | null = null;
+  private mark: FileMark | null = null;
+  private last: ReadResult | null = null;
+  private fold_cache: SessionFold | null = null;
+
+  constructor(readonly target: WalTarget) {}
+
+  get index(): RecordIndex {
+    return this.index_;
+  }
+
+  /** The last read's outcome: integrity, counts, checkpoint. null before the first refresh. */
+  get read(): ReadResult | null {
+    return this.last;
+  }
+
+  get bytes_read(): number {
+    return this.last?.bytes ?? 0;
+  }
+
+  /** The fold of every frame read so far, classified; cached until the next frame arrives. */
+  fold(): SessionFold {
+    this.fold_cache ??= this.folder.snapshot();
+    return this.fold_cache;
+  }
+
+  refresh(on_progress?: (progress: TailProgress) => void): TailUpdate {
+    const restarted = this.needsRestart();
+    if (restarted) this.reset();
+    const before = this.index_.length;
+    let next_report = (this.checkpoint?.offset ?? 0) + PROGRESS_STEP_BYTES;
+    const total_bytes = fileSize(this.target.wal_path);
+    const on_frame = (frame: ReadFrame): void => {
+      this.folder.push(frame);
+      this.index_.push(frame);
+      if (on_progress !== undefined && frame.offset >= next_report) {
+        next_report = frame.offset + PROGRESS_STEP_BYTES;
+        on_progress({ done_bytes: frame.offset, total_bytes });
+      }
+    };
+    const result = readTarget(this.target, { on_frame, ...(this.checkpoint === null ? {} : { from: this.checkpoint }) });
+    this.last = result;
+    this.checkpoint = result.checkpoint;
+    this.mark = this.checkpoint === null ? null : markOf(this.target.wal_path, this.checkpoint.offset);
+    const frames_added = this.index_.length - before;
+    if (frames_added > 0 || restarted) this.fold_cache = null;
+    return { frames_added, restarted };
+  }
+
+  /** Restart from 0 when the last read was refused (the refusal may be gone), or the file shrank below the
+   *  checkpoint, or it is another file, or the bytes before the checkpoint are not the ones we read. */
+  private needsRestart(): boolean {
+    if (this.last === null) return false;
+    if (this.checkpoint === null) return true;
+    const now = markOf(this.target.wal_path, this.checkpoint.offset);
+    if (now === null || this.mark === null) return true;
+    if (now.inode !== this.mark.inode) return true;
+    if (this.mark.last_digest === null) return false;
+    return now.last_digest === null || !now.last_digest.equals(this.mark.last_digest);
+  }
+
+  private reset(): void {
+    this.folder = new SessionFolder();
+    this.index_ = new RecordIndex();
+    this.checkpoint = null;
+    this.mark = null;
+    this.fold_cache = null;
+  }
+}
+
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** null when the file is gone or shorter than `offset`. */
+function markOf(file: string, offset: number): FileMark | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const stats = fs.fstatSync(fd);
+    if (stats.size < offset) return null;
+    if (offset < FRAME_DIGEST_BYTES) return { inode: stats.ino, last_digest: null };
+    const digest = Buffer.alloc(FRAME_DIGEST_BYTES);
+    const count = fs.readSync(fd, digest, 0, FRAME_DIGEST_BYTES, offset - FRAME_DIGEST_BYTES);
+    return { inode: stats.ino, last_digest: count === FRAME_DIGEST_BYTES ? digest : null };
+  } finally {
+    fs.closeSync(fd);
+  }
+}

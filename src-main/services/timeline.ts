@@ -1,0 +1,180 @@
+// The session view's rows: a fold flattened into episodes → steps → batches → calls, in WAL order, so the
+// renderer can window it. Big values are cut to previews here (the record view has the whole payload), which
+// bounds what one page of rows can weigh.
+import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
+import type { BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, SessionFold } from '../../src-shared/replay.js';
+
+/** A row's text is cut past this; the record view shows the rest. */
+export const ROW_TEXT_CHARS_MAX = 4_000;
+/** args and outputs heavier than this (as JSON) become a text preview. */
+export const ROW_VALUE_CHARS_MAX = 8_000;
+
+export interface Timeline {
+  rows: TimelineRow[];
+  /** The first timeline row that shows record seq k, at [k]; -1 where none does. */
+  row_of_seq: Int32Array;
+}
+
+export function buildTimeline(fold: SessionFold): Timeline {
+  const rows: TimelineRow[] = [];
+  for (const episode of fold.episodes) rows.push(...episodeRows(episode));
+  for (const ref of fold.outside) {
+    if (ref.seq > 0) rows.push({ kind: 'event', episode: null, type: ref.type, summary: `${ref.type} outside any episode`, seqs: [ref.seq] });
+  }
+  for (const found of fold.anomalies) rows.push({ kind: 'anomaly', episode: null, anomaly: found.kind, message: found.message, seqs: found.seqs });
+  const row_of_seq = new Int32Array(fold.last_seq + 1).fill(-1);
+  rows.forEach((row, index) => {
+    for (const seq of row.seqs) if (seq > 0 && seq <= fold.last_seq && row_of_seq[seq] === -1) row_of_seq[seq] = index;
+  });
+  return { rows, row_of_seq };
+}
+
+type Keyed = { key: number; order: number; rows: TimelineRow[] };
+
+function episodeRows(episode: EpisodeFold): TimelineRow[] {
+  const n = episode.episode;
+  const head: TimelineRow = {
+    kind: 'episode',
+    episode: n,
+    run_id: episode.run_id,
+    state: episode.state,
+    finish_reason: episode.finished?.reason ?? null,
+    seqs: [episode.started_seq, ...(episode.finished === null ? [] : [episode.finished.seq])],
+  };
+  const input: TimelineRow[] = asList(episode.input).map((message) => ({
+    kind: 'input',
+    episode: n,
+    role: roleOf(message),
+    text: messageText(message),
+    seqs: [episode.started_seq],
+  }));
+  const keyed: Keyed[] = [];
+  const add = (key: number | null, rows: TimelineRow[]) => keyed.push({ key: key ?? Number.MAX_SAFE_INTEGER, order: keyed.length, rows });
+  for (const step of episode.steps) {
+    const seqs = [...step.attempts.map((a) => a.seq), ...(step.seq === null ? [] : [step.seq]), ...(step.turn_finished_seq === null ? [] : [step.turn_finished_seq])];
+    const rows: TimelineRow[] = [{
+      kind: 'step',
+      episode: n,
+      step_id: step.step_id,
+      text: messageText(step.assistant_message),
+      tool_calls: step.tool_use_ids.length,
+      usage: step.usage,
+      attempts: step.attempts.map((a) => ({ attempt: a.attempt, outcome: a.outcome, http_status: a.http_status })),
+      in_flight: step.seq === null,
+      seqs,
+    }];
+    for (const note of step.notes) rows.push({ kind: 'note', episode: n, step_id: step.step_id, type: note.type, summary: cut(compact(note.payload)), seqs: [note.seq] });
+    const batch = episode.batches.find((candidate) => candidate.batch_id === step.batch_id);
+    if (batch !== undefined) rows.push(...batchRows(n, batch));
+    add(step.seq ?? seqs[0] ?? step.notes[0]?.seq ?? null, rows);
+  }
+  for (const batch of episode.batches) {
+    if (!episode.steps.some((step) => step.batch_id === batch.batch_id)) add(batch.started_seq, batchRows(n, batch));
+  }
+  for (const steer of episode.steers) {
+    const text = asList(steer.input).map(messageText).join('\n');
+    add(steer.seq, [{ kind: 'steer', episode: n, title: steer.title, delivery: steer.delivery, text: cut(text), seqs: [steer.seq] }]);
+  }
+  for (const approval of episode.approvals) {
+    const seqs = [approval.requested_seq, approval.resolved_seq, approval.recorded_seq].filter((seq): seq is number => seq !== null);
+    add(seqs[0] ?? null, [{ kind: 'approval', episode: n, tool_call_id: approval.tool_call_id, decision: approval.decision, seqs }]);
+  }
+  for (const cancel of episode.cancel_requests) add(cancel.seq, [event(n, 'run_cancel_requested', `cancel requested (at ${cancel.at ?? '?'})`, cancel.seq)]);
+  for (const pause of episode.pauses) add(pause.seq, [event(n, 'run_paused', `paused: ${pause.reason ?? 'no reason recorded'}`, pause.seq)]);
+  for (const resume of episode.resumes) {
+    add(resume.seq, [event(n, 'resume_started', `resumed from seq ${resume.resumed_from_seq ?? '?'}; redone [${resume.redone.join(', ')}]; indeterminate [${resume.indeterminate.join(', ')}]`, resume.seq)]);
+  }
+  for (const ref of episode.shown) add(ref.seq, [event(n, ref.type, `${ref.type} (shown, not acted on)`, ref.seq)]);
+  if (episode.finished !== null) add(episode.finished.seq, [event(n, 'run_finished', `run finished: ${episode.finished.reason ?? 'no reason'}`, episode.finished.seq)]);
+  keyed.sort((a, b) => a.key - b.key || a.order - b.order);
+  const anomalies: TimelineRow[] = episode.anomalies.map((found) => ({ kind: 'anomaly', episode: n, anomaly: found.kind, message: found.message, seqs: found.seqs }));
+  return [head, ...input, ...keyed.flatMap((entry) => entry.rows), ...anomalies];
+}
+
+function event(episode: number, type: string, summary: string, seq: number): TimelineRow {
+  return { kind: 'event', episode, type, summary, seqs: [seq] };
+}
+
+function batchRows(episode: number, batch: BatchFold): TimelineRow[] {
+  const head: TimelineRow = {
+    kind: 'batch',
+    episode,
+    batch_id: batch.batch_id,
+    step_id: batch.step_id,
+    sequential: batch.sequential,
+    finished: batch.finished_seq !== null,
+    committable: batch.committable,
+    mixed_crash: batch.mixed_crash,
+    seqs: [batch.started_seq, ...(batch.finished_seq === null ? [] : [batch.finished_seq])],
+  };
+  return [head, ...batch.calls.map((call): TimelineRow => {
+    const row = callRow(call);
+    return { kind: 'call', episode, batch_id: batch.batch_id, call: row, seqs: row.seqs };
+  })];
+}
+
+function callRow(call: CallFold): CallRow {
+  const terminal = call.terminals[0] ?? null;
+  const seqs = [
+    ...(call.intent === null ? [] : [call.intent.seq]),
+    ...(call.held === null ? [] : [call.held.seq]),
+    ...call.terminals.map((entry) => entry.seq),
+  ];
+  return {
+    tool_call_id: call.tool_call_id,
+    name: call.name,
+    class: call.class,
+    plan: call.plan,
+    safe: call.safe,
+    args: preview(call.intent?.args ?? null),
+    output: preview(terminal?.output ?? null),
+    outcome: terminal?.outcome ?? null,
+    reason: terminal?.reason ?? null,
+    is_error: terminal?.is_error ?? false,
+    dispatched_at_ms: call.intent?.dispatched_at_ms ?? null,
+    held: call.held === null ? null : { call_key: call.held.call_key, module: call.held.module, reason: call.held.reason, held_at_ms: call.held.held_at_ms, seq: call.held.seq },
+    behind: call.behind,
+    successors: call.successors,
+    seqs,
+  };
+}
+
+export function buildTranscript(messages: readonly JsonPayload[]): TranscriptRow[] {
+  return messages.map((message, index) => ({ index, role: roleOf(message), content: preview(message['content'] ?? null) }));
+}
+
+function asList(value: JsonValue): JsonValue[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function roleOf(message: JsonValue): string {
+  return message !== null && typeof message === 'object' && !Array.isArray(message) && typeof message['role'] === 'string' ? message['role'] : '?';
+}
+
+/** What a message says, as plain text: text blocks verbatim, other blocks as a bracketed word. */
+export function messageText(message: JsonValue): string {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return '';
+  const parts: string[] = [];
+  for (const block of asList(message['content'] ?? null)) {
+    if (block === null || typeof block !== 'object' || Array.isArray(block)) continue;
+    const type = block['type'];
+    if ((type === 'text' || type === 'text_with_state') && typeof block['text'] === 'string') parts.push(block['text']);
+    else if (type === 'tool_use') parts.push(`[tool_use ${String(block['name'] ?? '?')} ${String(block['id'] ?? '')}]`);
+    else if (type === 'tool_result') parts.push(`[tool_result ${String(block['tool_use_id'] ?? '')}]`);
+    else parts.push(`[${String(type ?? 'block')}]`);
+  }
+  return cut(parts.join('\n'));
+}
+
+function cut(text: string): string {
+  return text.length > ROW_TEXT_CHARS_MAX ? `${text.slice(0, ROW_TEXT_CHARS_MAX)}… (${text.length - ROW_TEXT_CHARS_MAX} more characters)` : text;
+}
+
+function compact(value: JsonValue): string {
+  return JSON.stringify(value) ?? 'null';
+}
+
+function preview(value: JsonValue): JsonValue {
+  const text = compact(value);
+  return text.length > ROW_VALUE_CHARS_MAX ? `${text.slice(0, ROW_VALUE_CHARS_MAX)}… (${text.length - ROW_VALUE_CHARS_MAX} more characters; open the record)` : value;
+}

@@ -1,0 +1,17 @@
+// The one API object the renderer uses: the preload's under Electron, the HTTP client in a browser. Nothing
+// else in the renderer knows which transport it runs on.
+import type { WalscopeApi } from '../../src-shared/ipc.js';
+import { httpApi } from './http-api.js';
+
+declare global {
+  interface Window {
+    walscope?: WalscopeApi;
+  }
+}
+
+export const api: WalscopeApi = window.walscope ?? httpApi();
+
+// The token is in a cookie now; keep it out of the address bar, the history and screenshots.
+if (window.walscope === undefined && new URLSearchParams(window.location.search).has('token')) {
+  window.history.replaceState(null, '', window.location.pathname);
+}

@@ -1,0 +1,48 @@
+// The window: workspace header, the session list, and the selected session.
+import { useState } from 'react';
+import { useServiceEvents, useSession, useSessions, useWorkspace } from './queries.js';
+import { SessionList } from './components/session-list.js';
+import { SessionView } from './components/session-view.js';
+import { api } from './api/api.js';
+import { ErrorBoundary } from './components/error-boundary.js';
+
+export function App() {
+  const workspace = useWorkspace();
+  const sessions = useSessions();
+  const progress = useServiceEvents();
+  const [selected, setSelected] = useState<string | null>(() => new URLSearchParams(window.location.hash.slice(1)).get('session'));
+  const detail = useSession(selected);
+  const [dropError, setDropError] = useState<string | null>(null);
+  const select = (key: string) => {
+    setSelected(key);
+    window.history.replaceState(null, '', `#session=${encodeURIComponent(key)}`);
+  };
+  return (
+    <div
+      className="app"
+      onDragOver={(event) => { if (api.openDropped !== undefined) event.preventDefault(); }}
+      onDrop={(event) => {
+        const file = event.dataTransfer.files[0];
+        if (api.openDropped === undefined || file === undefined) return;
+        event.preventDefault();
+        api.openDropped(file).then(() => setSelected(null), (error: unknown) => setDropError(String(error)));
+      }}
+    >
+      <header className="app-head">
+        <strong>walscope</strong>
+        <span className="mono muted" data-testid="workspace-path">{workspace.data?.path ?? ''}</span>
+        {workspace.data !== undefined && <span className="badge" data-testid="workspace-kind">{workspace.data.kind}{workspace.data.read_only ? ' · read-only' : ''}</span>}
+        {workspace.data !== undefined && workspace.data.not_sessions.length > 0 && <span className="muted">not sessions: {workspace.data.not_sessions.join(', ')}</span>}
+        {dropError !== null && <span className="error">{dropError}</span>}
+      </header>
+      <main className="app-body">
+        <SessionList sessions={sessions.data ?? []} selected={selected} onSelect={select} progress={progress} />
+        <section className="session-pane">
+          {selected === null && <p className="muted empty">Pick a session.{api.openDropped !== undefined ? ' Drop a state root or a WAL export here to open it.' : ''}</p>}
+          {selected !== null && detail.data === undefined && <p className="muted empty">{detail.error?.message ?? 'Reading…'}</p>}
+          {detail.data !== undefined && <ErrorBoundary resetKey={selected ?? ''}><SessionView key={selected ?? ''} detail={detail.data} /></ErrorBoundary>}
+        </section>
+      </main>
+    </div>
+  );
+}

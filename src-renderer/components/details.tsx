@@ -1,0 +1,56 @@
+// Detail panes: the selected timeline element (with jumps to its records), and one record (every frame field,
+// the payload tree, raw hex, and the jump back to the timeline).
+import type { RecordDetail, TimelineRow } from '../../src-shared/ipc.js';
+import { ClassChip } from './chips.js';
+import { formatTime } from './format.js';
+import { HexView } from './hex-view.js';
+import { PayloadTree } from './payload-tree.js';
+
+export function TimelineDetail({ row, onJump }: { row: TimelineRow; onJump: (seq: number) => void }) {
+  return (
+    <div className="detail" data-testid="timeline-detail">
+      <h4>{row.kind}</h4>
+      {row.kind === 'call' && (
+        <>
+          <p><ClassChip value={row.call.class} /> <span className="mono">{row.call.tool_call_id}</span> {row.call.name} · plan {row.call.plan}{row.call.safe ? ' · safe' : ''}</p>
+          <p>dispatched at {formatTime(row.call.dispatched_at_ms)} · outcome {row.call.outcome ?? '—'} · reason {row.call.reason ?? '—'}{row.call.is_error ? ' · error' : ''}</p>
+          {row.call.held !== null && (
+            <p data-testid="held-detail">Held: key {row.call.held.call_key}, module {row.call.held.module}, since {formatTime(row.call.held.held_at_ms)}; successors waiting: {row.call.successors.join(', ') || 'none'}</p>
+          )}
+          <PayloadTree value={row.call.args} label="args" />
+          <PayloadTree value={row.call.output} label="output" />
+        </>
+      )}
+      {row.kind === 'step' && <><pre className="text-block">{row.text}</pre><PayloadTree value={row.usage} label="usage" /></>}
+      {(row.kind === 'input' || row.kind === 'steer') && <pre className="text-block">{row.text}</pre>}
+      {(row.kind === 'event' || row.kind === 'note') && <pre className="text-block">{row.summary}</pre>}
+      {row.kind === 'anomaly' && <pre className="text-block">{row.message}</pre>}
+      <div className="actions">
+        {row.seqs.map((seq) => (
+          <button key={seq} type="button" onClick={() => onJump(seq)} data-testid="jump-record">record seq {seq}</button>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+export function RecordDetailView({ record, onBack }: { record: RecordDetail; onBack: (row: number) => void }) {
+  return (
+    <div className="detail" data-testid="record-detail">
+      <h4>{record.type} <span className="muted">seq {record.seq}</span></h4>
+      <dl className="fields">
+        <dt>offset</dt><dd>{record.offset}</dd>
+        <dt>size</dt><dd>{record.size_bytes} bytes</dd>
+        <dt>seq</dt><dd>{record.seq}</dd>
+        <dt>ver</dt><dd>{record.ver}</dd>
+        <dt>fence</dt><dd>{record.fence}</dd>
+        <dt>features</dt><dd>{record.features.join(', ') || 'none'}</dd>
+        <dt>digest</dt><dd data-testid="digest-check">{record.digest_algorithm} · {record.digest_ok ? 'verified' : 'MISMATCH'}</dd>
+      </dl>
+      {record.timeline_row !== null && <button type="button" onClick={() => onBack(record.timeline_row!)} data-testid="jump-timeline">show in timeline</button>}
+      <PayloadTree value={record.payload} label="payload" />
+      {record.payload_truncated && <p className="muted">payload cut for display</p>}
+      <HexView hex={record.hex} base_offset={record.offset} truncated={record.hex_truncated} />
+    </div>
+  );
+}

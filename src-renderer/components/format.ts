@@ -1,0 +1,32 @@
+// Small display helpers. Everything they return is plain text for React to escape.
+export function formatBytes(size_bytes: number): string {
+  if (size_bytes < 1024) return `${size_bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB'];
+  let value = size_bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+export function formatTime(ms: number | null): string {
+  if (ms === null) return '—';
+  return new Date(ms).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+}
+
+export function formatAgo(ms: number | null, now_ms: number): string {
+  if (ms === null) return '—';
+  const seconds = Math.max(0, Math.round((now_ms - ms) / 1000));
+  if (seconds < 60) return `${seconds}s ago`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)}m ago`;
+  if (seconds < 86_400) return `${Math.round(seconds / 3600)}h ago`;
+  return `${Math.round(seconds / 86_400)}d ago`;
+}
+
+/** A JSON value on one line, cut: for table cells. */
+export function inline(value: unknown, chars_max = 160): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null');
+  return text.length > chars_max ? `${text.slice(0, chars_max)}…` : text;
+}

@@ -1,0 +1,78 @@
+// The sessions of the workspace: status, last activity, episodes, records, size; filter, sort, search by id.
+// It updates live from the service's events (react-query data replaced in place).
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useMemo, useRef, useState } from 'react';
+import type { SessionStatus, SessionSummary } from '../../src-shared/ipc.js';
+import { STATUS_WORD, StatusChip } from './chips.js';
+import { formatAgo, formatBytes } from './format.js';
+
+type SortKey = 'activity' | 'id' | 'records' | 'size' | 'status';
+const ROW_PX = 58;
+
+export function SessionList(props: { sessions: SessionSummary[]; selected: string | null; onSelect: (key: string) => void; progress: Map<string, { done_bytes: number; total_bytes: number }> }) {
+  const [query, setQuery] = useState('');
+  const [status, setStatus] = useState<SessionStatus | 'all'>('all');
+  const [sort, setSort] = useState<SortKey>('activity');
+  const scroller = useRef<HTMLDivElement>(null);
+  const shown = useMemo(() => {
+    const needle = query.trim().toLowerCase();
+    const rows = props.sessions.filter((session) => (status === 'all' || session.status === status) && session.key.toLowerCase().includes(needle));
+    const by: Record<SortKey, (a: SessionSummary, b: SessionSummary) => number> = {
+      activity: (a, b) => (b.last_activity_ms ?? 0) - (a.last_activity_ms ?? 0),
+      id: (a, b) => a.key.localeCompare(b.key),
+      records: (a, b) => b.records - a.records,
+      size: (a, b) => b.size_bytes - a.size_bytes,
+      status: (a, b) => a.status.localeCompare(b.status) || a.key.localeCompare(b.key),
+    };
+    return rows.sort(by[sort]);
+  }, [props.sessions, query, status, sort]);
+  const virtualizer = useVirtualizer({ count: shown.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_PX, overscan: 8 });
+  const now_ms = Date.now();
+  return (
+    <nav className="session-list" aria-label="Sessions">
+      <div className="list-tools">
+        <input type="search" placeholder="Search session id" value={query} onChange={(event) => setQuery(event.target.value)} aria-label="Search session id" data-testid="session-search" />
+        <select value={status} onChange={(event) => setStatus(event.target.value as SessionStatus | 'all')} aria-label="Filter by status">
+          <option value="all">all statuses</option>
+          {(Object.keys(STATUS_WORD) as SessionStatus[]).map((value) => <option key={value} value={value}>{STATUS_WORD[value]}</option>)}
+        </select>
+        <select value={sort} onChange={(event) => setSort(event.target.value as SortKey)} aria-label="Sort by">
+          <option value="activity">last activity</option>
+          <option value="id">id</option>
+          <option value="status">status</option>
+          <option value="records">records</option>
+          <option value="size">size</option>
+        </select>
+      </div>
+      <div className="session-scroll" ref={scroller}>
+        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const session = shown[item.index]!;
+            const progress = props.progress.get(session.key);
+            return (
+              <button
+                type="button"
+                key={session.key}
+                className={`session-row${session.key === props.selected ? ' selected' : ''}`}
+                style={{ top: item.start, height: ROW_PX }}
+                onClick={() => props.onSelect(session.key)}
+                data-testid="session-row"
+                data-session={session.key}
+                data-status={session.status}
+                aria-current={session.key === props.selected}
+              >
+                <span className="session-id">{session.key}</span>
+                <StatusChip value={session.status} title={session.status_detail} />
+                <span className="session-meta muted">
+                  {formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}
+                </span>
+                {progress !== undefined && <progress max={progress.total_bytes} value={progress.done_bytes} aria-label="Reading" />}
+              </button>
+            );
+          })}
+        </div>
+      </div>
+      <div className="muted list-count">{shown.length} of {props.sessions.length} sessions</div>
+    </nav>
+  );
+}

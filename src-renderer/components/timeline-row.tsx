@@ -1,0 +1,51 @@
+// One row of the session timeline. All WAL content goes through React text nodes.
+import type { TimelineRow } from '../../src-shared/ipc.js';
+import { ClassChip } from './chips.js';
+import { inline } from './format.js';
+
+export function TimelineRowView({ row }: { row: TimelineRow }) {
+  switch (row.kind) {
+    case 'episode':
+      return <div className="tl tl-episode"><strong>Episode {row.episode}</strong> <span className="mono">{row.run_id ?? '—'}</span> <span className="badge">{row.state}</span>{row.finish_reason !== null && <span className="badge">finished: {row.finish_reason}</span>}</div>;
+    case 'input':
+      return <div className="tl tl-input"><span className="role">{row.role}</span> <span className="text">{row.text}</span></div>;
+    case 'steer':
+      return <div className="tl tl-steer"><span className="role">steer</span> {row.title !== null && <strong>{row.title} </strong>}<span className="muted">{row.delivery ?? ''}</span> <span className="text">{row.text}</span></div>;
+    case 'step':
+      return (
+        <div className="tl tl-step">
+          <span className="role">step {row.step_id}</span>
+          {row.in_flight && <span className="badge">in flight</span>}
+          <span className="text">{row.text}</span>
+          <span className="muted"> {row.tool_calls} call(s) · {row.attempts.length} attempt(s){row.usage !== null ? ` · ${inline(row.usage, 60)}` : ''}</span>
+        </div>
+      );
+    case 'note':
+      return <div className="tl tl-note"><span className="badge">{row.type}</span> <span className="mono muted">{row.summary}</span></div>;
+    case 'batch':
+      return (
+        <div className="tl tl-batch">
+          <strong>batch {row.batch_id}</strong> <span className="muted">{row.sequential ? 'sequential' : 'parallel'} · step {row.step_id ?? '—'} · {row.finished ? 'finished' : 'open'}{row.committable ? '' : ' · not committable'}{row.mixed_crash ? ' · mixed crash' : ''}</span>
+        </div>
+      );
+    case 'call': {
+      const call = row.call;
+      return (
+        <div className="tl tl-call" data-testid="call-row" data-call={call.tool_call_id} data-class={call.class}>
+          <ClassChip value={call.class} />
+          <span className="mono">{call.tool_call_id}</span> <strong>{call.name}</strong>
+          {call.held !== null && <span className="badge held" data-testid="held-info">held by {call.held.module} · key {call.held.call_key}{call.successors.length > 0 ? ` · waiting: ${call.successors.join(', ')}` : ''}</span>}
+          {call.behind !== null && <span className="badge" data-testid="behind-info">behind {call.behind}</span>}
+          <span className="mono muted cell">{inline(call.args, 80)}</span>
+          <span className="mono cell">{call.outcome ?? ''}{call.reason !== null ? ` (${call.reason})` : ''} {inline(call.output, 80)}</span>
+        </div>
+      );
+    }
+    case 'approval':
+      return <div className="tl tl-approval"><span className="badge">approval</span> <span className="mono">{row.tool_call_id}</span> {row.decision ?? 'pending'}</div>;
+    case 'event':
+      return <div className="tl tl-event"><span className="badge">{row.type}</span> <span className="text">{row.summary}</span></div>;
+    case 'anomaly':
+      return <div className="tl tl-anomaly"><span className="badge warn">{row.anomaly}</span> <span className="text">{row.message}</span></div>;
+  }
+}

@@ -1,0 +1,72 @@
+// The service's data through react-query, kept fresh by the service's events: a change to a session
+// invalidates only that session's queries, and only mounted ones (the visible pages) refetch.
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import type { Progress, RowList, RowPage, WalscopeEvent } from '../src-shared/ipc.js';
+import { api } from './api/api.js';
+
+export const PAGE_ROWS = 100;
+
+export const keys = {
+  workspace: ['workspace'] as const,
+  sessions: ['sessions'] as const,
+  session: (key: string) => ['session', key] as const,
+  page: (key: string, list: RowList, page: number) => ['session', key, 'rows', list, page] as const,
+  // Frames never change once written: a record is not refetched when its session grows.
+  record: (key: string, index: number) => ['record', key, index] as const,
+};
+
+export function useWorkspace() {
+  return useQuery({ queryKey: keys.workspace, queryFn: () => api.getWorkspace() });
+}
+
+export function useSessions() {
+  return useQuery({ queryKey: keys.sessions, queryFn: () => api.listSessions() });
+}
+
+export function useSession(key: string | null) {
+  return useQuery({ queryKey: keys.session(key ?? ''), queryFn: () => api.getSession(key!), enabled: key !== null });
+}
+
+export function usePage<L extends RowList>(key: string, list: L, page: number) {
+  return useQuery({
+    queryKey: keys.page(key, list, page),
+    queryFn: () => api.getRows(key, list, page * PAGE_ROWS, PAGE_ROWS) as Promise<RowPage<L>>,
+    // While a page loads, keep showing the one before it, but never another list's or session's rows.
+    placeholderData: (previous) => (previous?.list === list && previous.key === key ? previous : undefined),
+  });
+}
+
+export function useRecord(key: string, index: number | null) {
+  return useQuery({ queryKey: keys.record(key, index ?? -1), queryFn: () => api.getRecord(key, index!), enabled: index !== null });
+}
+
+/** Subscribes once to the service's events; returns the latest progress per session. */
+export function useServiceEvents(): Map<string, Progress> {
+  const client = useQueryClient();
+  const [progress, setProgress] = useState(new Map<string, Progress>());
+  useEffect(() => api.subscribe((event) => onEvent(client, event, setProgress)), [client]);
+  return progress;
+}
+
+function onEvent(client: QueryClient, event: WalscopeEvent, setProgress: (update: (previous: Map<string, Progress>) => Map<string, Progress>) => void): void {
+  switch (event.type) {
+    case 'workspace':
+      client.setQueryData(keys.workspace, event.workspace);
+      break;
+    case 'sessions':
+      client.setQueryData(keys.sessions, event.sessions);
+      break;
+    case 'session':
+      void client.invalidateQueries({ queryKey: keys.session(event.key), refetchType: 'active' });
+      break;
+    case 'progress':
+      setProgress((previous) => {
+        const next = new Map(previous);
+        if (event.progress.finished) next.delete(event.progress.key);
+        else next.set(event.progress.key, event.progress);
+        return next;
+      });
+      break;
+  }
+}

@@ -1,0 +1,297 @@
+// THE contract between the main side (session service) and the renderer. One API interface and its event
+// types: the Electron preload, the Electron IPC handlers and the HTTP transport (`walscope serve`) all
+// implement or carry exactly this, so the renderer never knows which transport it runs on. Plain JSON data
+// only. Everything a WAL says (text, titles, ids, outputs) is untrusted: the renderer shows it as text.
+import type {
+  CallClass,
+  EpisodeState,
+  JsonPayload,
+  JsonValue,
+  PlannedRecord,
+  RecoveryKind,
+  RecoveryPlan,
+} from './replay.js';
+import type { DigestAlgorithmName, InProgressTail, LeaseTenure, TornTail, WalErrorInfo } from './wal.js';
+
+/** Rows per page request; the renderer asks for windows, never whole lists (a session may hold 1M records). */
+export const PAGE_ROWS_MAX = 2_000;
+/** Matches one search returns; the UI says "first N" past it. */
+export const SEARCH_MATCHES_MAX = 1_000;
+export const SEARCH_QUERY_CHARS_MAX = 200;
+/** Raw bytes of one frame shown as hex; larger frames are cut, with the cut said. */
+export const RECORD_HEX_BYTES_MAX = 65_536;
+/** A payload tree larger than this (as JSON text) is cut to a preview. */
+export const RECORD_PAYLOAD_CHARS_MAX = 1_048_576;
+
+/** A state root, one session folder of a state root (both acted on under the session's lease), or an export
+ *  (a copied WAL file or folder: read-only for ever). */
+export interface Workspace {
+  path: string;
+  kind: 'state_root' | 'session' | 'export';
+  read_only: boolean;
+  /** Entries under sessions/ that are not sessions: listed, never opened. */
+  not_sessions: string[];
+}
+
+/** One word per session, most urgent first when several apply. */
+export type SessionStatus =
+  | 'refused'
+  | 'live'
+  | 'torn_tail'
+  | 'paused_held'
+  | 'needs_operator'
+  | 'finished'
+  | 'idle'
+  | 'loading';
+
+export interface SessionSummary {
+  /** Stable key for API calls: the session id in a state root, the file name for an export. */
+  key: string;
+  session_id: string | null;
+  status: SessionStatus;
+  /** A sentence saying why the status, for tooltips and the list. */
+  status_detail: string;
+  /** mtime of the WAL, ms since the epoch. */
+  last_activity_ms: number | null;
+  episodes: number;
+  records: number;
+  last_seq: number;
+  size_bytes: number;
+  /** The last episode's state, null before any episode. */
+  episode_state: EpisodeState | null;
+  finish_reason: string | null;
+  /** Counts of call classes over the session, for the list's chips. */
+  class_counts: Partial<Record<CallClass, number>>;
+}
+
+export type LeaseView = { state: 'live'; holder: LeaseTenure | null } | { state: 'free'; last: LeaseTenure | null } | { state: 'absent' };
+
+export interface Integrity {
+  torn_tail: TornTail | null;
+  in_progress_tail: InProgressTail | null;
+  error: WalErrorInfo | null;
+}
+
+/** The header of a session view; its long lists come as pages (see `RowList`). */
+export interface SessionDetail {
+  summary: SessionSummary;
+  wal_path: string;
+  wal_id: string | null;
+  read_only: boolean;
+  lease: LeaseView;
+  integrity: Integrity;
+  digest_algorithms: DigestAlgorithmName[];
+  features: string[];
+  /** Row counts of each list, so the renderer can size its virtualizers. */
+  rows: Record<RowList, number>;
+  /** The resume plan for the last episode (absent actions are still explained in `message`). */
+  resume: RecoveryPlan;
+  queue: QueueView[];
+  /** The provider-validity check of the transcript the next request would carry. */
+  transcript_valid: boolean;
+}
+
+export interface QueueView {
+  submission_id: string;
+  seq: number;
+  state: 'pending' | 'retracted' | 'delivered';
+  delivery: string | null;
+  title: string | null;
+}
+
+export type RowList = 'timeline' | 'records' | 'transcript';
+
+/** A call's row in its batch table. */
+export interface CallRow {
+  tool_call_id: string;
+  name: string;
+  class: CallClass;
+  plan: 'dispatch' | 'no_dispatch';
+  safe: boolean;
+  args: JsonValue;
+  output: JsonValue;
+  outcome: string | null;
+  reason: string | null;
+  is_error: boolean;
+  /** tool-times: when the intent was written (the result's finished_at_ms shows in the record view). */
+  dispatched_at_ms: number | null;
+  /** Held calls: what holds them, and the successors waiting behind. */
+  held: { call_key: string; module: string; reason: string | null; held_at_ms: number | null; seq: number } | null;
+  behind: string | null;
+  successors: string[];
+  /** Every record of the call (intent, held, terminals), for jump-to-record. */
+  seqs: number[];
+}
+
+/** One row of the session timeline: episodes → turns → steps → batches, flattened so it can be windowed. */
+export type TimelineRow =
+  | { kind: 'episode'; episode: number; run_id: string | null; state: EpisodeState; finish_reason: string | null; seqs: number[] }
+  | { kind: 'input'; episode: number; role: string; text: string; seqs: number[] }
+  | { kind: 'steer'; episode: number; title: string | null; delivery: string | null; text: string; seqs: number[] }
+  | {
+      kind: 'step';
+      episode: number;
+      step_id: number;
+      text: string;
+      tool_calls: number;
+      usage: JsonPayload | null;
+      attempts: { attempt: number | null; outcome: string | null; http_status: number | null }[];
+      in_flight: boolean;
+      seqs: number[];
+    }
+  | { kind: 'note'; episode: number; step_id: number | null; type: string; summary: string; seqs: number[] }
+  | { kind: 'batch'; episode: number; batch_id: string; step_id: number | null; sequential: boolean; finished: boolean; committable: boolean; mixed_crash: boolean; seqs: number[] }
+  | { kind: 'call'; episode: number; batch_id: string; call: CallRow; seqs: number[] }
+  | { kind: 'approval'; episode: number; tool_call_id: string; decision: string | null; seqs: number[] }
+  | { kind: 'event'; episode: number | null; type: string; summary: string; seqs: number[] }
+  | { kind: 'anomaly'; episode: number | null; anomaly: string; message: string; seqs: number[] };
+
+/** One frame of the record list (payload comes with `getRecord`). */
+export interface RecordRow {
+  index: number;
+  offset: number;
+  size_bytes: number;
+  seq: number;
+  ver: number;
+  fence: number;
+  type: string;
+  features: string[];
+  digest_algorithm: DigestAlgorithmName;
+}
+
+export interface TranscriptRow {
+  index: number;
+  role: string;
+  /** Blocks as the provider would see them; text is shown as text. */
+  content: JsonValue;
+}
+
+export interface RowTypes {
+  timeline: TimelineRow;
+  records: RecordRow;
+  transcript: TranscriptRow;
+}
+
+export interface RowPage<L extends RowList> {
+  key: string;
+  list: L;
+  start: number;
+  /** Total rows now (a live session grows between requests). */
+  total: number;
+  rows: RowTypes[L][];
+}
+
+export interface RecordDetail extends RecordRow {
+  /** The digest was recomputed when the frame was read for this view. */
+  digest_ok: boolean;
+  payload: JsonValue;
+  payload_truncated: boolean;
+  hex: string;
+  hex_truncated: boolean;
+  /** Where the record shows in the timeline, for jump-back; null when it shows nowhere. */
+  timeline_row: number | null;
+}
+
+export interface SearchResult {
+  list: RowList;
+  query: string;
+  rows: number[];
+  truncated: boolean;
+}
+
+export type ActionKind = Exclude<RecoveryKind, 'stop'>;
+
+/** What an action would write, and whether this workspace may do it now. */
+export interface ActionPreview {
+  kind: ActionKind;
+  plan: RecoveryPlan;
+  /** The session's last seq the plan was made from: the confirmation carries it back. */
+  based_on_seq: number;
+  refusal: ActionRefusal | null;
+}
+
+export type ActionRefusal =
+  | { reason: 'read_only'; message: string }
+  | { reason: 'lease_held'; message: string; holder: LeaseTenure | null }
+  | { reason: 'refused_wal'; message: string }
+  | { reason: 'nothing_to_do'; message: string }
+  | { reason: 'stale_plan'; message: string }
+  | { reason: 'unavailable'; message: string };
+
+export interface WrittenRecord extends PlannedRecord {
+  seq: number;
+  fence: number;
+}
+
+export type ActionOutcome =
+  | { ok: true; kind: ActionKind; written: WrittenRecord[]; message: string }
+  | { ok: false; kind: ActionKind; refusal: ActionRefusal };
+
+/** Long work (a first read of a large WAL) reports progress; the window never freezes meanwhile. */
+export interface Progress {
+  key: string;
+  task: 'read';
+  done_bytes: number;
+  total_bytes: number;
+  finished: boolean;
+}
+
+export type WalscopeEvent =
+  | { type: 'workspace'; workspace: Workspace }
+  | { type: 'sessions'; sessions: SessionSummary[] }
+  | { type: 'session'; key: string; last_seq: number; rows: Record<RowList, number> }
+  | { type: 'progress'; progress: Progress };
+
+/** The one API object the renderer talks to (`window.walscope` under Electron, an HTTP client in a browser). */
+export interface WalscopeApi {
+  getWorkspace(): Promise<Workspace>;
+  listSessions(): Promise<SessionSummary[]>;
+  getSession(key: string): Promise<SessionDetail>;
+  getRows<L extends RowList>(key: string, list: L, start: number, count: number): Promise<RowPage<L>>;
+  getRecord(key: string, index: number): Promise<RecordDetail>;
+  /** The record list index of a seq (jump-to-record), or null. */
+  locateSeq(key: string, seq: number): Promise<number | null>;
+  search(key: string, list: RowList, query: string): Promise<SearchResult>;
+  previewAction(key: string, kind: ActionKind): Promise<ActionPreview>;
+  /** Writes only when the session is still at `based_on_seq`: what was confirmed is what gets written. */
+  runAction(key: string, kind: ActionKind, based_on_seq: number): Promise<ActionOutcome>;
+  /** Returns the unsubscribe function. */
+  subscribe(listener: (event: WalscopeEvent) => void): () => void;
+  /** Desktop only: a dropped file or folder opened as a workspace. Absent in the browser. */
+  openDropped?: (file: File) => Promise<Workspace>;
+}
+
+/** The request methods, by name: what the IPC channels and HTTP routes carry. */
+export type ApiMethod = Exclude<keyof WalscopeApi, 'subscribe' | 'openDropped'>;
+export const API_METHODS: readonly ApiMethod[] = [
+  'getWorkspace',
+  'listSessions',
+  'getSession',
+  'getRows',
+  'getRecord',
+  'locateSeq',
+  'search',
+  'previewAction',
+  'runAction',
+];
+
+/** The main side's implementation: requests by method name with positional arguments. */
+export type ApiRequest = { [M in ApiMethod]: { method: M; args: Parameters<WalscopeApi[M]> } }[ApiMethod];
+
+/** Electron channel names: one for requests, one for events pushed to the window. */
+export const IPC_REQUEST_CHANNEL = 'walscope:request';
+export const IPC_EVENT_CHANNEL = 'walscope:event';
+export const IPC_OPEN_PATH_CHANNEL = 'walscope:open-path';
+
+/** A request or reply larger than this is refused: nothing the renderer legitimately sends is near it. */
+export const REQUEST_BYTES_MAX = 65_536;
+
+export function isApiMethod(name: unknown): name is ApiMethod {
+  return typeof name === 'string' && (API_METHODS as readonly string[]).includes(name);
+}
+
+/** Errors cross the transport as this shape; the renderer shows `message` as text. */
+export interface ApiError {
+  error: string;
+  code: 'bad_request' | 'not_found' | 'internal';
+}

@@ -1,0 +1,77 @@
+// Runs the real `walscope serve` (the built CLI and renderer) in a child process, and Debian's Chromium through
+// playwright-core, for the end-to-end tests.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { chromium, type BrowserContext } from 'playwright-core';
+
+export const REPO_DIR = path.resolve(import.meta.dirname, '../..');
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+const START_TIMEOUT_MS = 30_000;
+
+/** Builds the CLI bundle (with the session worker) and the renderer, as `npm run build:app` would. */
+export function buildApp(): void {
+  execFileSync(process.execPath, ['scripts/build-cli.mjs'], { cwd: REPO_DIR, stdio: 'inherit' });
+  execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'vite.renderer.config.ts', '--logLevel', 'warn'], { cwd: REPO_DIR, stdio: 'inherit' });
+}
+
+export interface Served {
+  url: string;
+  port: number;
+  token: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function serve(target: string): Promise<Served> {
+  const child = spawn(process.execPath, ['bin/walscope.js', 'serve', target, '--port', '0'], { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+  let errors = '';
+  child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${errors}`)), START_TIMEOUT_MS);
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      const found = /(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(line);
+      if (found === null) return;
+      clearTimeout(timer);
+      resolve(found[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${errors}`)));
+  });
+  const parsed = new URL(url);
+  return {
+    url,
+    port: Number(parsed.port),
+    token: parsed.searchParams.get('token')!,
+    child,
+    stop: () => new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
+export interface LaunchedBrowser {
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+/** Chromium with a fresh profile folder of its own (playwright passes it as --user-data-dir). */
+export async function launchChromium(): Promise<LaunchedBrowser> {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    viewport: { width: 1400, height: 820 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      fs.rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
