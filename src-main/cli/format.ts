@@ -1,16 +1,4 @@
-// Small text formatting helpers shared by the human outputs of the CLI.
-
-export function formatBytes(size_bytes: number): string {
-  if (size_bytes < 1024) return `${size_bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB'];
-  let value = size_bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
-}
+// Text helpers for the human outputs of the CLI (byte sizes come from src-shared/format.ts).
 
 export function plural(count: number, noun: string): string {
   return `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`;

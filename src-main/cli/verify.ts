@@ -3,7 +3,8 @@ import type { VerifyReport } from '../../src-shared/wal.js';
 import { resolveTargets, TargetError, verifyTarget } from '../engine/inspect.js';
 import { classifyPath } from '../engine/state-root.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
-import { formatBytes, plural } from './format.js';
+import { formatBytes } from '../../src-shared/format.js';
+import { plural } from './format.js';
 
 export const verifyCommand: Command = {
   summary: 'check a WAL, a session folder or every session of a state root (read-only)',

@@ -1,15 +1,5 @@
 // Small display helpers. Everything they return is plain text for React to escape.
-export function formatBytes(size_bytes: number): string {
-  if (size_bytes < 1024) return `${size_bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB'];
-  let value = size_bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
+export { formatBytes } from '../../src-shared/format.js';
 
 export function formatTime(ms: number | null): string {
   if (ms === null) return '—';
