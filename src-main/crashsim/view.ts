@@ -1,0 +1,53 @@
+// A read-only look at a simulated disk, as the next process (or an inspector) would see it: the WAL's raw
+// bytes, the reader's verdict, the replay library's fold, the fences in file order, the feature floor and the
+// lease's tenure. It mounts the disk as a process of its own that never writes.
+import type { SessionFold } from '../../src-shared/replay.js';
+import { describe } from '../engine/errors.js';
+import { readFloor } from '../engine/feature-floor.js';
+import { readTenureFile } from '../engine/lease.js';
+import { readWal, type ReadResult } from '../engine/reader.js';
+import { leasePath, sessionDir, walPath } from '../engine/state-root.js';
+import { SessionFolder } from '../replay/fold.js';
+import type { SimDisk } from './disk.js';
+import { SimProcess } from './sim-io.js';
+
+/** The state root's name in every simulated disk's namespace. */
+export const SIM_ROOT = 'root';
+
+export interface DiskView {
+  wal_bytes: Buffer;
+  /** null when there is no WAL (never created, or its name was never made durable). */
+  read: ReadResult | null;
+  fold: SessionFold;
+  fences: number[];
+  floor: { names: string[] } | { error: string };
+  lease_epoch: number | null;
+}
+
+export function viewDisk(disk: SimDisk, session_id: string): DiskView {
+  const process = new SimProcess(disk, null);
+  const root = process.at(SIM_ROOT);
+  const dir = sessionDir(root, session_id);
+  let floor: DiskView['floor'];
+  try {
+    floor = { names: readFloor(root, process.io) };
+  } catch (error) {
+    floor = { error: describe(error) };
+  }
+  const folder = new SessionFolder();
+  const fences: number[] = [];
+  const wal_bytes = process.currentBytes(walPath(dir)) ?? Buffer.alloc(0);
+  const read =
+    wal_bytes.length === 0
+      ? null
+      : readWal(walPath(dir), {
+          io: process.io,
+          floor_features: 'names' in floor ? floor.names : [],
+          on_frame: (frame) => {
+            folder.push(frame);
+            fences.push(frame.fence);
+          },
+        });
+  const tenure = process.currentBytes(leasePath(dir)) === null ? null : readTenureFile(process.io, leasePath(dir));
+  return { wal_bytes, read, fold: folder.snapshot(), fences, floor, lease_epoch: tenure?.epoch ?? null };
+}

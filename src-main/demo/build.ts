@@ -1,0 +1,103 @@
+// `walscope demo`: writes (or refreshes) a state root holding every state a user meets, each session made by
+// the reference runtime. A refresh rebuilds each session from nothing, except one a live process is writing
+// (its lease is held), which it leaves alone. It refuses a folder that is neither empty nor a demo root, so
+// it never deletes someone's sessions.
+import fs from 'node:fs';
+import path from 'node:path';
+import { probeLease } from '../engine/lease.js';
+import { nodeFileIO } from '../engine/file-io.js';
+import { sessionDir, sessionsDir, walPath } from '../engine/state-root.js';
+import { systemClock, type Clock } from '../runtime/clock.js';
+import { driveSession } from '../runtime/driver.js';
+import { haltingIO, type HaltRule } from '../runtime/halt-io.js';
+import { FileLedger, type LedgerEntry } from '../runtime/ledger.js';
+import { AgentRuntime } from '../runtime/runtime.js';
+import { scriptedWorld } from '../runtime/scripted.js';
+import type { SessionScript } from '../runtime/script.js';
+import { appendNewerWriterFrame, corruptMiddleFrame } from './damage.js';
+import { appendLiveSteps } from './live.js';
+import { DEMO_MARKER_FILE, ledgerPathFor } from './paths.js';
+import { RECIPES, type Recipe } from './recipes.js';
+import { DEMO_SESSION_IDS, DEMO_SESSIONS, type DemoSessionId } from './sessions.js';
+
+export class DemoRootError extends Error {
+  override name = 'DemoRootError';
+  readonly code = 'not_a_demo_root';
+}
+
+export interface DemoBuild {
+  root: string;
+  ledger_path: string;
+  built: DemoSessionId[];
+  /** Sessions left as they were because a live process holds their lease. */
+  kept_live: DemoSessionId[];
+}
+
+export function buildDemoRoot(root_arg: string, clock: Clock = systemClock): DemoBuild {
+  const root = path.resolve(root_arg);
+  claimRoot(root);
+  const ledger_path = ledgerPathFor(root);
+  const build: DemoBuild = { root, ledger_path, built: [], kept_live: [] };
+  for (const id of DEMO_SESSION_IDS) {
+    const dir = sessionDir(root, id);
+    if (probeLease(dir).state === 'live') {
+      build.kept_live.push(id);
+      continue;
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+    build.built.push(id);
+  }
+  dropLedgerEntries(ledger_path, new Set(build.built));
+  for (const id of build.built) makeSession(root, id, RECIPES[id], clock);
+  return build;
+}
+
+/** Makes `root` a demo root: created when missing, accepted when empty or already marked, refused otherwise. */
+function claimRoot(root: string): void {
+  fs.mkdirSync(root, { recursive: true });
+  const marker = path.join(root, DEMO_MARKER_FILE);
+  if (!fs.existsSync(marker)) {
+    const entries = fs.readdirSync(root);
+    if (entries.length > 0) throw new DemoRootError(`${root} is not empty and was not made by walscope demo (no ${DEMO_MARKER_FILE}); pick an empty or new folder`);
+    fs.writeFileSync(marker, `${JSON.stringify({ made_by: 'walscope demo', sessions: DEMO_SESSIONS }, null, 2)}\n`);
+  }
+  fs.mkdirSync(sessionsDir(root), { recursive: true });
+}
+
+function makeSession(root: string, id: DemoSessionId, recipe: Recipe, clock: Clock): void {
+  const ledger = new FileLedger(ledgerPathFor(root));
+  switch (recipe.kind) {
+    case 'live':
+      appendLiveSteps(root, recipe.steps, clock);
+      return;
+    case 'damaged':
+      runScript(root, recipe.script, ledger, clock, null);
+      if (recipe.damage === 'newer_writer') appendNewerWriterFrame(walPath(sessionDir(root, id)));
+      else corruptMiddleFrame(walPath(sessionDir(root, id)));
+      return;
+    case 'script':
+      runScript(root, recipe.script, ledger, clock, recipe.halt ?? null);
+      return;
+  }
+}
+
+function runScript(root: string, script: SessionScript, ledger: FileLedger, clock: Clock, halt: HaltRule | null): void {
+  const halting = halt === null ? null : haltingIO(nodeFileIO, halt);
+  const runtime = AgentRuntime.open({ root, session_id: script.session_id, io: halting?.io ?? nodeFileIO, clock, ports: scriptedWorld(script, ledger, clock) });
+  try {
+    driveSession(runtime, script);
+  } catch (error) {
+    // The halt surfaces as the writer's failure to append (it is poisoned, as after any failed write).
+    if (halting?.halted() !== true) throw error;
+  } finally {
+    // Drains and syncs a healthy writer; a halted one just closes. Either way the lease is released.
+    runtime.close();
+  }
+  if (halting !== null && !halting.halted()) throw new Error(`demo session ${script.session_id} ran to its end without reaching its halt point`);
+}
+
+/** The ledger keeps the world's record of sessions that survive the refresh, and forgets rebuilt ones. */
+function dropLedgerEntries(ledger_path: string, rebuilt: ReadonlySet<string>): void {
+  const kept = new FileLedger(ledger_path).entries().filter((entry: LedgerEntry) => !rebuilt.has(entry.session));
+  fs.writeFileSync(ledger_path, kept.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+}

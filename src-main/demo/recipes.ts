@@ -1,0 +1,59 @@
+// How each demo session is made. Every one is written by the reference runtime; a crash is a process that
+// dies at a chosen record (halt-io), and the two refused sessions are runtime-written WALs with one frame
+// added (a newer writer's) or one byte damaged (a bad sector in the middle).
+import {
+  approvalsSession,
+  basicSession,
+  call,
+  cancelNowSession,
+  compactionSession,
+  done,
+  maxStepsSession,
+  parallelUnknownSession,
+  run,
+  steerQueueSession,
+} from '../runtime/catalog.js';
+import type { HaltRule } from '../runtime/halt-io.js';
+import type { SessionScript } from '../runtime/script.js';
+import type { DemoSessionId } from './sessions.js';
+
+export type Recipe =
+  | { kind: 'script'; script: SessionScript; halt?: HaltRule }
+  | { kind: 'damaged'; script: SessionScript; damage: 'newer_writer' | 'corrupt_middle' }
+  | { kind: 'live'; steps: number };
+
+const as = (session_id: string, script: SessionScript): SessionScript => ({ ...script, session_id });
+
+const heldSequential: SessionScript = {
+  session_id: 'held-sequential',
+  runs: [
+    run('r1', [
+      {
+        sequential: true,
+        calls: [
+          call('hs1', done('read the release notes'), { name: 'read' }),
+          call('hs2', { kind: 'held', late_output: null }, { name: 'request_review' }),
+          call('hs3', done('published'), { name: 'publish' }),
+        ],
+      },
+    ]),
+  ],
+};
+
+export const RECIPES: Record<DemoSessionId, Recipe> = {
+  finished: { kind: 'script', script: as('finished', basicSession) },
+  'natural-end': { kind: 'script', script: as('natural-end', basicSession), halt: { before_type: 'run_finished' } },
+  // c1's result is synced (a parallel batch syncs each result); the process dies after c2 was dispatched.
+  indeterminate: { kind: 'script', script: as('indeterminate', basicSession), halt: { before_type: 'tool_result', nth: 2 } },
+  'parallel-unknown': { kind: 'script', script: { session_id: 'parallel-unknown', runs: parallelUnknownSession.runs.slice(0, 1) } },
+  'held-sequential': { kind: 'script', script: heldSequential },
+  cancelled: { kind: 'script', script: as('cancelled', cancelNowSession) },
+  'max-steps': { kind: 'script', script: as('max-steps', maxStepsSession) },
+  'steered-queued': { kind: 'script', script: as('steered-queued', steerQueueSession) },
+  approvals: { kind: 'script', script: as('approvals', approvalsSession) },
+  'compaction-ceiling': { kind: 'script', script: as('compaction-ceiling', compactionSession) },
+  'torn-tail': { kind: 'script', script: as('torn-tail', basicSession), halt: { before_type: 'run_finished', keep_bytes: 29 } },
+  'newer-writer': { kind: 'damaged', script: as('newer-writer', basicSession), damage: 'newer_writer' },
+  'corrupt-middle': { kind: 'damaged', script: as('corrupt-middle', basicSession), damage: 'corrupt_middle' },
+  live: { kind: 'live', steps: 3 },
+};

@@ -1,0 +1,125 @@
+// The demo state root's sessions: stable ids the app and its tests rely on, each with the state `walscope
+// replay` reports for it. The demo's own tests check every entry through the replay library.
+import type { EpisodeState, ResumeAction } from '../../src-shared/replay.js';
+import type { WalErrorKind } from '../../src-shared/wal.js';
+
+export interface DemoExpectation {
+  /** What a user meets in this session. */
+  shows: string;
+  /** The reader's verdict: 'ok', a torn tail that is discarded, or the refusal's kind. */
+  integrity: 'ok' | 'torn_tail' | WalErrorKind;
+  /** The replay's resume action (a refused WAL plans none). */
+  resume: ResumeAction;
+  /** The last episode's state; null when the WAL is refused. */
+  state: EpisodeState | null;
+  /** The last episode's run_finished reason; null when it has none. */
+  finished: string | null;
+}
+
+export const DEMO_SESSIONS = {
+  finished: {
+    shows: 'a run that finished: a parallel batch after a retried provider attempt, then a text answer',
+    integrity: 'ok',
+    resume: 'none',
+    state: 'finished',
+    finished: 'completed',
+  },
+  'natural-end': {
+    shows: 'a natural end without run_finished: the process died between the final answer and its terminal',
+    integrity: 'ok',
+    resume: 'finalize',
+    state: 'running',
+    finished: null,
+  },
+  indeterminate: {
+    shows: 'an indeterminate call awaiting close-out: dispatched, its side effect applied, no result recorded',
+    integrity: 'ok',
+    resume: 'close_out',
+    state: 'running',
+    finished: null,
+  },
+  'parallel-unknown': {
+    shows: 'a parallel batch with an unknown outcome: the side-effecting call after it was stopped, the safe one ran, the run was interrupted',
+    integrity: 'ok',
+    resume: 'none',
+    state: 'finished',
+    finished: 'interrupted',
+  },
+  'held-sequential': {
+    shows: 'a sequential batch behind a provider-held call: the run is paused tool_held, the next call waits',
+    integrity: 'ok',
+    resume: 'wait_held',
+    state: 'paused',
+    finished: null,
+  },
+  cancelled: {
+    shows: 'a run cancelled now in the middle of a sequential batch',
+    integrity: 'ok',
+    resume: 'none',
+    state: 'finished',
+    finished: 'cancelled',
+  },
+  'max-steps': {
+    shows: 'a run stopped by max_steps while the model kept calling tools',
+    integrity: 'ok',
+    resume: 'none',
+    state: 'finished',
+    finished: 'max_steps',
+  },
+  'steered-queued': {
+    shows: 'a steer, a queued send and an interrupting send: the interrupt cancels at the step boundary and drains first',
+    integrity: 'ok',
+    resume: 'none',
+    state: 'finished',
+    finished: 'completed',
+  },
+  approvals: {
+    shows: 'approval cards (one approved, one denied), a schema-invalid call, and tool times',
+    integrity: 'ok',
+    resume: 'none',
+    state: 'finished',
+    finished: 'completed',
+  },
+  'compaction-ceiling': {
+    shows: 'compaction views and notices, context-ceiling waits and decisions, runner tags, and a cancel at a step boundary',
+    integrity: 'ok',
+    resume: 'none',
+    state: 'finished',
+    finished: 'cancelled',
+  },
+  'torn-tail': {
+    shows: 'a torn tail: the process died part-way through writing run_finished',
+    integrity: 'torn_tail',
+    resume: 'finalize',
+    state: 'running',
+    finished: null,
+  },
+  'newer-writer': {
+    shows: 'a WAL refused as NewerWriter: its last frame requires a feature this build does not know',
+    integrity: 'newer_writer',
+    resume: 'none',
+    state: null,
+    finished: null,
+  },
+  'corrupt-middle': {
+    shows: 'non-tail corruption: a damaged frame with intact frames after it; refused, never repaired',
+    integrity: 'non_tail_corruption',
+    resume: 'none',
+    state: null,
+    finished: null,
+  },
+  live: {
+    shows: 'a run in progress; `walscope demo --live` keeps appending a step every second through the real lease',
+    integrity: 'ok',
+    resume: 'continue',
+    state: 'running',
+    finished: null,
+  },
+} as const satisfies Record<string, DemoExpectation>;
+
+export type DemoSessionId = keyof typeof DEMO_SESSIONS;
+
+export const DEMO_SESSION_IDS = Object.keys(DEMO_SESSIONS) as DemoSessionId[];
+
+/** The session `walscope demo --live` keeps appending to. */
+export const LIVE_SESSION_ID: DemoSessionId = 'live';

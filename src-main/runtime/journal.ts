@@ -1,0 +1,134 @@
+// The runtime's one path to its WAL. Every record goes through the engine's writer (which gates it and raises
+// the feature floor itself) and, once appended, into the replay library's fold of this session, so the
+// runtime renders requests and plans recoveries from the same fold `walscope replay` computes — there is no
+// second fold here. Units the caller sees (tool results, run terminals, acks) are held until the barrier that
+// makes their records durable returns (contract §3 step 6).
+import assert from 'node:assert/strict';
+import type { JsonPayload, JsonValue, SessionFold } from '../../src-shared/replay.js';
+import type { Payload, ReadFrame } from '../../src-shared/wal.js';
+import { requiredFeatures } from '../engine/features.js';
+import type { WritableSession } from '../engine/session.js';
+import { SessionFolder } from '../replay/fold.js';
+import type { Plants } from './plants.js';
+
+/** Something the caller saw: it must never be a record that resume reports as lost. */
+export interface VisibleUnit {
+  kind: 'tool_result' | 'run_finished' | 'ack';
+  seq: number;
+  type: string;
+  detail: string;
+}
+
+export interface RuntimeObserver {
+  /** A barrier returned: every record up to durable_seq survives any crash from now on. */
+  barrier?(wal_path: string, durable_seq: number, size_bytes: number): void;
+  visible?(unit: VisibleUnit): void;
+  /** A request is about to go to the model. */
+  request?(run_id: string, step_id: number, messages: readonly JsonPayload[]): void;
+}
+
+/** What a session carries across processes besides the fold: the highest runner tag and compaction notice
+ *  number (the next ones continue the count), and each queued send's request (the fold keeps its state, not
+ *  its input). Rebuilt from the WAL's frames on open, kept current by every append. */
+export interface SessionMemory {
+  tag_max: number;
+  notice_seq_max: number;
+  queued_requests: Map<string, JsonValue>;
+}
+
+export function emptyMemory(): SessionMemory {
+  return { tag_max: 0, notice_seq_max: 0, queued_requests: new Map() };
+}
+
+export class Journal {
+  private readonly pending_visible: VisibleUnit[] = [];
+
+  constructor(
+    readonly session: WritableSession,
+    private readonly folder: SessionFolder,
+    private readonly memory: SessionMemory,
+    private readonly observer: RuntimeObserver,
+    private readonly plants: Plants,
+  ) {}
+
+  get session_id(): string {
+    return this.session.session_id;
+  }
+
+  get epoch(): number {
+    return this.session.lease.epoch;
+  }
+
+  /** Appends one record (durable at the next barrier) and folds it. Returns its seq. */
+  append(type: string, payload: Payload): number {
+    const writer = this.session.writer;
+    const appended = writer.append(type, payload);
+    const features = requiredFeatures(type, payload);
+    const frame: ReadFrame = {
+      offset: appended.offset,
+      size_bytes: appended.size_bytes,
+      digest_algorithm: 'sha256',
+      ver: features.length > 0 ? 3 : 2,
+      seq: appended.seq,
+      fence: writer.fence,
+      type,
+      features,
+      payload,
+    };
+    this.folder.push(frame);
+    remember(this.memory, frame);
+    return appended.seq;
+  }
+
+  /** Makes everything appended durable, then lets the caller see what waited on it. */
+  barrier(): void {
+    const writer = this.session.writer;
+    writer.barrier();
+    assert.equal(writer.durable_seq, writer.last_seq, 'a barrier covers every appended record');
+    this.observer.barrier?.(writer.path, writer.durable_seq, writer.size_bytes);
+    for (const unit of this.pending_visible.splice(0)) this.observer.visible?.(unit);
+  }
+
+  /** The caller sees `unit` once its record is durable (at once only under the planted bug). */
+  show(unit: VisibleUnit): void {
+    if (this.plants.visible_before_barrier === true) this.observer.visible?.(unit);
+    else this.pending_visible.push(unit);
+  }
+
+  request(run_id: string, step_id: number, messages: readonly JsonPayload[]): void {
+    this.observer.request?.(run_id, step_id, messages);
+  }
+
+  fold(): SessionFold {
+    return this.folder.snapshot();
+  }
+
+  nextTag(): number {
+    return this.memory.tag_max + 1;
+  }
+
+  nextNoticeSeq(): number {
+    return this.memory.notice_seq_max + 1;
+  }
+
+  queuedRequest(submission_id: string): JsonValue | null {
+    return this.memory.queued_requests.get(submission_id) ?? null;
+  }
+}
+
+/** Takes in what a frame (read from the WAL or just appended) adds to the session's memory. */
+export function remember(memory: SessionMemory, frame: ReadFrame): void {
+  const payload = frame.payload;
+  if (payload === null) return;
+  memory.tag_max = Math.max(memory.tag_max, maxNumber(payload['tags'] as JsonValue | undefined, 0));
+  const notice = payload['notice_seq'];
+  if (frame.type === 'compaction_notice' && typeof notice === 'number') memory.notice_seq_max = Math.max(memory.notice_seq_max, notice);
+  const submission_id = payload['submission_id'];
+  if (frame.type === 'queued' && typeof submission_id === 'string') memory.queued_requests.set(submission_id, (payload['request'] ?? null) as JsonValue);
+}
+
+function maxNumber(value: JsonValue | undefined, depth: number): number {
+  if (typeof value === 'number') return value;
+  if (!Array.isArray(value) || depth > 4) return 0;
+  return value.reduce<number>((max, item) => Math.max(max, maxNumber(item, depth + 1)), 0);
+}

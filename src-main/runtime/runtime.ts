@@ -1,0 +1,135 @@
+// The reference runtime for one session: it takes the session's lease (a new tenure with a higher epoch),
+// reads the WAL under it into the replay library's fold, recovers the last episode, starts runs (a retried
+// start with the same run_id appends nothing), and drains queued sends (interrupts first). Closing drains,
+// syncs and closes the writer before the lease is released.
+import assert from 'node:assert/strict';
+import type { EpisodeFold, JsonValue, ResumeAction } from '../../src-shared/replay.js';
+import { WalReadError } from '../engine/errors.js';
+import { readFloor } from '../engine/feature-floor.js';
+import { nodeFileIO, type FileIO } from '../engine/file-io.js';
+import { readWal } from '../engine/reader.js';
+import { openSessionForWrite } from '../engine/session.js';
+import { walPath } from '../engine/state-root.js';
+import { SessionFolder } from '../replay/fold.js';
+import type { Clock } from './clock.js';
+import { configPayload, parseConfig } from './config.js';
+import { taggedEach, userMessage, type Ports, type RunContext } from './context.js';
+import { RuntimeStateError } from './errors.js';
+import { emptyMemory, Journal, remember, type RuntimeObserver } from './journal.js';
+import type { Plants } from './plants.js';
+import { recoverSession, type Recovery } from './recover.js';
+import { RunLoop } from './run-loop.js';
+import { queuedRunId, type RunConfig } from './script.js';
+
+export interface RuntimeOptions {
+  root: string;
+  session_id: string;
+  io?: FileIO;
+  writer_name?: string;
+  clock: Clock;
+  ports: Ports;
+  observer?: RuntimeObserver;
+  /** TEST-ONLY planted bugs (plants.ts). */
+  plants?: Plants;
+}
+
+export const RUNTIME_WRITER_NAME = 'walscope-reference-runtime';
+
+export class AgentRuntime {
+  private constructor(
+    readonly journal: Journal,
+    private readonly options: RuntimeOptions,
+    private readonly plants: Plants,
+  ) {}
+
+  /** Takes the lease (LeaseHeldError when a live writer has it) and reads the WAL under it. */
+  static open(options: RuntimeOptions): AgentRuntime {
+    const plants = options.plants ?? {};
+    const base = options.io ?? nodeFileIO;
+    const io = plants.skip_directory_sync === true ? withoutDirectorySync(base) : base;
+    const session = openSessionForWrite(options.root, options.session_id, { io, writer_name: options.writer_name ?? RUNTIME_WRITER_NAME });
+    try {
+      const folder = new SessionFolder();
+      const memory = emptyMemory();
+      const read = readWal(walPath(session.dir), {
+        io,
+        floor_features: readFloor(options.root, io),
+        on_frame: (frame) => {
+          folder.push(frame);
+          remember(memory, frame);
+        },
+      });
+      if (read.error !== null) throw new WalReadError(read.error);
+      assert.equal(read.torn_tail, null, 'the writer truncated any torn tail when it opened');
+      return new AgentRuntime(new Journal(session, folder, memory, options.observer ?? {}, plants), options, plants);
+    } catch (error) {
+      session.close();
+      throw error;
+    }
+  }
+
+  get epoch(): number {
+    return this.journal.epoch;
+  }
+
+  /** Resumes the last episode as the replay library plans it; `on_plan` hears the action before it is acted on. */
+  recover(on_plan?: (action: ResumeAction) => void): Recovery {
+    return recoverSession(this.journal, (episode) => this.contextFor(episode.run_id ?? '', parseConfig(episode.config), episode), on_plan);
+  }
+
+  /** Starts a run; null (having appended nothing) when run_id already started in this session. */
+  startRun(run_id: string, input: string, config: RunConfig): RunLoop | null {
+    const fold = this.journal.fold();
+    if (fold.episodes.some((episode) => episode.run_id === run_id)) return null;
+    this.assertIdle(fold.episodes.at(-1));
+    const ctx = this.contextFor(run_id, config, null);
+    this.journal.append('run_started', taggedEach(ctx, { run_id, session: this.journal.session_id, config: configPayload(config), input: [userMessage(input)] }, 1, true));
+    this.journal.barrier();
+    return RunLoop.started(ctx);
+  }
+
+  /** Starts the run of the next pending queued send (interrupts first); null when the queue is empty. */
+  drainQueue(): RunLoop | null {
+    const fold = this.journal.fold();
+    this.assertIdle(fold.episodes.at(-1));
+    for (const submission_id of fold.queue_drain_order) {
+      const run_id = queuedRunId(submission_id);
+      const request = this.journal.queuedRequest(submission_id);
+      assert.ok(isMap(request), `queued ${submission_id} carries its request`);
+      const ran = fold.episodes.some((episode) => episode.run_id === run_id);
+      const ctx = this.contextFor(run_id, parseConfig(request['config'] ?? null), null);
+      // run_started first: a crash between the two leaves a started run, which the next drain only marks.
+      if (!ran) {
+        this.journal.append('run_started', taggedEach(ctx, { run_id, session: this.journal.session_id, config: request['config'] ?? null, input: request['input'] ?? [] }, 1, true));
+      }
+      this.journal.append('send_delivered', { submission_id, run_id });
+      this.journal.barrier();
+      if (!ran) return RunLoop.started(ctx);
+    }
+    return null;
+  }
+
+  /** Drains, syncs and closes the writer, then releases the lease. */
+  close(): void {
+    this.journal.session.close();
+  }
+
+  private assertIdle(last: EpisodeFold | undefined): void {
+    if (last !== undefined && last.finished === null) throw new RuntimeStateError(`run ${last.run_id} is still open: finish, cancel or recover it first`);
+  }
+
+  private contextFor(run_id: string, config: RunConfig, episode: EpisodeFold | null): RunContext {
+    const cancels = episode?.cancel_requests ?? [];
+    const at = cancels.some((entry) => entry.at === 'now') ? 'now' : cancels.length > 0 ? 'step_boundary' : null;
+    return { journal: this.journal, run_id, config, clock: this.options.clock, ports: this.options.ports, plants: this.plants, cancel: { at } };
+  }
+}
+
+function isMap(value: JsonValue | null): value is { [key: string]: JsonValue } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The planted bug of a build that forgot its directory syncs: every one becomes a no-op. */
+function withoutDirectorySync(io: FileIO): FileIO {
+  return { ...io, fsyncDirectory: () => undefined };
+}

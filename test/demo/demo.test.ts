@@ -1,0 +1,143 @@
+// The demo state root: every session shows the state DEMO_SESSIONS promises, as the replay library (the code
+// `walscope replay` runs) reports it; a refresh rebuilds it; a folder that is not a demo root is refused; the
+// live session appends through the real lease until stopped, and the CLI stops it cleanly on SIGTERM.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import { buildDemoRoot, DemoRootError } from '../../src-main/demo/build.js';
+import { DEMO_FUTURE_FEATURE } from '../../src-main/demo/damage.js';
+import { livePorts, startLiveSession } from '../../src-main/demo/live.js';
+import { defaultDemoRoot, ledgerPathFor } from '../../src-main/demo/paths.js';
+import { DEMO_SESSION_IDS, DEMO_SESSIONS, LIVE_SESSION_ID, type DemoSessionId } from '../../src-main/demo/sessions.js';
+import { LeaseHeldError } from '../../src-main/engine/errors.js';
+import { resolveTargets } from '../../src-main/engine/inspect.js';
+import { probeLease } from '../../src-main/engine/lease.js';
+import { sessionDir } from '../../src-main/engine/state-root.js';
+import { replayJson, replayTarget } from '../../src-main/replay/report.js';
+import { steppedClock } from '../../src-main/runtime/clock.js';
+import { duplicateKeys, FileLedger, MemoryLedger } from '../../src-main/runtime/ledger.js';
+import { AgentRuntime } from '../../src-main/runtime/runtime.js';
+import { useTempDirs } from '../helpers/temp.js';
+
+const tempDir = useTempDirs('walscope-demo-');
+const REPO = path.resolve(import.meta.dirname, '../..');
+
+function replayOf(root: string, id: string) {
+  const [target] = resolveTargets(sessionDir(root, id));
+  const replay = replayTarget(target!);
+  return { replay, json: replayJson(id, replay) };
+}
+
+function observed(root: string, id: DemoSessionId) {
+  const { json } = replayOf(root, id);
+  const refused = json.integrity.error !== null;
+  const last = json.episodes.at(-1);
+  return {
+    integrity: refused ? json.integrity.error!.kind : json.integrity.torn_tail !== null ? 'torn_tail' : 'ok',
+    resume: json.resume.action,
+    state: refused ? null : (last?.state ?? null),
+    finished: refused ? null : (last?.finished?.reason ?? null),
+  };
+}
+
+const expected = (id: DemoSessionId) => {
+  const { shows: _shows, ...state } = DEMO_SESSIONS[id];
+  return state;
+};
+
+describe('walscope demo', () => {
+  it('builds every state, each confirmed by the replay library', () => {
+    const root = path.join(tempDir(), 'demo');
+    const build = buildDemoRoot(root, steppedClock(1_750_000_000_000));
+    expect(build.built).toEqual(DEMO_SESSION_IDS);
+    for (const id of DEMO_SESSION_IDS) expect({ id, ...observed(root, id) }).toEqual({ id, ...expected(id) });
+
+    const classes = (id: string) => replayOf(root, id).json.episodes.at(-1)!.batches.at(-1)!.calls.map((call) => call.class);
+    expect(classes('indeterminate')).toEqual(['completed', 'indeterminate']);
+    expect(classes('parallel-unknown')).toEqual(['indeterminate', 'interrupted', 'completed']);
+    expect(classes('held-sequential')).toEqual(['completed', 'provider_held', 'held_successor']);
+    expect(classes('approvals')).toEqual(['completed', 'no_dispatch', 'no_dispatch']);
+    expect(classes('cancelled')).toEqual(['completed', 'interrupted', 'interrupted']);
+
+    const steered = replayOf(root, 'steered-queued').replay.fold;
+    expect(steered.episodes.map((episode) => episode.finished?.reason)).toEqual(['cancelled', 'completed', 'completed']);
+    expect(steered.episodes[0]!.steers).toHaveLength(1);
+    expect(steered.queue.map((entry) => entry.delivery)).toContain('interrupt');
+    const compaction = replayOf(root, 'compaction-ceiling').replay.fold;
+    expect(compaction.episodes[0]!.steps.flatMap((step) => step.notes.map((note) => note.type))).toEqual(
+      expect.arrayContaining(['compaction_view_applied', 'compaction_notice', 'context_ceiling_wait', 'context_ceiling_decided']),
+    );
+    expect(replayOf(root, 'newer-writer').json.integrity.error?.features).toEqual([DEMO_FUTURE_FEATURE]);
+    expect(replayOf(root, 'torn-tail').json.integrity.torn_tail?.bytes).toBe(29);
+    expect(duplicateKeys(new FileLedger(ledgerPathFor(root)).entries())).toEqual([]);
+  });
+
+  it('refreshes a demo root in place and refuses a folder that is not one', () => {
+    const root = tempDir();
+    buildDemoRoot(root);
+    const again = buildDemoRoot(root);
+    expect(again.built).toEqual(DEMO_SESSION_IDS);
+    for (const id of DEMO_SESSION_IDS) expect(observed(root, id)).toEqual(expected(id));
+    expect(duplicateKeys(new FileLedger(ledgerPathFor(root)).entries())).toEqual([]);
+
+    const foreign = tempDir();
+    fs.writeFileSync(path.join(foreign, 'notes.txt'), 'mine');
+    expect(() => buildDemoRoot(foreign)).toThrow(DemoRootError);
+  });
+
+  it('defaults to a per-user folder', () => {
+    expect(defaultDemoRoot({ XDG_DATA_HOME: '/data' })).toBe('/data/walscope/demo');
+    expect(defaultDemoRoot({})).toMatch(/\.local\/share\/walscope\/demo$/);
+  });
+
+  it('the live session appends through the real lease until stopped; a refresh leaves it alone', async () => {
+    const root = tempDir();
+    buildDemoRoot(root);
+    const before = replayOf(root, LIVE_SESSION_ID).json.last_seq;
+    const live = startLiveSession(root, { interval_ms: 20 });
+    try {
+      await waitFor(() => live.steps_appended >= 3);
+      expect(probeLease(sessionDir(root, LIVE_SESSION_ID)).state).toBe('live');
+      expect(() => AgentRuntime.open({ root, session_id: LIVE_SESSION_ID, clock: steppedClock(1), ports: livePorts(new MemoryLedger(), steppedClock(1)) })).toThrow(LeaseHeldError);
+      expect(buildDemoRoot(root).kept_live).toEqual([LIVE_SESSION_ID]);
+    } finally {
+      live.stop();
+    }
+    expect(probeLease(sessionDir(root, LIVE_SESSION_ID)).state).toBe('free');
+    const after = observed(root, LIVE_SESSION_ID);
+    expect(after).toEqual(expected(LIVE_SESSION_ID));
+    expect(replayOf(root, LIVE_SESSION_ID).json.last_seq).toBeGreaterThan(before + 10);
+  });
+
+  it('`walscope demo DIR --live` stops on SIGTERM: drained, synced, closed, lease released', async () => {
+    const root = tempDir();
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'src-main/cli/main.ts'), 'demo', root, '--live', '--interval-ms', '30'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    let errors = '';
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    const lines: string[] = [];
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const steps = new Promise<void>((resolve) => {
+      readline.createInterface({ input: child.stdout }).on('line', (line) => {
+        lines.push(line);
+        if (lines.filter((entry) => entry.includes('appended a step')).length === 3) resolve();
+      });
+    });
+    await Promise.race([steps, exited.then(() => Promise.reject(new Error(`demo exited early: ${errors}`)))]);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(lines[0]).toBe(`demo state root: ${root}`);
+    expect(lines.at(-1)).toMatch(/stopped after \d+ steps; writer synced and closed, lease released/);
+    expect(probeLease(sessionDir(root, LIVE_SESSION_ID)).state).toBe('free');
+    expect(observed(root, LIVE_SESSION_ID)).toEqual(expected(LIVE_SESSION_ID));
+  }, 30_000);
+});
+
+async function waitFor(condition: () => boolean, timeout_ms = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeout_ms) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
