@@ -1,11 +1,21 @@
 // The `walscope` command line: one dispatcher, one module per command.
 import { EXIT_USAGE, UsageError, type Command } from './command.js';
+import { cancelCommand, resumeCommand, sealCommand } from './actions.js';
+import { demoCommand } from './demo.js';
 import { dumpCommand } from './dump.js';
+import { replayCommand } from './replay.js';
+import { serveCommand } from './serve.js';
 import { verifyCommand } from './verify.js';
 
 const COMMANDS: Record<string, Command> = {
   verify: verifyCommand,
   dump: dumpCommand,
+  replay: replayCommand,
+  resume: resumeCommand,
+  cancel: cancelCommand,
+  seal: sealCommand,
+  serve: serveCommand,
+  demo: demoCommand,
 };
 
 function help(): string {
