@@ -22,7 +22,7 @@ export const verifyCommand: Command = {
     }
     const isRoot = classifyPath(target) === 'state_root';
     if (values.json) await writeOut(`${JSON.stringify(isRoot ? reports : reports[0], null, 2)}\n`);
-    else await writeOut(reports.map(humanReport).join('') + (isRoot ? rootSummary(reports) : ''));
+    else await writeOut(reports.map(humanReport).join('\n') + (isRoot ? rootSummary(reports) : ''));
     return reports.every((report) => report.error === null) ? EXIT_OK : EXIT_REFUSED;
   },
 };
