@@ -68,7 +68,6 @@ export interface CallIntent {
   seq: number;
   args: JsonValue;
   module_id: string | null;
-  dispatched_at_ms: number | null;
 }
 
 export interface CallTerminal {
@@ -111,6 +110,11 @@ export interface CallFold {
   behind: string | null;
   /** For a provider-held or closed-out call: the held successors waiting behind it. */
   successors: string[];
+  /** tool-times/v1, as recorded: the intent's dispatched_at_ms, or the tool_no_dispatch's; null when the record
+   *  has none (an untimed record stays untimed). */
+  dispatched_at_ms: number | null;
+  /** tool-times/v1, as recorded: the counting (first) tool_result's finished_at_ms; null when it has none. */
+  finished_at_ms: number | null;
 }
 
 export interface BatchFold {
@@ -204,6 +208,8 @@ export interface EpisodeFold {
   started_seq: number;
   config: JsonValue;
   input: JsonValue;
+  /** Its run_started carries runner tags (runner-tags/v1): every message part written for it carries one. */
+  tagged: boolean;
   state: EpisodeState;
   finished: RunFinish | null;
   steps: StepFold[];
@@ -222,6 +228,8 @@ export interface EpisodeFold {
 export interface QueueEntry {
   submission_id: string;
   seq: number;
+  /** queued.request exactly as written (the input and config the send's run starts with); null when absent. */
+  request: JsonValue;
   delivery: string | null;
   title: string | null;
   state: 'pending' | 'retracted' | 'delivered';
@@ -231,6 +239,9 @@ export interface QueueEntry {
 export interface SessionFold {
   wal_id: string | null;
   last_seq: number;
+  /** The runner tag the next tagged message part gets: one more than the highest tag the WAL holds, and at
+   *  least a lineage frame's next_tag (a tombstone's count carried to this lineage); 1 when there is none. */
+  next_tag: number;
   /** Every frame folded, lineage frames included (seq 0). */
   records: RecordRef[];
   episodes: EpisodeFold[];
@@ -287,6 +298,8 @@ export interface ReplayCallJson {
   terminal: { type: 'tool_result' | 'tool_no_dispatch'; seq: number } | null;
   outcome: ToolOutcome | null;
   reason: string | null;
+  dispatched_at_ms: number | null;
+  finished_at_ms: number | null;
 }
 
 export interface ReplayBatchJson {

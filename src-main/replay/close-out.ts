@@ -3,6 +3,7 @@
 // is what makes every close-out safe to repeat after a crash between its barriers.
 import type { BatchFold, CallFold, EpisodeFold, JsonPayload } from '../../src-shared/replay.js';
 import { isPending } from './classify.js';
+import { owesTurnFinished } from './state.js';
 
 /** Why the batch is being closed: it decides the outcome of calls that never left and of held calls. */
 export type CloseCause = 'interrupted' | 'cancelled' | 'max_steps';
@@ -32,8 +33,7 @@ const HELD_REASON: Record<CloseCause, string> = {
 export function closeBatchRecords(episode: EpisodeFold, batch: BatchFold, cause: CloseCause): { type: string; payload: JsonPayload }[] {
   const records = batch.calls.filter(isPending).map((call) => ({ type: 'tool_result', payload: closingResult(batch, call, cause) }));
   if (batch.finished_seq === null) records.push({ type: 'tool_batch_finished', payload: { batch_id: batch.batch_id } });
-  const step = episode.steps.find((candidate) => candidate.step_id === batch.step_id);
-  if (batch.step_id !== null && step?.turn_finished_seq == null) records.push({ type: 'turn_finished', payload: { step_id: batch.step_id } });
+  if (owesTurnFinished(episode, batch)) records.push({ type: 'turn_finished', payload: { step_id: batch.step_id } });
   return records;
 }
 

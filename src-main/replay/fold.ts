@@ -7,6 +7,7 @@ import type {
   CallFold,
   EpisodeFold,
   JsonPayload,
+  QueueEntry,
   RecordRef,
   SessionFold,
   StepFold,
@@ -15,7 +16,7 @@ import type { ReadFrame } from '../../src-shared/wal.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
 import { episodeState } from './state.js';
-import { flag, integer, isMap, mapOrNull, text, texts, toJsonPayload, toolUses } from './values.js';
+import { flag, highestTag, integer, isMap, mapOrNull, text, texts, toJsonPayload, toolUses } from './values.js';
 
 export function foldFrames(frames: Iterable<ReadFrame>): SessionFold {
   const folder = new SessionFolder();
@@ -42,6 +43,7 @@ export class SessionFolder {
   private readonly fold: SessionFold = {
     wal_id: null,
     last_seq: 0,
+    next_tag: 1,
     records: [],
     episodes: [],
     queue: [],
@@ -58,16 +60,24 @@ export class SessionFolder {
     const payload = toJsonPayload(frame.payload ?? {});
     if (frame.seq === 0) {
       this.fold.wal_id ??= text(payload, 'wal_id');
+      this.fold.next_tag = Math.max(this.fold.next_tag, integer(payload, 'next_tag') ?? 0);
       this.fold.outside.push(ref);
       return;
     }
     this.fold.last_seq = frame.seq;
+    // Every record counts, whatever its type: the count is per session, and a tag is never reused.
+    this.fold.next_tag = Math.max(this.fold.next_tag, highestTag(payload['tags']) + 1);
     const episode = this.openEpisode();
     if (episode !== null) episode.last_seq = frame.seq;
     const handler = HANDLERS[frame.type];
     if (handler !== undefined) handler(this, payload, ref);
     else if (STEP_NOTE_TYPES.has(frame.type)) this.attachNote(payload, ref);
     else this.show(ref);
+  }
+
+  /** The runner tag the next tagged part gets (SessionFold.next_tag), without the copy a snapshot makes. */
+  get next_tag(): number {
+    return this.fold.next_tag;
   }
 
   /** The fold so far, classified and checked. A copy: pushing more frames does not change it. */
@@ -78,7 +88,7 @@ export class SessionFolder {
       episode.anomalies.push(...checkEpisode(episode));
       episode.state = episodeState(episode);
     }
-    fold.queue_drain_order = drainOrder(fold);
+    fold.queue_drain_order = pendingInDrainOrder(fold).map((entry) => entry.submission_id);
     return fold;
   }
 
@@ -159,6 +169,9 @@ export class SessionFolder {
       started_seq: ref.seq,
       config: payload['config'] ?? null,
       input: payload['input'] ?? null,
+      // Tagging is fixed when a lineage is first admitted (contract §2), and run_started is the first record a
+      // tagging writer tags, so each episode's own start says whether its parts are tagged.
+      tagged: (payload['tags'] ?? null) !== null,
       state: 'running',
       finished: null,
       steps: [],
@@ -235,6 +248,7 @@ export class SessionFolder {
       this.fold.queue.push({
         submission_id,
         seq: ref.seq,
+        request: payload['request'] ?? null,
         delivery: text(payload, 'delivery'),
         title: text(payload, 'title'),
         state: 'pending',
@@ -262,6 +276,8 @@ function plannedCall(plan: JsonPayload, tool_call_id: string, index: number): Ca
     held: null,
     behind: null,
     successors: [],
+    dispatched_at_ms: null,
+    finished_at_ms: null,
   };
 }
 
@@ -305,16 +321,14 @@ const HANDLERS: Record<string, Handler> = {
       episode.anomalies.push(anomaly('duplicate_intent', `call ${call.tool_call_id} has a second intent at seq ${ref.seq}`, [call.intent.seq, ref.seq], batch.batch_id, call.tool_call_id));
       return;
     }
-    call.intent = {
-      seq: ref.seq,
-      args: payload['args'] ?? null,
-      module_id: text(payload, 'module_id'),
-      dispatched_at_ms: integer(payload, 'dispatched_at_ms'),
-    };
+    call.intent = { seq: ref.seq, args: payload['args'] ?? null, module_id: text(payload, 'module_id') };
+    call.dispatched_at_ms = integer(payload, 'dispatched_at_ms');
   },
 
   tool_no_dispatch(folder, payload, ref) {
     const found = folder.call(payload, ref);
+    // Only the first terminal counts (a second one is an anomaly), and an intent's time is never replaced.
+    if (found?.call.terminals.length === 0 && found.call.intent === null) found.call.dispatched_at_ms = integer(payload, 'dispatched_at_ms');
     found?.call.terminals.push({
       seq: ref.seq,
       type: 'tool_no_dispatch',
@@ -327,6 +341,7 @@ const HANDLERS: Record<string, Handler> = {
 
   tool_result(folder, payload, ref) {
     const found = folder.call(payload, ref);
+    if (found?.call.terminals.length === 0) found.call.finished_at_ms = integer(payload, 'finished_at_ms');
     found?.call.terminals.push({
       seq: ref.seq,
       type: 'tool_result',
@@ -454,9 +469,10 @@ function resultOutcome(payload: JsonPayload): CallFold['terminals'][number]['out
   return unknown ? 'unknown' : 'completed';
 }
 
-function drainOrder(fold: SessionFold): string[] {
+/** The pending queue entries in drain order: interrupts first, then plain entries, each in WAL order. */
+export function pendingInDrainOrder(fold: SessionFold): QueueEntry[] {
   const pending = fold.queue.filter((entry) => entry.state === 'pending');
   const interrupts = pending.filter((entry) => entry.delivery === 'interrupt');
   const plain = pending.filter((entry) => entry.delivery !== 'interrupt');
-  return [...interrupts, ...plain].map((entry) => entry.submission_id);
+  return [...interrupts, ...plain];
 }

@@ -14,7 +14,7 @@ import type {
 } from '../../src-shared/replay.js';
 import { hasClass, isCloseOut, isPending } from './classify.js';
 import { closeBatchRecords, type CloseCause } from './close-out.js';
-import { currentBatch, lastFinishedStep } from './state.js';
+import { currentBatch, lastFinishedStep, owesTurnFinished } from './state.js';
 import { replayedCounts } from './transcript.js';
 
 type Group = { type: string; payload: JsonPayload }[];
@@ -119,6 +119,7 @@ function owed(episode: EpisodeFold, batch: BatchFold | null, redone: string[]): 
   if (redone.length > 0) return `the dispatch of ${redone.join(', ')}`;
   if (batch !== null && batch.calls.some(isPending)) return 'a terminal for each pending call';
   if (batch !== null && batch.finished_seq === null) return 'the batch commit (tool_batch_finished)';
+  if (batch !== null && owesTurnFinished(episode, batch)) return `the turn boundary (turn_finished) of step ${batch.step_id}, then a model step`;
   const last = lastFinishedStep(episode);
   if (batch === null && last !== null && !last.natural_end) return `the tool batch of step ${last.step_id}`;
   return 'a model step';
@@ -150,11 +151,7 @@ function runFinished(reason: string, episode: EpisodeFold): JsonPayload {
 }
 
 function plan(fold: SessionFold, kind: RecoveryKind, episode: EpisodeFold, action: ResumeAction, message: string, groups: Group[]): RecoveryPlan {
-  const records: PlannedRecord[] = [];
-  for (const group of groups.filter((candidate) => candidate.length > 0)) {
-    const barrier = records.length === 0 ? 0 : records.at(-1)!.barrier + 1;
-    for (const record of group) records.push({ ...record, barrier });
-  }
+  const records = episode.tagged ? withRunnerTags(inBarriers(groups), fold.next_tag) : inBarriers(groups);
   return {
     kind,
     action,
@@ -165,6 +162,24 @@ function plan(fold: SessionFold, kind: RecoveryKind, episode: EpisodeFold, actio
     indeterminate: indeterminateIds(currentBatch(episode)),
     records,
   };
+}
+
+/** The groups in order, each made durable by a barrier of its own; an empty group takes no barrier. */
+function inBarriers(groups: Group[]): PlannedRecord[] {
+  const records: PlannedRecord[] = [];
+  for (const group of groups.filter((candidate) => candidate.length > 0)) {
+    const barrier = records.length === 0 ? 0 : records.at(-1)!.barrier + 1;
+    for (const record of group) records.push({ ...record, barrier });
+  }
+  return records;
+}
+
+/** runner-tags/v1: each planned record holding a message part gets the next tag, in WAL order, so every writer
+ *  that carries out the plan (the CLI, the app, the runtime) appends the same bytes. A close-out's tool_results
+ *  are the only records with a part that a plan writes; the writer gates them runner-tags/v1 itself. */
+function withRunnerTags(records: PlannedRecord[], next_tag: number): PlannedRecord[] {
+  let tag = next_tag;
+  return records.map((record) => (record.type === 'tool_result' ? { ...record, payload: { ...record.payload, tags: tag++ } } : record));
 }
 
 function emptyPlan(fold: SessionFold, kind: RecoveryKind, episode: EpisodeFold | null, message: string): RecoveryPlan {

@@ -71,6 +71,8 @@ export function replayJson(session: string | null, replay: SessionReplay): Repla
             terminal: terminal === undefined ? null : { type: terminal.type, seq: terminal.seq },
             outcome: terminal?.outcome ?? null,
             reason: terminal?.reason ?? null,
+            dispatched_at_ms: call.dispatched_at_ms,
+            finished_at_ms: call.finished_at_ms,
           };
         }),
       })),

@@ -11,6 +11,12 @@ export function currentBatch(episode: EpisodeFold): BatchFold | null {
   return later ? null : batch;
 }
 
+/** The batch's step has no durable turn_finished yet (false when the batch names no step: no turn to close). */
+export function owesTurnFinished(episode: EpisodeFold, batch: BatchFold): boolean {
+  if (batch.step_id === null) return false;
+  return episode.steps.find((step) => step.step_id === batch.step_id)?.turn_finished_seq == null;
+}
+
 /** The last model step with a durable model_step_finished. */
 export function lastFinishedStep(episode: EpisodeFold): StepFold | null {
   let last: StepFold | null = null;

@@ -4,8 +4,9 @@
 // uncommitted turn ends the episode's part of the prompt, so no rendered request ever holds a bare tool_use.
 //
 // Steers: the format has no step_started record (a model step is recorded only when it completes), so a steer
-// joins the prompt before the first model step recorded after it, or at the end when none follows. That never
-// puts it between a tool call and its result. Compaction views are shown on their steps, not applied here.
+// joins the prompt before the first model step recorded after it, or at run_finished (the end) when none
+// follows. That never puts it between a tool call and its result. Compaction views are shown on their steps,
+// not applied here.
 import type {
   BatchFold,
   CallFold,
@@ -27,14 +28,22 @@ export function renderTranscript(fold: SessionFold): JsonPayload[] {
 function renderEpisode(episode: EpisodeFold): JsonPayload[] {
   const messages: JsonPayload[] = [...asMessages(episode.input)];
   const steps = episode.steps.filter((step) => step.seq !== null).sort((a, b) => a.seq! - b.seq!);
-  for (const step of steps) {
+  for (const [index, step] of steps.entries()) {
     messages.push(...steersJoining(episode, step.step_id));
     const turn = renderTurn(episode, step);
-    if (turn === null) return messages;
+    if (turn === null) return [...messages, ...steersPastCut(episode, steps.slice(index + 1))];
     messages.push(...turn);
   }
   messages.push(...steersJoining(episode, null));
   return messages;
+}
+
+/** The steers after an uncommitted turn. While the episode is open that turn may still commit, and they join
+ *  after it then. Once run_finished is durable nothing commits it any more: the turn stays out (it would be
+ *  provider-invalid), but an acknowledged steer is guaranteed a place (contract §2), so they join at the end. */
+function steersPastCut(episode: EpisodeFold, later: StepFold[]): JsonPayload[] {
+  if (episode.finished === null) return [];
+  return [...later.map((step) => step.step_id), null].flatMap((step_id) => steersJoining(episode, step_id));
 }
 
 /** The step's messages when its turn is complete or repaired; null when it is not (yet) committed. */

@@ -4,7 +4,7 @@
 // second fold here. Units the caller sees (tool results, run terminals, acks) are held until the barrier that
 // makes their records durable returns (contract §3 step 6).
 import assert from 'node:assert/strict';
-import type { JsonPayload, JsonValue, SessionFold } from '../../src-shared/replay.js';
+import type { JsonPayload, SessionFold } from '../../src-shared/replay.js';
 import type { Payload, ReadFrame } from '../../src-shared/wal.js';
 import { requiredFeatures } from '../engine/features.js';
 import type { WritableSession } from '../engine/session.js';
@@ -27,17 +27,15 @@ export interface RuntimeObserver {
   request?(run_id: string, step_id: number, messages: readonly JsonPayload[]): void;
 }
 
-/** What a session carries across processes besides the fold: the highest runner tag and compaction notice
- *  number (the next ones continue the count), and each queued send's request (the fold keeps its state, not
- *  its input). Rebuilt from the WAL's frames on open, kept current by every append. */
+/** What a session carries across processes besides the fold: the highest compaction notice number (the next
+ *  one continues the count). Runner tags and queued requests come from the fold. Rebuilt from the WAL's frames
+ *  on open, kept current by every append. */
 export interface SessionMemory {
-  tag_max: number;
   notice_seq_max: number;
-  queued_requests: Map<string, JsonValue>;
 }
 
 export function emptyMemory(): SessionMemory {
-  return { tag_max: 0, notice_seq_max: 0, queued_requests: new Map() };
+  return { notice_seq_max: 0 };
 }
 
 export class Journal {
@@ -104,15 +102,11 @@ export class Journal {
   }
 
   nextTag(): number {
-    return this.memory.tag_max + 1;
+    return this.folder.next_tag;
   }
 
   nextNoticeSeq(): number {
     return this.memory.notice_seq_max + 1;
-  }
-
-  queuedRequest(submission_id: string): JsonValue | null {
-    return this.memory.queued_requests.get(submission_id) ?? null;
   }
 }
 
@@ -120,15 +114,6 @@ export class Journal {
 export function remember(memory: SessionMemory, frame: ReadFrame): void {
   const payload = frame.payload;
   if (payload === null) return;
-  memory.tag_max = Math.max(memory.tag_max, maxNumber(payload['tags'] as JsonValue | undefined, 0));
   const notice = payload['notice_seq'];
   if (frame.type === 'compaction_notice' && typeof notice === 'number') memory.notice_seq_max = Math.max(memory.notice_seq_max, notice);
-  const submission_id = payload['submission_id'];
-  if (frame.type === 'queued' && typeof submission_id === 'string') memory.queued_requests.set(submission_id, (payload['request'] ?? null) as JsonValue);
-}
-
-function maxNumber(value: JsonValue | undefined, depth: number): number {
-  if (typeof value === 'number') return value;
-  if (!Array.isArray(value) || depth > 4) return 0;
-  return value.reduce<number>((max, item) => Math.max(max, maxNumber(item, depth + 1)), 0);
 }

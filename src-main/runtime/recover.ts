@@ -58,9 +58,8 @@ function applyPlan(ctx: RunContext, records: readonly PlannedRecord[]): void {
     for (; index < records.length && records[index]!.barrier === barrier; index++) {
       const record = records[index]!;
       const payload: Payload = record.payload;
-      // A run that renders tags tags every stored part, close-out results included.
-      const tagged = ctx.config.render_tags && record.type === 'tool_result' ? { ...payload, tags: journal.nextTag() } : payload;
-      const seq = journal.append(record.type, tagged);
+      // Written as planned, runner tags included: `walscope resume` appends these very bytes.
+      const seq = journal.append(record.type, payload);
       if (record.type === 'run_finished') journal.show({ kind: 'run_finished', seq, type: 'run_finished', detail: `${ctx.run_id}: ${String(payload['reason'])}` });
       if (record.type === 'tool_result') journal.show({ kind: 'tool_result', seq, type: 'tool_result', detail: `${String(payload['tool_call_id'])}: ${String(payload['outcome'])}` });
     }

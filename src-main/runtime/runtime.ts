@@ -3,14 +3,15 @@
 // start with the same run_id appends nothing), and drains queued sends (interrupts first). Closing drains,
 // syncs and closes the writer before the lease is released.
 import assert from 'node:assert/strict';
-import type { EpisodeFold, JsonValue, ResumeAction } from '../../src-shared/replay.js';
+import type { EpisodeFold, ResumeAction } from '../../src-shared/replay.js';
 import { WalReadError } from '../engine/errors.js';
 import { readFloor } from '../engine/feature-floor.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import { readWal } from '../engine/reader.js';
 import { openSessionForWrite } from '../engine/session.js';
 import { walPath } from '../engine/state-root.js';
-import { SessionFolder } from '../replay/fold.js';
+import { pendingInDrainOrder, SessionFolder } from '../replay/fold.js';
+import { isMap } from '../replay/values.js';
 import type { Clock } from './clock.js';
 import { configPayload, parseConfig } from './config.js';
 import { taggedEach, userMessage, type Ports, type RunContext } from './context.js';
@@ -92,9 +93,8 @@ export class AgentRuntime {
   drainQueue(): RunLoop | null {
     const fold = this.journal.fold();
     this.assertIdle(fold.episodes.at(-1));
-    for (const submission_id of fold.queue_drain_order) {
+    for (const { submission_id, request } of pendingInDrainOrder(fold)) {
       const run_id = queuedRunId(submission_id);
-      const request = this.journal.queuedRequest(submission_id);
       assert.ok(isMap(request), `queued ${submission_id} carries its request`);
       const ran = fold.episodes.some((episode) => episode.run_id === run_id);
       const ctx = this.contextFor(run_id, parseConfig(request['config'] ?? null), null);
@@ -125,9 +125,6 @@ export class AgentRuntime {
   }
 }
 
-function isMap(value: JsonValue | null): value is { [key: string]: JsonValue } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The planted bug of a build that forgot its directory syncs: every one becomes a no-op. */
 function withoutDirectorySync(io: FileIO): FileIO {

@@ -17,7 +17,7 @@ export interface Timeline {
 
 export function buildTimeline(fold: SessionFold): Timeline {
   const rows: TimelineRow[] = [];
-  for (const episode of fold.episodes) rows.push(...episodeRows(episode));
+  for (const episode of fold.episodes) append(rows, episodeRows(episode));
   for (const ref of fold.outside) {
     if (ref.seq > 0) rows.push({ kind: 'event', episode: null, type: ref.type, summary: `${ref.type} outside any episode`, seqs: [ref.seq] });
   }
@@ -65,7 +65,7 @@ function episodeRows(episode: EpisodeFold): TimelineRow[] {
     }];
     for (const note of step.notes) rows.push({ kind: 'note', episode: n, step_id: step.step_id, type: note.type, summary: cut(compact(note.payload)), seqs: [note.seq] });
     const batch = episode.batches.find((candidate) => candidate.batch_id === step.batch_id);
-    if (batch !== undefined) rows.push(...batchRows(n, batch));
+    if (batch !== undefined) append(rows, batchRows(n, batch));
     add(step.seq ?? seqs[0] ?? step.notes[0]?.seq ?? null, rows);
   }
   for (const batch of episode.batches) {
@@ -89,6 +89,11 @@ function episodeRows(episode: EpisodeFold): TimelineRow[] {
   keyed.sort((a, b) => a.key - b.key || a.order - b.order);
   const anomalies: TimelineRow[] = episode.anomalies.map((found) => ({ kind: 'anomaly', episode: n, anomaly: found.kind, message: found.message, seqs: found.seqs }));
   return [head, ...input, ...keyed.flatMap((entry) => entry.rows), ...anomalies];
+}
+
+/** push(...more) passes every row as an argument: past ~100k rows (one long episode) the stack overflows. */
+function append(rows: TimelineRow[], more: readonly TimelineRow[]): void {
+  for (const row of more) rows.push(row);
 }
 
 function event(episode: number, type: string, summary: string, seq: number): TimelineRow {
@@ -131,7 +136,7 @@ function callRow(call: CallFold): CallRow {
     outcome: terminal?.outcome ?? null,
     reason: terminal?.reason ?? null,
     is_error: terminal?.is_error ?? false,
-    dispatched_at_ms: call.intent?.dispatched_at_ms ?? null,
+    dispatched_at_ms: call.dispatched_at_ms,
     held: call.held === null ? null : { call_key: call.held.call_key, module: call.held.module, reason: call.held.reason, held_at_ms: call.held.held_at_ms, seq: call.held.seq },
     behind: call.behind,
     successors: call.successors,

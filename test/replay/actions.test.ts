@@ -117,6 +117,19 @@ describe('seal', () => {
     expectIdempotent(root, () => sealSession(root, 's1'));
     expectFinishedAndValid(root, 'interrupted');
   });
+
+  it('keeps a steer acknowledged after a step whose batch never started: the turn stays out, the steer joins at the end', () => {
+    const root = tempDir();
+    SessionScript.write(root, (s) => {
+      s.start('r1');
+      s.step(1, [A]);
+      s.steer('also update the changelog');
+    });
+    const { appended } = act(root, (io) => sealSession(root, 's1', { io }));
+    expect(appended).toEqual([{ type: 'run_finished', payload: { reason: 'interrupted', usage: { input_tokens: 10, output_tokens: 5 } } }]);
+    expect(renderTranscript(diskFold(root))).toEqual([userMessage('do the thing'), userMessage('also update the changelog')]);
+    expectFinishedAndValid(root, 'interrupted');
+  });
 });
 
 describe('stop (max steps)', () => {
@@ -137,6 +150,45 @@ describe('stop (max steps)', () => {
     expect(barriers).toEqual([5, 1]);
     expectIdempotent(root, () => stopRun(root, 's1', reason));
     expectFinishedAndValid(root, reason);
+  });
+});
+
+describe('stop with every kind of pending call', () => {
+  it('gives each its terminal (indeterminate: unknown, never "not sent"), commits, then seals interrupted', () => {
+    const root = tempDir();
+    SessionScript.write(root, (s) => {
+      s.start('r1');
+      s.step(1, [A, B, C]);
+      s.batch('b1', 1, [A, B, C], true);
+      s.intent('b1', 'a');
+      s.intent('b1', 'b');
+      s.held('b1', 'a', true);
+    });
+    const { appended, barriers } = act(root, (io) => stopRun(root, 's1', 'max_steps', { io }));
+    expect(appended).toEqual([
+      closedResult('b1', 'a', 'max_steps', 'provider_held_stopped'),
+      closedResult('b1', 'b', 'max_steps'),
+      closedResult('b1', 'c', 'max_steps'),
+      batchFinished('b1'),
+      turnFinished(1),
+      runFinished('max_steps'),
+    ]);
+    expect(barriers).toEqual([6, 1]);
+    expectFinishedAndValid(root, 'max_steps');
+  });
+
+  it('an indeterminate call gets unknown and the run is sealed interrupted', () => {
+    const root = tempDir();
+    SessionScript.write(root, (s) => {
+      s.start('r1');
+      s.step(1, [A, B]);
+      s.batch('b1', 1, [A, B]);
+      s.intent('b1', 'a');
+    });
+    const { appended, barriers } = act(root, (io) => stopRun(root, 's1', 'max_steps', { io }));
+    expect(appended).toEqual([unknownResult('b1', 'a'), closedResult('b1', 'b', 'max_steps'), batchFinished('b1'), turnFinished(1), runFinished('interrupted')]);
+    expect(barriers).toEqual([5, 1]);
+    expectFinishedAndValid(root, 'interrupted');
   });
 });
 

@@ -46,6 +46,9 @@ function crashed(root: string): string {
   return sessionDir(root, 's1');
 }
 
+/** The session script writes no tool-times observations: replay shows none, never a time it made up. */
+const UNTIMED = { dispatched_at_ms: null, finished_at_ms: null };
+
 describe('walscope replay', () => {
   it('--json names every call with its class and the resume plan with its records', async () => {
     const folder = crashed(tempDir());
@@ -57,9 +60,9 @@ describe('walscope replay', () => {
     expect(json.wal_id).toMatch(/^[0-9a-f]{32}$/);
     expect(json.episodes[0]).toMatchObject({ episode: 1, run_id: 'r1', state: 'running', finished: null });
     expect(json.episodes[0]!.batches[0]!.calls).toEqual([
-      { tool_call_id: 'a', name: 'read_file', class: 'completed', terminal: { type: 'tool_result', seq: 6 }, outcome: 'completed', reason: null },
-      { tool_call_id: 'b', name: 'bash', class: 'indeterminate', terminal: null, outcome: null, reason: null },
-      { tool_call_id: 'c', name: 'fetch', class: 'never_left', terminal: null, outcome: null, reason: null },
+      { tool_call_id: 'a', name: 'read_file', class: 'completed', terminal: { type: 'tool_result', seq: 6 }, outcome: 'completed', reason: null, ...UNTIMED },
+      { tool_call_id: 'b', name: 'bash', class: 'indeterminate', terminal: null, outcome: null, reason: null, ...UNTIMED },
+      { tool_call_id: 'c', name: 'fetch', class: 'never_left', terminal: null, outcome: null, reason: null, ...UNTIMED },
     ]);
     expect(json.resume.action).toBe('close_out');
     expect(json.resume.records.map((record) => [record.type, record.barrier])).toEqual([

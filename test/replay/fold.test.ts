@@ -141,10 +141,11 @@ describe('fold', () => {
   });
 
   it('keeps the send queue and drains pending interrupts first', () => {
+    const request = { input: [user('tag a release')], config: { model: 'm' } };
     const fold = foldFrames(
       frames(
         ['queued', { submission_id: 'q1', request: {} }],
-        ['queued', { submission_id: 'q2', request: {}, delivery: 'interrupt' }],
+        ['queued', { submission_id: 'q2', request, title: 'Release', delivery: 'interrupt' }],
         ['queued', { submission_id: 'q3', request: {} }],
         ['retracted', { submission_id: 'q3' }],
         ['queued', { submission_id: 'q4', request: {} }],
@@ -160,7 +161,48 @@ describe('fold', () => {
       ['q5', 'pending'],
     ]);
     expect(fold.queue_drain_order).toEqual(['q2', 'q5', 'q4']);
+    expect(fold.queue[1]).toEqual({ submission_id: 'q2', seq: 2, request, delivery: 'interrupt', title: 'Release', state: 'pending', closed_seq: null });
+    expect(fold.queue[0]!.closed_seq).toBe(6);
     expect(fold.anomalies).toEqual([]);
+  });
+
+  it('shows tool-times observations as recorded, null where a record has none, never from a later record', () => {
+    const fold = foldFrames(
+      frames(
+        start(),
+        step(1, ['a', 'b', 'c']),
+        ['tool_batch_started', { batch_id: 'b1', step_id: 1, sequential: false, planned_calls: [
+          { tool_call_id: 'a', name: 't', plan: 'dispatch' },
+          { tool_call_id: 'b', name: 't', plan: 'no_dispatch' },
+          { tool_call_id: 'c', name: 't', plan: 'dispatch' },
+        ] }],
+        ['tool_dispatch_intent', { batch_id: 'b1', tool_call_id: 'a', args: {}, dispatched_at_ms: 1_700_000_000_100 }],
+        ['tool_no_dispatch', { batch_id: 'b1', tool_call_id: 'b', reason: 'denied', dispatched_at_ms: 1_700_000_000_200 }],
+        intent('b1', 'c'),
+        ['tool_result', { batch_id: 'b1', tool_call_id: 'a', outcome: 'completed', output: 'ok', is_error: false, finished_at_ms: 1_700_000_000_900 }],
+        result('b1', 'c'),
+        ['tool_result', { batch_id: 'b1', tool_call_id: 'c', outcome: 'completed', output: 'again', is_error: false, finished_at_ms: 5 }],
+      ),
+    );
+    const calls = fold.episodes[0]!.batches[0]!.calls;
+    expect(calls.map((call) => [call.tool_call_id, call.dispatched_at_ms, call.finished_at_ms])).toEqual([
+      ['a', 1_700_000_000_100, 1_700_000_000_900],
+      ['b', 1_700_000_000_200, null],
+      // c: untimed intent and result; the duplicate result's time is not the call's.
+      ['c', null, null],
+    ]);
+  });
+
+  it('tracks the next runner tag: the highest tag in any record plus one, floored by a lineage next_tag', () => {
+    const tagged = (entry: [string, JsonPayload], tags: JsonPayload[string]): [string, JsonPayload] => [entry[0], { ...entry[1], tags }];
+    expect(foldFrames(frames(start(), step(1, []))).next_tag).toBe(1);
+    const fold = foldFrames(frames(tagged(start(), [[3], [4]]), ['steered', { input: [user('more')], tags: [[9]] }], tagged(step(1, []), [5])));
+    expect(fold.next_tag).toBe(10);
+    expect(fold.episodes[0]!.tagged).toBe(true);
+    const floored = foldFrames(frames(['lineage', { wal_id: 'x', next_tag: 40 }], tagged(start(), [[40]])));
+    expect(floored.next_tag).toBe(41);
+    expect(foldFrames(frames(['lineage', { wal_id: 'x', next_tag: 40 }], start())).next_tag).toBe(40);
+    expect(foldFrames(frames(start())).episodes[0]!.tagged).toBe(false);
   });
 });
 
@@ -187,6 +229,43 @@ describe('transcript', () => {
     expect(messages.map((message) => message['role'])).toEqual(['user', 'user', 'assistant', 'tool']);
     expect(messages[1]).toEqual(user('also this'));
     expect(checkProviderValid(messages)).toEqual({ valid: true, problems: [] });
+  });
+
+  it('places a steer after the last step and before run_finished at run_finished: after the turn, before the next run', () => {
+    const fold = foldFrames(
+      frames(
+        start('r1'),
+        step(1, ['a']),
+        batch('b1', 1, ['a']),
+        intent('b1', 'a'),
+        ['steered', { input: [user('during the batch')] }],
+        result('b1', 'a'),
+        ['tool_batch_finished', { batch_id: 'b1' }],
+        ['turn_finished', { step_id: 1 }],
+        ['steered', { input: [user('at the boundary')] }],
+        ['run_finished', { reason: 'cancelled' }],
+        ['run_started', { run_id: 'r2', session: 's', config: {}, input: [user('next run')] }],
+      ),
+    );
+    expect(fold.episodes[0]!.steers.map((steer) => steer.joins_step)).toEqual([null, null]);
+    const messages = renderTranscript(fold);
+    expect(messages).toEqual([
+      user('go'),
+      fold.episodes[0]!.steps[0]!.assistant_message,
+      { role: 'tool', content: [{ type: 'tool_result', tool_use_id: 'a', output: 'ok', is_error: false }] },
+      user('during the batch'),
+      user('at the boundary'),
+      user('next run'),
+    ]);
+  });
+
+  it('keeps a steer of a finished episode whose last turn was never committed, at the end; an open one waits', () => {
+    const history = frames(start('r1'), step(1, ['a']), ['steered', { input: [user('also this')] }], ['run_finished', { reason: 'interrupted' }]);
+    const finished = renderTranscript(foldFrames(history));
+    expect(finished).toEqual([user('go'), user('also this')]);
+    expect(checkProviderValid(finished).valid).toBe(true);
+    // While the episode is open the turn may still commit, and the steer then joins after it.
+    expect(renderTranscript(foldFrames(history.slice(0, -1)))).toEqual([user('go')]);
   });
 
   it('finds a tool_use without its result, an orphan result and a duplicate', () => {

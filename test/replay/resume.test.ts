@@ -28,6 +28,8 @@ interface ResumeCase {
   /** The records appended, one array per barrier, given the last seq before the resume. */
   barriers: (last_seq: number) => ExpectedRecord[][];
   redone?: string[];
+  /** What the plan tells the operator, where it matters. */
+  message?: RegExp;
 }
 
 const CASES: ResumeCase[] = [
@@ -297,6 +299,22 @@ const CASES: ResumeCase[] = [
     ],
   },
   {
+    name: 'committed batch whose turn_finished was torn: continue, the turn boundary is owed before any model step',
+    build: (s) => {
+      s.start('r1');
+      s.step(1, [A]);
+      s.batch('b1', 1, [A]);
+      s.intent('b1', 'a');
+      s.result('b1', 'a');
+      s.batchFinished('b1');
+      return s.record('turn_finished', { step_id: 1 }).offset + 10;
+    },
+    classes: { a: 'completed' },
+    action: 'continue',
+    barriers: () => [],
+    message: /the turn boundary \(turn_finished\) of step 1, then a model step/,
+  },
+  {
     name: 'committed turn: a model step is owed, continue',
     build: (s) => {
       s.start('r1');
@@ -333,6 +351,7 @@ describe('resume, one WAL per class and action', () => {
     if (outcome.kind !== 'done') return;
     expect(outcome.plan.action).toBe(entry.action);
     expect(outcome.plan.redone).toEqual(entry.redone ?? []);
+    if (entry.message !== undefined) expect(outcome.plan.message).toMatch(entry.message);
 
     const expected = entry.barriers(last_seq);
     const appended = diskRecords(root).filter((record) => record.seq > last_seq);

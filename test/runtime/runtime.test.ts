@@ -10,6 +10,7 @@ import { readFloor } from '../../src-main/engine/feature-floor.js';
 import { nodeFileIO } from '../../src-main/engine/file-io.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { readWal } from '../../src-main/engine/reader.js';
+import { resumeSession } from '../../src-main/replay/actions.js';
 import { replayTarget } from '../../src-main/replay/report.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
 import {
@@ -54,6 +55,21 @@ function replay(root: string, session_id: string) {
   const [target] = resolveTargets(path.join(root, 'sessions', session_id));
   return replayTarget(target!);
 }
+
+/** The bytes of every record frame after `seq` (lineage frames, which name their writer, left out). */
+function recordBytesAfter(root: string, session_id: string, seq: number): Buffer {
+  const wal = path.join(root, 'sessions', session_id, 'wal');
+  const bytes = fs.readFileSync(wal);
+  const frames: Buffer[] = [];
+  readWal(wal, { on_frame: (frame) => frame.seq > seq && frames.push(bytes.subarray(frame.offset, frame.offset + frame.size_bytes)) });
+  return Buffer.concat(frames);
+}
+
+/** basicSession with runner tags on: a parallel batch of two side-effecting calls. */
+const taggedBasicSession: SessionScript = {
+  session_id: 'sim-basic-tagged',
+  runs: basicSession.runs.map((entry) => ({ ...entry, config: { ...entry.config, render_tags: true } })),
+};
 
 const EXPECTED_ENDS: Record<string, string[]> = {
   'sim-basic': ['completed'],
@@ -209,6 +225,48 @@ describe('reference runtime, resume through the replay library', () => {
     expect(fold.episodes[0]!.resumes).toHaveLength(1);
     expect(duplicateKeys(ports.plane.ledger.entries())).toEqual([]);
     expect(ports.plane.ledger.entries()).toHaveLength(2);
+  });
+
+  it('a committed batch whose turn_finished never reached the file: the turn boundary first, then the next step, nothing re-sent', () => {
+    const root = tempDir();
+    const ports = world(basicSession);
+    expect(runProcess(root, basicSession, ports, { before_type: 'turn_finished' })).toBeNull();
+    const crashed = replay(root, basicSession.session_id);
+    expect(crashed.fold.episodes[0]!.batches[0]!.finished_seq).not.toBeNull();
+    expect(crashed.resume.action).toBe('continue');
+    expect(runProcess(root, basicSession, ports)?.recovery).toBe('continue');
+    const episode = replay(root, basicSession.session_id).fold.episodes[0]!;
+    expect(episode.finished?.reason).toBe('completed');
+    const [first, second] = episode.steps;
+    expect(first!.turn_finished_seq).toBeLessThan(second!.seq!);
+    expect(episode.anomalies).toEqual([]);
+    expect(ports.plane.dispatch_log.map((entry) => entry.tool_call_id)).toEqual(['c1', 'c2']);
+  });
+
+  it('recovery appends the same bytes from the runtime and from `walscope resume`, runner tags included', () => {
+    const id = taggedBasicSession.session_id;
+    const crashed = tempDir();
+    expect(runProcess(crashed, taggedBasicSession, world(taggedBasicSession), { before_type: 'tool_result' })).toBeNull();
+    const before = replay(crashed, id).fold;
+    expect(before.episodes[0]!.tagged).toBe(true);
+    const [by_cli, by_runtime] = [tempDir(), tempDir()];
+    for (const copy of [by_cli, by_runtime]) fs.cpSync(crashed, copy, { recursive: true });
+
+    expect(resumeSession(by_cli, id)).toMatchObject({ kind: 'done', plan: { action: 'close_out' } });
+    const runtime = AgentRuntime.open({ root: by_runtime, session_id: id, clock: steppedClock(1), ports: world(taggedBasicSession) });
+    try {
+      expect(runtime.recover().plan.action).toBe('close_out');
+    } finally {
+      runtime.close();
+    }
+    const written = recordBytesAfter(by_cli, id, before.last_seq);
+    expect(written.length).toBeGreaterThan(0);
+    expect(recordBytesAfter(by_runtime, id, before.last_seq).equals(written)).toBe(true);
+    const results = replay(by_runtime, id).fold.episodes[0]!.batches[0]!.calls;
+    expect(results.map((call) => call.terminals[0]?.outcome)).toEqual(['unknown', 'unknown']);
+    const tags: unknown[] = [];
+    readWal(path.join(by_runtime, 'sessions', id, 'wal'), { on_frame: (frame) => frame.type === 'tool_result' && tags.push(frame.payload?.['tags']) });
+    expect(tags).toEqual([before.next_tag, before.next_tag + 1]);
   });
 
   it('a held call whose late result was not yet durable is delivered after the crash; the successor goes once', () => {
