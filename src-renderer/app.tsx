@@ -5,6 +5,7 @@ import { SessionList } from './components/session-list.js';
 import { SessionView } from './components/session-view.js';
 import { api } from './api/api.js';
 import { ErrorBoundary } from './components/error-boundary.js';
+import { WorkspaceOverview } from './components/workspace-overview.js';
 
 export function App() {
   const workspace = useWorkspace();
@@ -38,7 +39,7 @@ export function App() {
       <main className="app-body">
         <SessionList sessions={sessions.data ?? []} selected={selected} onSelect={select} progress={progress} />
         <section className="session-pane">
-          {selected === null && <p className="muted empty">Pick a session.{api.openDropped !== undefined ? ' Drop a state root or a WAL export here to open it.' : ''}</p>}
+          {selected === null && <WorkspaceOverview sessions={sessions.data ?? []} canDrop={api.openDropped !== undefined} />}
           {selected !== null && detail.data === undefined && <p className="muted empty">{detail.error?.message ?? 'Reading…'}</p>}
           {detail.data !== undefined && <ErrorBoundary resetKey={selected ?? ''}><SessionView key={selected ?? ''} detail={detail.data} /></ErrorBoundary>}
         </section>

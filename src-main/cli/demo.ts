@@ -1,11 +1,12 @@
-// `walscope demo [DIR] [--live] [--interval-ms N]`: writes or refreshes the demo state root (default: a
-// per-user folder) and prints what each session shows. With --live it then keeps the live session appending
-// a step every interval through the real lease until SIGINT or SIGTERM, and on either it drains, syncs,
-// closes the writer and releases the lease before exiting.
+// `walscope demo [DIR] [--if-missing] [--live] [--interval-ms N]`: writes or refreshes the demo state root
+// (default: a per-user folder) and prints what each session shows; --if-missing leaves an existing demo root
+// as it is (`npm start` uses it, so an operator's close-out survives the next start). With --live it then
+// keeps the live session appending a step every interval through the real lease until SIGINT or SIGTERM, and
+// on either it drains, syncs, closes the writer and releases the lease before exiting.
 import path from 'node:path';
 import { LeaseHeldError } from '../engine/errors.js';
 import { sessionsDir } from '../engine/state-root.js';
-import { buildDemoRoot, DemoRootError } from '../demo/build.js';
+import { buildDemoRoot, DemoRootError, isDemoRoot } from '../demo/build.js';
 import { LIVE_INTERVAL_MS_DEFAULT, LIVE_INTERVAL_MS_MIN, startLiveSession } from '../demo/live.js';
 import { defaultDemoRoot } from '../demo/paths.js';
 import { DEMO_SESSIONS, LIVE_SESSION_ID } from '../demo/sessions.js';
@@ -13,31 +14,41 @@ import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Com
 
 export const demoCommand: Command = {
   summary: 'write (or refresh) a demo state root with every session state; --live keeps one session appending',
-  usage: 'walscope demo [DIR] [--live] [--interval-ms N]',
+  usage: 'walscope demo [DIR] [--if-missing] [--live] [--interval-ms N]',
   async run(argv) {
-    const { values, positionals } = parseCommandArgs(argv, { live: { type: 'boolean' }, 'interval-ms': { type: 'string' } });
+    const { values, positionals } = parseCommandArgs(argv, { 'if-missing': { type: 'boolean' }, live: { type: 'boolean' }, 'interval-ms': { type: 'string' } });
     if (positionals.length > 1) throw new UsageError('expected at most one DIR');
     const interval_ms = values['interval-ms'] === undefined ? LIVE_INTERVAL_MS_DEFAULT : Number(values['interval-ms']);
     if (!Number.isSafeInteger(interval_ms) || interval_ms < LIVE_INTERVAL_MS_MIN) throw new UsageError(`--interval-ms takes a whole number of milliseconds, at least ${LIVE_INTERVAL_MS_MIN}`);
-    const root = positionals[0] ?? defaultDemoRoot();
-    let build;
-    try {
-      build = buildDemoRoot(root);
-    } catch (error) {
-      if (!(error instanceof DemoRootError)) throw error;
-      process.stderr.write(`walscope demo: ${error.message}\n`);
+    const root = path.resolve(positionals[0] ?? defaultDemoRoot());
+    if (values['if-missing'] === true && isDemoRoot(root)) {
+      await writeOut(`demo state root: ${root}\nkept as it was (--if-missing); \`walscope demo\` without it rewrites every session\n`);
+    } else if (!(await writeRoot(root))) {
       return EXIT_REFUSED;
     }
-    const lines = Object.entries(DEMO_SESSIONS).map(([id, expected]) => {
-      const kept = build.kept_live.includes(id as never) ? ' (kept: a live process holds it)' : '';
-      return `  ${id.padEnd(19)} ${expected.shows}${kept}`;
-    });
-    const example = path.join(sessionsDir(build.root), 'indeterminate');
-    await writeOut(`demo state root: ${build.root}\nside-effect ledger: ${build.ledger_path}\n\n${lines.join('\n')}\n\ntry: walscope verify ${build.root}\n     walscope replay ${example}\n`);
     if (!values.live) return EXIT_OK;
-    return runLive(build.root, interval_ms);
+    return runLive(root, interval_ms);
   },
 };
+
+/** Builds the demo root and prints what each session shows; false when the folder is someone else's. */
+async function writeRoot(root: string): Promise<boolean> {
+  let build;
+  try {
+    build = buildDemoRoot(root);
+  } catch (error) {
+    if (!(error instanceof DemoRootError)) throw error;
+    process.stderr.write(`walscope demo: ${error.message}\n`);
+    return false;
+  }
+  const lines = Object.entries(DEMO_SESSIONS).map(([id, expected]) => {
+    const kept = build.kept_live.includes(id as never) ? ' (kept: a live process holds it)' : '';
+    return `  ${id.padEnd(19)} ${expected.shows}${kept}`;
+  });
+  const example = path.join(sessionsDir(build.root), 'indeterminate');
+  await writeOut(`demo state root: ${build.root}\nside-effect ledger: ${build.ledger_path}\n\n${lines.join('\n')}\n\ntry: walscope verify ${build.root}\n     walscope replay ${example}\n`);
+  return true;
+}
 
 function runLive(root: string, interval_ms: number): Promise<number> {
   return new Promise((resolve) => {

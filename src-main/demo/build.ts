@@ -52,14 +52,18 @@ export function buildDemoRoot(root_arg: string, clock: Clock = systemClock): Dem
   return build;
 }
 
+/** A folder `walscope demo` wrote (and may rewrite). */
+export function isDemoRoot(root: string): boolean {
+  return fs.existsSync(path.join(root, DEMO_MARKER_FILE));
+}
+
 /** Makes `root` a demo root: created when missing, accepted when empty or already marked, refused otherwise. */
 function claimRoot(root: string): void {
   fs.mkdirSync(root, { recursive: true });
-  const marker = path.join(root, DEMO_MARKER_FILE);
-  if (!fs.existsSync(marker)) {
+  if (!isDemoRoot(root)) {
     const entries = fs.readdirSync(root);
     if (entries.length > 0) throw new DemoRootError(`${root} is not empty and was not made by walscope demo (no ${DEMO_MARKER_FILE}); pick an empty or new folder`);
-    fs.writeFileSync(marker, `${JSON.stringify({ made_by: 'walscope demo', sessions: DEMO_SESSIONS }, null, 2)}\n`);
+    fs.writeFileSync(path.join(root, DEMO_MARKER_FILE), `${JSON.stringify({ made_by: 'walscope demo', sessions: DEMO_SESSIONS }, null, 2)}\n`);
   }
   fs.mkdirSync(sessionsDir(root), { recursive: true });
 }

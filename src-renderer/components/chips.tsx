@@ -13,9 +13,21 @@ const CLASS_ICON: Record<CallClass, string> = {
   max_steps: '⌛',
 };
 
+/** Why a call has its class, in the operator's terms: the detail pane and the chip's tooltip say it. */
+export const CLASS_MEANING: Record<CallClass, string> = {
+  completed: 'Its result is recorded.',
+  no_dispatch: 'It was never dispatched (denied, invalid or skipped); its record says why.',
+  indeterminate: 'It was dispatched (its intent is durable) but no result was recorded: it may have run and had its side effect. Recovery records its outcome as unknown and never sends it again.',
+  provider_held: 'A provider holds it and owes its late result: the run stays paused until the result arrives, or the operator cancels or seals.',
+  held_successor: 'A later call of a sequential batch, waiting behind a held call: it was not sent.',
+  never_left: 'No dispatch intent was recorded: it never left the process, so it cannot have had an effect.',
+  interrupted: 'A close-out or a cancel ended it before it produced a result.',
+  max_steps: 'Closed because the run reached its step limit.',
+};
+
 export function ClassChip({ value }: { value: CallClass }) {
   return (
-    <span className={`chip class-${value}`} data-testid="class-chip" data-class={value}>
+    <span className={`chip class-${value}`} data-testid="class-chip" data-class={value} title={CLASS_MEANING[value]}>
       <span aria-hidden="true">{CLASS_ICON[value]}</span> {value}
     </span>
   );
@@ -41,6 +53,18 @@ export const STATUS_WORD: Record<SessionStatus, string> = {
   finished: 'finished',
   idle: 'idle',
   loading: 'loading',
+};
+
+/** What each status asks of the reader, for the overview shown before a session is picked. */
+export const STATUS_MEANING: Record<SessionStatus, string> = {
+  refused: 'The WAL cannot be trusted past a point (damage, or a newer writer): shown up to it, never acted on.',
+  live: 'A writer holds the lease and is appending; actions wait until it lets go.',
+  torn_tail: 'The last write was cut short: those bytes are not shown, and the next writer truncates them.',
+  paused_held: 'A provider holds a call and owes its result: the run waits (cancel or seal closes it out).',
+  needs_operator: 'A recovery is planned: open it to read the exact records it would append, then approve it.',
+  finished: 'The run ended: nothing to do.',
+  idle: 'Nothing is writing it and recovery owes nothing: only a runtime can go on.',
+  loading: 'Being read for the first time.',
 };
 
 export function StatusChip({ value, title }: { value: SessionStatus; title?: string }) {

@@ -1,7 +1,7 @@
 // Detail panes: the selected timeline element (with jumps to its records), and one record (every frame field,
 // the payload tree, raw hex, and the jump back to the timeline).
 import type { RecordDetail, TimelineRow } from '../../src-shared/ipc.js';
-import { ClassChip } from './chips.js';
+import { CLASS_MEANING, ClassChip } from './chips.js';
 import { formatTime } from './format.js';
 import { HexView } from './hex-view.js';
 import { PayloadTree } from './payload-tree.js';
@@ -13,9 +13,12 @@ export function TimelineDetail({ row, onJump }: { row: TimelineRow; onJump: (seq
       {row.kind === 'call' && (
         <>
           <p><ClassChip value={row.call.class} /> <span className="mono">{row.call.tool_call_id}</span> {row.call.name} · plan {row.call.plan}{row.call.safe ? ' · safe' : ''}</p>
+          <p data-testid="class-why">{CLASS_MEANING[row.call.class]}</p>
           <p>dispatched at {formatTime(row.call.dispatched_at_ms)} · outcome {row.call.outcome ?? '—'} · reason {row.call.reason ?? '—'}{row.call.is_error ? ' · error' : ''}</p>
           {row.call.held !== null && (
-            <p data-testid="held-detail">Held: key {row.call.held.call_key}, module {row.call.held.module}, since {formatTime(row.call.held.held_at_ms)}; successors waiting: {row.call.successors.join(', ') || 'none'}</p>
+            <p data-testid="held-detail">
+              Held: key <span className="mono">{row.call.held.call_key}</span>, module {row.call.held.module}, since <HeldSince ms={row.call.held.held_at_ms} />; successors waiting: {row.call.successors.join(', ') || 'none'}
+            </p>
           )}
           <PayloadTree value={row.call.args} label="args" />
           <PayloadTree value={row.call.output} label="output" />
@@ -32,6 +35,12 @@ export function TimelineDetail({ row, onJump }: { row: TimelineRow; onJump: (seq
       </div>
     </div>
   );
+}
+
+/** A machine-readable instant beside the local-time text: tests and assistive tools read the ISO form. */
+function HeldSince({ ms }: { ms: number | null }) {
+  if (ms === null) return <>{formatTime(ms)}</>;
+  return <time dateTime={new Date(ms).toISOString()} data-testid="held-since">{formatTime(ms)}</time>;
 }
 
 export function RecordDetailView({ record, onBack }: { record: RecordDetail; onBack: (row: number) => void }) {

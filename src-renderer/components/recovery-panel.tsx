@@ -2,7 +2,7 @@
 // exact records each would append. Refused with the holder's pid and host while a live writer holds the
 // lease; absent for exports. After an action it shows what was written.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ActionKind, ActionOutcome, ActionPreview, SessionDetail } from '../../src-shared/ipc.js';
 import type { PlannedRecord } from '../../src-shared/replay.js';
 import { api } from '../api/api.js';
@@ -29,6 +29,11 @@ export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
       void client.invalidateQueries({ queryKey: keys.session(key) });
     },
   });
+  const confirm = useRef<HTMLDivElement>(null);
+  // The side pane is often taller than the window: the confirmation must not open out of sight.
+  useEffect(() => {
+    confirm.current?.scrollIntoView({ block: 'nearest' });
+  }, [preview]);
   if (detail.read_only) return null;
   const plan = detail.resume;
   return (
@@ -38,7 +43,8 @@ export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
         Plan: <strong data-testid="plan-action">{plan.action}</strong> — {plan.message}
       </p>
       {plan.indeterminate.length > 0 && <p>Indeterminate (may have run): {plan.indeterminate.join(', ')}</p>}
-      <RecordList records={plan.records} testid="plan-records" />
+      {/* While a confirmation is open it lists the records; twice would only push it out of sight. */}
+      {preview === null && <RecordList records={plan.records} testid="plan-records" />}
       <div className="actions">
         {ACTIONS.map((action) => (
           <button key={action.kind} type="button" onClick={() => ask.mutate(action.kind)} data-testid={`action-${action.kind}`} disabled={ask.isPending || run.isPending}>
@@ -48,14 +54,12 @@ export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
       </div>
       {ask.error && <p className="error">{ask.error.message}</p>}
       {preview !== null && (
-        <div className="confirm" role="dialog" aria-label="Confirm action" data-testid="confirm-dialog">
+        <div className="confirm" role="dialog" aria-label="Confirm action" data-testid="confirm-dialog" ref={confirm}>
           <h4>{preview.kind}: {preview.plan.message}</h4>
           {preview.refusal !== null ? (
             <p className="refusal" data-testid="refusal" data-reason={preview.refusal.reason}>
-              {preview.refusal.reason === 'lease_held' && preview.refusal.holder !== null
-                ? `Refused: lease held by pid ${preview.refusal.holder.pid} on ${preview.refusal.holder.host} (epoch ${preview.refusal.holder.epoch}). `
-                : 'Refused: '}
-              {preview.refusal.message}
+              Refused: {preview.refusal.message}
+              {preview.refusal.reason === 'lease_held' && preview.refusal.holder !== null && ` (lease epoch ${preview.refusal.holder.epoch})`}
             </p>
           ) : (
             <>
@@ -96,7 +100,7 @@ function RecordList({ records, testid }: { records: PlannedRecord[]; testid: str
     <ol className="planned" data-testid={testid}>
       {records.map((record, index) => (
         <li key={index}>
-          <span className="mono">barrier {record.barrier}</span> <strong>{record.type}</strong> <span className="mono muted">{inline(record.payload, 240)}</span>
+          <span className="mono">barrier {record.barrier + 1}</span> <strong>{record.type}</strong> <span className="mono muted">{inline(record.payload, 240)}</span>
         </li>
       ))}
     </ol>

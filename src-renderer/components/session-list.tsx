@@ -7,7 +7,7 @@ import { STATUS_WORD, StatusChip } from './chips.js';
 import { formatAgo, formatBytes } from './format.js';
 
 type SortKey = 'activity' | 'id' | 'records' | 'size' | 'status';
-const ROW_PX = 58;
+const ROW_PX = 52;
 
 export function SessionList(props: { sessions: SessionSummary[]; selected: string | null; onSelect: (key: string) => void; progress: Map<string, { done_bytes: number; total_bytes: number }> }) {
   const [query, setQuery] = useState('');

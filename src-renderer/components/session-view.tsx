@@ -1,6 +1,6 @@
 // One session: integrity banner, tabs (timeline, records, transcript) as windowed lists, a detail pane,
-// search, follow-tail, and the recovery panel with the queue beside them. Keyboard: j/k move, enter opens,
-// escape closes, / searches.
+// search, follow-tail, and the recovery panel with the queue beside them. Keyboard: j/k move, Home/End go to
+// the first/last row (a million rows are too many to walk), enter opens, escape closes, / searches.
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { RecordRow, RowList, SessionDetail, TranscriptRow } from '../../src-shared/ipc.js';
@@ -75,6 +75,9 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
         const step = event.key === 'j' ? 1 : -1;
         const next = Math.min(total - 1, Math.max(0, (current ?? (step > 0 ? -1 : total)) + step));
         if (total > 0) select(tab, next);
+        setFollow(false);
+      } else if (event.key === 'Home' || event.key === 'End') {
+        if (total > 0) select(tab, event.key === 'Home' ? 0 : total - 1);
         setFollow(false);
       } else if (event.key === 'Enter') {
         if (current !== null) setOpen(true);

@@ -1,5 +1,5 @@
 // One row of the session timeline. All WAL content goes through React text nodes.
-import type { TimelineRow } from '../../src-shared/ipc.js';
+import type { CallRow, TimelineRow } from '../../src-shared/ipc.js';
 import { ClassChip } from './chips.js';
 import { inline } from './format.js';
 
@@ -37,7 +37,7 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
           {call.held !== null && <span className="badge held" data-testid="held-info">held by {call.held.module} · key {call.held.call_key}{call.successors.length > 0 ? ` · waiting: ${call.successors.join(', ')}` : ''}</span>}
           {call.behind !== null && <span className="badge" data-testid="behind-info">behind {call.behind}</span>}
           <span className="mono muted cell">{inline(call.args, 80)}</span>
-          <span className="mono cell">{call.outcome ?? ''}{call.reason !== null ? ` (${call.reason})` : ''} {inline(call.output, 80)}</span>
+          <span className="mono cell">{outcomeText(call)}</span>
         </div>
       );
     }
@@ -48,4 +48,11 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
     case 'anomaly':
       return <div className="tl tl-anomaly"><span className="badge warn">{row.anomaly}</span> <span className="text">{row.message}</span></div>;
   }
+}
+
+/** Outcome, reason and output, leaving out what is not there (a call without a result shows nothing). */
+function outcomeText(call: CallRow): string {
+  const reason = call.reason === null ? null : `(${call.reason})`;
+  const output = call.output === null ? null : inline(call.output, 80);
+  return [call.outcome, reason, output].filter((part) => part !== null).join(' ');
 }

@@ -64,7 +64,8 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    viewport: { width: 1400, height: 820 },
+    // Tall enough that the screenshots show every demo session in the list.
+    viewport: { width: 1400, height: 900 },
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   return {

@@ -1,7 +1,7 @@
 // The demo state root: every session shows the state DEMO_SESSIONS promises, as the replay library (the code
 // `walscope replay` runs) reports it; a refresh rebuilds it; a folder that is not a demo root is refused; the
 // live session appends through the real lease until stopped, and the CLI stops it cleanly on SIGTERM.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -14,7 +14,7 @@ import { DEMO_SESSION_IDS, DEMO_SESSIONS, LIVE_SESSION_ID, type DemoSessionId } 
 import { LeaseHeldError } from '../../src-main/engine/errors.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { probeLease } from '../../src-main/engine/lease.js';
-import { sessionDir } from '../../src-main/engine/state-root.js';
+import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { replayJson, replayTarget } from '../../src-main/replay/report.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { duplicateKeys, FileLedger, MemoryLedger } from '../../src-main/runtime/ledger.js';
@@ -86,6 +86,17 @@ describe('walscope demo', () => {
     fs.writeFileSync(path.join(foreign, 'notes.txt'), 'mine');
     expect(() => buildDemoRoot(foreign)).toThrow(DemoRootError);
   });
+
+  it('`walscope demo DIR --if-missing` leaves an existing demo root as it is', () => {
+    const root = tempDir();
+    buildDemoRoot(root);
+    const wal = walPath(sessionDir(root, 'indeterminate'));
+    const before = fs.readFileSync(wal);
+    const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO, 'src-main/cli/main.ts'), 'demo', root, '--if-missing'], { cwd: REPO, encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout.split('\n')[0]).toBe(`demo state root: ${root}`);
+    expect(fs.readFileSync(wal).equals(before)).toBe(true);
+  }, 30_000);
 
   it('defaults to a per-user folder', () => {
     expect(defaultDemoRoot({ XDG_DATA_HOME: '/data' })).toBe('/data/walscope/demo');

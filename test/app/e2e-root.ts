@@ -1,0 +1,56 @@
+// The state root the end-to-end tests open: the real demo root (`buildDemoRoot`, what `walscope demo` and
+// `npm start` write), an export copied out of it before any test acts on it, and a session carrying hostile
+// markup that a test writes with the engine beside the demo's while the page is open.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { SessionStatus } from '../../src-shared/ipc.js';
+import { buildDemoRoot } from '../../src-main/demo/build.js';
+import type { DemoExpectation } from '../../src-main/demo/sessions.js';
+import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
+import { steppedClock } from '../../src-main/runtime/clock.js';
+import { writeFinished } from './wal-fixture.js';
+
+/** A fixed clock for the demo's records, so held-since times, tool outputs and screenshots repeat. */
+const DEMO_CLOCK_START_MS = 1_750_000_000_000;
+export const XSS_SESSION_ID = 'xss-probe';
+export const XSS_TEXT = '<img src=x onerror="window.__walscope_xss=1"> see javascript:window.__walscope_xss=2';
+/** The demo session whose copy is the read-only export. */
+const EXPORTED_SESSION_ID = 'indeterminate';
+
+export interface E2eRoot {
+  root: string;
+  export_file: string;
+}
+
+export function makeE2eRoot(work: string): E2eRoot {
+  const root = path.join(work, 'root');
+  buildDemoRoot(root, steppedClock(DEMO_CLOCK_START_MS));
+  const exports = path.join(work, 'exports');
+  fs.mkdirSync(exports);
+  const export_file = path.join(exports, `${EXPORTED_SESSION_ID}-export.wal`);
+  fs.copyFileSync(walPath(sessionDir(root, EXPORTED_SESSION_ID)), export_file);
+  return { root, export_file };
+}
+
+export function writeXssSession(root: string): void {
+  writeFinished(root, XSS_SESSION_ID, XSS_TEXT);
+}
+
+/** The list's status word for a demo session nobody is writing, from what DEMO_SESSIONS promises for it: the
+ *  reader's verdict first, then the resume plan (the order the session service ranks them in). */
+export function expectedStatus(expected: DemoExpectation): SessionStatus {
+  if (expected.integrity === 'torn_tail') return 'torn_tail';
+  if (expected.integrity !== 'ok') return 'refused';
+  switch (expected.resume) {
+    case 'wait_held':
+      return 'paused_held';
+    case 'close_out':
+    case 'cancel_close_out':
+    case 'finalize':
+      return 'needs_operator';
+    case 'none':
+      return 'finished';
+    case 'continue':
+      return 'idle';
+  }
+}
