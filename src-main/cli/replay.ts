@@ -1,9 +1,11 @@
 // `walscope replay PATH [--json]`: the fold of one session's WAL (a session folder or a WAL file): episodes,
 // steps, batches and calls with their classes, anomalies, and the resume plan. Read-only: it never locks,
 // creates or writes anything.
+import { appendAll } from '../../src-shared/arrays.js';
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
 import { resolveTargets, TargetError, type WalTarget } from '../engine/inspect.js';
 import { classifyPath } from '../engine/state-root.js';
+import { EpisodeIndex } from '../replay/episode-index.js';
 import { replayJson, replayTarget, type SessionReplay } from '../replay/report.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable } from './format.js';
@@ -34,22 +36,24 @@ function oneTarget(path: string): WalTarget {
   }
 }
 
-function outline(target: WalTarget, { read, fold, resume }: SessionReplay): string {
+export function outline(target: WalTarget, { read, fold, resume }: SessionReplay): string {
   const lines: string[] = [];
   const name = target.session === null ? target.wal_path : `session ${target.session} (${target.wal_path})`;
   lines.push(`${name}: ${plural(fold.episodes.length, 'episode')}, last seq ${fold.last_seq}, wal_id ${fold.wal_id ?? '(none)'}`);
   if (read.error !== null) lines.push(`REFUSED ${read.error.kind.replaceAll('_', ' ')}: ${read.error.message} (shown: the intact prefix)`);
   if (read.torn_tail !== null) lines.push(`torn tail: ${plural(read.torn_tail.bytes, 'byte')} at offset ${read.torn_tail.offset} never committed, not used`);
   if (read.in_progress_tail !== null) lines.push('a live writer is appending: this is a snapshot');
-  for (const episode of fold.episodes) lines.push(...episodeLines(episode));
-  lines.push(...anomalyLines(fold.anomalies, ''));
-  lines.push(...queueLines(fold));
+  for (const episode of fold.episodes) appendAll(lines, episodeLines(episode));
+  appendAll(lines, anomalyLines(fold.anomalies, ''));
+  appendAll(lines, queueLines(fold));
   lines.push('', ...planLines(resume));
   return `${lines.join('\n')}\n`;
 }
 
+
 function episodeLines(episode: EpisodeFold): string[] {
   const finished = episode.finished === null ? '' : ` (${episode.finished.reason ?? 'no reason'} at seq ${episode.finished.seq})`;
+  const index = new EpisodeIndex(episode);
   const lines = ['', `episode ${episode.episode}  run ${printable(episode.run_id ?? '?', TEXT_MAX)}  ${episode.state}${finished}  seq ${episode.started_seq}–${episode.last_seq}`];
   for (const step of episode.steps) {
     const recorded = step.seq === null ? 'in flight (no model_step_finished)' : `seq ${step.seq}`;
@@ -57,19 +61,17 @@ function episodeLines(episode: EpisodeFold): string[] {
     const turn = step.turn_finished_seq === null ? '' : `, turn finished at seq ${step.turn_finished_seq}`;
     lines.push(`  step ${step.step_id}  ${recorded}, ${plural(step.attempts.length, 'attempt')}, ${plural(step.tool_use_ids.length, 'tool call')}${ending}${turn}`);
     for (const note of step.notes) lines.push(`    ${note.type} at seq ${note.seq}`);
-    const batch = episode.batches.find((candidate) => candidate.batch_id === step.batch_id);
-    if (batch !== undefined) lines.push(...batchLines(batch));
+    const batch = index.batch(step.batch_id);
+    if (batch !== undefined) appendAll(lines, batchLines(batch));
   }
-  for (const batch of episode.batches.filter((candidate) => !episode.steps.some((step) => step.batch_id === candidate.batch_id))) {
-    lines.push(...batchLines(batch));
-  }
+  for (const batch of index.batches_without_step) appendAll(lines, batchLines(batch));
   for (const steer of episode.steers) lines.push(`  steer at seq ${steer.seq} joins ${steer.joins_step === null ? 'at run end' : `step ${steer.joins_step}`}`);
   for (const cancel of episode.cancel_requests) lines.push(`  cancel requested (at ${cancel.at ?? '?'}) at seq ${cancel.seq}`);
   for (const pause of episode.pauses) lines.push(`  paused (${pause.reason ?? '?'}) at seq ${pause.seq}`);
   for (const card of episode.approvals) lines.push(`  approval for ${printable(card.tool_call_id, TEXT_MAX)}: ${card.decision ?? 'open'}`);
   for (const resume of episode.resumes) lines.push(`  resumed at seq ${resume.seq} (indeterminate: ${resume.indeterminate.join(', ') || 'none'})`);
   if (episode.shown.length > 0) lines.push(`  shown, not acted on: ${episode.shown.map((ref) => `${ref.type}@${ref.seq}`).join(', ')}`);
-  lines.push(...anomalyLines(episode.anomalies, '  '));
+  appendAll(lines, anomalyLines(episode.anomalies, '  '));
   return lines;
 }
 

@@ -3,6 +3,7 @@
 // step's tool calls in source order. Violations are anomalies with the seqs involved; nothing here throws,
 // because an inspector must show a damaged session, not refuse to look at it.
 import type { Anomaly, AnomalyKind, BatchFold, EpisodeFold } from '../../src-shared/replay.js';
+import { EpisodeIndex } from './episode-index.js';
 
 export function anomaly(
   kind: AnomalyKind,
@@ -17,11 +18,12 @@ export function anomaly(
 /** Checks every batch of a classified episode, sets `committable`, and returns the anomalies found. */
 export function checkEpisode(episode: EpisodeFold): Anomaly[] {
   const found: Anomaly[] = [];
+  const index = new EpisodeIndex(episode);
+  const named = new Set(episode.anomalies.map((entry) => entry.batch_id));
   for (const batch of episode.batches) {
-    const own = [...callAnomalies(batch), ...stepAnomalies(episode, batch)];
-    const recorded = episode.anomalies.some((entry) => entry.batch_id === batch.batch_id);
-    batch.committable = own.length === 0 && !recorded && batch.calls.every((call) => call.terminals.length === 1);
-    found.push(...own, ...commitAnomalies(episode, batch));
+    const own = [...callAnomalies(batch), ...stepAnomalies(index, batch)];
+    batch.committable = own.length === 0 && !named.has(batch.batch_id) && batch.calls.every((call) => call.terminals.length === 1);
+    for (const entry of [...own, ...commitAnomalies(index, batch)]) found.push(entry);
   }
   return found;
 }
@@ -45,8 +47,8 @@ function callAnomalies(batch: BatchFold): Anomaly[] {
 }
 
 /** The batch must belong to a finished model step whose tool calls it plans, in the same order. */
-function stepAnomalies(episode: EpisodeFold, batch: BatchFold): Anomaly[] {
-  const step = episode.steps.find((candidate) => candidate.step_id === batch.step_id);
+function stepAnomalies(index: EpisodeIndex, batch: BatchFold): Anomaly[] {
+  const step = index.step(batch.step_id);
   if (step === undefined || step.seq === null) {
     return [anomaly('step_mismatch', `batch ${batch.batch_id} names step ${batch.step_id}, which has no model_step_finished`, [batch.started_seq], batch.batch_id)];
   }
@@ -63,13 +65,13 @@ function stepAnomalies(episode: EpisodeFold, batch: BatchFold): Anomaly[] {
 }
 
 /** A commit marker without exactly one terminal per call, or a later step over a batch never committed. */
-function commitAnomalies(episode: EpisodeFold, batch: BatchFold): Anomaly[] {
+function commitAnomalies(index: EpisodeIndex, batch: BatchFold): Anomaly[] {
   if (batch.finished_seq !== null) {
     const open = batch.calls.filter((call) => call.terminals.length !== 1).map((call) => call.tool_call_id);
     if (open.length === 0) return [];
     return [anomaly('finished_not_committable', `tool_batch_finished for ${batch.batch_id} while [${open.join(', ')}] lack exactly one terminal`, [batch.finished_seq], batch.batch_id)];
   }
-  const later = episode.steps.find((step) => step.seq !== null && step.seq > batch.started_seq);
+  const later = index.stepRecordedAfter(batch.started_seq);
   if (later === undefined || later.seq === null) return [];
   return [anomaly('batch_left_open', `step ${later.step_id} was recorded while batch ${batch.batch_id} was never committed`, [batch.started_seq, later.seq], batch.batch_id)];
 }

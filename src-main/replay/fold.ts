@@ -53,6 +53,9 @@ export class SessionFolder {
   };
   private readonly batches = new Map<string, { episode: EpisodeFold; batch: BatchFold }>();
   private readonly run_ids = new Map<string, number>();
+  // Indexes that keep each record's routing O(1): a linear search per record made long episodes quadratic.
+  private readonly steps_by_id = new WeakMap<EpisodeFold, Map<number, StepFold>>();
+  private readonly pending_queue = new Map<string, QueueEntry[]>();
 
   push(frame: ReadFrame): void {
     const ref: RecordRef = { seq: frame.seq, offset: frame.offset, fence: frame.fence, type: frame.type };
@@ -117,7 +120,12 @@ export class SessionFolder {
   }
 
   step(episode: EpisodeFold, step_id: number): StepFold {
-    let step = episode.steps.find((candidate) => candidate.step_id === step_id);
+    let steps = this.steps_by_id.get(episode);
+    if (steps === undefined) {
+      steps = new Map();
+      this.steps_by_id.set(episode, steps);
+    }
+    let step = steps.get(step_id);
     if (step === undefined) {
       step = {
         step_id,
@@ -132,8 +140,15 @@ export class SessionFolder {
         notes: [],
       };
       episode.steps.push(step);
+      steps.set(step_id, step);
     }
     return step;
+  }
+
+  /** The batch `batch_id` names when this episode started it. */
+  batchOf(episode: EpisodeFold, batch_id: string | null): BatchFold | undefined {
+    const found = batch_id === null ? undefined : this.batches.get(batch_id);
+    return found?.episode === episode ? found.batch : undefined;
   }
 
   /** The batch and call a tool record names; anomalies when either is unknown. */
@@ -244,8 +259,9 @@ export class SessionFolder {
     this.show(ref);
     const submission_id = text(payload, 'submission_id');
     if (submission_id === null) return;
+    const pending = this.pending_queue.get(submission_id) ?? [];
     if (ref.type === 'queued') {
-      this.fold.queue.push({
+      const queued: QueueEntry = {
         submission_id,
         seq: ref.seq,
         request: payload['request'] ?? null,
@@ -253,11 +269,14 @@ export class SessionFolder {
         title: text(payload, 'title'),
         state: 'pending',
         closed_seq: null,
-      });
+      };
+      this.fold.queue.push(queued);
+      this.pending_queue.set(submission_id, [...pending, queued]);
       return;
     }
-    const entry = this.fold.queue.find((candidate) => candidate.submission_id === submission_id && candidate.state === 'pending');
+    const entry = pending.shift();
     if (entry === undefined) return;
+    if (pending.length === 0) this.pending_queue.delete(submission_id);
     entry.state = ref.type === 'retracted' ? 'retracted' : 'delivered';
     entry.closed_seq = ref.seq;
   }
@@ -382,8 +401,8 @@ const HANDLERS: Record<string, Handler> = {
 
   tool_batch_finished(folder, payload, ref) {
     const episode = folder.episodeFor(ref);
-    const batch = episode?.batches.find((candidate) => candidate.batch_id === text(payload, 'batch_id'));
     if (episode === null) return;
+    const batch = folder.batchOf(episode, text(payload, 'batch_id'));
     if (batch === undefined) {
       episode.anomalies.push(anomaly('unknown_batch', `tool_batch_finished at seq ${ref.seq} names a batch this episode never started`, [ref.seq], text(payload, 'batch_id')));
       return;

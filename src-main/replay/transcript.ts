@@ -7,6 +7,7 @@
 // joins the prompt before the first model step recorded after it, or at run_finished (the end) when none
 // follows. That never puts it between a tool call and its result. Compaction views are shown on their steps,
 // not applied here.
+import { appendAll } from '../../src-shared/arrays.js';
 import type {
   BatchFold,
   CallFold,
@@ -18,6 +19,7 @@ import type {
   SessionFold,
   StepFold,
 } from '../../src-shared/replay.js';
+import { EpisodeIndex } from './episode-index.js';
 import { isMap, text } from './values.js';
 
 /** Every episode's messages in order: each run's input, its committed turns and its steers. */
@@ -26,31 +28,36 @@ export function renderTranscript(fold: SessionFold): JsonPayload[] {
 }
 
 function renderEpisode(episode: EpisodeFold): JsonPayload[] {
+  const index = new EpisodeIndex(episode);
   const messages: JsonPayload[] = [...asMessages(episode.input)];
-  const steps = episode.steps.filter((step) => step.seq !== null).sort((a, b) => a.seq! - b.seq!);
-  for (const [index, step] of steps.entries()) {
-    messages.push(...steersJoining(episode, step.step_id));
-    const turn = renderTurn(episode, step);
-    if (turn === null) return [...messages, ...steersPastCut(episode, steps.slice(index + 1))];
-    messages.push(...turn);
+  const steps = index.recordedSteps();
+  for (const [position, step] of steps.entries()) {
+    appendAll(messages, steersJoining(index, step.step_id));
+    const turn = renderTurn(index, step);
+    if (turn === null) {
+      appendAll(messages, steersPastCut(episode, index, steps.slice(position + 1)));
+      return messages;
+    }
+    appendAll(messages, turn);
   }
-  messages.push(...steersJoining(episode, null));
+  appendAll(messages, steersJoining(index, null));
   return messages;
 }
+
 
 /** The steers after an uncommitted turn. While the episode is open that turn may still commit, and they join
  *  after it then. Once run_finished is durable nothing commits it any more: the turn stays out (it would be
  *  provider-invalid), but an acknowledged steer is guaranteed a place (contract §2), so they join at the end. */
-function steersPastCut(episode: EpisodeFold, later: StepFold[]): JsonPayload[] {
+function steersPastCut(episode: EpisodeFold, index: EpisodeIndex, later: readonly StepFold[]): JsonPayload[] {
   if (episode.finished === null) return [];
-  return [...later.map((step) => step.step_id), null].flatMap((step_id) => steersJoining(episode, step_id));
+  return [...later.map((step) => step.step_id), null].flatMap((step_id) => steersJoining(index, step_id));
 }
 
 /** The step's messages when its turn is complete or repaired; null when it is not (yet) committed. */
-function renderTurn(episode: EpisodeFold, step: StepFold): JsonPayload[] | null {
+function renderTurn(index: EpisodeIndex, step: StepFold): JsonPayload[] | null {
   const assistant = isMap(step.assistant_message) ? step.assistant_message : { role: 'assistant', content: [] };
   if (step.natural_end) return [assistant];
-  const batch = episode.batches.find((candidate) => candidate.batch_id === step.batch_id);
+  const batch = index.batch(step.batch_id);
   if (batch === undefined || batch.finished_seq === null || !batch.committable) return null;
   return [assistant, { role: 'tool', content: batch.calls.map(resultBlock) }];
 }
@@ -63,8 +70,8 @@ function resultBlock(call: CallFold): JsonPayload {
   return { type: 'tool_result', tool_use_id: call.tool_call_id, output: terminal.output, is_error: terminal.is_error };
 }
 
-function steersJoining(episode: EpisodeFold, step_id: number | null): JsonPayload[] {
-  return episode.steers.filter((steer) => steer.joins_step === step_id).flatMap((steer) => asMessages(steer.input));
+function steersJoining(index: EpisodeIndex, step_id: number | null): JsonPayload[] {
+  return index.steersJoining(step_id).flatMap((steer) => asMessages(steer.input));
 }
 
 function asMessages(value: JsonValue): JsonPayload[] {

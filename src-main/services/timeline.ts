@@ -1,8 +1,10 @@
 // The session view's rows: a fold flattened into episodes → steps → batches → calls, in WAL order, so the
 // renderer can window it. Big values are cut to previews here (the record view has the whole payload), which
 // bounds what one page of rows can weigh.
+import { appendAll } from '../../src-shared/arrays.js';
 import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
 import type { BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, SessionFold } from '../../src-shared/replay.js';
+import { EpisodeIndex } from '../replay/episode-index.js';
 
 /** A row's text is cut past this; the record view shows the rest. */
 export const ROW_TEXT_CHARS_MAX = 4_000;
@@ -17,7 +19,7 @@ export interface Timeline {
 
 export function buildTimeline(fold: SessionFold): Timeline {
   const rows: TimelineRow[] = [];
-  for (const episode of fold.episodes) append(rows, episodeRows(episode));
+  for (const episode of fold.episodes) appendAll(rows, episodeRows(episode));
   for (const ref of fold.outside) {
     if (ref.seq > 0) rows.push({ kind: 'event', episode: null, type: ref.type, summary: `${ref.type} outside any episode`, seqs: [ref.seq] });
   }
@@ -49,6 +51,7 @@ function episodeRows(episode: EpisodeFold): TimelineRow[] {
     seqs: [episode.started_seq],
   }));
   const keyed: Keyed[] = [];
+  const index = new EpisodeIndex(episode);
   const add = (key: number | null, rows: TimelineRow[]) => keyed.push({ key: key ?? Number.MAX_SAFE_INTEGER, order: keyed.length, rows });
   for (const step of episode.steps) {
     const seqs = [...step.attempts.map((a) => a.seq), ...(step.seq === null ? [] : [step.seq]), ...(step.turn_finished_seq === null ? [] : [step.turn_finished_seq])];
@@ -64,13 +67,11 @@ function episodeRows(episode: EpisodeFold): TimelineRow[] {
       seqs,
     }];
     for (const note of step.notes) rows.push({ kind: 'note', episode: n, step_id: step.step_id, type: note.type, summary: cut(compact(note.payload)), seqs: [note.seq] });
-    const batch = episode.batches.find((candidate) => candidate.batch_id === step.batch_id);
-    if (batch !== undefined) append(rows, batchRows(n, batch));
+    const batch = index.batch(step.batch_id);
+    if (batch !== undefined) appendAll(rows, batchRows(n, batch));
     add(step.seq ?? seqs[0] ?? step.notes[0]?.seq ?? null, rows);
   }
-  for (const batch of episode.batches) {
-    if (!episode.steps.some((step) => step.batch_id === batch.batch_id)) add(batch.started_seq, batchRows(n, batch));
-  }
+  for (const batch of index.batches_without_step) add(batch.started_seq, batchRows(n, batch));
   for (const steer of episode.steers) {
     const text = asList(steer.input).map(messageText).join('\n');
     add(steer.seq, [{ kind: 'steer', episode: n, title: steer.title, delivery: steer.delivery, text: cut(text), seqs: [steer.seq] }]);
@@ -91,10 +92,6 @@ function episodeRows(episode: EpisodeFold): TimelineRow[] {
   return [head, ...input, ...keyed.flatMap((entry) => entry.rows), ...anomalies];
 }
 
-/** push(...more) passes every row as an argument: past ~100k rows (one long episode) the stack overflows. */
-function append(rows: TimelineRow[], more: readonly TimelineRow[]): void {
-  for (const row of more) rows.push(row);
-}
 
 function event(episode: number, type: string, summary: string, seq: number): TimelineRow {
   return { kind: 'event', episode, type, summary, seqs: [seq] };
