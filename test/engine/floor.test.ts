@@ -9,6 +9,7 @@ import { floorLockPath, floorPath } from '../../src-main/engine/state-root.js';
 import { FaultyIO } from '../helpers/faulty-io.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { killHard, runFixture } from '../fixtures/run-fixture.js';
+import { captureError } from '../helpers/capture.js';
 
 const tempDir = useTempDirs('walscope-floor-');
 
@@ -179,11 +180,3 @@ describe('ensureFloor', () => {
   });
 });
 
-function captureError(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}

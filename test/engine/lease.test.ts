@@ -21,6 +21,7 @@ import {
 import { FaultyIO } from '../helpers/faulty-io.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { killHard, runFixture } from '../fixtures/run-fixture.js';
+import { captureError } from '../helpers/capture.js';
 
 const tempDir = useTempDirs('walscope-lease-');
 
@@ -312,11 +313,3 @@ describe('state root layout', () => {
   });
 });
 
-function captureError(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
