@@ -1,9 +1,10 @@
 // Types of the replay fold (contract §4, wal-format §10) and of `walscope replay --json`: what a session's
 // records mean after a crash, which calls are done, held, never sent or indeterminate, and what recovery would
 // append. Plain JSON data only (byte strings become lowercase hex), so the CLI, the app and the tests share it.
+import type { JsonValue } from './json.js';
 import type { InProgressTail, TornTail, WalErrorInfo } from './wal.js';
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type { JsonValue };
 export type JsonPayload = { [key: string]: JsonValue };
 
 /** A planned call's class (contract §4 classification rows; wal-format §10). */

@@ -1,20 +1,12 @@
 // Reading payload fields without trusting them: a field of the wrong type reads as absent, so the fold never
 // throws on a record a writer got wrong. Byte strings become lowercase hex (wal-format §3, JSON forms).
+import { toJsonValue } from '../../src-shared/json.js';
 import type { JsonPayload, JsonValue } from '../../src-shared/replay.js';
-import type { CborValue, Payload } from '../../src-shared/wal.js';
+import type { Payload } from '../../src-shared/wal.js';
 
-function toJson(value: CborValue | undefined): JsonValue {
-  if (value === undefined) return null;
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('hex');
-  if (Array.isArray(value)) return value.map(toJson);
-  if (typeof value === 'object' && value !== null) return toJsonPayload(value);
-  return value;
-}
-
+/** The JSON form of a payload; a hostile "__proto__" key stays an ordinary field (toJsonValue guards it). */
 export function toJsonPayload(payload: Payload): JsonPayload {
-  const result: JsonPayload = {};
-  for (const [key, value] of Object.entries(payload)) result[key] = toJson(value);
-  return result;
+  return toJsonValue(payload) as JsonPayload;
 }
 
 export function isMap(value: JsonValue | undefined): value is JsonPayload {

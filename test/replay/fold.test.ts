@@ -278,3 +278,13 @@ describe('transcript', () => {
     ]);
   });
 });
+
+describe('hostile payload keys', () => {
+  it('a "__proto__" key is an ordinary field: it cannot lend a legacy unknown result an outcome', () => {
+    // As the CBOR decoder delivers it: an own "__proto__" property, here claiming outcome completed.
+    const legacy = JSON.parse('{"batch_id":"b1","tool_call_id":"a","output":"unknown_outcome","is_error":true,"__proto__":{"outcome":"completed"}}') as JsonPayload;
+    const fold = foldFrames(frames(start(), step(1, ['a']), batch('b1', 1, ['a']), intent('b1', 'a'), ['tool_result', legacy]));
+    expect(fold.episodes[0]!.batches[0]!.calls[0]!.class).toBe('indeterminate');
+    expect(planResume(fold).action).toBe('close_out');
+  });
+});
