@@ -4,9 +4,23 @@ export function plural(count: number, noun: string): string {
   return `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`;
 }
 
-/** WAL content is untrusted: control characters are shown escaped, never sent to the terminal raw. */
+// Characters that steer a terminal or reorder what it shows: C0/C1 controls, line separators, bidi overrides.
+// eslint-disable-next-line no-control-regex
+const STEERING = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+function escapeChar(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/** Everything the CLI prints passes here (main.ts guards stdout and stderr): WAL content is untrusted, so no
+ *  escape sequence in it reaches the terminal raw. Newlines and tabs stay. Lossless on JSON output: the escape
+ *  it writes inside a JSON string is the JSON escape of the same character. */
+export function terminalSafe(text: string): string {
+  return text.replace(STEERING, escapeChar);
+}
+
+/** One field of untrusted text on one line: newlines escaped too, and cut to `length_max` characters. */
 export function printable(text: string, length_max: number): string {
-  // eslint-disable-next-line no-control-regex
-  const escaped = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const escaped = terminalSafe(text).replace(/\n/g, escapeChar);
   return escaped.length > length_max ? `${escaped.slice(0, length_max - 1)}…` : escaped;
 }

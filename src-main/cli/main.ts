@@ -3,6 +3,7 @@ import { EXIT_USAGE, UsageError, type Command } from './command.js';
 import { cancelCommand, resumeCommand, sealCommand } from './actions.js';
 import { demoCommand } from './demo.js';
 import { dumpCommand } from './dump.js';
+import { terminalSafe } from './format.js';
 import { replayCommand } from './replay.js';
 import { serveCommand } from './serve.js';
 import { verifyCommand } from './verify.js';
@@ -48,6 +49,16 @@ async function main(argv: string[]): Promise<number> {
     throw error;
   }
 }
+
+/** Routes every write of a standard stream through terminalSafe, whichever command or library made it. */
+function guardStream(stream: NodeJS.WriteStream): void {
+  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  stream.write = ((chunk: unknown, ...rest: unknown[]) =>
+    write(typeof chunk === 'string' ? terminalSafe(chunk) : chunk, ...rest)) as typeof stream.write;
+}
+
+guardStream(process.stdout);
+guardStream(process.stderr);
 
 main(process.argv.slice(2)).then(
   (code) => {

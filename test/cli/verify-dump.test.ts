@@ -185,3 +185,38 @@ describe('read-only by construction', () => {
     expect(snapshot(path.dirname(copy))).toEqual(before);
   });
 });
+
+describe('terminal safety', () => {
+  const HOSTILE = 'call\u001b]0;PWNED\u0007\u001b[31mRED\u202e\r';
+
+  /** A crashed batch whose call id carries terminal escape sequences. */
+  function hostileSession(): string {
+    const root = tempDir();
+    const session = openSessionForWrite(root, 's1', { writer_name: 'test' });
+    const use = { type: 'tool_use', id: HOSTILE, name: 'bash\u001b[2J', input: {} };
+    session.writer.append('run_started', { run_id: 'r\u001b[1m', session: 's1', config: {}, input: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }] });
+    session.writer.append('model_step_finished', { step_id: 1, assistant_message: { role: 'assistant', content: [use] }, usage: {} });
+    session.writer.append('tool_batch_started', { batch_id: 'b\u0085', step_id: 1, sequential: false, planned_calls: [{ tool_call_id: HOSTILE, name: 'bash', plan: 'dispatch' }] });
+    session.writer.append('tool_dispatch_intent', { batch_id: 'b\u0085', tool_call_id: HOSTILE, args: {} });
+    session.close();
+    return sessionDir(root, 's1');
+  }
+
+  it('no command prints a control or bidi character from WAL content raw', () => {
+    const folder = hostileSession();
+    for (const args of [['replay', folder], ['seal', folder, '--dry-run'], ['resume', folder, '--dry-run'], ['dump', folder], ['verify', folder]]) {
+      const { stdout, stderr } = walscope(...args);
+      expect(stdout + stderr, args.join(' ')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    }
+    expect(walscope('replay', folder).stdout).toContain('call\\u001b]0;PWNED');
+  });
+
+  it('JSON output stays exact: the escapes are JSON escapes of the same characters', () => {
+    const folder = hostileSession();
+    const frames = walscope('dump', folder, '--json').stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(frames[3].payload.planned_calls[0].tool_call_id).toBe(HOSTILE);
+    expect(frames[3].payload.batch_id).toBe('b\u0085');
+    const replay = JSON.parse(walscope('replay', folder, '--json').stdout);
+    expect(replay.episodes[0].batches[0].calls[0].tool_call_id).toBe(HOSTILE);
+  });
+});
