@@ -1,6 +1,7 @@
 // Opening a session of a state root for writing: folders, lease, one read of the WAL under the lease, writer.
 // The order is the contract's (§5): the read happens only once the lock is held, so no other writer can be
 // mid-append while we judge its tail; and closing drains the writer before the lease is released.
+import assert from 'node:assert/strict';
 import type { DigestAlgorithmName } from '../../src-shared/wal.js';
 import { WalReadError } from './errors.js';
 import { readFloor } from './feature-floor.js';
@@ -25,9 +26,26 @@ export interface WritableSession {
   close(): void;
 }
 
+/** A session whose lease is held but whose WAL is not yet opened for writing: opening the writer appends a
+ *  lineage frame, so a caller that may decide to write nothing decides here, under the lease, first. */
+export interface LeasedSession {
+  readonly session_id: string;
+  readonly dir: string;
+  readonly lease: Lease;
+  /** Opens the writer; the returned session's close() releases the lease too. At most once. */
+  openWriter(): WritableSession;
+  /** Releases the lease without having written anything. */
+  release(): void;
+}
+
 /** Opens `session_id` under `root` for writing. Throws LeaseHeldError when a live writer has it, WalReadError
  *  when its WAL (or the root's floor) is refused; in both cases nothing in the session was written. */
 export function openSessionForWrite(root: string, session_id: string, options: OpenSessionOptions): WritableSession {
+  return leaseSession(root, session_id, options).openWriter();
+}
+
+/** Takes the session's lease and reads its WAL under it, without opening the writer (see LeasedSession). */
+export function leaseSession(root: string, session_id: string, options: OpenSessionOptions): LeasedSession {
   if (!isValidSessionId(session_id)) throw new InvalidSessionIdError(session_id);
   const io = options.io ?? nodeFileIO;
   if (io.stat(root)?.is_directory !== true) throw new Error(`state root ${root} is not a folder; create it first`);
@@ -43,34 +61,38 @@ export function openSessionForWrite(root: string, session_id: string, options: O
       return existing?.max_fence ?? 0;
     },
   });
-  let writer: WalWriter;
-  try {
-    writer = WalWriter.open(wal_path, {
-      io,
-      fence: lease.epoch,
-      writer_name: options.writer_name,
-      root,
-      created_dirs,
-      digest: options.digest,
-      existing,
-    });
-  } catch (error) {
-    lease.release();
-    throw error;
-  }
-  return {
-    session_id,
-    dir,
-    lease,
-    writer,
-    close() {
-      try {
-        writer.close();
-      } finally {
-        lease.release();
-      }
-    },
+  const openWriter = (): WritableSession => {
+    assert.ok(!lease.released, 'the lease must still be held to open the writer');
+    let writer: WalWriter;
+    try {
+      writer = WalWriter.open(wal_path, {
+        io,
+        fence: lease.epoch,
+        writer_name: options.writer_name,
+        root,
+        created_dirs,
+        digest: options.digest,
+        existing,
+      });
+    } catch (error) {
+      lease.release();
+      throw error;
+    }
+    return {
+      session_id,
+      dir,
+      lease,
+      writer,
+      close() {
+        try {
+          writer.close();
+        } finally {
+          lease.release();
+        }
+      },
+    };
   };
+  return { session_id, dir, lease, openWriter, release: () => lease.release() };
 }
 
 /** undefined when there is no WAL yet (absent or empty); throws when the reader refuses it or the floor. */

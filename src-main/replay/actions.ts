@@ -13,7 +13,7 @@ import { readFloor } from '../engine/feature-floor.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import { probeLease } from '../engine/lease.js';
 import { readWal } from '../engine/reader.js';
-import { openSessionForWrite } from '../engine/session.js';
+import { leaseSession } from '../engine/session.js';
 import { isValidSessionId, leasePath, sessionDir, walPath } from '../engine/state-root.js';
 import type { WalWriter } from '../engine/writer.js';
 import { SessionFolder } from './fold.js';
@@ -67,10 +67,10 @@ function recover(root: string, session_id: string, planner: Planner, options: Re
     return planChanged();
   }
   if (preview.plan.records.length === 0) return { kind: 'done', plan: preview.plan, appended: [], epoch: null };
-  return underLease(root, session_id, io, options.writer_name ?? 'walscope', (writer, fold) => {
+  return underLease(root, session_id, io, options.writer_name ?? 'walscope', (fold) => {
     const plan = planner(fold);
     if (!sameRecords(plan.records, preview.plan.records)) return planChanged();
-    return { kind: 'done', plan, appended: appendPlan(writer, plan.records), epoch: writer.fence };
+    return (writer) => ({ kind: 'done', plan, appended: appendPlan(writer, plan.records), epoch: writer.fence });
   });
 }
 
@@ -107,7 +107,10 @@ export function startRun(root: string, session_id: string, start: RunStart, opti
   if (looked.kind !== 'fold') return looked;
   const earlier = existingStart(looked.fold, start.run_id);
   if (earlier !== null) return earlier;
-  return underLease(root, session_id, io, options.writer_name ?? 'walscope-runtime', (writer, fold) => appendRunStart(writer, fold, session_id, start));
+  return underLease(root, session_id, io, options.writer_name ?? 'walscope-runtime', (fold) => {
+    const again = existingStart(fold, start.run_id);
+    return again ?? ((writer) => appendRunStart(writer, fold, session_id, start));
+  });
 }
 
 /** For a runtime that already holds the session's writer and has folded its WAL under the lease. */
@@ -139,18 +142,38 @@ function lookWithoutLease(root: string, session_id: string, io: FileIO): { kind:
   return foldSession(root, session_id, io);
 }
 
-function underLease<T>(root: string, session_id: string, io: FileIO, writer_name: string, act: (writer: WalWriter, fold: SessionFold) => T | Refusal): T | Refusal {
-  let session;
+/** Decides from a fresh fold read under the lease, and opens the writer only to write: opening it appends a
+ *  lineage frame, so a decision to write nothing must be taken before, or "nothing was appended" is untrue. */
+function underLease<T>(
+  root: string,
+  session_id: string,
+  io: FileIO,
+  writer_name: string,
+  decide: (fold: SessionFold) => ((writer: WalWriter) => T) | T | Refusal,
+): T | Refusal {
+  let leased;
   try {
-    session = openSessionForWrite(root, session_id, { io, writer_name });
+    leased = leaseSession(root, session_id, { io, writer_name });
   } catch (error) {
     if (error instanceof LeaseHeldError) return leaseHeld(error);
     if (error instanceof WalReadError) return { kind: 'refused', message: `the WAL is refused: ${error.message}` };
     throw error;
   }
+  let decision;
   try {
     const read = foldSession(root, session_id, io);
-    return read.kind === 'fold' ? act(session.writer, read.fold) : read;
+    decision = read.kind === 'fold' ? decide(read.fold) : read;
+  } catch (error) {
+    leased.release();
+    throw error;
+  }
+  if (typeof decision !== 'function') {
+    leased.release();
+    return decision;
+  }
+  const session = leased.openWriter();
+  try {
+    return (decision as (writer: WalWriter) => T)(session.writer);
   } finally {
     session.close();
   }

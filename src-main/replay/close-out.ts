@@ -42,9 +42,15 @@ export function closeBatchRecords(episode: EpisodeFold, batch: BatchFold, cause:
 function closingResult(batch: BatchFold, call: CallFold, cause: CloseCause): JsonPayload {
   const base = { batch_id: batch.batch_id, tool_call_id: call.tool_call_id };
   if (call.class === 'indeterminate') return { ...base, outcome: 'unknown', output: UNKNOWN_OUTPUT, is_error: true };
-  const outcome = cause === 'max_steps' ? 'max_steps' : 'interrupted';
   if (call.class === 'provider_held') {
-    return { ...base, outcome, output: HELD_OUTPUT[cause], is_error: true, reason: HELD_REASON[cause] };
+    // The mixed-crash rule (contract §2 and §4): beside an indeterminate call the held call is closed
+    // interrupted / provider_held_interrupted, whatever closes the batch, and the run is sealed Interrupted.
+    const held_cause: CloseCause = batch.mixed_crash ? 'interrupted' : cause;
+    return { ...base, outcome: outcomeOf(held_cause), output: HELD_OUTPUT[held_cause], is_error: true, reason: HELD_REASON[held_cause] };
   }
-  return { ...base, outcome, output: NOT_SENT_OUTPUT[cause], is_error: true };
+  return { ...base, outcome: outcomeOf(cause), output: NOT_SENT_OUTPUT[cause], is_error: true };
+}
+
+function outcomeOf(cause: CloseCause): 'interrupted' | 'max_steps' {
+  return cause === 'max_steps' ? 'max_steps' : 'interrupted';
 }

@@ -220,7 +220,9 @@ export class BatchRun {
     this.result(call, { outcome: 'interrupted', output: NOT_SENT_OUTPUT[cause], is_error: true }, false);
   }
 
-  private closeHeld(call: CallState, cause: 'cancelled' | 'interrupted'): void {
+  private closeHeld(call: CallState, requested: 'cancelled' | 'interrupted'): void {
+    // The mixed-crash rule (contract §2, §4): beside an unknown outcome a held call closes interrupted.
+    const cause = this.unknown_seen ? 'interrupted' : requested;
     const reason = cause === 'cancelled' ? 'provider_held_cancelled' : 'provider_held_interrupted';
     const output = `the provider held the call and its result was never delivered: the run was ${cause}`;
     this.result(call, { outcome: 'interrupted', output, is_error: true, reason }, false);

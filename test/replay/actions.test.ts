@@ -1,7 +1,9 @@
 // The operator's and the runtime's closes (cancel, seal, stop), a crash between a close-out's two barriers,
 // run_id idempotency, and a live writer holding the lease (a real child process). Every check re-reads the WAL
 // from disk.
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { encodeFrame } from '../../src-main/engine/frame-codec.js';
 import { cancelSession, resumeSession, sealSession, startRun, stopRun, type RecoveryOutcome } from '../../src-main/replay/actions.js';
 import { WalIoError } from '../../src-main/engine/writer.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
@@ -90,6 +92,52 @@ describe('cancel', () => {
       runFinished('interrupted'),
     ]);
     expectIdempotent(root, () => cancelSession(root, 's1'));
+  });
+});
+
+describe('cancel beside an indeterminate call', () => {
+  it('follows the mixed-crash rule: the held call closes provider_held_interrupted and the run seals interrupted', () => {
+    const root = tempDir();
+    SessionScript.write(root, (s) => {
+      s.start('r1');
+      s.step(1, [A, B]);
+      s.batch('b1', 1, [A, B]);
+      s.intent('b1', 'a');
+      s.intent('b1', 'b');
+      s.held('b1', 'b');
+    });
+    const { appended } = act(root, (io) => cancelSession(root, 's1', { io }));
+    expect(appended).toEqual([
+      { type: 'run_cancel_requested', payload: { run_id: 'r1', at: 'now' } },
+      unknownResult('b1', 'a'),
+      closedResult('b1', 'b', 'interrupted', 'provider_held_interrupted'),
+      batchFinished('b1'),
+      turnFinished(1),
+      runFinished('interrupted'),
+    ]);
+    expectIdempotent(root, () => cancelSession(root, 's1'));
+    expectFinishedAndValid(root, 'interrupted');
+  });
+});
+
+describe('a plan that changed under the lease', () => {
+  it('appends nothing, not even the lineage frame a writer writes when it opens', () => {
+    const root = tempDir();
+    heldBatch(root);
+    const wal = walOf(root);
+    // Another writer's record lands between the preview and the lease (raw bytes: it holds no lease here).
+    let after_sneak = Buffer.alloc(0);
+    const sneak = () => {
+      const frame = encodeFrame({ ver: 2, seq: lastSeq(root) + 1, fence: maxFence(root), type: 'tool_result', features: [], payload: { batch_id: 'b1', tool_call_id: 'c', outcome: 'completed', output: 'late', is_error: false } });
+      fs.appendFileSync(wal, frame);
+      after_sneak = walBytes(root);
+    };
+    const io = new FaultyIO().before('tryLockExclusive', sneak).io;
+    const outcome = sealSession(root, 's1', { io });
+    expect(outcome).toMatchObject({ kind: 'refused', message: expect.stringContaining('nothing was appended') });
+    expect(after_sneak.length).toBeGreaterThan(0);
+    expect(walBytes(root).equals(after_sneak)).toBe(true);
+    expect(diskRecords(root).at(-1)).toMatchObject({ type: 'tool_result', payload: { output: 'late' } });
   });
 });
 
