@@ -15,6 +15,8 @@ import { leasePath } from './state-root.js';
 
 /** A tenure is ~120 bytes; anything past this is not one, and reads as no tenure. */
 export const LEASE_BYTES_MAX = 4_096;
+/** One disk sector: the unit a crash cannot tear. */
+export const TENURE_RECORD_BYTES = 512;
 /** /proc/locks lists every lock on the machine; past this we fall back to the holder's pid. */
 export const PROC_LOCKS_BYTES_MAX = 8 * 1_048_576;
 
@@ -59,13 +61,18 @@ export function acquireLease(session_dir: string, options: AcquireLeaseOptions):
   }
 }
 
+/** The tenure is one sector of JSON padded with spaces, overwritten in place: a disk writes a sector whole, so
+ *  a crash leaves the old tenure or the new one. Truncating first could leave an empty file, and the next
+ *  holder would then reuse an epoch that no durable frame carries yet. */
 function writeTenure(io: FileIO, fd: number, tenure: LeaseTenure): void {
-  const bytes = Buffer.from(`${JSON.stringify(tenure)}\n`, 'utf8');
-  assert.ok(bytes.length <= LEASE_BYTES_MAX, `tenure of ${bytes.length} bytes`);
-  io.ftruncate(fd, 0);
+  const json = JSON.stringify(tenure);
+  assert.ok(json.length < TENURE_RECORD_BYTES, `tenure of ${json.length} bytes does not fit one ${TENURE_RECORD_BYTES}-byte record`);
+  const bytes = Buffer.from(`${json.padEnd(TENURE_RECORD_BYTES - 1, ' ')}\n`, 'utf8');
+  assert.equal(bytes.length, TENURE_RECORD_BYTES, 'the tenure is ASCII JSON: one byte per character');
   writeFully(io, fd, bytes, 0);
+  if (io.fstat(fd).size_bytes > TENURE_RECORD_BYTES) io.ftruncate(fd, TENURE_RECORD_BYTES);
   io.fsync(fd);
-  assert.equal(io.fstat(fd).size_bytes, bytes.length, 'lease file holds exactly the tenure');
+  assert.equal(io.fstat(fd).size_bytes, TENURE_RECORD_BYTES, 'lease file holds exactly the tenure record');
 }
 
 class HeldLease implements Lease {

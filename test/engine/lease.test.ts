@@ -112,6 +112,22 @@ describe('acquireLease', () => {
   });
 });
 
+describe('the tenure record', () => {
+  it('is one 512-byte sector overwritten in place, never truncated to nothing first', () => {
+    const dir = tempDir();
+    const lease_file = path.join(dir, 'lease');
+    fs.writeFileSync(lease_file, `${JSON.stringify({ epoch: 7, pid: 1, host: 'h', acquired_ms: 1, writer: 'old' })}${' '.repeat(900)}\n`);
+    const recorder = new FaultyIO();
+    const lease = acquireLease(dir, { io: recorder.io, writer_name: 'test', wal_max_fence: 0 });
+    lease.release();
+    const truncations = recorder.mutations().filter((effect) => effect.op === 'ftruncate' && effect.path === lease_file);
+    expect(truncations.map((effect) => effect.length)).toEqual([512]);
+    const bytes = fs.readFileSync(lease_file);
+    expect(bytes.length).toBe(512);
+    expect(JSON.parse(bytes.toString('utf8'))).toMatchObject({ epoch: 8, writer: 'test', pid: process.pid });
+  });
+});
+
 describe('probeLease', () => {
   it('says absent without creating the file', () => {
     const dir = tempDir();

@@ -126,7 +126,7 @@ describe('a plan that changed under the lease', () => {
     heldBatch(root);
     const wal = walOf(root);
     // Another writer's record lands between the preview and the lease (raw bytes: it holds no lease here).
-    let after_sneak = Buffer.alloc(0);
+    let after_sneak: Buffer = Buffer.alloc(0);
     const sneak = () => {
       const frame = encodeFrame({ ver: 2, seq: lastSeq(root) + 1, fence: maxFence(root), type: 'tool_result', features: [], payload: { batch_id: 'b1', tool_call_id: 'c', outcome: 'completed', output: 'late', is_error: false } });
       fs.appendFileSync(wal, frame);
