@@ -171,7 +171,7 @@ export class SessionService implements WalscopeApi {
   }
 
   async getRows<L extends RowList>(key: string, list: L, start: number, count: number): Promise<RowPage<L>> {
-    if (list !== 'timeline' && list !== 'records' && list !== 'transcript') throw new NotFoundError(`no list "${String(list)}"`);
+    checkList(list);
     return this.model(key).rows(list, start, count);
   }
 
@@ -186,6 +186,7 @@ export class SessionService implements WalscopeApi {
   }
 
   async search(key: string, list: RowList, query: string): Promise<SearchResult> {
+    checkList(list);
     if (typeof query !== 'string') throw new NotFoundError('the query must be text');
     return this.model(key).search(list, query);
   }
@@ -211,4 +212,9 @@ export class SessionService implements WalscopeApi {
 function checkKind(kind: ActionKind): ActionKind {
   if (kind !== 'resume' && kind !== 'cancel' && kind !== 'seal') throw new NotFoundError(`no action "${String(kind)}"`);
   return kind;
+}
+
+/** A list name from the wire: anything but the three lists (say "constructor") would reach an inherited member. */
+function checkList(list: unknown): asserts list is RowList {
+  if (list !== 'timeline' && list !== 'records' && list !== 'transcript') throw new NotFoundError(`no list "${String(list)}"`);
 }
