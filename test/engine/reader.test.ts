@@ -185,6 +185,13 @@ describe('refusals', () => {
     expect(result.error).toMatchObject({ kind: 'sequence_error', offset: boundaries(bodies)[2], seq: 3 });
   });
 
+  it('a repeated seq (a replayed record) is a sequence error, not a second record', () => {
+    const bodies = [lineageBody(), recordBody(1, 'turn_finished', { step_id: 1 }), recordBody(1, 'turn_finished', { step_id: 2 })];
+    const { result } = read(walBytes(bodies));
+    expect(result.error).toMatchObject({ kind: 'sequence_error', offset: boundaries(bodies)[2], seq: 1 });
+    expect(result.last_seq).toBe(1);
+  });
+
   it('a lineage frame with another identity is non-tail corruption at its offset', () => {
     const bodies = [lineageBody(), recordBody(1, 'turn_finished', { step_id: 1 }), lineageBody(new Uint8Array(16).fill(7))];
     const { result } = read(walBytes(bodies));

@@ -206,6 +206,22 @@ const CASES: ResumeCase[] = [
     ],
   },
   {
+    name: 'a max_steps close-out cut short beside an indeterminate call: the indeterminate handling wins, sealed interrupted',
+    build: (s) => {
+      s.start('r1');
+      s.step(1, [A, B, C]);
+      s.batch('b1', 1, [A, B, C]);
+      s.intent('b1', 'b');
+      s.result('b1', 'a', 'max_steps');
+    },
+    classes: { a: 'max_steps', b: 'indeterminate', c: 'never_left' },
+    action: 'close_out',
+    barriers: (last) => [
+      [resumeStarted(1, last, { messages: 1, model_steps: 1, tool_results: 1 }, ['b']), unknownResult('b1', 'b'), closedResult('b1', 'c', 'interrupted'), batchFinished('b1'), turnFinished(1)],
+      [runFinished('interrupted')],
+    ],
+  },
+  {
     name: 'successor behind a max_steps close-out: sealed max_steps',
     build: (s) => {
       s.start('r1');

@@ -16,6 +16,9 @@ import { checkProviderValid, renderTranscript } from '../../src-main/replay/tran
 import {
   approvalsSession,
   basicSession,
+  call,
+  done,
+  run,
   CRASH_SESSIONS,
   heldSequentialSession,
   parallelUnknownSession,
@@ -106,6 +109,37 @@ describe('reference runtime, forward path', () => {
     const batch = replay(root, parallelUnknownSession.session_id).fold.episodes[0]!.batches[0]!;
     expect(batch.calls.map((call) => call.class)).toEqual(['indeterminate', 'interrupted', 'completed']);
     expect(ports.plane.dispatch_log.map((entry) => entry.tool_call_id)).toEqual(['u1', 'u3']);
+  });
+
+  it('a cancel beside an unknown outcome follows the mixed-crash rule: the held call closes provider_held_interrupted', () => {
+    const script: SessionScript = {
+      session_id: 'mixed-cancel',
+      runs: [
+        run('r1', [{ calls: [call('u1', { kind: 'held', late_output: null }, { name: 'request_review' }), call('u2', { kind: 'unknown' }, { name: 'charge_card' })] }], {
+          events: [{ trigger: { after_result: 'u2' }, event: { kind: 'cancel', at: 'now' } }],
+        }),
+      ],
+    };
+    const root = tempDir();
+    runProcess(root, script, world(script));
+    const episode = replay(root, script.session_id).fold.episodes[0]!;
+    const held = episode.batches[0]!.calls[0]!.terminals[0]!;
+    expect([held.outcome, held.reason]).toEqual(['interrupted', 'provider_held_interrupted']);
+    expect(episode.finished?.reason).toBe('interrupted');
+  });
+
+  it('in a sequential batch no call is sent after an unknown outcome, even one declared safe', () => {
+    const script: SessionScript = {
+      session_id: 'sequential-unknown',
+      runs: [run('r1', [{ sequential: true, calls: [call('u1', { kind: 'unknown' }, { name: 'charge_card' }), call('u2', done('listed'), { name: 'list_files', safe: true })] }])],
+    };
+    const root = tempDir();
+    const ports = world(script);
+    runProcess(root, script, ports);
+    const batch = replay(root, script.session_id).fold.episodes[0]!.batches[0]!;
+    expect(ports.plane.dispatch_log.map((entry) => entry.tool_call_id)).toEqual(['u1']);
+    expect(batch.calls.map((entry) => entry.class)).toEqual(['indeterminate', 'interrupted']);
+    expect(batch.calls[1]!.terminals[0]!.output).toContain('another call of its batch has an unknown outcome');
   });
 
   it('an interrupting send cancels at the step boundary and drains before the plain one', () => {
