@@ -2,9 +2,10 @@
 // frames are printed as they are read, so a 1 GiB WAL streams instead of filling memory.
 import { toJsonValue } from '../../src-shared/json.js';
 import type { CborValue, ReadFrame } from '../../src-shared/wal.js';
-import { readTarget, resolveTargets, TargetError, type WalTarget } from '../engine/inspect.js';
+import { readTarget } from '../engine/inspect.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, type Command } from './command.js';
 import { printable } from './format.js';
+import { singleTarget } from './targets.js';
 
 const SUMMARY_CHARS_MAX = 96;
 
@@ -20,7 +21,7 @@ export const dumpCommand: Command = {
     if (positionals.length !== 1) throw new UsageError('expected exactly one PATH (a WAL file or a session folder)');
     const from_seq = values.from === undefined ? 0 : Number(values.from);
     if (!Number.isSafeInteger(from_seq) || from_seq < 0) throw new UsageError(`--from takes a sequence number, not "${values.from}"`);
-    const target = singleTarget(positionals[0]!);
+    const target = singleTarget(positionals[0]!, 'dump');
     let reached = from_seq === 0;
     const print = values.json ? jsonLine : textLine;
     if (!values.json) process.stdout.write(`${'offset'.padStart(12)}  ${'seq'.padStart(8)} ver ${'fence'.padStart(5)}  type / features / size / payload\n`);
@@ -42,17 +43,6 @@ export const dumpCommand: Command = {
     return EXIT_OK;
   },
 };
-
-function singleTarget(path: string): WalTarget {
-  try {
-    const targets = resolveTargets(path);
-    if (targets.length !== 1) throw new UsageError(`${path} is a state root; dump takes one WAL file or session folder`);
-    return targets[0]!;
-  } catch (error) {
-    if (error instanceof TargetError) throw new UsageError(error.message);
-    throw error;
-  }
-}
 
 function jsonLine(frame: ReadFrame): string {
   const { payload, ...rest } = frame;

@@ -3,12 +3,12 @@
 // creates or writes anything.
 import { appendAll } from '../../src-shared/arrays.js';
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
-import { resolveTargets, TargetError, type WalTarget } from '../engine/inspect.js';
-import { classifyPath } from '../engine/state-root.js';
+import type { WalTarget } from '../engine/inspect.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { replayJson, replayTarget, type SessionReplay } from '../replay/report.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable } from './format.js';
+import { singleTarget } from './targets.js';
 
 const TEXT_MAX = 120;
 
@@ -18,23 +18,13 @@ export const replayCommand: Command = {
   async run(argv) {
     const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('expected exactly one PATH');
-    const target = oneTarget(positionals[0]!);
+    const target = singleTarget(positionals[0]!, 'replay');
     const replay = replayTarget(target);
     if (values.json) await writeOut(`${JSON.stringify(replayJson(target.session, replay), null, 2)}\n`);
     else await writeOut(outline(target, replay));
     return replay.read.error === null ? EXIT_OK : EXIT_REFUSED;
   },
 };
-
-function oneTarget(path: string): WalTarget {
-  if (classifyPath(path) === 'state_root') throw new UsageError(`${path} is a state root: name one session folder (sessions/<id>) or a WAL file`);
-  try {
-    return resolveTargets(path)[0]!;
-  } catch (error) {
-    if (error instanceof TargetError) throw new UsageError(error.message);
-    throw error;
-  }
-}
 
 export function outline(target: WalTarget, { read, fold, resume }: SessionReplay): string {
   const lines: string[] = [];

@@ -1,9 +1,10 @@
 // `walscope verify PATH [--json]`: checks every WAL that PATH names, read-only.
 import type { VerifyReport } from '../../src-shared/wal.js';
-import { resolveTargets, TargetError, verifyTarget } from '../engine/inspect.js';
+import { verifyTarget } from '../engine/inspect.js';
 import { classifyPath } from '../engine/state-root.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { formatBytes } from '../../src-shared/format.js';
+import { targetsOf } from './targets.js';
 import { plural } from './format.js';
 
 export const verifyCommand: Command = {
@@ -13,13 +14,7 @@ export const verifyCommand: Command = {
     const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('expected exactly one PATH');
     const target = positionals[0]!;
-    let reports: VerifyReport[];
-    try {
-      reports = resolveTargets(target).map((wal) => verifyTarget(wal));
-    } catch (error) {
-      if (error instanceof TargetError) throw new UsageError(error.message);
-      throw error;
-    }
+    const reports: VerifyReport[] = targetsOf(target).map((wal) => verifyTarget(wal));
     const isRoot = classifyPath(target) === 'state_root';
     if (values.json) await writeOut(`${JSON.stringify(isRoot ? reports : reports[0], null, 2)}\n`);
     else await writeOut(reports.map(humanReport).join('\n') + (isRoot ? rootSummary(reports) : ''));

@@ -11,13 +11,13 @@ export type CloseCause = 'interrupted' | 'cancelled' | 'max_steps';
 /** The text a model reads on its next send for a call that has no recorded result (contract §4). */
 export const UNKNOWN_OUTPUT = 'the call has no recorded result';
 
-const NOT_SENT_OUTPUT: Record<CloseCause, string> = {
+export const NOT_SENT_OUTPUT: Record<CloseCause, string> = {
   interrupted: 'the call was not sent: the run was interrupted',
   cancelled: 'the call was not sent: the run was cancelled',
   max_steps: 'the call was not sent: the run reached its step limit',
 };
 
-const HELD_OUTPUT: Record<CloseCause, string> = {
+export const HELD_OUTPUT: Record<CloseCause, string> = {
   interrupted: 'the provider held the call and its result was never delivered: the run was interrupted',
   cancelled: 'the provider held the call and its result was never delivered: the run was cancelled',
   max_steps: 'the provider held the call and its result was never delivered: the run was stopped',

@@ -9,6 +9,7 @@
 //      wait (their intents already durable) until its late result is synced, then go in order, no new intent.
 // A batch is built fresh from a model step, or resumed from the replay library's classification of a batch
 // found in the WAL; both then run the same code.
+import { HELD_OUTPUT, NOT_SENT_OUTPUT as CLOSE_OUT_NOT_SENT_OUTPUT } from '../replay/close-out.js';
 import assert from 'node:assert/strict';
 import type { BatchFold, EpisodeFold } from '../../src-shared/replay.js';
 import type { Payload } from '../../src-shared/wal.js';
@@ -43,10 +44,11 @@ interface CallState {
 
 type CloseCause = 'unknown' | 'cancelled' | 'interrupted';
 
+// The close-out texts are replay's, so a live close and a recovered one write the same bytes.
 const NOT_SENT_OUTPUT: Record<CloseCause, string> = {
   unknown: 'the call was not sent: another call of its batch has an unknown outcome',
-  cancelled: 'the call was not sent: the run was cancelled',
-  interrupted: 'the call was not sent: the run was interrupted',
+  cancelled: CLOSE_OUT_NOT_SENT_OUTPUT.cancelled,
+  interrupted: CLOSE_OUT_NOT_SENT_OUTPUT.interrupted,
 };
 
 export class BatchRun {
@@ -224,7 +226,7 @@ export class BatchRun {
     // The mixed-crash rule (contract §2, §4): beside an unknown outcome a held call closes interrupted.
     const cause = this.unknown_seen ? 'interrupted' : requested;
     const reason = cause === 'cancelled' ? 'provider_held_cancelled' : 'provider_held_interrupted';
-    const output = `the provider held the call and its result was never delivered: the run was ${cause}`;
+    const output = HELD_OUTPUT[cause];
     this.result(call, { outcome: 'interrupted', output, is_error: true, reason }, false);
   }
 
