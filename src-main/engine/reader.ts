@@ -15,9 +15,10 @@ import type {
 import { describe } from './errors.js';
 import { unknownFeatures } from './features.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
-import { checkFrameAt, checkHeader, decodeBody } from './frame-codec.js';
+import { checkFrameAt, checkHeader, decodeBody, digestMatches } from './frame-codec.js';
 import {
   FRAME_BYTES_MAX,
+  FRAME_DIGEST_BYTES,
   FRAME_HEADER_BYTES,
   FRAME_MAGIC,
   READ_CHUNK_BYTES,
@@ -148,7 +149,8 @@ function finish(
 
 /** A sliding window over the file: holds at least the bytes asked for, reading forward in chunks. */
 class FileWindow {
-  private buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  /** Valid from index 0 to `end - start`; replaced when a frame larger than it is loaded. */
+  buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
   private start = 0;
   private end = 0;
 
@@ -160,10 +162,17 @@ class FileWindow {
 
   /** The file's bytes [offset, offset + length), length capped at the end of the file. */
   slice(offset: number, length: number): Buffer {
+    const at = this.locate(offset, length);
+    return this.buffer.subarray(at, at + Math.min(length, this.size_bytes - offset));
+  }
+
+  /** Where the file's bytes [offset, offset + length) (capped at the end of the file) are in `buffer`, loading
+   *  them first if needed. Valid until the next call: the per-frame path reads through it without a slice. */
+  locate(offset: number, length: number): number {
     const wanted_end = Math.min(offset + length, this.size_bytes);
     assert.ok(wanted_end - offset <= FRAME_BYTES_MAX + READ_CHUNK_BYTES, 'window request beyond the frame bound');
     if (offset < this.start || wanted_end > this.end) this.load(offset, wanted_end);
-    return this.buffer.subarray(offset - this.start, wanted_end - this.start);
+    return offset - this.start;
   }
 
   private load(offset: number, wanted_end: number): void {
@@ -212,13 +221,14 @@ class WalScan {
 
   private readFrameAt(offset: number): Step {
     const available_bytes = this.window.size_bytes - offset;
-    const header = checkHeader(this.window.slice(offset, FRAME_HEADER_BYTES), available_bytes);
+    const header_at = this.window.locate(offset, FRAME_HEADER_BYTES);
+    const header = checkHeader(this.window.buffer, available_bytes, header_at);
     if (typeof header === 'string') return { stop: this.damaged(offset, header) };
-    const frameBytes = this.window.slice(offset, header.size_bytes);
-    const damage = checkFrameAt(frameBytes, 0, available_bytes);
-    if (damage !== null) return { stop: this.damaged(offset, damage) };
-    const body = frameBytes.subarray(FRAME_HEADER_BYTES, header.size_bytes - 32);
-    return this.acceptFrame(offset, header.size_bytes, header.algorithm, body);
+    const at = this.window.locate(offset, header.size_bytes);
+    const buffer = this.window.buffer;
+    const covered_end = at + header.size_bytes - FRAME_DIGEST_BYTES;
+    if (!digestMatches(header.algorithm, buffer, at, covered_end)) return { stop: this.damaged(offset, 'digest_mismatch') };
+    return this.acceptFrame(offset, header.size_bytes, header.algorithm, buffer.subarray(at + FRAME_HEADER_BYTES, covered_end));
   }
 
   private acceptFrame(offset: number, size_bytes: number, algorithm: DigestAlgorithmName, body: Buffer): Step {
@@ -226,7 +236,7 @@ class WalScan {
     if (decoded.kind === 'newer_version') return this.refuse('newer_writer', offset, null, [], decoded.message);
     if (decoded.kind === 'malformed') return this.refuse('malformed_frame', offset, null, [], `malformed frame at offset ${offset}: ${decoded.message}; the frame is intact (its digest matches) but not of the format's shape — refused, never repaired`);
     const frame = decoded.body;
-    const unknown = unknownFeatures(frame.features);
+    const unknown = frame.features.length === 0 ? frame.features : unknownFeatures(frame.features);
     if (unknown.length > 0) {
       return this.refuse('newer_writer', offset, frame.seq, unknown, `frame at offset ${offset} (seq ${frame.seq}) requires ${unknown.join(', ')}, which this build does not know: a newer walscope is needed`);
     }
@@ -309,9 +319,11 @@ function decodeLineageAware(body: Buffer, with_payload: boolean): DecodeOutcome 
   let result = decodeBody(body, with_payload);
   if (result.kind === 'ok' && !with_payload && result.body.seq === 0) result = decodeBody(body, true);
   if (result.kind !== 'ok') return result;
-  const candidate = result.body.payload?.['wal_id'];
+  const { ver, seq, fence, type, features, payload } = result.body;
+  // Only a seq-0 frame can be a lineage frame; the reader refuses any other that claims to be one.
+  const candidate = seq === 0 ? payload?.['wal_id'] : undefined;
   const lineage_wal_id = candidate instanceof Uint8Array && candidate.length === 16 ? candidate : null;
-  return { kind: 'ok', body: { ...result.body, payload: with_payload ? result.body.payload : null, lineage_wal_id } };
+  return { kind: 'ok', body: { ver, seq, fence, type, features, payload: with_payload ? payload : null, lineage_wal_id } };
 }
 
 type TailVerdict = { kind: 'tail'; trailing_lineage: number[] } | { kind: 'corruption'; why: string };
