@@ -79,7 +79,9 @@ export interface CallTerminal {
   is_error: boolean;
   /** tool_result.reason, or tool_no_dispatch.reason. */
   reason: string | null;
-  output: JsonValue;
+  /** Where the terminal record's frame starts in the WAL. The fold keeps no tool output (most of a WAL's
+   *  bytes); read it back from here (replay/payloads.ts). */
+  offset: number;
 }
 
 export interface HeldRecord {

@@ -6,10 +6,12 @@
 //   4. an indeterminate call ends its episode Interrupted, with no model step after it in that run;
 //   5. resume is idempotent, epochs only grow, the feature floor is always whole and covers the WAL.
 // Plus the record set itself: the replay library finds no anomaly and the reader never refuses an image.
+import { appendAll } from '../../src-shared/arrays.js';
 import type { JsonPayload, SessionFold } from '../../src-shared/replay.js';
 import type { VisibleUnit } from '../runtime/journal.js';
 import type { DispatchRecord } from '../runtime/scripted.js';
 import { duplicateKeys, type LedgerEntry } from '../runtime/ledger.js';
+import { OUTPUTS_UNREAD } from '../replay/payloads.js';
 import { checkProviderValid, renderTranscript } from '../replay/transcript.js';
 import type { DiskView } from './view.js';
 
@@ -47,7 +49,7 @@ export function checkImage(view: DiskView, acked: Buffer, visible: readonly Visi
       found.push({ invariant: 'no_loss', message: `the caller saw ${unit.type} seq ${unit.seq} (${unit.detail}), which the image does not hold` });
     }
   }
-  found.push(...checkFloor(view));
+  appendAll(found, checkFloor(view));
   return found;
 }
 
@@ -92,7 +94,7 @@ export function checkRequest(run_id: string, step_id: number, messages: readonly
 
 /** The epoch a process took is above every fence and every tenure the disk held when it started. */
 export function checkEpoch(epoch: number, before: DiskView): Found[] {
-  const max_fence = Math.max(0, ...before.fences);
+  const max_fence = before.fences.reduce((highest, fence) => Math.max(highest, fence), 0);
   const lease_epoch = before.lease_epoch ?? 0;
   if (epoch > max_fence && epoch > lease_epoch) return [];
   return [{ invariant: 'epochs', message: `epoch ${epoch} does not exceed the WAL's greatest fence ${max_fence} and the lease's epoch ${lease_epoch}` }];
@@ -106,7 +108,7 @@ export function checkSettled(view: DiskView, paused: boolean): Found[] {
   for (const anomaly of [...fold.anomalies, ...fold.episodes.flatMap((episode) => episode.anomalies)]) {
     found.push({ invariant: 'record_set', message: `${anomaly.kind}: ${anomaly.message}` });
   }
-  const transcript = checkProviderValid(renderTranscript(fold));
+  const transcript = checkProviderValid(renderTranscript(fold, OUTPUTS_UNREAD));
   for (const problem of transcript.problems) {
     found.push({ invariant: 'provider_valid', message: `the transcript has ${problem.kind} for ${problem.tool_use_id} at message ${problem.message_index}` });
   }

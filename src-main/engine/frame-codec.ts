@@ -97,7 +97,8 @@ export function digestMatches(algorithm: DigestAlgorithmName, buffer: Buffer, co
 }
 
 export type BodyDecodeResult =
-  | { kind: 'ok'; body: Omit<FrameBody, 'payload'> & { payload: Payload | null } }
+  /** `payload_at`: where the payload map's CBOR starts in the body, for readers that decode it themselves. */
+  | { kind: 'ok'; body: Omit<FrameBody, 'payload'> & { payload: Payload | null }; payload_at: number }
   | { kind: 'malformed'; message: string }
   | { kind: 'newer_version'; ver: number; message: string };
 
@@ -134,6 +135,7 @@ export function decodeBody(bodyBytes: Buffer, with_payload: boolean): BodyDecode
     return {
       kind: 'ok',
       body: { ver: ver as number, seq: seq as number, fence: fence as number, type: type as string, features: features as string[], payload },
+      payload_at: payloadStart,
     };
   } catch (error) {
     if (error instanceof CborError) return malformed(error.message);

@@ -46,8 +46,10 @@ export interface ReadOptions {
   live?: boolean;
   /** The state root's feature floor, checked before any frame is read. */
   floor_features?: readonly string[];
-  /** Called for every intact frame, lineage frames included, in file order. */
-  on_frame?: (frame: ReadFrame) => void;
+  /** Called for every intact frame, lineage frames included, in file order. `payload_cbor` is the payload map's
+   *  CBOR, already validated: a view into the reader's buffer, valid only during the call (the fold decodes
+   *  from it what it keeps, and nothing else). */
+  on_frame?: (frame: ReadFrame, payload_cbor: Buffer) => void;
   /** Continue a previous read from its checkpoint instead of from offset 0. */
   from?: ReadCheckpoint;
 }
@@ -250,7 +252,7 @@ class WalScan {
     this.state.max_fence = Math.max(this.state.max_fence, frame.fence);
     this.state.algorithms.add(algorithm);
     for (const feature of frame.features) this.state.feature_set.add(feature);
-    this.options.on_frame?.({ offset, size_bytes, digest_algorithm: algorithm, ...frame });
+    this.options.on_frame?.({ offset, size_bytes, digest_algorithm: algorithm, ...frame }, body.subarray(decoded.payload_at));
     return { next_offset: offset + size_bytes };
   }
 
@@ -310,7 +312,7 @@ type DecodedFrame = {
 };
 
 type DecodeOutcome =
-  | { kind: 'ok'; body: DecodedFrame }
+  | { kind: 'ok'; body: DecodedFrame; payload_at: number }
   | { kind: 'malformed'; message: string }
   | { kind: 'newer_version'; ver: number; message: string };
 
@@ -323,7 +325,7 @@ function decodeLineageAware(body: Buffer, with_payload: boolean): DecodeOutcome 
   // Only a seq-0 frame can be a lineage frame; the reader refuses any other that claims to be one.
   const candidate = seq === 0 ? payload?.['wal_id'] : undefined;
   const lineage_wal_id = candidate instanceof Uint8Array && candidate.length === 16 ? candidate : null;
-  return { kind: 'ok', body: { ver, seq, fence, type, features, payload: with_payload ? payload : null, lineage_wal_id } };
+  return { kind: 'ok', body: { ver, seq, fence, type, features, payload: with_payload ? payload : null, lineage_wal_id }, payload_at: result.payload_at };
 }
 
 type TailVerdict = { kind: 'tail'; trailing_lineage: number[] } | { kind: 'corruption'; why: string };
@@ -391,6 +393,38 @@ class TailScan {
       return { kind: 'corruption', why: `a lineage frame at offset ${offset} claims another identity (${hex(wal_id)})` };
     }
     return { kind: 'lineage', wal_id, size_bytes: header.size_bytes };
+  }
+}
+
+/** Reads back one frame that an earlier read accepted at `offset` of the open WAL `fd`: its digest re-checked
+ *  and its payload built. A frame that no longer reads back (the file was replaced or damaged since) is an
+ *  error naming the offset, never a guess. */
+export function readFrameAt(io: FileIO, fd: number, offset: number): ReadFrame {
+  const header = Buffer.allocUnsafe(FRAME_HEADER_BYTES);
+  const header_read = io.read(fd, header, 0, FRAME_HEADER_BYTES, offset);
+  const checked = checkHeader(header.subarray(0, header_read), Number.MAX_SAFE_INTEGER);
+  if (typeof checked === 'string') throw new FrameReadError(offset, checked.replaceAll('_', ' '));
+  const frame = Buffer.allocUnsafe(checked.size_bytes);
+  let filled = 0;
+  while (filled < frame.length) {
+    const count = io.read(fd, frame, filled, frame.length - filled, offset + filled);
+    if (count === 0) throw new FrameReadError(offset, 'the file ends inside the frame');
+    filled += count;
+  }
+  const damage = checkFrameAt(frame, 0, frame.length);
+  if (damage !== null) throw new FrameReadError(offset, damage.replaceAll('_', ' '));
+  const decoded = decodeBody(frame.subarray(FRAME_HEADER_BYTES, frame.length - FRAME_DIGEST_BYTES), true);
+  if (decoded.kind !== 'ok') throw new FrameReadError(offset, decoded.message);
+  return { offset, size_bytes: frame.length, digest_algorithm: checked.algorithm, ...decoded.body };
+}
+
+export class FrameReadError extends Error {
+  override name = 'FrameReadError';
+  constructor(
+    readonly offset: number,
+    reason: string,
+  ) {
+    super(`the frame at offset ${offset} no longer reads back (${reason}): the WAL changed since it was read; reopen it`);
   }
 }
 

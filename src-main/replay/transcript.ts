@@ -20,20 +20,22 @@ import type {
   StepFold,
 } from '../../src-shared/replay.js';
 import { EpisodeIndex } from './episode-index.js';
+import { OUTPUTS_UNREAD, terminalOutput, type PayloadReader } from './payloads.js';
 import { isMap, text } from './values.js';
 
-/** Every episode's messages in order: each run's input, its committed turns and its steers. */
-export function renderTranscript(fold: SessionFold): JsonPayload[] {
-  return fold.episodes.flatMap(renderEpisode);
+/** Every episode's messages in order: each run's input, its committed turns and its steers. Tool outputs are
+ *  read back from the WAL through `payloads`. */
+export function renderTranscript(fold: SessionFold, payloads: PayloadReader): JsonPayload[] {
+  return fold.episodes.flatMap((episode) => renderEpisode(episode, payloads));
 }
 
-function renderEpisode(episode: EpisodeFold): JsonPayload[] {
+function renderEpisode(episode: EpisodeFold, payloads: PayloadReader): JsonPayload[] {
   const index = new EpisodeIndex(episode);
   const messages: JsonPayload[] = [...asMessages(episode.input)];
   const steps = index.recordedSteps();
   for (const [position, step] of steps.entries()) {
     appendAll(messages, steersJoining(index, step.step_id));
-    const turn = renderTurn(index, step);
+    const turn = renderTurn(index, step, payloads);
     if (turn === null) {
       appendAll(messages, steersPastCut(episode, index, steps.slice(position + 1)));
       return messages;
@@ -54,20 +56,20 @@ function steersPastCut(episode: EpisodeFold, index: EpisodeIndex, later: readonl
 }
 
 /** The step's messages when its turn is complete or repaired; null when it is not (yet) committed. */
-function renderTurn(index: EpisodeIndex, step: StepFold): JsonPayload[] | null {
+function renderTurn(index: EpisodeIndex, step: StepFold, payloads: PayloadReader): JsonPayload[] | null {
   const assistant = isMap(step.assistant_message) ? step.assistant_message : { role: 'assistant', content: [] };
   if (step.natural_end) return [assistant];
   const batch = index.batch(step.batch_id);
   if (batch === undefined || batch.finished_seq === null || !batch.committable) return null;
-  return [assistant, { role: 'tool', content: batch.calls.map(resultBlock) }];
+  return [assistant, { role: 'tool', content: batch.calls.map((call) => resultBlock(call, payloads)) }];
 }
 
-function resultBlock(call: CallFold): JsonPayload {
+function resultBlock(call: CallFold, payloads: PayloadReader): JsonPayload {
   const terminal = call.terminals[0]!;
   if (terminal.type === 'tool_no_dispatch') {
     return { type: 'tool_result', tool_use_id: call.tool_call_id, output: `not dispatched: ${terminal.reason ?? 'no reason recorded'}`, is_error: true };
   }
-  return { type: 'tool_result', tool_use_id: call.tool_call_id, output: terminal.output, is_error: terminal.is_error };
+  return { type: 'tool_result', tool_use_id: call.tool_call_id, output: terminalOutput(terminal, payloads), is_error: terminal.is_error };
 }
 
 function steersJoining(index: EpisodeIndex, step_id: number | null): JsonPayload[] {
@@ -108,7 +110,7 @@ export function checkProviderValid(messages: readonly JsonPayload[]): ProviderVa
 export function replayedCounts(fold: SessionFold, episode: EpisodeFold): { messages: number; model_steps: number; tool_results: number } {
   const terminals = (batch: BatchFold) => batch.calls.reduce((count, call) => count + call.terminals.length, 0);
   return {
-    messages: renderTranscript(fold).length,
+    messages: renderTranscript(fold, OUTPUTS_UNREAD).length,
     model_steps: episode.steps.filter((step) => step.seq !== null).length,
     tool_results: episode.batches.reduce((count, batch) => count + terminals(batch), 0),
   };

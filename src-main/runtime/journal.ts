@@ -9,6 +9,8 @@ import type { Payload, ReadFrame } from '../../src-shared/wal.js';
 import { requiredFeatures } from '../engine/features.js';
 import type { WritableSession } from '../engine/session.js';
 import { SessionFolder } from '../replay/fold.js';
+import type { PayloadReader } from '../replay/payloads.js';
+import { toJsonPayload } from '../replay/values.js';
 import type { Plants } from './plants.js';
 
 /** Something the caller saw: it must never be a record that resume reports as lost. */
@@ -96,6 +98,9 @@ export class Journal {
   request(run_id: string, step_id: number, messages: readonly JsonPayload[]): void {
     this.observer.request?.(run_id, step_id, messages);
   }
+
+  /** Payloads read back from the WAL (tool outputs stay on disk; the fold keeps where they are). */
+  readonly payloads: PayloadReader = (offset) => toJsonPayload(this.session.writer.readFrameAt(offset).payload ?? {});
 
   fold(): SessionFold {
     return this.folder.snapshot();

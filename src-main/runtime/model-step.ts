@@ -48,7 +48,7 @@ export function writeFinalNotice(ctx: RunContext, step_id: number): void {
 export function runModelStep(ctx: RunContext, step_id: number): StepResult {
   const journal = ctx.journal;
   const prior_attempts = stepFold(ctx, step_id)?.attempts.length ?? 0;
-  const request = renderTranscript(journal.fold());
+  const request = renderTranscript(journal.fold(), journal.payloads);
   const validity = checkProviderValid(request);
   journal.request(ctx.run_id, step_id, request);
   if (!validity.valid) {

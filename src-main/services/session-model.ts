@@ -29,6 +29,7 @@ import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES } from '../engine/limits.js';
 import { hex } from '../engine/reader.js';
 import { planResume } from '../replay/plan.js';
 import { refusedPlan } from '../replay/report.js';
+import { walPayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderTranscript } from '../replay/transcript.js';
 import { SessionTailer, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { buildTimeline, buildTranscript, type Timeline } from './timeline.js';
@@ -82,10 +83,11 @@ export class SessionModel {
     if (this.views !== null) return this.views;
     const fold = this.tailer.fold();
     const read = this.tailer.read;
-    const messages = renderTranscript(fold);
+    const payloads = walPayloadReader(this.target.wal_path);
+    const messages = renderTranscript(fold, payloads);
     this.views = {
       fold,
-      timeline: buildTimeline(fold),
+      timeline: buildTimeline(fold, payloads),
       transcript: buildTranscript(messages),
       transcript_valid: checkProviderValid(messages).valid,
       resume: read?.error ? refusedPlan(read.error) : planResume(fold),

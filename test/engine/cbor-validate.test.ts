@@ -64,7 +64,7 @@ describe('validating without building agrees with building', () => {
         const bytes = Buffer.from(encodeCbor(item));
         expect(verdict(bytes, false)).toEqual(verdict(bytes, true));
         const flipped = Buffer.from(bytes);
-        flipped[at % flipped.length] ^= flip;
+        flipped[at % flipped.length]! ^= flip;
         expect(verdict(flipped, false)).toEqual(verdict(flipped, true));
         const cut = bytes.subarray(0, at % bytes.length);
         expect(verdict(cut, false)).toEqual(verdict(cut, true));
