@@ -178,6 +178,9 @@ export class CborDecoder {
   head_argument = 0;
   /** How much of `key_bounds` the maps being skipped use: nested maps stack their keys on it. */
   private key_bounds_used = 0;
+  /** Build byte strings as lowercase hex text (the project's JSON form, src-shared/json.ts) instead of
+   *  Uint8Array: the fold keeps JSON values, and converting afterwards copied every payload twice. */
+  bytes_as_hex = false;
   /** How many more items `readItem` may build; past it, it throws CborItemsExceeded. */
   items_left = Number.POSITIVE_INFINITY;
 
@@ -257,7 +260,7 @@ export class CborDecoder {
         if (argument > CBOR_INTEGER_MAX - 1) this.fail('integer beyond ±2^53');
         return -1 - argument;
       case MAJOR_BYTES:
-        return new Uint8Array(this.takeBytes(argument));
+        return this.bytes_as_hex ? this.takeBytes(argument).toString('hex') : new Uint8Array(this.takeBytes(argument));
       case MAJOR_TEXT:
         return this.takeText(argument);
       case MAJOR_ARRAY: {

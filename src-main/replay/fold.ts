@@ -10,15 +10,17 @@ import type {
   CallFold,
   EpisodeFold,
   JsonPayload,
+  JsonValue,
   QueueEntry,
   RecordRef,
   SessionFold,
   StepFold,
 } from '../../src-shared/replay.js';
-import type { Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
+import type { ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
 import { CborDecoder, CborItemsExceeded, setOwn } from '../engine/cbor.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
+import { appendRecord, emptyRecordIndex } from './record-index.js';
 import { episodeState } from './state.js';
 import { flag, highestTag, integer, isMap, mapOrNull, text, texts, toJsonPayload, toolUses } from './values.js';
 
@@ -72,7 +74,7 @@ export class SessionFolder {
     wal_id: null,
     last_seq: 0,
     next_tag: 1,
-    records: [],
+    records: emptyRecordIndex(),
     episodes: [],
     queue: [],
     queue_drain_order: [],
@@ -85,6 +87,7 @@ export class SessionFolder {
   /** Pending queue entries by submission id, oldest first from `next`. */
   private readonly pending_queue = new Map<string, { entries: QueueEntry[]; next: number }>();
   private items_kept = 0;
+  private readonly type_ids = new Map<string, number>();
   /** Why the fold stopped: a record it cannot hold within its bounds. Frames after it are not folded. */
   refusal: WalErrorInfo | null = null;
   private finished = false;
@@ -94,11 +97,10 @@ export class SessionFolder {
   push(frame: ReadFrame, payload_cbor?: Buffer): void {
     assert.ok(!this.finished, 'a finished fold takes no more frames');
     if (this.refusal !== null) return;
-    const kept = this.keptPayload(frame, payload_cbor);
-    if (kept === null) return;
+    const payload = this.keptPayload(frame, payload_cbor);
+    if (payload === null) return;
     const ref: RecordRef = { seq: frame.seq, offset: frame.offset, fence: frame.fence, type: frame.type };
-    this.fold.records.push(ref);
-    const payload = toJsonPayload(kept);
+    appendRecord(this.fold.records, ref, this.type_ids);
     if (frame.seq === 0) {
       this.fold.wal_id ??= text(payload, 'wal_id');
       this.fold.next_tag = Math.max(this.fold.next_tag, integer(payload, 'next_tag') ?? 0);
@@ -134,16 +136,17 @@ export class SessionFolder {
   }
 
   /** The payload members the fold keeps, built within its bounds; null (and `refusal` set) past them. */
-  private keptPayload(frame: ReadFrame, payload_cbor: Buffer | undefined): Payload | null {
+  private keptPayload(frame: ReadFrame, payload_cbor: Buffer | undefined): JsonPayload | null {
     const left_on_disk = LEFT_ON_DISK[frame.type];
     if (frame.payload !== null || payload_cbor === undefined) {
       const payload = frame.payload ?? {};
-      if (left_on_disk === undefined || !Object.prototype.hasOwnProperty.call(payload, left_on_disk)) return payload;
-      if (isShortText(payload[left_on_disk])) return payload;
+      if (left_on_disk === undefined || !Object.prototype.hasOwnProperty.call(payload, left_on_disk)) return toJsonPayload(payload);
+      if (isShortText(payload[left_on_disk])) return toJsonPayload(payload);
       const { [left_on_disk]: _on_disk, ...rest } = payload;
-      return rest;
+      return toJsonPayload(rest);
     }
     const decoder = new CborDecoder(payload_cbor);
+    decoder.bytes_as_hex = true;
     decoder.items_left = Math.min(FOLD_RECORD_ITEMS_MAX, FOLD_SESSION_ITEMS_MAX - this.items_kept);
     try {
       const payload = decodeMapWithout(decoder, left_on_disk);
@@ -572,17 +575,17 @@ function isShortText(value: unknown): boolean {
 
 /** Decodes a payload map, skipping (validated, not built) the member named `left_on_disk` unless it is a
  *  short text. */
-function decodeMapWithout(decoder: CborDecoder, left_on_disk: string | undefined): Payload {
+function decodeMapWithout(decoder: CborDecoder, left_on_disk: string | undefined): JsonPayload {
   decoder.nextHead();
   const count = decoder.head_argument;
-  const payload: Payload = {};
+  const payload: JsonPayload = {};
   for (let index = 0; index < count; index++) {
     const key = decoder.readKey();
     if (key === left_on_disk && !decoder.atShortText(LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX)) {
       decoder.skipItem(1);
       continue;
     }
-    setOwn(payload, key, decoder.readItem(1));
+    setOwn(payload, key, decoder.readItem(1) as JsonValue);
   }
   return payload;
 }

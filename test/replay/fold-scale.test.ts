@@ -156,7 +156,7 @@ describe('bounded memory (H4)', () => {
     const big = 'x'.repeat(4 * 1_048_576);
     const file = writeWal([start(), step(1, ['a']), planned('b1', 1, ['a']), intent('b1', 'a'), result('b1', 'a', big), ['tool_batch_finished', { batch_id: 'b1' }]]);
     const { replay } = replayFile(file);
-    expect(JSON.stringify(replay.fold).length).toBeLessThan(10_000);
+    expect(JSON.stringify(replay.fold.episodes).length).toBeLessThan(10_000);
     const terminal = replay.fold.episodes[0]!.batches[0]!.calls[0]!.terminals[0]!;
     expect(terminalOutput(terminal, walPayloadReader(file))).toBe(big);
   });
@@ -188,7 +188,10 @@ describe('bounded memory (H4)', () => {
 describe('the fold from the reader\'s buffer', () => {
   it('equals the fold of fully built payloads, on every runtime recovery case', () => {
     const file = writeWal([
-      start(), step(1, ['a', 'b']), planned('b1', 1, ['a', 'b']), intent('b1', 'a'), intent('b1', 'b'),
+      start(),
+      ['model_attempt_finished', { step_id: 1, attempt: 1, request_sha256: Uint8Array.from([0, 1, 0xab, 0xff]), outcome: 'ok' }] as Rec,
+      ['compaction_notice', JSON.parse('{"step_id": 1, "__proto__": {"polluted": true}, "headers": {"b": [1.5, null, true]}}') as Payload] as Rec,
+      step(1, ['a', 'b']), planned('b1', 1, ['a', 'b']), intent('b1', 'a'), intent('b1', 'b'),
       ['tool_result', { batch_id: 'b1', tool_call_id: 'a', output: 'unknown_outcome', is_error: true }] as Rec,
       result('b1', 'b', 'y'.repeat(100)),
       ['tool_batch_finished', { batch_id: 'b1' }] as Rec,
@@ -197,6 +200,8 @@ describe('the fold from the reader\'s buffer', () => {
     readWal(file, { on_frame: (frame) => built.push(frame) });
     const { replay } = replayFile(file);
     expect(replay.fold).toEqual(built.finish());
+    expect(replay.fold.episodes[0]!.steps[0]!.attempts).toHaveLength(1);
+    expect(Object.keys(replay.fold.episodes[0]!.steps[0]!.notes[0]!.payload)).toContain('__proto__');
     expect(replay.fold.episodes[0]!.batches[0]!.calls[0]!.class).toBe('indeterminate');
     expect(planResume(replay.fold).action).toBe('close_out');
   });
