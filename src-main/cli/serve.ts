@@ -26,7 +26,7 @@ export const serveCommand: Command = {
     const kind = classifyPath(target);
     if (kind === 'missing' || kind === 'unrecognized') throw new UsageError(`${target}: not a state root, a session folder or a WAL file`);
     if (!fs.existsSync(RENDERER_DIR)) {
-      process.stderr.write(`walscope serve: the UI is not built (${RENDERER_DIR} is missing); run \`npm run build:app\`\n`);
+      process.stderr.write(`walscope serve: the UI is not built (${RENDERER_DIR} is missing); run \`npm run build\`\n`);
       return EXIT_REFUSED;
     }
     const url = await serve(target, port);

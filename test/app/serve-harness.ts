@@ -11,10 +11,9 @@ export const REPO_DIR = path.resolve(import.meta.dirname, '../..');
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 const START_TIMEOUT_MS = 30_000;
 
-/** Builds the CLI bundle (with the session worker) and the renderer, as `npm run build:app` would. */
+/** The one build (scripts/build.mjs, as `npm ci`, `npm start` and `npm run build` run it) into out/. */
 export function buildApp(): void {
-  execFileSync(process.execPath, ['scripts/build-cli.mjs'], { cwd: REPO_DIR, stdio: 'inherit' });
-  execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'vite.renderer.config.ts', '--logLevel', 'warn'], { cwd: REPO_DIR, stdio: 'inherit' });
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: REPO_DIR, stdio: 'inherit' });
 }
 
 export interface Served {
