@@ -27,14 +27,27 @@ afterAll(async () => {
   copy?.remove();
 });
 
-/** Opens the URL and waits until the session list shows every demo session. */
+/** Opens the URL and waits until the session list shows every demo session; the app icon is the page's
+ *  favicon, served under the strict CSP without a complaint. */
 async function seesSessionList(url: string): Promise<void> {
   const page = await chromium.context.newPage();
+  const complaints: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') complaints.push(message.text());
+  });
   try {
     await page.goto(url);
     for (const id of DEMO_SESSION_IDS) {
       await page.locator('[data-testid=session-row]', { hasText: id }).first().waitFor({ timeout: UI_TIMEOUT_MS });
     }
+    const icons = await page.locator('link[rel=icon]').evaluateAll((links) => links.map((link) => [(link as HTMLLinkElement).href, (link as HTMLLinkElement).type]));
+    expect(icons.map(([, type]) => type)).toEqual(['image/svg+xml', 'image/png']);
+    for (const [href, type] of icons) {
+      const response = await page.request.get(href!);
+      expect(response.status(), href).toBe(200);
+      expect(response.headers()['content-type']).toBe(type);
+    }
+    expect(complaints).toEqual([]);
   } finally {
     await page.close();
   }
