@@ -23,7 +23,7 @@ export class CborError extends Error {
   }
 }
 
-const MAJOR_UINT = 0;
+export const MAJOR_UINT = 0;
 const MAJOR_NEGINT = 1;
 const MAJOR_BYTES = 2;
 const MAJOR_TEXT = 3;
