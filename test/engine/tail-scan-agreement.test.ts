@@ -10,11 +10,11 @@ import { decode as cborgDecode, Tokenizer, Type } from 'cborg';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCbor } from '../../src-main/engine/cbor.js';
-import { frameDigest } from '../../src-main/engine/digest.js';
 import { encodeFrame } from '../../src-main/engine/frame-codec.js';
 import { readWal, type ReadResult } from '../../src-main/engine/reader.js';
 import type { CborValue, DigestAlgorithmName, FrameBody, ReadFrame } from '../../src-shared/wal.js';
-import { TEST_WAL_ID, lineageBody, rawFrame } from '../helpers/wal-bytes.js';
+import { hostileFrame } from '../helpers/hostile-frames.js';
+import { intactFrameSize, lineageBody } from '../helpers/wal-bytes.js';
 
 let dir: string;
 beforeAll(() => {
@@ -34,18 +34,6 @@ function read(bytes: Uint8Array, on_frame?: (frame: ReadFrame) => void): ReadRes
 }
 
 // ------------------------------------------------------------------ the independent oracle
-
-/** Whether `bytes` hold an intact frame at `offset` (wal-format §2, §5 step 1), checked here, not by the engine. */
-function intactFrameSize(bytes: Buffer, offset: number): number | null {
-  if (bytes.length - offset < 12) return null;
-  if (bytes.readUInt32BE(offset) !== 0x4257414c || bytes[offset + 4] !== 1 || bytes.readUInt16LE(offset + 6) !== 0) return null;
-  const algorithm: DigestAlgorithmName | null = bytes[offset + 5] === 1 ? 'sha256' : bytes[offset + 5] === 2 ? 'blake3' : null;
-  const bodyLength = bytes.readUInt32LE(offset + 8);
-  if (algorithm === null || bodyLength < 1 || bodyLength > 16 * 1_048_576 || offset + 44 + bodyLength > bytes.length) return null;
-  const covered = bytes.subarray(offset, offset + 12 + bodyLength);
-  const digest = bytes.subarray(offset + 12 + bodyLength, offset + 44 + bodyLength);
-  return Buffer.compare(Buffer.from(frameDigest(algorithm, covered)), digest) === 0 ? 44 + bodyLength : null;
-}
 
 const STRICT = { useMaps: true, rejectDuplicateMapKeys: true, allowUndefined: false, allowIndefinite: false, allowBigInt: false } as const;
 
@@ -86,44 +74,6 @@ const cborValue: fc.Arbitrary<CborValue> = fc.letrec<{ value: CborValue }>((tie)
 })).value;
 
 const payload = fc.dictionary(fc.string({ maxLength: 10 }), cborValue, { maxKeys: 4 });
-const OTHER_WAL_ID = new Uint8Array(16).fill(9);
-const LINEAGE_PAYLOAD = { wal_id: TEST_WAL_ID, created_ms: 1_700_000_000_000, writer: 'other' };
-
-/** A body [ver, seq, fence, type, features, payload] with ver, seq and fence given as raw CBOR items. */
-function bodyWithHeads(heads: [Buffer, Buffer, Buffer], type: string, features: readonly string[], fields: object): Buffer {
-  return Buffer.concat([Buffer.of(0x86), ...heads, encodeCbor(type), encodeCbor(features), encodeCbor(fields)]);
-}
-const uint = (value: number) => encodeCbor(value);
-const float64 = (value: number) => {
-  const bytes = Buffer.alloc(9);
-  bytes[0] = 0xfb;
-  bytes.writeDoubleBE(value, 1);
-  return bytes;
-};
-const float16 = (value: 0 | 1 | 2 | 4) => Buffer.from({ 0: 'f90000', 1: 'f93c00', 2: 'f94000', 4: 'f94400' }[value], 'hex');
-
-/** Digest-valid frames that may follow the damage: the one kind the tail scan may pass over (agreeing lineage),
- *  and every kind the main path refuses or uses as a record. */
-function hostileFrame(next_seq: number): fc.Arbitrary<{ kind: string; bytes: Buffer }> {
-  const frame = (kind: string, bytes: Buffer) => ({ kind, bytes });
-  return fc.oneof(
-    fc.nat(5).map((epoch) => frame('agreeing_lineage', encodeFrame({ ...lineageBody(), payload: { ...lineageBody().payload, epoch } }))),
-    fc.constant(frame('foreign_lineage', encodeFrame(lineageBody(OTHER_WAL_ID)))),
-    fc.constantFrom(['teleport/v1'], ['run-cancel-at/v1']).map((features) => frame('gated_lineage', rawFrame(bodyWithHeads([uint(3), uint(0), uint(1)], 'lineage', features, LINEAGE_PAYLOAD)))),
-    fc.constantFrom<0 | 1 | 2>(0, 1, 2).map((which) => {
-      const heads: [Buffer, Buffer, Buffer] = [uint(2), uint(0), uint(1)];
-      heads[which] = which === 0 ? float16(2) : which === 1 ? float16(0) : float64(1);
-      return frame('float_lineage', rawFrame(bodyWithHeads(heads, 'lineage', [], LINEAGE_PAYLOAD)));
-    }),
-    fc.constantFrom(float16(2), float16(4), float64(2), float64(4)).map((ver) => frame('float_record', rawFrame(bodyWithHeads([ver, uint(next_seq), uint(1)], 'turn_finished', [], { step_id: 1 })))),
-    payload.map((fields) => frame('next_record', encodeFrame({ ver: 2, seq: next_seq, fence: 1, type: 'turn_finished', features: [], payload: fields }))),
-    fc.constant(frame('sequence_gap', encodeFrame({ ver: 2, seq: next_seq + 5, fence: 1, type: 'turn_finished', features: [], payload: {} }))),
-    fc.constant(frame('newer_version', rawFrame(bodyWithHeads([uint(4), uint(0), uint(1)], 'lineage', [], LINEAGE_PAYLOAD)))),
-    fc.constant(frame('lineage_without_id', rawFrame(bodyWithHeads([uint(2), uint(0), uint(1)], 'lineage', [], { created_ms: 1 })))),
-    fc.uint8Array({ minLength: 1, maxLength: 30 }).map((junk) => frame('junk_body', rawFrame(junk))),
-  );
-}
-
 const scenario = fc
   .record({
     records: fc.array(fc.tuple(fc.constantFrom('tool_result', 'turn_finished', 'x_unknown'), payload), { minLength: 1, maxLength: 4 }),
@@ -134,7 +84,7 @@ const scenario = fc
     const clean = Buffer.concat(bodies.map((body) => encodeFrame(body, algorithm)));
     return fc.record({
       clean: fc.constant(clean),
-      after: fc.array(hostileFrame(records.length + 1), { maxLength: 3 }),
+      after: fc.array(hostileFrame(records.length + 1, undefined, payload), { maxLength: 3 }),
       damage: fc.oneof(
         fc.constant({ none: true }),
         fc.record({ cut: fc.nat(clean.length - 1) }),

@@ -38,3 +38,16 @@ export function rawFrame(body: Uint8Array, algorithm: DigestAlgorithmName = 'sha
   const covered = Buffer.concat([header, body]);
   return Buffer.concat([covered, frameDigest(algorithm, covered)]);
 }
+
+/** The size of the intact frame at `offset` in `bytes`, or null (wal-format §2, §5 step 1). Checked here from the
+ *  spec, not by the engine's codec, so tests can judge the engine with it. */
+export function intactFrameSize(bytes: Buffer, offset: number): number | null {
+  if (bytes.length - offset < 12) return null;
+  if (bytes.readUInt32BE(offset) !== 0x4257414c || bytes[offset + 4] !== 1 || bytes.readUInt16LE(offset + 6) !== 0) return null;
+  const algorithm: DigestAlgorithmName | null = bytes[offset + 5] === 1 ? 'sha256' : bytes[offset + 5] === 2 ? 'blake3' : null;
+  const bodyLength = bytes.readUInt32LE(offset + 8);
+  if (algorithm === null || bodyLength < 1 || bodyLength > 16 * 1_048_576 || offset + 44 + bodyLength > bytes.length) return null;
+  const covered = bytes.subarray(offset, offset + 12 + bodyLength);
+  const digest = bytes.subarray(offset + 12 + bodyLength, offset + 44 + bodyLength);
+  return Buffer.compare(Buffer.from(frameDigest(algorithm, covered)), digest) === 0 ? 44 + bodyLength : null;
+}
