@@ -24,7 +24,7 @@ import {
   FRAME_VER_PLAIN,
   READ_CHUNK_BYTES,
   TAIL_SCAN_CANDIDATES_MAX,
-  TAIL_SCAN_HASHED_BYTES_MAX,
+  TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX,
 } from './limits.js';
 
 /** Where a read stopped cleanly, so a tailer can read on from there when the file grows. */
@@ -332,6 +332,7 @@ type TailVerdict = { kind: 'tail'; trailing_lineage: number[] } | { kind: 'corru
 class TailScan {
   private candidates = 0;
   private hashed_bytes = 0;
+  private scanned_bytes = 0;
   private readonly trailing_lineage: number[] = [];
 
   constructor(
@@ -341,6 +342,7 @@ class TailScan {
   ) {}
 
   scanFrom(start: number): TailVerdict {
+    this.scanned_bytes = this.window.size_bytes - start;
     let position = start;
     let claimed_wal_id = this.proven_wal_id;
     while (position + FRAME_HEADER_BYTES <= this.window.size_bytes) {
@@ -379,8 +381,11 @@ class TailScan {
     if (typeof header === 'string') return { kind: 'not_a_frame' };
     this.candidates += 1;
     this.hashed_bytes += header.size_bytes;
-    if (this.candidates > TAIL_SCAN_CANDIDATES_MAX || this.hashed_bytes > TAIL_SCAN_HASHED_BYTES_MAX) {
-      return { kind: 'corruption', why: 'the damaged region is too large to prove that no committed frame follows it' };
+    if (this.candidates > TAIL_SCAN_CANDIDATES_MAX) {
+      return { kind: 'corruption', why: `more than ${TAIL_SCAN_CANDIDATES_MAX} frame headers follow it, too many to prove that no committed frame is among them` };
+    }
+    if (this.hashed_bytes > TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX * this.scanned_bytes) {
+      return { kind: 'corruption', why: `the frame headers after it (up to offset ${offset}) claim ${this.hashed_bytes} bytes in all, more than ${TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX} times the ${this.scanned_bytes} bytes that follow it: they overlap, and no bounded scan can prove that no committed frame is among them` };
     }
     const frame = this.window.slice(offset, header.size_bytes);
     if (checkFrameAt(frame, 0, available_bytes) !== null) return { kind: 'not_a_frame' };
