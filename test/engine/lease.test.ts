@@ -306,13 +306,13 @@ describe('state root layout', () => {
 
   it('lists sessions and not-sessions without creating anything', () => {
     const root = tempDir();
-    expect(listSessions(root)).toEqual({ sessions: [], not_sessions: [] });
+    expect(listSessions(root)).toEqual({ sessions: [], not_sessions: [], unreadable: [] });
     expect(fs.readdirSync(root)).toEqual([]);
     openSessionForWrite(root, 'b-session', { writer_name: 'test' }).close();
     openSessionForWrite(root, 'a.session', { writer_name: 'test' }).close();
     fs.mkdirSync(path.join(sessionsDir(root), '.hidden'));
     fs.writeFileSync(path.join(sessionsDir(root), 'stray-file'), '');
-    expect(listSessions(root)).toEqual({ sessions: ['a.session', 'b-session'], not_sessions: ['.hidden', 'stray-file'] });
+    expect(listSessions(root)).toEqual({ sessions: ['a.session', 'b-session'], not_sessions: ['.hidden', 'stray-file'], unreadable: [] });
   });
 
   it('classifies a path as WAL file, session folder or state root', () => {
