@@ -64,6 +64,19 @@ export class FloorRaiseError extends Error {
   }
 }
 
+/** The next lease epoch would pass 2^53 − 1, the largest a frame's fence may hold (wal-format §3): no writer can
+ *  take this session's lease. Refused before the lease file or the WAL is written. */
+export class EpochExhaustedError extends Error {
+  override name = 'EpochExhaustedError';
+  readonly code = 'epoch_exhausted';
+  constructor(
+    readonly lease_path: string,
+    readonly epoch_max: number,
+  ) {
+    super(`cannot take the lease ${lease_path}: its epoch or a fence in the WAL is already ${epoch_max}, the largest a fence may hold, so no new epoch exists and no writer can take this session again; nothing was written — continue in a new session`);
+  }
+}
+
 /** An entry of a state root that is not what it must be (a symbolic link, a FIFO, a device where a regular file or
  *  a folder belongs): used, it could lead a writer out of the root or block a reader for ever, so it is refused,
  *  naming the path. */

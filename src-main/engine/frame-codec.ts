@@ -102,16 +102,16 @@ export function decodeBody(bodyBytes: Buffer, with_payload: boolean): BodyDecode
     // ver, seq and fence are uints (§3): a float of the same value is a malformed frame, so their CBOR major
     // type is checked before any value is built.
     const ver = readUint(decoder);
-    if (ver === null) return malformed('ver is not an unsigned integer');
+    if (typeof ver === 'string') return malformed(`ver ${ver}`);
     // A newer writer may change everything after ver; judge the version before the shape.
     if (ver > FRAME_VER_GATED) {
       return { kind: 'newer_version', ver, message: `frame version ${ver} is newer than this build reads (3)` };
     }
     if (head.argument !== 6) return malformed(`body array has ${head.argument} items, not 6`);
     const seq = readUint(decoder);
-    if (seq === null) return malformed('seq is not an unsigned integer');
+    if (typeof seq === 'string') return malformed(`seq ${seq}`);
     const fence = readUint(decoder);
-    if (fence === null) return malformed('fence is not an unsigned integer');
+    if (typeof fence === 'string') return malformed(`fence ${fence}`);
     const type = decoder.readItem();
     const features = decoder.readItem();
     const payloadStart = decoder.position;
@@ -148,10 +148,12 @@ function checkHeadShape(ver: number, type: unknown, features: unknown): string |
   return null;
 }
 
-/** An unsigned integer item (CBOR major type 0), or null for any other item, floats of integral value included. */
-function readUint(decoder: CborDecoder): number | null {
+/** An unsigned integer item (CBOR major type 0) below 2^53, or what is wrong with the item: any other item,
+ *  floats of integral value included, is not one. */
+function readUint(decoder: CborDecoder): number | string {
   const head = decoder.readHead();
-  return head.major === MAJOR_UINT ? head.argument : null;
+  if (head.major !== MAJOR_UINT) return 'is not an unsigned integer';
+  return Number.isSafeInteger(head.argument) ? head.argument : 'is 2^53 or more';
 }
 
 function malformed(message: string): BodyDecodeResult {
