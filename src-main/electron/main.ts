@@ -15,6 +15,8 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const WORKER_FILE = path.join(HERE, 'session-worker.js');
 const PRELOAD_FILE = path.join(HERE, '../preload/index.cjs');
 const RENDERER_URL = pathToFileURL(path.join(HERE, '../renderer/index.html')).href;
+/** The app icon (resources/, rendered from resources/icon.svg), for the window and the Linux task bar. */
+const ICON_FILE = path.join(HERE, '../../resources/icons/512x512.png');
 
 let window: BrowserWindow | null = null;
 let api: WorkerApi | null = null;
@@ -69,7 +71,7 @@ async function start(): Promise<void> {
   app.on('web-contents-created', (_event, contents) => lockContents(contents));
   const target = process.argv.slice(app.isPackaged ? 1 : 2).find((arg) => !arg.startsWith('-')) ?? recent.read()[0];
   if (target === undefined) throw new Error('usage: walscope-app STATE_ROOT_OR_EXPORT');
-  window = new BrowserWindow({ width: 1400, height: 900, show: false, title: 'walscope', webPreferences: webPreferences(PRELOAD_FILE) });
+  window = new BrowserWindow({ width: 1400, height: 900, show: false, title: 'walscope', icon: ICON_FILE, webPreferences: webPreferences(PRELOAD_FILE) });
   registerIpc(ipcMain, {
     api: () => {
       if (api === null) throw new Error('no workspace is open');

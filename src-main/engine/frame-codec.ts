@@ -3,7 +3,7 @@
 // trusts a length before checking it against the bounds.
 import assert from 'node:assert/strict';
 import type { DamageReason, DigestAlgorithmName, FrameBody, Payload } from '../../src-shared/wal.js';
-import { CborDecoder, CborError, encodeCbor } from './cbor.js';
+import { MAJOR_UINT, CborDecoder, CborError, encodeCbor } from './cbor.js';
 import { DIGEST_ALGORITHM_CODES, digestAlgorithmName, frameDigest } from './digest.js';
 import {
   FEATURE_NAME_PATTERN,
@@ -111,14 +111,19 @@ export function decodeBody(bodyBytes: Buffer, with_payload: boolean): BodyDecode
     const items = decoder.head_argument;
     if (body_major !== 4) return malformed('body is not a CBOR array');
     if (items < 1) return malformed('body array is empty');
-    const ver = decoder.readItem();
+    // ver, seq and fence are uints (§3): a float of the same value is a malformed frame, so their CBOR major
+    // type is checked before any value is built.
+    const ver = readUint(decoder);
+    if (typeof ver === 'string') return malformed(`ver ${ver}`);
     // A newer writer may change everything after ver; judge the version before the shape.
-    if (typeof ver === 'number' && Number.isInteger(ver) && ver > FRAME_VER_GATED) {
+    if (ver > FRAME_VER_GATED) {
       return { kind: 'newer_version', ver, message: `frame version ${ver} is newer than this build reads (3)` };
     }
     if (items !== 6) return malformed(`body array has ${items} items, not 6`);
-    const seq = decoder.readItem();
-    const fence = decoder.readItem();
+    const seq = readUint(decoder);
+    if (typeof seq === 'string') return malformed(`seq ${seq}`);
+    const fence = readUint(decoder);
+    if (typeof fence === 'string') return malformed(`fence ${fence}`);
     const type = decoder.readItem();
     const features = decoder.readItem();
     const payloadStart = decoder.position;
@@ -130,11 +135,11 @@ export function decodeBody(bodyBytes: Buffer, with_payload: boolean): BodyDecode
     if (with_payload) payload = decoder.readItem() as Payload;
     else decoder.skipItem();
     if (decoder.remaining !== 0) return malformed('bytes after the body array');
-    const shapeProblem = checkHeadShape(ver, seq, fence, type, features);
+    const shapeProblem = checkHeadShape(ver, type, features);
     if (shapeProblem !== null) return malformed(shapeProblem);
     return {
       kind: 'ok',
-      body: { ver: ver as number, seq: seq as number, fence: fence as number, type: type as string, features: features as string[], payload },
+      body: { ver, seq, fence, type: type as string, features: features as string[], payload },
       payload_at: payloadStart,
     };
   } catch (error) {
@@ -143,10 +148,8 @@ export function decodeBody(bodyBytes: Buffer, with_payload: boolean): BodyDecode
   }
 }
 
-function checkHeadShape(ver: unknown, seq: unknown, fence: unknown, type: unknown, features: unknown): string | null {
-  if (ver !== FRAME_VER_PLAIN && ver !== FRAME_VER_GATED) return `ver ${String(ver)} is not 2 or 3`;
-  if (!isUint(seq)) return 'seq is not an unsigned integer';
-  if (!isUint(fence)) return 'fence is not an unsigned integer';
+function checkHeadShape(ver: number, type: unknown, features: unknown): string | null {
+  if (ver !== FRAME_VER_PLAIN && ver !== FRAME_VER_GATED) return `ver ${ver} is not 2 or 3`;
   if (typeof type !== 'string' || type.length === 0) return 'type is not a non-empty text';
   if (!Array.isArray(features)) return 'features is not an array';
   if (ver === FRAME_VER_PLAIN && features.length > 0) return 'ver 2 frame lists features';
@@ -159,8 +162,14 @@ function checkHeadShape(ver: unknown, seq: unknown, fence: unknown, type: unknow
   return null;
 }
 
-function isUint(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+/** An unsigned integer item (CBOR major type 0) below 2^53, or what is wrong with the item: any other item,
+ *  floats of integral value included, is not one. */
+function readUint(decoder: CborDecoder): number | string {
+  decoder.nextHead();
+  const major = decoder.head_major;
+  const argument = decoder.head_argument;
+  if (major !== MAJOR_UINT) return 'is not an unsigned integer';
+  return Number.isSafeInteger(argument) ? argument : 'is 2^53 or more';
 }
 
 function malformed(message: string): BodyDecodeResult {

@@ -8,14 +8,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { DigestAlgorithmName, Payload, ReadFrame } from '../../src-shared/wal.js';
+import type { DigestAlgorithmName, Payload } from '../../src-shared/wal.js';
 import { describe, WalCeilingError, WalReadError, WriterPoisonedError } from './errors.js';
 import { ensureFloor } from './feature-floor.js';
 import { requiredFeatures } from './features.js';
 import { nodeFileIO, writeFully, type FileIO } from './file-io.js';
 import { encodeFrame } from './frame-codec.js';
 import { FRAME_OVERHEAD_BYTES, FRAME_VER_GATED, FRAME_VER_PLAIN, WAL_BYTES_CEILING, WAL_BYTES_RESERVE } from './limits.js';
-import { readFrameAt, readWal, type ReadResult } from './reader.js';
+import { readWal, type ReadResult } from './reader.js';
 
 export const WAL_ID_BYTES = 16;
 export const LINEAGE_TYPE = 'lineage';
@@ -76,7 +76,7 @@ export class WalWriter {
 
   private constructor(
     readonly path: string,
-    private readonly io: FileIO,
+    readonly io: FileIO,
     fd: number,
     readonly wal_id: Uint8Array,
     readonly fence: number,
@@ -123,14 +123,6 @@ export class WalWriter {
 
   get last_seq(): number {
     return this.seq;
-  }
-
-  /** Reads back a frame this WAL holds at `offset` (one it appended, or an intact one it opened on), through
-   *  the writer's own file: what the runtime's transcript reads tool outputs with. */
-  readFrameAt(offset: number): ReadFrame {
-    assert.ok(this.fd !== null, 'the writer is closed');
-    assert.ok(offset >= 0 && offset < this.size, `offset ${offset} is not inside the WAL`);
-    return readFrameAt(this.io, this.fd, offset);
   }
 
   /** The last seq a successful barrier of this writer covered: everything up to it survives a crash. */

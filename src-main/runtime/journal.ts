@@ -9,8 +9,7 @@ import type { Payload, ReadFrame } from '../../src-shared/wal.js';
 import { requiredFeatures } from '../engine/features.js';
 import type { WritableSession } from '../engine/session.js';
 import { SessionFolder } from '../replay/fold.js';
-import type { PayloadReader } from '../replay/payloads.js';
-import { toJsonPayload } from '../replay/values.js';
+import { walPayloadReader, type PayloadReader } from '../replay/payloads.js';
 import type { Plants } from './plants.js';
 
 /** Something the caller saw: it must never be a record that resume reports as lost. */
@@ -99,8 +98,11 @@ export class Journal {
     this.observer.request?.(run_id, step_id, messages);
   }
 
-  /** Payloads read back from the WAL (tool outputs stay on disk; the fold keeps where they are). */
-  readonly payloads: PayloadReader = (offset) => toJsonPayload(this.session.writer.readFrameAt(offset).payload ?? {});
+  /** Payloads read back from the WAL (tool outputs stay on disk; the fold keeps where they are), through the
+   *  session's own FileIO. */
+  get payloads(): PayloadReader {
+    return walPayloadReader(this.session.writer.path, this.session.writer.io);
+  }
 
   fold(): SessionFold {
     return this.folder.snapshot();

@@ -19,7 +19,7 @@ import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { replayTarget, type SessionReplay } from '../../src-main/replay/report.js';
 import { expectedStatus, makeE2eRoot, writeXssSession, XSS_SESSION_ID, XSS_TEXT } from './e2e-root.js';
 import { saveScreenshot } from './screenshots.js';
-import { buildApp, launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
+import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
 import { installSyntheticApi, SYNTHETIC_SESSION_KEY } from './synthetic-api.js';
 
 const UPDATE_MS_MAX = 5_000;
@@ -40,7 +40,6 @@ let page: Page;
 let live: LiveSession | null = null;
 
 beforeAll(async () => {
-  buildApp();
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-e2e-'));
   ({ root, export_file: exportFile } = makeE2eRoot(work));
   [server, exportServer, chromium] = await Promise.all([serve(root), serve(exportFile), launchChromium()]);
