@@ -205,6 +205,6 @@ const GATES: Record<string, Gate> = {
 /** The features a record requires, sorted and unique: empty for a plain (ver 2) frame. */
 export function requiredFeatures(type: string, payload: Payload): string[] {
   const features = new Set<string>();
-  GATES[type]?.(payload, (feature) => features.add(feature));
+  if (Object.hasOwn(GATES, type)) GATES[type]!(payload, (feature) => features.add(feature));
   return [...features].sort();
 }
