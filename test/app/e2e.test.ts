@@ -265,11 +265,12 @@ describe('walscope serve on the demo state root, in Chromium', () => {
         resolve(response.statusCode!);
       }).on('error', reject);
     });
-    expect(await get({})).toBe(403);
+    expect(await get({}, '/api/listSessions')).toBe(403);
     expect(await get({}, '/api/events')).toBe(403);
     expect(await get({ host: `evil.example:${server.port}` }, `/?token=${server.token}`)).toBe(421);
-    expect(await get({ host: `127.0.0.1:${server.port}`, 'x-walscope-token': 'not-the-token' })).toBe(403);
-    expect(await get({ host: `localhost:${server.port}`, 'x-walscope-token': server.token })).toBe(200);
+    expect(await get({ host: `127.0.0.1:${server.port}`, 'x-walscope-token': 'not-the-token' }, '/api/events')).toBe(403);
+    expect(await get({ host: `localhost:${server.port}`, 'x-walscope-token': server.token }, '/api/listSessions')).toBe(404);
+    expect(await get({ host: `localhost:${server.port}` })).toBe(200);
   });
 });
 
