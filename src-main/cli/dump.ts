@@ -29,14 +29,15 @@ export const dumpCommand: Command = {
     const print = values.json ? jsonLine : textLine;
     const out = new FdOutput(STDOUT_FD);
     if (!values.json) out.write(`${'offset'.padStart(12)}  ${'seq'.padStart(8)} ver ${'fence'.padStart(5)}  type / features / size / payload\n`);
-    let closed = false;
-    // The reader reports an exception thrown from on_frame as a failed read, so a closed output is remembered
-    // here: it ends the read at once, and the command ends quietly (no one is left to read a message).
+    // The reader reports an exception thrown from on_frame as a failed read of the WAL, so a failed write is
+    // kept here and judged after the read: a closed output ends the command quietly (no one is left to read
+    // a message), any other write error is the output's failure, not the WAL's.
+    let write_error: unknown = null;
     const emit = (text: string) => {
       try {
         out.write(text);
       } catch (error) {
-        closed ||= error instanceof OutputClosedError;
+        write_error = error;
         throw error;
       }
     };
@@ -47,15 +48,15 @@ export const dumpCommand: Command = {
         emit(print(frame));
       },
     });
-    if (!closed) {
+    if (write_error === null) {
       try {
         out.flush();
       } catch (error) {
-        if (!(error instanceof OutputClosedError)) throw error;
-        closed = true;
+        write_error = error;
       }
     }
-    if (closed) return EXIT_OK;
+    if (write_error instanceof OutputClosedError) return EXIT_OK;
+    if (write_error !== null) throw write_error;
     const notes: string[] = [];
     if (result.torn_tail !== null) {
       notes.push(`torn tail: ${result.torn_tail.bytes} bytes at offset ${result.torn_tail.offset} (${result.torn_tail.reason}) not shown: never committed`);

@@ -246,7 +246,9 @@ describe('walscope serve on the demo state root, in Chromium', () => {
       await saveScreenshot(exportPage, 'export-read-only');
       const refused = await exportPage.evaluate(async () => {
         const key = document.querySelector('[data-testid=session-view]')!.getAttribute('data-session');
-        const response = await fetch('./api/runAction', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ args: [key, 'seal', 4] }) });
+        // The page's own credential: the token it keeps in this origin's sessionStorage (http-api.ts).
+        const headers = { 'content-type': 'application/json', 'x-walscope-token': sessionStorage.getItem('walscope_token') ?? '' };
+        const response = await fetch('./api/runAction', { method: 'POST', headers, body: JSON.stringify({ args: [key, 'seal', 4] }) });
         return response.json();
       });
       expect(refused).toMatchObject({ ok: false, refusal: { reason: 'read_only' } });
