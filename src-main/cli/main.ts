@@ -33,7 +33,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(help());
     return name === undefined ? EXIT_USAGE : 0;
   }
-  const command = COMMANDS[name];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (command === undefined) {
     process.stderr.write(`walscope: unknown command "${name}"\n\n${help()}`);
     return EXIT_USAGE;
