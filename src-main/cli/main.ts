@@ -1,5 +1,5 @@
 // The `walscope` command line: one dispatcher, one module per command.
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, type Command } from './command.js';
+import { EXIT_FAILED, EXIT_READER_GONE, EXIT_USAGE, UsageError, type Command } from './command.js';
 import { cancelCommand, resumeCommand, sealCommand } from './actions.js';
 import { demoCommand } from './demo.js';
 import { dumpCommand } from './dump.js';
@@ -74,10 +74,10 @@ function oneLine(text: string): string {
   return text.split('\n').map((line) => line.trim()).filter((line) => line !== '').join(' — ') || 'failed';
 }
 
-/** The reader of our stdout went away (`walscope replay X | head`): stop at once and quietly, with 0 as `dump`
- *  does (fd-output.ts): the reader took what it wanted. Any other stream error is a failure. */
+/** The reader of our stdout went away (`walscope dump X | head`): stop at once and quietly, as a C tool killed
+ *  by SIGPIPE would, with the status a shell reports for one (128 + 13). Any other stream error is a failure. */
 function onStdoutError(error: NodeJS.ErrnoException): void {
-  if (error.code === 'EPIPE') process.exit(EXIT_OK);
+  if (error.code === 'EPIPE') process.exit(EXIT_READER_GONE);
   fail(error);
 }
 

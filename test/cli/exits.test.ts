@@ -1,6 +1,6 @@
 // How the built `walscope` ends when things go wrong around it, as real child processes: a busy port is one
-// line and exit 2; a reader that goes away (`walscope dump X | head`) ends every command quietly with 0; any
-// error nothing handled is one line naming the command and what failed, the
+// line and exit 2; a reader that goes away (`walscope dump X | head`) ends every command quietly with 141, as
+// a process killed by SIGPIPE; any error nothing handled is one line naming the command and what failed, the
 // stack only with WALSCOPE_DEBUG=1.
 import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
@@ -12,6 +12,7 @@ import { useTempDirs } from '../helpers/temp.js';
 const tempDir = useTempDirs('walscope-cli-exits-');
 const REPO = path.resolve(import.meta.dirname, '../..');
 const CLI = path.join(REPO, 'bin/walscope.js');
+const EXIT_READER_GONE = 141;
 const STACK_FRAME = /^\s+at /m;
 
 /** A state root whose one session prints far more than a pipe holds (64 KiB) under every command. */
@@ -69,7 +70,7 @@ describe('walscope exits cleanly', () => {
     const run = await readFirstChunkThenClose(args);
     expect(run.first.length).toBeGreaterThan(0);
     expect(run.stderr).toBe('');
-    expect({ code: run.code, signal: run.signal }).toEqual({ code: 0, signal: null });
+    expect({ code: run.code, signal: run.signal }).toEqual({ code: EXIT_READER_GONE, signal: null });
   });
 
   it('an error nothing handled is one line naming the command; the stack only with WALSCOPE_DEBUG=1', () => {
