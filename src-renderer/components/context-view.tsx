@@ -53,12 +53,17 @@ function StepRequestView({ data }: { data: StepContext }) {
         </div>
       ))}
       <StepRecords data={data} />
-      <h4>
-        Request of step {data.step_id}: {data.messages.length} message{data.messages.length === 1 ? '' : 's'}, {formatBytes(data.size_bytes)}
-        {data.messages_left_out > 0 && <span className="muted"> ({data.messages_left_out} more not shown)</span>}
-      </h4>
-      {data.problems.some((problem) => problem.kind === 'view_not_assembled') && <p className="muted">Nothing is rendered for this step: a request is never assembled some other way.</p>}
-      <MessageList messages={data.messages} view={data.view} />
+      {data.problems.some((problem) => problem.kind === 'view_not_assembled') ? (
+        <p className="muted">Request of step {data.step_id}: not rendered. A request is never assembled some other way; the runtime refused this step.</p>
+      ) : (
+        <>
+          <h4>
+            Request of step {data.step_id}: {data.messages.length} message{data.messages.length === 1 ? '' : 's'}, {formatBytes(data.size_bytes)}
+            {data.messages_left_out > 0 && <span className="muted"> ({data.messages_left_out} more not shown)</span>}
+          </h4>
+          <MessageList messages={data.messages} view={data.view} />
+        </>
+      )}
     </div>
   );
 }
@@ -150,13 +155,14 @@ function ContextLane({ lane, selected, onPick }: { lane: ContextLaneStep[]; sele
   return (
     <div className="context-lane" role="group" aria-label="Context lane: prompt size per step" data-testid="context-lane">
       {lane.map((step) => {
-        const height = step.size_bytes === null ? 100 : Math.max(4, Math.round((step.size_bytes / largest) * 100));
+        // A step that could not be rendered has no size: a short bar, marked refused.
+        const height = step.size_bytes === null ? 10 : Math.max(4, Math.round((step.size_bytes / largest) * 100));
         const view = step.view === null ? 'no view' : `view ${step.view.view_id} v${step.view.version}${step.view.applied_here ? ' applied here' : ''}`;
         const title = `step ${step.step_id}: ${step.size_bytes === null ? 'not rendered' : formatBytes(step.size_bytes)} · ${view}${step.refused ? ' · refused' : ''}`;
         return (
           <button key={step.step_id} type="button" className={`lane-step${step.step_id === selected ? ' selected' : ''}${step.refused ? ' refused' : ''}`} title={title} aria-label={title}
             onClick={() => onPick(step.step_id)} data-testid="lane-step" data-step={step.step_id} data-size={step.size_bytes ?? ''} data-view-applied={step.view?.applied_here === true ? 'yes' : 'no'}>
-            <span className="lane-marker">{step.view?.applied_here === true ? '◆' : step.refused ? '✕' : ''}</span>
+            <span className="lane-marker">{step.view?.applied_here === true ? '◆' : ''}{step.refused ? '✕' : ''}</span>
             <span className="lane-bar" style={{ height: `${height}%` }} />
             <span className="lane-label">{step.step_id}</span>
           </button>
