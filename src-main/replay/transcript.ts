@@ -30,7 +30,7 @@ import type {
 } from '../../src-shared/replay.js';
 import { EpisodeIndex } from './episode-index.js';
 import { isMap, text } from './values.js';
-import { requestBytes, viewProblem, viewRecords, type ViewRecord } from './views.js';
+import { cborArrayHead, requestBytes, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
 
 interface Rendering {
   messages: RenderedMessage[];
@@ -53,16 +53,95 @@ export function renderSessionRequest(fold: SessionFold): { messages: RenderedMes
  *  they ended, then this run's input, its latest view at that step in place of the turns it covers, the later
  *  turns before the step and the steers that joined it. */
 export function renderStepRequest(fold: SessionFold, episode_number: number, step_id: number): StepRequest {
-  const earlier = fold.episodes.filter((episode) => episode.episode < episode_number).map((episode) => renderEpisode(episode, null));
-  const target = fold.episodes.find((episode) => episode.episode === episode_number);
-  const own = target === undefined ? null : renderEpisode(target, step_id);
-  const { messages, problems } = joined(own === null ? earlier : [...earlier, own]);
+  const { messages, problems, view } = stepMessages(fold, episode_number, step_id);
   const validity = checkProviderValid(messages.map((rendered) => rendered.message));
   for (const problem of validity.problems) {
     problems.push({ kind: problem.kind, cause: null, seq: null, message: `message ${problem.message_index}: ${problem.kind.replaceAll('_', ' ')} for ${problem.tool_use_id}` });
   }
   const size_bytes = requestBytes(messages.map((rendered) => rendered.message)).length;
-  return { episode: episode_number, step_id, view: own?.view ?? null, messages, size_bytes, problems };
+  return { episode: episode_number, step_id, view, messages, size_bytes, problems };
+}
+
+/** The context lane: for each of `step_ids` (steps of one episode), the size of its request in canonical bytes
+ *  (null when it cannot be rendered) and the view in force. Equal to renderStepRequest's size_bytes for each,
+ *  but in one pass: every turn is rendered and measured once, and a step's size is a sum over the turns its
+ *  request holds, so a lane of many steps in a long episode costs about one rendering, not one per step. */
+export function laneSizes(fold: SessionFold, episode_number: number, step_ids: readonly number[]): { step_id: number; size_bytes: number | null; view: ViewInRequest | null }[] {
+  const episode = fold.episodes.find((candidate) => candidate.episode === episode_number);
+  if (episode === undefined) return [];
+  const index = new EpisodeIndex(episode);
+  const recorded = index.recordedSteps();
+  // Step ids increase in WAL order in every WAL a runtime writes; anything else is measured step by step.
+  if (!recorded.every((step, position) => position === 0 || step.step_id > recorded[position - 1]!.step_id)) {
+    return step_ids.map((step_id) => {
+      const request = renderStepRequest(fold, episode_number, step_id);
+      return { step_id, size_bytes: request.problems.length > 0 ? null : request.size_bytes, view: request.view };
+    });
+  }
+  const earlier = joined(fold.episodes.filter((candidate) => candidate.episode < episode_number).map((candidate) => renderEpisode(candidate, null)));
+  const prefix = { count: earlier.messages.length, bytes: itemsSize(payloads(earlier.messages)) };
+  const input = asMessages(episode.input);
+  // unit i: the steers joining recorded step i and its turn; sums[i] is the size of units before i.
+  const counts = [0];
+  const sums = [0];
+  let cut = recorded.length;
+  for (const [position, step] of recorded.entries()) {
+    const turn = renderTurn(episode.episode, index, step);
+    // The uncommitted turn ends the episode's part; the steers that joined it were already placed (unit `cut`).
+    const unit = [...steersJoining(episode, index, step.step_id), ...(turn ?? [])];
+    counts.push(counts[position]! + unit.length);
+    sums.push(sums[position]! + itemsSize(payloads(unit)));
+    if (turn === null) {
+      cut = position;
+      break;
+    }
+  }
+  const views = viewRecords(episode);
+  return step_ids.map((step_id) => {
+    const applicable = views.filter((view) => view.step_id <= step_id);
+    const latest = applicable.at(-1) ?? null;
+    const problem = latest === null ? null : viewProblem(latest, applicable.slice(0, -1));
+    if (earlier.problems.length > 0 || problem !== null) return { step_id, size_bytes: null, view: latest === null ? null : viewInRequest(latest, []) };
+    const before = lowerBound(recorded, step_id);
+    const covered = latest === null ? 0 : lowerBound(recorded, latest.through_step + 1);
+    const end = before <= cut ? before : cut + 1;
+    const from = Math.min(covered, end);
+    const replaced = { count: counts[from]!, bytes: sums[from]! };
+    let count = prefix.count + input.length + (latest?.replacement.length ?? 0) + counts[end]! - replaced.count;
+    let bytes = prefix.bytes + itemsSize(input) + (latest === null ? 0 : itemsSize(latest.replacement)) + sums[end]! - replaced.bytes;
+    if (before <= cut) {
+      const tail = steersAtEnd(episode, index, step_id);
+      count += tail.length;
+      bytes += itemsSize(payloads(tail));
+    }
+    return { step_id, size_bytes: cborArrayHead(count) + bytes, view: latest === null ? null : viewInRequest(latest, []) };
+  });
+}
+
+/** The number of recorded steps (ascending step ids) with a step_id below `step_id`. */
+function lowerBound(recorded: readonly StepFold[], step_id: number): number {
+  let low = 0;
+  let high = recorded.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (recorded[middle]!.step_id < step_id) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The CBOR size of messages as items of a larger array (without an array head of their own). */
+function itemsSize(messages: readonly JsonPayload[]): number {
+  return requestSize(messages) - cborArrayHead(messages.length);
+}
+
+const payloads = (rendered: readonly RenderedMessage[]): JsonPayload[] => rendered.map((entry) => entry.message);
+
+function stepMessages(fold: SessionFold, episode_number: number, step_id: number): Rendering {
+  const earlier = fold.episodes.filter((episode) => episode.episode < episode_number).map((episode) => renderEpisode(episode, null));
+  const target = fold.episodes.find((episode) => episode.episode === episode_number);
+  const own = target === undefined ? null : renderEpisode(target, step_id);
+  return { ...joined(own === null ? earlier : [...earlier, own]), view: own?.view ?? null };
 }
 
 /** A view that no longer assembles in any episode fails the whole request: nothing is rendered around it. */
@@ -124,8 +203,8 @@ function viewInRequest(view: ViewRecord, replaced: readonly RenderedMessage[]): 
     through_step: view.through_step,
     applied: view.applied,
     replaced_messages: replaced.length,
-    replaced_bytes: requestBytes(replaced.map((rendered) => rendered.message)).length,
-    replacement_bytes: requestBytes(view.replacement).length,
+    replaced_bytes: requestSize(replaced.map((rendered) => rendered.message)),
+    replacement_bytes: requestSize(view.replacement),
   };
 }
 

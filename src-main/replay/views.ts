@@ -35,6 +35,36 @@ export function requestBytes(messages: readonly JsonPayload[]): Buffer {
   return encodeCbor(messages);
 }
 
+/** The CBOR size of one message, remembered per message object (fold values do not change once folded; a
+ *  message built for one rendering is simply measured again). */
+const message_sizes = new WeakMap<JsonPayload, number>();
+
+function messageSize(message: JsonPayload): number {
+  let size = message_sizes.get(message);
+  if (size === undefined) {
+    size = encodeCbor(message).length;
+    message_sizes.set(message, size);
+  }
+  return size;
+}
+
+/** requestBytes(messages).length without encoding them again: an array's CBOR is its head, then its items. */
+export function requestSize(messages: readonly JsonPayload[]): number {
+  let size = cborArrayHead(messages.length);
+  for (const message of messages) size += messageSize(message);
+  return size;
+}
+
+/** The bytes of a CBOR array's head for `count` items (preferred serialization). */
+export function cborArrayHead(count: number): number {
+  const argument = count;
+  if (argument < 24) return 1;
+  if (argument < 0x100) return 2;
+  if (argument < 0x10000) return 3;
+  if (argument < 0x1_0000_0000) return 5;
+  return 9;
+}
+
 export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }

@@ -15,7 +15,7 @@ import {
   type StepContext,
 } from '../../src-shared/ipc.js';
 import type { EpisodeFold, JsonValue, RenderedMessage, SessionFold, StepNote } from '../../src-shared/replay.js';
-import { renderStepRequest } from '../replay/transcript.js';
+import { laneSizes, renderStepRequest } from '../replay/transcript.js';
 import { NotFoundError } from './errors.js';
 
 export function stepContext(fold: SessionFold, episode_arg: unknown, step_arg: unknown): StepContext {
@@ -119,15 +119,16 @@ function lane(fold: SessionFold, episode: EpisodeFold, step_id: number): Context
   const steps = episode.steps;
   const at = steps.findIndex((step) => step.step_id === step_id);
   const first = Math.max(0, Math.min(at - CONTEXT_LANE_STEPS_MAX / 2, steps.length - CONTEXT_LANE_STEPS_MAX));
-  return steps.slice(first, first + CONTEXT_LANE_STEPS_MAX).map((step) => {
-    const request = renderStepRequest(fold, episode.episode, step.step_id);
-    const view = request.view;
+  const shown = steps.slice(first, first + CONTEXT_LANE_STEPS_MAX);
+  const sizes = laneSizes(fold, episode.episode, shown.map((step) => step.step_id));
+  return shown.map((step, position) => {
+    const { size_bytes, view } = sizes[position]!;
     const ceiling_refused = step.notes.some((note) => note.type === 'context_ceiling_decided' && note.payload['detail'] != null);
     return {
       step_id: step.step_id,
-      size_bytes: request.problems.some((problem) => problem.kind === 'view_not_assembled') ? null : request.size_bytes,
+      size_bytes,
       view: view === null ? null : { view_id: view.view_id, version: view.version, applied_here: view.step_id === step.step_id },
-      refused: request.problems.length > 0 || ceiling_refused,
+      refused: size_bytes === null || ceiling_refused,
     };
   });
 }

@@ -12,6 +12,8 @@ import { replayCommand } from '../../src-main/cli/replay.js';
 import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { readTarget, resolveTargets } from '../../src-main/engine/inspect.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
+import { replayTarget } from '../../src-main/replay/report.js';
+import { laneSizes, renderStepRequest } from '../../src-main/replay/transcript.js';
 import { toJsonPayload } from '../../src-main/replay/values.js';
 import { requestBytes, sha256Hex } from '../../src-main/replay/views.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
@@ -70,6 +72,18 @@ describe('walscope replay --at', () => {
       expect(body.problems).toEqual([]);
       const bytes = requestBytes(body.messages.map((rendered) => rendered.message));
       expect({ at: `${entry.episode}/${entry.step_id}`, sha256: sha256Hex(bytes), len: bytes.length }).toEqual({ at: `${entry.episode}/${entry.step_id}`, sha256: entry.request_sha256, len: entry.request_len });
+    }
+  });
+
+  it('the context lane\'s sizes are the renderings\' sizes, step by step', () => {
+    const { fold } = replayTarget(resolveTargets(session_dir)[0]!);
+    for (const episode of fold.episodes) {
+      const step_ids = episode.steps.map((step) => step.step_id);
+      const expected = step_ids.map((step_id) => {
+        const request = renderStepRequest(fold, episode.episode, step_id);
+        return request.problems.length > 0 ? null : request.size_bytes;
+      });
+      expect(laneSizes(fold, episode.episode, step_ids).map((lane) => lane.size_bytes)).toEqual(expected);
     }
   });
 

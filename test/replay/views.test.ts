@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonPayload, MessageOrigin } from '../../src-shared/replay.js';
 import type { CborValue, Payload, ReadFrame } from '../../src-shared/wal.js';
 import { foldFrames } from '../../src-main/replay/fold.js';
-import { renderStepRequest, renderTranscript } from '../../src-main/replay/transcript.js';
+import { laneSizes, renderStepRequest, renderTranscript } from '../../src-main/replay/transcript.js';
 import { replacementDigest } from '../../src-main/replay/views.js';
 
 function frames(...records: [type: string, payload: Payload][]): ReadFrame[] {
@@ -119,5 +119,24 @@ describe('a step request with compaction views', () => {
     const hex: CborValue[] = [{ role: 'user', content: [{ type: 'media', media_type: 'image/png', data: '010203' }] }];
     const forged = foldFrames(frames(start(), ...turn(1), view(2, 1, 1, media, replacementDigest(hex))));
     expect(renderStepRequest(forged, 1, 2).problems[0]?.cause).toBe('digest_mismatch');
+  });
+
+  it('the lane\'s one-pass sizes equal each step\'s rendering, views, steers, earlier runs and a cut included', () => {
+    const open_batch: [string, Payload][] = turn(4).slice(0, 3);
+    const folds = [
+      foldFrames(frames(start(), steer('early'), ...turn(1), steer('late'), view(2, 1, 1), ...turn(2), view(3, 2, 2), ...turn(3), steer('after'), ...open_batch, steer('past the cut'))),
+      foldFrames(frames(start(), ...turn(1), view(2, 1, 1), ...turn(2), ['run_finished', { reason: 'completed' }], start('r2'), ...turn(1, 'r2'), view(3, 1, 2), ...turn(2, 'r2'))),
+      foldFrames(frames(start(), ...turn(1), view(2, 1, 1), ...turn(2), view(3, 2, 2), ...turn(3), view(4, 3, 1))),
+    ];
+    for (const fold of folds) {
+      for (const episode of fold.episodes) {
+        const step_ids = [...episode.steps.map((step) => step.step_id), 9];
+        const expected = step_ids.map((step_id) => {
+          const request = renderStepRequest(fold, episode.episode, step_id);
+          return { step_id, size_bytes: request.problems.some((problem) => problem.kind === 'view_not_assembled') ? null : request.size_bytes, view: request.view?.seq ?? null };
+        });
+        expect(laneSizes(fold, episode.episode, step_ids).map((lane) => ({ step_id: lane.step_id, size_bytes: lane.size_bytes, view: lane.view?.seq ?? null }))).toEqual(expected);
+      }
+    }
   });
 });
