@@ -34,8 +34,10 @@ import { cborArrayHead, requestBytes, requestSize, viewProblem, viewRecords, typ
 
 interface Rendering {
   messages: RenderedMessage[];
-  view: ViewInRequest | null;
   problems: RequestProblem[];
+  /** The view in force and the messages it stands in for (measured only when a caller shows them). */
+  view: ViewRecord | null;
+  replaced: RenderedMessage[];
 }
 
 /** The messages the session's next request carries: every episode's input, committed turns and steers, each
@@ -53,13 +55,13 @@ export function renderSessionRequest(fold: SessionFold): { messages: RenderedMes
  *  they ended, then this run's input, its latest view at that step in place of the turns it covers, the later
  *  turns before the step and the steers that joined it. */
 export function renderStepRequest(fold: SessionFold, episode_number: number, step_id: number): StepRequest {
-  const { messages, problems, view } = stepMessages(fold, episode_number, step_id);
+  const { messages, problems, view, replaced } = stepMessages(fold, episode_number, step_id);
   const validity = checkProviderValid(messages.map((rendered) => rendered.message));
   for (const problem of validity.problems) {
     problems.push({ kind: problem.kind, cause: null, seq: null, message: `message ${problem.message_index}: ${problem.kind.replaceAll('_', ' ')} for ${problem.tool_use_id}` });
   }
   const size_bytes = requestBytes(messages.map((rendered) => rendered.message)).length;
-  return { episode: episode_number, step_id, view, messages, size_bytes, problems };
+  return { episode: episode_number, step_id, view: view === null ? null : viewInRequest(view, replaced), messages, size_bytes, problems };
 }
 
 /** The context lane: for each of `step_ids` (steps of one episode), the size of its request in canonical bytes
@@ -141,7 +143,7 @@ function stepMessages(fold: SessionFold, episode_number: number, step_id: number
   const earlier = fold.episodes.filter((episode) => episode.episode < episode_number).map((episode) => renderEpisode(episode, null));
   const target = fold.episodes.find((episode) => episode.episode === episode_number);
   const own = target === undefined ? null : renderEpisode(target, step_id);
-  return { ...joined(own === null ? earlier : [...earlier, own]), view: own?.view ?? null };
+  return { ...joined(own === null ? earlier : [...earlier, own]), view: own?.view ?? null, replaced: own?.replaced ?? [] };
 }
 
 /** A view that no longer assembles in any episode fails the whole request: nothing is rendered around it. */
@@ -177,8 +179,7 @@ function renderEpisode(episode: EpisodeFold, up_to: number | null): Rendering {
     appendAll(into, turn);
   }
   if (!cut) appendAll(messages, steersAtEnd(episode, index, up_to));
-  const view = latest === null ? null : viewInRequest(latest, replaced);
-  return { messages, view, problems: problem === null ? [] : [problem] };
+  return { messages, problems: problem === null ? [] : [problem], view: latest, replaced };
 }
 
 /** The steers after the last rendered turn: those joining at run end, or those that joined step `up_to` (and,
