@@ -7,7 +7,7 @@ import type { WalTarget } from '../engine/inspect.js';
 import { replayTarget } from '../replay/report.js';
 import { renderStepRequest } from '../replay/transcript.js';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeOut } from './command.js';
-import { plural, printable } from './format.js';
+import { plural, printable, textLines } from './format.js';
 
 const MESSAGE_TEXT_MAX = 2_000;
 
@@ -60,7 +60,7 @@ function requestText(target: WalTarget, episode: EpisodeFold, request: StepReque
     lines.push(`  [${index}] ${printable(role, 20)} · ${printable(originLabel(rendered.origin, episode.episode), 160)}`);
     lines.push(`      ${printable(messageText(rendered.message), MESSAGE_TEXT_MAX)}`);
   });
-  return `${lines.join('\n')}\n`;
+  return textLines(lines);
 }
 
 function pickEpisode(episodes: readonly EpisodeFold[], flag: string | undefined): EpisodeFold {

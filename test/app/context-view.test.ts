@@ -19,7 +19,7 @@ import { renderStepRequest } from '../../src-main/replay/transcript.js';
 import { replacementDigest } from '../../src-main/replay/views.js';
 import { makeE2eRoot, XSS_TEXT } from './e2e-root.js';
 import { saveScreenshot } from './screenshots.js';
-import { buildApp, launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
+import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
 import { withSession } from './wal-fixture.js';
 
 const SESSION = 'compaction-ceiling';
@@ -32,7 +32,6 @@ let chromium: LaunchedBrowser;
 let page: Page;
 
 beforeAll(async () => {
-  buildApp();
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-context-e2e-'));
   ({ root } = makeE2eRoot(work));
   writeHostileView(root);
