@@ -7,10 +7,10 @@
 // The request is rendered by the same function `walscope replay --at` uses, and request_len/request_sha256
 // count and digest its canonical bytes (the CBOR of its messages), so the WAL proves what the model was sent.
 import assert from 'node:assert/strict';
-import type { JsonPayload, StepFold, StepNote } from '../../src-shared/replay.js';
+import type { JsonPayload, RenderedMessage, StepFold, StepNote } from '../../src-shared/replay.js';
 import type { Payload } from '../../src-shared/wal.js';
 import { checkProviderValid, renderSessionRequest } from '../replay/transcript.js';
-import { replacementDigest, requestBytes, sha256Bytes, VIEW_RECORD_TYPE, viewRecords } from '../replay/views.js';
+import { replacementDigest, requestBytes, requestSize, sha256Bytes, VIEW_RECORD_TYPE, viewRecords } from '../replay/views.js';
 import { taggedEach, toolUsesOf, type RunContext } from './context.js';
 import { ProviderInvalidRequestError } from './errors.js';
 import { MODEL_ATTEMPTS_MAX } from './limits.js';
@@ -38,37 +38,41 @@ export function writeStepBoundary(ctx: RunContext, step_id: number): BoundaryDec
   const { config, journal } = ctx;
   if (!config.compaction && config.ceiling_wait_ms === null) return SEND;
   const notes = stepFold(ctx, step_id)?.notes ?? [];
-  const has = (type: string) => notes.some((note) => note.type === type);
-  let wrote = false;
-  // The notice follows the boundary's view: once it is recorded, the view question was settled.
-  const replanted = ctx.plants.reask_recorded_view === true;
-  if (config.compaction && (!has('compaction_notice') || replanted)) {
-    if (!has(VIEW_RECORD_TYPE) || replanted) {
-      const published = ctx.ports.compactor.view(ctx.run_id, step_id);
-      if (published !== null) journal.append(VIEW_RECORD_TYPE, viewPayload(step_id, published));
-    }
-    journal.append('compaction_notice', { step_id, notice_seq: journal.nextNoticeSeq(), headers: noticeHeaders(ctx, 'step') });
-    wrote = true;
-  }
+  const wrote_view = config.compaction && writeViewAndNotice(ctx, step_id, notes);
   const rendering = renderSessionRequest(journal.fold());
   const view_problem = rendering.problems.find((problem) => problem.kind === 'view_not_assembled');
-  let decision: BoundaryDecision = view_problem === undefined ? SEND : { kind: 'view_refused', message: view_problem.message };
-  if (decision.kind === 'send' && config.ceiling_wait_ms !== null) {
-    const decided = notes.find((note) => note.type === 'context_ceiling_decided');
-    if (decided === undefined) {
-      if (!has('context_ceiling_wait')) journal.append('context_ceiling_wait', { step_id, deadline_ms: ctx.clock.now_ms() + config.ceiling_wait_ms });
-      const size = estimatedTokens(requestBytes(rendering.messages.map((rendered) => rendered.message)).length);
-      const window = config.ceiling_window_tokens;
-      const detail = window !== null && size > window ? { window, size, cause: 'over_window' } : null;
-      journal.append('context_ceiling_decided', { step_id, detail });
-      wrote = true;
-      decision = detail === null ? SEND : { kind: 'ceiling_refused' };
-    } else {
-      decision = refusedDecision(decided) ? { kind: 'ceiling_refused' } : SEND;
-    }
+  const ceiling = view_problem === undefined && config.ceiling_wait_ms !== null ? decideCeiling(ctx, step_id, notes, rendering.messages) : null;
+  if (wrote_view || ceiling?.wrote === true) journal.barrier();
+  if (view_problem !== undefined) return { kind: 'view_refused', message: view_problem.message };
+  return ceiling?.decision ?? SEND;
+}
+
+/** The boundary's view (when the provider published one) and its notice. The notice follows the view: once it
+ *  is recorded, the view question was settled, and a recorded view is never asked for again. */
+function writeViewAndNotice(ctx: RunContext, step_id: number, notes: readonly StepNote[]): boolean {
+  const has = (type: string) => notes.some((note) => note.type === type);
+  const replanted = ctx.plants.reask_recorded_view === true;
+  if (has('compaction_notice') && !replanted) return false;
+  if (!has(VIEW_RECORD_TYPE) || replanted) {
+    const published = ctx.ports.compactor.view(ctx.run_id, step_id);
+    if (published !== null) ctx.journal.append(VIEW_RECORD_TYPE, viewPayload(step_id, published));
   }
-  if (wrote) journal.barrier();
-  return decision;
+  ctx.journal.append('compaction_notice', { step_id, notice_seq: ctx.journal.nextNoticeSeq(), headers: noticeHeaders(ctx, 'step') });
+  return true;
+}
+
+/** The ceiling wait and decision over the rendered request: permission when its estimated tokens fit the
+ *  window, else the terminal refusal. A recorded wait keeps its deadline; a recorded decision is honoured. */
+function decideCeiling(ctx: RunContext, step_id: number, notes: readonly StepNote[], messages: readonly RenderedMessage[]): { decision: BoundaryDecision; wrote: boolean } {
+  const decided = notes.find((note) => note.type === 'context_ceiling_decided');
+  if (decided !== undefined) return { decision: refusedDecision(decided) ? { kind: 'ceiling_refused' } : SEND, wrote: false };
+  const wait_ms = ctx.config.ceiling_wait_ms!;
+  if (!notes.some((note) => note.type === 'context_ceiling_wait')) ctx.journal.append('context_ceiling_wait', { step_id, deadline_ms: ctx.clock.now_ms() + wait_ms });
+  const size = estimatedTokens(requestSize(messages.map((rendered) => rendered.message)));
+  const window = ctx.config.ceiling_window_tokens;
+  const detail = window !== null && size > window ? { window, size, cause: 'over_window' } : null;
+  ctx.journal.append('context_ceiling_decided', { step_id, detail });
+  return { decision: detail === null ? SEND : { kind: 'ceiling_refused' }, wrote: true };
 }
 
 function refusedDecision(decided: StepNote): boolean {
