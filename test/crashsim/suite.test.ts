@@ -10,8 +10,8 @@ import { CRASH_SESSIONS } from '../../src-main/runtime/catalog.js';
 
 /** Seeds of the fixed random set; `npm run test:crash -- --seeds N` runs as many as you like. */
 const RANDOM_SEEDS = 200;
-/** sim-compaction (131 points, three runs) takes 45–60 s alone on a loaded 2-core machine. */
-const EXHAUSTIVE_TIMEOUT_MS = 180_000;
+/** sim-compaction (131 points, three runs) takes 45 s alone, and over 130 s while six other engineers share the 2 cores. */
+const EXHAUSTIVE_TIMEOUT_MS = 300_000;
 
 describe('crash simulator, exhaustive', () => {
   it.each(CRASH_SESSIONS.map((script) => [script.session_id] as const))('%s: every persistence point, every image, zero violations', (session) => {
