@@ -152,6 +152,10 @@ describe('the Context view of the demo compaction session, in Chromium', () => {
     const lane = await page.locator('[data-testid=lane-step]').evaluateAll((steps) => steps.map((step) => [step.getAttribute('data-step'), step.getAttribute('data-view-applied'), step.getAttribute('data-size')]));
     expect(lane).toEqual([['1', 'no', expect.stringMatching(/^\d+$/)], ['2', 'no', expect.stringMatching(/^\d+$/)], ['3', 'yes', expect.stringMatching(/^\d+$/)], ['4', 'yes', '']]);
     await saveScreenshot(page, 'context-view-refused');
+    // The session's next request cannot be rendered either: the transcript says so instead of looking empty.
+    await page.locator('[data-testid=tab-transcript]').click();
+    await expect.poll(() => page.locator('.session-main').textContent()).toContain('NOT provider-valid');
+    await page.locator('[data-testid=tab-context]').click();
   });
 
   it('renders a view\'s hostile text as text', async () => {
