@@ -9,8 +9,9 @@ import type { ViewInRequest } from '../../src-shared/replay.js';
 import { api } from '../api/api.js';
 import { formatBytes } from './format.js';
 
-export function ContextView({ sessionKey }: { sessionKey: string }) {
-  const [pick, setPick] = useState<{ episode: number | null; step_id: number | null }>({ episode: null, step_id: null });
+/** `initial`: the step to open first (from the timeline); null opens the last episode's first step. */
+export function ContextView({ sessionKey, initial }: { sessionKey: string; initial: { episode: number; step_id: number } | null }) {
+  const [pick, setPick] = useState<{ episode: number | null; step_id: number | null }>(initial ?? { episode: null, step_id: null });
   const context = useQuery({
     queryKey: ['session', sessionKey, 'context', pick.episode, pick.step_id],
     queryFn: () => api.getContext(sessionKey, pick.episode, pick.step_id),

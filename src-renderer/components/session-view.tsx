@@ -27,6 +27,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   const key = detail.summary.key;
   const [tab, setTab] = useState<RowList>('timeline');
   const [context_open, setContextOpen] = useState(false);
+  const [context_step, setContextStep] = useState<{ episode: number; step_id: number } | null>(null);
   const [selected, setSelected] = useState<Record<RowList, number | null>>({ timeline: null, records: null, transcript: null });
   const [open, setOpen] = useState(false);
   const [reveal, setReveal] = useState<{ index: number } | null>(null);
@@ -141,7 +142,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
             {query.trim() !== '' && <span className="muted" data-testid="search-count">{matches.length === 0 ? 'no match' : `${match + 1} of ${matches.length}${search.data?.truncated ? '+' : ''}`}</span>}
             <label className="follow"><input type="checkbox" checked={follow} onChange={(event) => setFollow(event.target.checked)} data-testid="follow-tail" /> follow tail</label>
           </div>
-          {context_open ? <ContextView sessionKey={key} /> : <ScaledList
+          {context_open ? <ContextView key={JSON.stringify(context_step)} sessionKey={key} initial={context_step} /> : <ScaledList
             key={tab}
             total={total}
             row_height_px={ROW_PX[tab]}
@@ -157,7 +158,8 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
         </div>
         <aside className="session-side">
           {open && current !== null && tab === 'timeline' && rowAt(current) !== undefined && (
-            <TimelineDetail row={rowAt(current) as Parameters<typeof TimelineDetail>[0]['row']} onJump={(seq) => void jumpToRecord(seq)} />
+            <TimelineDetail row={rowAt(current) as Parameters<typeof TimelineDetail>[0]['row']} onJump={(seq) => void jumpToRecord(seq)}
+              onContext={(episode, step_id) => { setContextStep({ episode, step_id }); setContextOpen(true); }} />
           )}
           {open && current !== null && tab === 'records' && <RecordPane sessionKey={key} index={current} onBack={jumpToTimeline} />}
           {open && current !== null && tab === 'transcript' && rowAt(current) !== undefined && <TranscriptPane row={rowAt(current) as TranscriptRow} />}

@@ -88,6 +88,12 @@ describe('the Context view of the demo compaction session, in Chromium', () => {
     for (const entry of shown) expect(entry).toEqual({ type: entry.type, label: noteLabel(entry.type!), whole: true });
     expect(shown.map((entry) => entry.type)).toContain('compaction_view_applied');
     await saveScreenshot(page, 'timeline-compaction');
+    // From a compaction record in the timeline to its step's Context view in one click.
+    await page.locator('[data-testid=note-row][data-type=compaction_view_applied]').first().click();
+    await page.locator('[data-testid=open-context]').click();
+    await page.locator('[data-testid=context-view][data-episode="1"][data-step="2"]').waitFor();
+    expect(await page.locator('[data-testid=compacted-span]').textContent()).toContain('Summary of step 1');
+    await page.locator('[data-testid=tab-timeline]').click();
   });
 
   it('shows every step\'s request as the model saw it, the view\'s replacement where the covered steps were', async () => {
