@@ -1,5 +1,6 @@
 // The credential of `walscope serve` stays with its own port, and odd HTTP requests get a status, never a 500 or
-// a dropped connection. Real serves (the built CLI), a real probe server on another local port, and Chromium.
+// a dropped connection. Real serves (the CLI and renderer in out/, built by test/build-once.ts), a real probe
+// server on another local port, and Chromium.
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
+import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
 import { writeFinished, writeIndeterminate } from './wal-fixture.js';
 
 const LOAD_MS_MAX = 10_000;
@@ -22,7 +23,6 @@ let probe_port: number;
 const probe_seen: string[] = [];
 
 beforeAll(async () => {
-  buildApp();
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-serve-security-'));
   const [root_a, root_b] = [path.join(work, 'a'), path.join(work, 'b')];
   for (const root of [root_a, root_b]) fs.mkdirSync(root);
