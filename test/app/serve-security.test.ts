@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
+import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
 import { writeFinished, writeIndeterminate } from './wal-fixture.js';
 
 const LOAD_MS_MAX = 10_000;
@@ -22,7 +22,6 @@ let probe_port: number;
 const probe_seen: string[] = [];
 
 beforeAll(async () => {
-  buildApp();
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-serve-security-'));
   const [root_a, root_b] = [path.join(work, 'a'), path.join(work, 'b')];
   for (const root of [root_a, root_b]) fs.mkdirSync(root);
