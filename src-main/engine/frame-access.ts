@@ -28,16 +28,29 @@ export function readFrameAt(path: string, offset: number, options: { io?: FileIO
     const header = readFully(io, fd, offset, Math.min(FRAME_HEADER_BYTES, Math.max(0, available_bytes)));
     const checked = checkHeader(header, available_bytes);
     if (typeof checked === 'string') return { kind: 'damaged', bytes: header, reason: checked };
-    const bytes = readFully(io, fd, offset, checked.size_bytes);
-    if (bytes.length < checked.size_bytes) return { kind: 'damaged', bytes, reason: 'past_end' };
-    const damage = checkFrameAt(bytes, 0, bytes.length);
-    if (damage !== null) return { kind: 'damaged', bytes, reason: damage };
-    return { kind: 'ok', bytes, body: decodeBody(bytes.subarray(FRAME_HEADER_BYTES, bytes.length - FRAME_DIGEST_BYTES), options.with_payload ?? true) };
+    return checkedFrame(readFully(io, fd, offset, checked.size_bytes), checked.size_bytes, options.with_payload ?? true);
   } catch (error) {
     return { kind: 'io', message: `cannot read ${path} at offset ${offset}: ${describe(error)}` };
   } finally {
     io.close(fd);
   }
+}
+
+/** The frame starting at `offset` of a WAL image held in memory (the crash simulator's disk views), checked
+ *  exactly as `readFrameAt` checks one on disk. */
+export function frameInBuffer(wal: Buffer, offset: number, with_payload = true): FrameAt {
+  const available_bytes = wal.length - offset;
+  const header = wal.subarray(offset, offset + Math.min(FRAME_HEADER_BYTES, Math.max(0, available_bytes)));
+  const checked = checkHeader(header, available_bytes);
+  if (typeof checked === 'string') return { kind: 'damaged', bytes: header, reason: checked };
+  return checkedFrame(wal.subarray(offset, offset + checked.size_bytes), checked.size_bytes, with_payload);
+}
+
+function checkedFrame(bytes: Buffer, size_bytes: number, with_payload: boolean): FrameAt {
+  if (bytes.length < size_bytes) return { kind: 'damaged', bytes, reason: 'past_end' };
+  const damage = checkFrameAt(bytes, 0, bytes.length);
+  if (damage !== null) return { kind: 'damaged', bytes, reason: damage };
+  return { kind: 'ok', bytes, body: decodeBody(bytes.subarray(FRAME_HEADER_BYTES, bytes.length - FRAME_DIGEST_BYTES), with_payload) };
 }
 
 function readFully(io: FileIO, fd: number, position: number, length: number): Buffer {

@@ -3,7 +3,7 @@
 // output reads its record back here, digest re-checked, when it needs it.
 import type { CallTerminal, JsonPayload, JsonValue } from '../../src-shared/replay.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
-import { readFrameAt, type FrameAt } from '../engine/frame-access.js';
+import { frameInBuffer, readFrameAt, type FrameAt } from '../engine/frame-access.js';
 import { toJsonPayload } from './values.js';
 
 /** The payload of the record whose frame starts at `offset`, in its JSON form. */
@@ -13,6 +13,11 @@ export type PayloadReader = (offset: number) => JsonPayload;
  *  digest or the decode and names the offset (FrameReadError), never returns another record's bytes. */
 export function walPayloadReader(wal_path: string, io: FileIO = nodeFileIO): PayloadReader {
   return (offset) => payloadOf(readFrameAt(wal_path, offset, { io }), offset);
+}
+
+/** Reads payloads from a WAL image held in memory (the crash simulator's disk views). */
+export function bufferPayloadReader(wal_bytes: Buffer): PayloadReader {
+  return (offset) => payloadOf(frameInBuffer(wal_bytes, offset), offset);
 }
 
 /** The payload of a frame read back, or FrameReadError naming the offset and why it no longer reads back. */

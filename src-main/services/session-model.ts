@@ -30,7 +30,7 @@ import { hex } from '../engine/reader.js';
 import { planResume } from '../replay/plan.js';
 import { refusedPlan } from '../replay/report.js';
 import { walPayloadReader } from '../replay/payloads.js';
-import { checkProviderValid, renderTranscript } from '../replay/transcript.js';
+import { checkProviderValid, renderSessionRequest } from '../replay/transcript.js';
 import { SessionTailer, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { buildTimeline, buildTranscript, type Timeline } from './timeline.js';
 
@@ -84,12 +84,14 @@ export class SessionModel {
     const fold = this.tailer.fold();
     const read = this.tailer.read;
     const payloads = walPayloadReader(this.target.wal_path);
-    const messages = renderTranscript(fold, payloads);
+    // A compaction view that no longer assembles leaves nothing to render: that is no valid request either.
+    const next_request = renderSessionRequest(fold, payloads);
+    const messages = next_request.messages.map((rendered) => rendered.message);
     this.views = {
       fold,
       timeline: buildTimeline(fold, payloads),
       transcript: buildTranscript(messages),
-      transcript_valid: checkProviderValid(messages).valid,
+      transcript_valid: next_request.problems.length === 0 && checkProviderValid(messages).valid,
       resume: read?.error ? refusedPlan(read.error) : planResume(fold),
       search_text: {},
     };

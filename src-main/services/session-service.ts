@@ -12,13 +12,16 @@ import type {
   SearchResult,
   SessionDetail,
   SessionSummary,
+  StepContext,
   WalscopeApi,
   WalscopeEvent,
   Workspace,
 } from '../../src-shared/ipc.js';
 import { resolveTargets, type WalTarget } from '../engine/inspect.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
+import { walPayloadReader } from '../replay/payloads.js';
 import { previewAction, runAction } from './actions.js';
+import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
 import { Debouncer, WorkspaceWatcher } from './watcher.js';
@@ -200,6 +203,11 @@ export class SessionService implements WalscopeApi {
     const outcome = runAction(model, checkKind(kind), based_on_seq);
     this.emitSession(model);
     return outcome;
+  }
+
+  async getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext> {
+    const model = this.model(key);
+    return stepContext(model.fold(), walPayloadReader(model.target.wal_path), episode, step_id);
   }
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {
