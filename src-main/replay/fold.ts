@@ -16,8 +16,8 @@ import type {
   SessionFold,
   StepFold,
 } from '../../src-shared/replay.js';
-import type { ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
-import { CborDecoder, CborItemsExceeded, setOwn } from '../engine/cbor.js';
+import type { Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
+import { CborDecoder, CborItemsExceeded, decodeCbor, setOwn } from '../engine/cbor.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
 import { appendRecord, emptyRecordIndex } from './record-index.js';
@@ -116,7 +116,7 @@ export class SessionFolder {
     // The type is WAL text: a type named like an Object.prototype member is unknown, not a member (§5.5).
     const handler = Object.hasOwn(HANDLERS, frame.type) ? HANDLERS[frame.type] : undefined;
     if (handler !== undefined) handler(this, payload, ref);
-    else if (STEP_NOTE_TYPES.has(frame.type)) this.attachNote(payload, ref, frame.type === VIEW_RECORD_TYPE ? replacementDigestOk(frame.payload ?? {}) : null);
+    else if (STEP_NOTE_TYPES.has(frame.type)) this.attachNote(payload, ref, frame.type === VIEW_RECORD_TYPE ? replacementDigestOk(viewPayload(frame, payload_cbor)) : null);
     else this.show(ref);
   }
 
@@ -569,6 +569,14 @@ function approval(folder: SessionFolder, payload: JsonPayload, ref: RecordRef, f
   }
   card[field] ??= ref.seq;
   if (field === 'resolved_seq') card.decision ??= text(payload, 'decision');
+}
+
+/** A view record's payload as CBOR values: its digest covers byte strings, which the kept JSON form turns into
+ *  hex. Decoded whole (a view record is one frame, ≤ 16 MiB) only when the reader did not build it already. */
+function viewPayload(frame: ReadFrame, payload_cbor: Buffer | undefined): Payload {
+  if (frame.payload !== null || payload_cbor === undefined) return frame.payload ?? {};
+  const value = decodeCbor(payload_cbor);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Uint8Array) ? (value as Payload) : {};
 }
 
 function isShortText(value: unknown): boolean {

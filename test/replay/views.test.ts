@@ -129,12 +129,14 @@ describe('a step request with compaction views', () => {
 
   it('the lane\'s one-pass sizes equal each step\'s rendering, views, steers, earlier runs and a cut included', () => {
     const open_batch: [string, Payload][] = turn(4).slice(0, 3);
-    const folds = [
-      foldFrames(frames(start(), steer('early'), ...turn(1), steer('late'), view(2, 1, 1), ...turn(2), view(3, 2, 2), ...turn(3), steer('after'), ...open_batch, steer('past the cut'))),
-      foldFrames(frames(start(), ...turn(1), view(2, 1, 1), ...turn(2), ['run_finished', { reason: 'completed' }], start('r2'), ...turn(1, 'r2'), view(3, 1, 2), ...turn(2, 'r2'))),
-      foldFrames(frames(start(), ...turn(1), view(2, 1, 1), ...turn(2), view(3, 2, 2), ...turn(3), view(4, 3, 1))),
+    const frame_lists = [
+      frames(start(), steer('early'), ...turn(1), steer('late'), view(2, 1, 1), ...turn(2), view(3, 2, 2), ...turn(3), steer('after'), ...open_batch, steer('past the cut')),
+      frames(start(), ...turn(1), view(2, 1, 1), ...turn(2), ['run_finished', { reason: 'completed' }], start('r2'), ...turn(1, 'r2'), view(3, 1, 2), ...turn(2, 'r2')),
+      frames(start(), ...turn(1), view(2, 1, 1), ...turn(2), view(3, 2, 2), ...turn(3), view(4, 3, 1)),
     ];
-    for (const fold of folds) {
+    for (const list of frame_lists) {
+      built = list;
+      const fold = foldFrames(list);
       for (const episode of fold.episodes) {
         const step_ids = [...episode.steps.map((step) => step.step_id), 9];
         const expected = step_ids.map((step_id) => {
