@@ -43,7 +43,17 @@ export type DamageReason =
   | 'digest_mismatch';
 
 /** The ways a WAL is refused. A torn tail is not among them: it is discarded and reported. */
-export type WalErrorKind = 'non_tail_corruption' | 'malformed_frame' | 'newer_writer' | 'sequence_error' | 'io';
+export type WalErrorKind =
+  | 'non_tail_corruption'
+  | 'malformed_frame'
+  | 'newer_writer'
+  | 'sequence_error'
+  | 'io'
+  /** Opening a sealed lineage (SESSION_DIR@WAL_ID): the archive is corrupt, the member's content does not match
+   *  its digest, or no member for that lineage exists (wal-format §11). */
+  | 'archive_corruption'
+  | 'archive_member_damaged'
+  | 'not_archived';
 
 export interface WalErrorInfo {
   kind: WalErrorKind;
@@ -82,6 +92,19 @@ export interface VerifyReport {
   torn_tail: TornTail | null;
   in_progress_tail: InProgressTail | null;
   error: WalErrorInfo | null;
+  /** The session's archive (wal-format §11); null when it has none, or for a bare WAL file. */
+  archive: ArchiveReport | null;
+}
+
+/** What `walscope verify --json` says of a session's archive. `error` set: the session is refused. */
+export interface ArchiveReport {
+  index: 'valid' | 'stale' | 'missing' | 'invalid';
+  /** Whole members read (with `error` set: only those before the damage). */
+  members: number;
+  torn_tail: { offset: number; bytes: number } | null;
+  error: { kind: 'archive_corruption' | 'archive_malformed' | 'newer_writer' | 'io'; offset: number | null; message: string } | null;
+  /** wal_ids (hex) of members refused alone: content not matching content_sha256, or not a readable WAL. */
+  damaged_members: string[];
 }
 
 /** The lease file's tenure record (wal-format §8). */
