@@ -7,7 +7,7 @@ import { archivePath } from './archive-format.js';
 import { readAt, type ArchiveMember } from './archive-reader.js';
 import { describe } from './errors.js';
 import type { FileIO, FileStat } from './file-io.js';
-import { nodeFileIO } from './file-io.js';
+import { nodeFileIO, writeFully } from './file-io.js';
 import { READ_CHUNK_BYTES } from './limits.js';
 import { hex, readWal, type ReadResult } from './reader.js';
 
@@ -52,6 +52,27 @@ export function openMember(session_dir: string, member: ArchiveMember, options: 
     return damage(`member ${wal_id} at offset ${member.offset}: its content is the WAL of ${read.wal_id === null ? 'no lineage' : hex(read.wal_id)}, not of the lineage its header names`);
   }
   return { ok: true, read };
+}
+
+/** Copies a verified member's content to `target` (a new file): a WAL file of its own, for a reader that needs
+ *  one (the app's server). The archive is only read. Returns the member's damage instead when it has one. */
+export function extractMember(session_dir: string, member: ArchiveMember, target: string, io: FileIO = nodeFileIO): MemberDamage | null {
+  const opened = openMember(session_dir, member, { io, with_payload: false });
+  if (!opened.ok) return opened.damage;
+  const source = io.open(archivePath(session_dir), 'read');
+  const out = io.open(target, 'create_exclusive');
+  try {
+    for (let done = 0; done < member.content_bytes; ) {
+      const length = Math.min(READ_CHUNK_BYTES, member.content_bytes - done);
+      writeFully(io, out, readAt(io, source, member.content_offset + done, length), done);
+      done += length;
+    }
+    io.fsync(out);
+  } finally {
+    io.close(out);
+    io.close(source);
+  }
+  return null;
 }
 
 function contentDigest(io: FileIO, file: string, member: ArchiveMember): Buffer {

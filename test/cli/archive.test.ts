@@ -10,6 +10,7 @@ import { openSessionForWrite } from '../../src-main/engine/session.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { archiveBytes, handWal, indexBytes, sealedMember, tombstone, walId } from '../helpers/archive-bytes.js';
 import { useTempDirs } from '../helpers/temp.js';
+import { sealedLineageCopy } from '../../src-main/cli/targets.js';
 
 const tempDir = useTempDirs('walscope-cli-archive-');
 const REPO = path.resolve(import.meta.dirname, '../..');
@@ -132,5 +133,22 @@ describe('archives written by an independent §11 encoder', () => {
   it('verify of a session with no archive says archive: null', () => {
     const dir = writeSession();
     expect((JSON.parse(walscope('verify', dir, '--json').stdout) as VerifyReport).archive).toBeNull();
+  });
+
+  it('serve gets a sealed lineage as a verified read-only copy outside the session, removed on dispose', () => {
+    const { dir, ids } = handSession();
+    const before = snapshot(dir);
+    const copy = sealedLineageCopy(`${dir}@${ids.A}`);
+    if (copy === null || typeof copy === 'string') throw new Error(String(copy));
+    expect(path.dirname(path.dirname(copy.file))).not.toBe(path.dirname(dir));
+    expect(fs.readFileSync(copy.file)).toEqual(handWal({ wal_id: walId(0xa1), records: 2 }));
+    expect(fs.statSync(copy.file).mode & 0o222).toBe(0);
+    copy.dispose();
+    expect(fs.existsSync(copy.file)).toBe(false);
+    expect(sealedLineageCopy(`${dir}@${ids.B}`)).toMatch(/not a sealed member/);
+    expect(sealedLineageCopy(dir)).toBeNull();
+    expect(snapshot(dir)).toEqual(before);
+    const damaged = handSession({ flip_at: 20 });
+    expect(sealedLineageCopy(`${damaged.dir}@${damaged.ids.A}`)).toMatch(/archive corruption at offset 0/);
   });
 });
