@@ -14,6 +14,7 @@ export const preloadApi: WalscopeApi = {
   locateSeq: (key, seq) => invoke('locateSeq', key, seq),
   search: (key, list, query) => invoke('search', key, list, query),
   previewAction: (key, kind) => invoke('previewAction', key, kind),
+  getHistory: (key) => invoke('getHistory', key),
   runAction: (key, kind, based_on_seq) => invoke('runAction', key, kind, based_on_seq),
   subscribe(listener: (event: WalscopeEvent) => void) {
     const handler = (_event: IpcRendererEvent, event: WalscopeEvent) => listener(event);

@@ -6,6 +6,7 @@ import type {
   ActionKind,
   ActionOutcome,
   ActionPreview,
+  SessionHistory,
   RecordDetail,
   RowList,
   RowPage,
@@ -17,6 +18,7 @@ import type {
   Workspace,
 } from '../../src-shared/ipc.js';
 import { resolveTargets, type WalTarget } from '../engine/inspect.js';
+import { historyOf } from './history.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import { previewAction, runAction } from './actions.js';
 import { NotFoundError } from './errors.js';
@@ -189,6 +191,10 @@ export class SessionService implements WalscopeApi {
     checkList(list);
     if (typeof query !== 'string') throw new NotFoundError('the query must be text');
     return this.model(key).search(list, query);
+  }
+
+  async getHistory(key: string): Promise<SessionHistory> {
+    return historyOf(this.model(key).target);
   }
 
   async previewAction(key: string, kind: ActionKind): Promise<ActionPreview> {

@@ -24,6 +24,7 @@ export function httpApi(): WalscopeApi {
     locateSeq: (key, seq) => call('locateSeq', [key, seq]),
     search: (key, list, query) => call('search', [key, list, query]),
     previewAction: (key, kind) => call('previewAction', [key, kind]),
+    getHistory: (key) => call('getHistory', [key]),
     runAction: (key, kind, based_on_seq) => call('runAction', [key, kind, based_on_seq]),
     subscribe(listener: (event: WalscopeEvent) => void) {
       const source = new EventSource('./api/events', { withCredentials: true });

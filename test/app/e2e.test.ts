@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toJsonValue } from '../../src-shared/json.js';
 import type { ReadFrame } from '../../src-shared/wal.js';
 import { startLiveSession, type LiveSession } from '../../src-main/demo/live.js';
-import { DEMO_SESSION_IDS, DEMO_SESSIONS, LIVE_SESSION_ID } from '../../src-main/demo/sessions.js';
+import { DEMO_SESSION_IDS, DEMO_SESSIONS, LIVE_SESSION_ID, type DemoExpectation } from '../../src-main/demo/sessions.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
@@ -88,6 +88,22 @@ describe('walscope serve on the demo state root, in Chromium', () => {
     expect(new Set(overview)).toEqual(new Set(DEMO_SESSION_IDS.map((id) => expectedStatus(DEMO_SESSIONS[id]))));
     expect(page.url()).not.toContain('token=');
     await saveScreenshot(page, 'session-list');
+  });
+
+  it('shows each session\'s history: its lineages, and the archive\'s integrity in a banner', async () => {
+    const with_history = DEMO_SESSION_IDS.filter((id) => (DEMO_SESSIONS[id] as DemoExpectation).history !== undefined);
+    expect(with_history.length).toBeGreaterThan(0);
+    for (const id of with_history) {
+      const history = (DEMO_SESSIONS[id] as DemoExpectation).history!;
+      await openSession(id);
+      await page.locator('[data-testid=history-panel]').waitFor();
+      const wheres = await page.locator('[data-testid=history-lineage]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-where')));
+      const banner = await page.locator('[data-testid=archive-banner]').getAttribute('data-kind');
+      const expected_banner = history.archive_error ?? (history.torn_tail ? 'torn_tail' : `index_${history.index}`);
+      expect({ id, wheres, banner }).toEqual({ id, wheres: [...history.lineages], banner: expected_banner });
+    }
+    await openSession('history');
+    await saveScreenshot(page, 'history-panel');
   });
 
   it('names each integrity problem in a banner', async () => {
