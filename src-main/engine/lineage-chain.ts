@@ -21,7 +21,7 @@ export interface LineageEntry {
   /** The counters a successor of this lineage carries on from (for `live`: what retiring it now would give). */
   next_tag: number | null;
   next_notice_seq: number | null;
-  /** created_ms of its first lineage frame and the last ts_ms/created_ms seen: null when unread. */
+  /** The earliest and latest created_ms/ts_ms its frames carry (a member's sealed_ms counts): null when unread. */
   first_ms: number | null;
   last_ms: number | null;
   /** The member's offset in the archive (sealed, deleted). */
@@ -63,24 +63,27 @@ export function readLineage(read: (on_frame: (frame: ReadFrame) => void) => Read
   const counters = new CounterFold();
   let first: ReadFrame | null = null;
   let first_seq: number | null = null;
+  let first_ms: number | null = null;
   let last_ms: number | null = null;
   const result = read((frame) => {
     if (first === null && frame.seq === 0) first = frame;
     if (first_seq === null && frame.seq > 0) first_seq = frame.seq;
     counters.push(frame);
+    // The time span: the earliest and latest stamp any frame carries (lineage created_ms, record ts_ms).
     const stamp = frame.payload?.['ts_ms'] ?? frame.payload?.['created_ms'];
-    if (typeof stamp === 'number') last_ms = Math.max(last_ms ?? 0, stamp);
+    if (typeof stamp !== 'number') return;
+    first_ms = Math.min(first_ms ?? stamp, stamp);
+    last_ms = Math.max(last_ms ?? stamp, stamp);
   });
   const lineage = (first as ReadFrame | null)?.payload ?? null;
   const parent = lineage?.['parent_wal_id'];
-  const created = lineage?.['created_ms'];
   return {
     read: result,
     parent_wal_id: parent instanceof Uint8Array ? hex(parent) : null,
     start: startCounters(lineage),
     end: counters.value,
     first_seq,
-    first_ms: typeof created === 'number' ? created : null,
+    first_ms,
     last_ms,
   };
 }
@@ -201,6 +204,7 @@ function memberLineage(
   }
   entry.parent_wal_id = opened.parent_wal_id;
   entry.first_ms = opened.first_ms;
+  entry.last_ms = Math.max(opened.last_ms ?? member.sealed_ms, member.sealed_ms);
   return { entry, next: { wal_id, start: opened.start, parent_wal_id: opened.parent_wal_id } };
 }
 
