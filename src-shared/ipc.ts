@@ -11,7 +11,7 @@ import type {
   RecoveryKind,
   RecoveryPlan,
 } from './replay.js';
-import type { ArchiveReport, DigestAlgorithmName, InProgressTail, LeaseTenure, TornTail, WalErrorInfo } from './wal.js';
+import type { ArchiveReport, DigestAlgorithmName, InProgressTail, LeaseTenure, RetirePlan, TornTail, WalErrorInfo } from './wal.js';
 
 /** Rows per page request; the renderer asks for windows, never whole lists (a session may hold 1M records). */
 export const PAGE_ROWS_MAX = 2_000;
@@ -264,6 +264,17 @@ export interface SessionHistory {
   archive: ArchiveReport | null;
 }
 
+/** What retiring the live lineage would write, or why it cannot be retired (an export, a live lease, …). */
+export interface RetirePreview {
+  reason: 'sealed' | 'deleted';
+  plan: RetirePlan | null;
+  refusal: { code: string; message: string } | null;
+}
+
+export type RetireResult =
+  | { ok: true; message: string; successor_wal_id: string | null; epoch: number }
+  | { ok: false; refusal: { code: string; message: string } };
+
 export interface WalscopeApi {
   getWorkspace(): Promise<Workspace>;
   listSessions(): Promise<SessionSummary[]>;
@@ -278,6 +289,9 @@ export interface WalscopeApi {
   runAction(key: string, kind: ActionKind, based_on_seq: number): Promise<ActionOutcome>;
   /** The session's lineages (live, sealed, deleted, missing) and its archive's integrity. Read-only. */
   getHistory(key: string): Promise<SessionHistory>;
+  previewRetire(key: string, reason: 'sealed' | 'deleted'): Promise<RetirePreview>;
+  /** Writes only when the plan under the lease equals `plan` (the one the operator confirmed). */
+  runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan): Promise<RetireResult>;
   /** Returns the unsubscribe function. */
   subscribe(listener: (event: WalscopeEvent) => void): () => void;
   /** Desktop only: a dropped file or folder opened as a workspace. Absent in the browser. */
@@ -297,6 +311,8 @@ export const API_METHODS: readonly ApiMethod[] = [
   'previewAction',
   'runAction',
   'getHistory',
+  'previewRetire',
+  'runRetire',
 ];
 
 /** The main side's implementation: requests by method name with positional arguments. */

@@ -115,3 +115,32 @@ export interface LeaseTenure {
   acquired_ms: number;
   writer: string;
 }
+
+/** What retiring a lineage writes (wal-format §11), as previewed and as re-checked under the lease. */
+export interface MemberPlan {
+  wal_id: string;
+  reason: 'sealed' | 'deleted';
+  first_seq: number;
+  last_seq: number;
+  frames: number;
+  content_bytes: number;
+  content_sha256: string;
+  next_tag: number;
+  next_notice_seq: number;
+  /** Where it goes: the archive's committed end (after its torn tail is cut). */
+  offset: number;
+}
+
+export interface RetirePlan {
+  session_dir: string;
+  reason: 'sealed' | 'deleted';
+  /** The live lineage as read: its identity, records and the valid prefix a member keeps. */
+  live: { wal_id: string; parent_wal_id: string | null; records: number; last_seq: number; valid_bytes: number; torn_tail: TornTail | null };
+  /** The archive's torn tail, cut before appending; its bytes kept in `copy_name` beside it. */
+  archive_torn_tail: { offset: number; bytes: number; copy_name: string } | null;
+  /** null when a whole, matching member for the live wal_id is already archived (step 1 is skipped). */
+  member: MemberPlan | null;
+  successor: { parent_wal_id: string; next_tag: number; next_notice_seq: number };
+  /** The index is rewritten to cover the whole archive: this many members. */
+  index: { before: ArchiveReport['index']; members: number };
+}

@@ -9,9 +9,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { Payload, TornTail } from '../../src-shared/wal.js';
+import type { MemberPlan, Payload, RetirePlan } from '../../src-shared/wal.js';
 import { WAL_ID_BYTES, type RetireReason } from './archive-format.js';
-import { latestMember, readArchive, type ArchiveMember, type IndexState } from './archive-reader.js';
+import { latestMember, readArchive, type ArchiveMember } from './archive-reader.js';
 import { appendMember, cutTornTail, prefixDigest, tornCopyName, writeIndex, writeSynced } from './archive-writer.js';
 import { describe, WalReadError } from './errors.js';
 import { readFloor } from './feature-floor.js';
@@ -27,33 +27,7 @@ import { isValidSessionId, sessionDir, walPath } from './state-root.js';
 /** The successor is written under this name, then renamed over `wal`. */
 export const SUCCESSOR_TEMP_NAME = 'wal.successor';
 
-export interface MemberPlan {
-  wal_id: string;
-  reason: RetireReason;
-  first_seq: number;
-  last_seq: number;
-  frames: number;
-  content_bytes: number;
-  content_sha256: string;
-  next_tag: number;
-  next_notice_seq: number;
-  /** Where it goes: the archive's committed end (after its torn tail is cut). */
-  offset: number;
-}
-
-export interface RetirePlan {
-  session_dir: string;
-  reason: RetireReason;
-  /** The live lineage as read: its identity, records and the valid prefix a member keeps. */
-  live: { wal_id: string; parent_wal_id: string | null; records: number; last_seq: number; valid_bytes: number; torn_tail: TornTail | null };
-  /** The archive's torn tail, cut before appending; its bytes kept in `copy_name` beside it. */
-  archive_torn_tail: { offset: number; bytes: number; copy_name: string } | null;
-  /** null when a whole, matching member for the live wal_id is already archived (step 1 is skipped). */
-  member: MemberPlan | null;
-  successor: { parent_wal_id: string; next_tag: number; next_notice_seq: number };
-  /** The index is rewritten to cover the whole archive: this many members. */
-  index: { before: IndexState; members: number };
-}
+export type { MemberPlan, RetirePlan };
 
 export interface OperatorStamp {
   operator: string;

@@ -15,6 +15,8 @@ export const preloadApi: WalscopeApi = {
   search: (key, list, query) => invoke('search', key, list, query),
   previewAction: (key, kind) => invoke('previewAction', key, kind),
   getHistory: (key) => invoke('getHistory', key),
+  previewRetire: (key, reason) => invoke('previewRetire', key, reason),
+  runRetire: (key, reason, plan) => invoke('runRetire', key, reason, plan),
   runAction: (key, kind, based_on_seq) => invoke('runAction', key, kind, based_on_seq),
   subscribe(listener: (event: WalscopeEvent) => void) {
     const handler = (_event: IpcRendererEvent, event: WalscopeEvent) => listener(event);

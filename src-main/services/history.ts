@@ -1,12 +1,15 @@
 // A session's history for the app (wal-format §11): the lineage chain, its problems, and the archive's
 // integrity, read exactly as `walscope lineages` and `verify` read them. Read-only; a bare WAL file (an export
 // of one lineage) has no history beyond itself.
-import type { SessionHistory } from '../../src-shared/ipc.js';
+import type { RetirePreview, RetireResult, SessionHistory } from '../../src-shared/ipc.js';
+import type { RetirePlan } from '../../src-shared/wal.js';
 import { readFloor } from '../engine/feature-floor.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { probeLease } from '../engine/lease.js';
 import { readHistory } from '../engine/lineage-chain.js';
+import { previewRetire, retireLineage } from '../engine/retire.js';
 import { walPath } from '../engine/state-root.js';
+import { NotFoundError } from './errors.js';
 
 export function historyOf(target: WalTarget): SessionHistory {
   const dir = target.session_dir;
@@ -28,4 +31,36 @@ export function historyOf(target: WalTarget): SessionHistory {
     problems: history.problems.map((problem) => ({ kind: problem.kind, message: problem.message })),
     archive,
   };
+}
+
+export type RetireReasonName = 'sealed' | 'deleted';
+
+export function checkRetireReason(reason: unknown): RetireReasonName {
+  if (reason !== 'sealed' && reason !== 'deleted') throw new NotFoundError(`no retire reason "${String(reason)}": "sealed" or "deleted"`);
+  return reason;
+}
+
+/** Exports (a bare file, a folder outside a state root, a sealed lineage) are never retired. */
+function retirable(target: WalTarget): { root: string; session: string } | null {
+  if (target.is_export || target.root === null || target.session === null || target.member !== undefined) return null;
+  return { root: target.root, session: target.session };
+}
+
+const READ_ONLY = { code: 'read_only', message: 'an export is opened read-only: no lease is taken and nothing is written' };
+
+export function previewRetireOf(target: WalTarget, reason: RetireReasonName): RetirePreview {
+  const at = retirable(target);
+  if (at === null) return { reason, plan: null, refusal: READ_ONLY };
+  const preview = previewRetire(at.root, at.session, reason);
+  return preview.kind === 'plan' ? { reason, plan: preview.plan, refusal: null } : { reason, plan: null, refusal: { code: preview.code, message: preview.message } };
+}
+
+export function runRetireOf(target: WalTarget, reason: RetireReasonName, plan: RetirePlan): RetireResult {
+  const at = retirable(target);
+  if (at === null) return { ok: false, refusal: READ_ONLY };
+  const outcome = retireLineage(at.root, at.session, { writer_name: 'walscope-app-retire', reason, expected: plan });
+  if (outcome.kind === 'refused') return { ok: false, refusal: { code: outcome.code, message: outcome.message } };
+  if (outcome.kind === 'index_completed') return { ok: true, message: `already retired: the index was completed under lease epoch ${outcome.epoch}`, successor_wal_id: null, epoch: outcome.epoch };
+  const member = outcome.member === null ? 'the member was already archived' : `member appended at archive offset ${outcome.member.offset}`;
+  return { ok: true, message: `retired ${outcome.plan.live.wal_id} (${reason}): ${member}; successor ${outcome.successor_wal_id}; index rewritten`, successor_wal_id: outcome.successor_wal_id, epoch: outcome.epoch };
 }

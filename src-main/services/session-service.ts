@@ -6,6 +6,8 @@ import type {
   ActionKind,
   ActionOutcome,
   ActionPreview,
+  RetirePreview,
+  RetireResult,
   SessionHistory,
   RecordDetail,
   RowList,
@@ -18,7 +20,8 @@ import type {
   Workspace,
 } from '../../src-shared/ipc.js';
 import { resolveTargets, type WalTarget } from '../engine/inspect.js';
-import { historyOf } from './history.js';
+import { checkRetireReason, historyOf, previewRetireOf, runRetireOf } from './history.js';
+import type { RetirePlan } from '../../src-shared/wal.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import { previewAction, runAction } from './actions.js';
 import { NotFoundError } from './errors.js';
@@ -195,6 +198,18 @@ export class SessionService implements WalscopeApi {
 
   async getHistory(key: string): Promise<SessionHistory> {
     return historyOf(this.model(key).target);
+  }
+
+  async previewRetire(key: string, reason: 'sealed' | 'deleted'): Promise<RetirePreview> {
+    return previewRetireOf(this.model(key).target, checkRetireReason(reason));
+  }
+
+  async runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan): Promise<RetireResult> {
+    const model = this.model(key);
+    const result = runRetireOf(model.target, checkRetireReason(reason), plan);
+    this.refreshModel(model);
+    this.emitSession(model);
+    return result;
   }
 
   async previewAction(key: string, kind: ActionKind): Promise<ActionPreview> {

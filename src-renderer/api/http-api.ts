@@ -25,6 +25,8 @@ export function httpApi(): WalscopeApi {
     search: (key, list, query) => call('search', [key, list, query]),
     previewAction: (key, kind) => call('previewAction', [key, kind]),
     getHistory: (key) => call('getHistory', [key]),
+    previewRetire: (key, reason) => call('previewRetire', [key, reason]),
+    runRetire: (key, reason, plan) => call('runRetire', [key, reason, plan]),
     runAction: (key, kind, based_on_seq) => call('runAction', [key, kind, based_on_seq]),
     subscribe(listener: (event: WalscopeEvent) => void) {
       const source = new EventSource('./api/events', { withCredentials: true });

@@ -160,7 +160,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
           {open && current !== null && tab === 'records' && <RecordPane sessionKey={key} index={current} onBack={jumpToTimeline} />}
           {open && current !== null && tab === 'transcript' && rowAt(current) !== undefined && <TranscriptPane row={rowAt(current) as TranscriptRow} />}
           <RecoveryPanel detail={detail} />
-          <HistoryPanel sessionKey={key} lastSeq={detail.summary.last_seq} />
+          <HistoryPanel sessionKey={key} lastSeq={detail.summary.last_seq} readOnly={detail.read_only} />
           {detail.read_only && <p className="muted" data-testid="no-actions">This export is read-only: no recovery action is offered.</p>}
           <QueuePanel detail={detail} />
         </aside>

@@ -13,6 +13,7 @@ import { toJsonValue } from '../../src-shared/json.js';
 import type { ReadFrame } from '../../src-shared/wal.js';
 import { startLiveSession, type LiveSession } from '../../src-main/demo/live.js';
 import { DEMO_SESSION_IDS, DEMO_SESSIONS, LIVE_SESSION_ID, type DemoExpectation } from '../../src-main/demo/sessions.js';
+import { readHistory } from '../../src-main/engine/lineage-chain.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
@@ -104,6 +105,24 @@ describe('walscope serve on the demo state root, in Chromium', () => {
     }
     await openSession('history');
     await saveScreenshot(page, 'history-panel');
+  });
+
+  it('retires a lineage as an operator action: the preview lists what is written, then the history shows it', async () => {
+    const id = 'history-no-index';
+    const dir = sessionDir(root, id);
+    await openSession(id);
+    await page.locator('[data-testid=retire-sealed]').click();
+    const plan = page.locator('[data-testid=retire-plan]');
+    await plan.waitFor();
+    expect(await plan.textContent()).toMatch(/append member [0-9a-f]{12}… \(sealed, seq 1–14, \d+ content bytes\) at archive offset \d+.*successor.*archive\.index rewritten to cover 3 member\(s\) \(now missing\)/);
+    expect(fs.existsSync(path.join(dir, 'archive.index'))).toBe(false);
+    await page.locator('[data-testid=retire-confirm]').click();
+    await expect.poll(() => page.locator('[data-testid=retire-result]').getAttribute('data-ok')).toBe('true');
+    await expect.poll(() => page.locator('[data-testid=history-lineage]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-where')))).toEqual(['live', 'sealed', 'sealed', 'deleted']);
+    expect(await page.locator('[data-testid=archive-banner]').getAttribute('data-kind')).toBe('index_valid');
+    const lineages = readHistory(dir);
+    expect(lineages.problems).toEqual([]);
+    expect(lineages.archive.index).toBe('valid');
   });
 
   it('names each integrity problem in a banner', async () => {

@@ -66,6 +66,8 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     search: (_key, list, query) => Promise.resolve({ list, query, rows: [], truncated: false }),
     previewAction: refused,
     getHistory: async () => ({ lineages: [], problems: [], archive: null }),
+    previewRetire: refused,
+    runRetire: refused,
     runAction: refused,
     subscribe: () => () => undefined,
   };
