@@ -3,6 +3,7 @@
 // the successor's lineage frame, the index — and writes only after an interactive "y" (or --yes), under the
 // session's lease. Refused under a live lease and for exports (a WAL file, a folder outside a state root).
 import type { RetireReason } from '../engine/archive-format.js';
+import { describe } from '../engine/errors.js';
 import { previewRetire, retireLineage, type RetirePlan } from '../engine/retire.js';
 import { confirm, refuse, sessionOf } from './actions.js';
 import { EXIT_OK, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
@@ -34,7 +35,13 @@ export const retireCommand: Command = {
     if (values['dry-run']) return EXIT_OK;
     const approved = values.yes === true || (await confirm(`retire lineage ${preview.plan.live.wal_id} (${reason})?`));
     if (!approved) return refuse(process.stdin.isTTY ? 'not confirmed: nothing was written' : 'not confirmed: there is no terminal to ask on; pass --yes to write');
-    const outcome = retireLineage(session.root, session.id, { writer_name: 'walscope-retire', reason, operator, expected: preview.plan });
+    let outcome;
+    try {
+      outcome = retireLineage(session.root, session.id, { writer_name: 'walscope-retire', reason, operator, expected: preview.plan });
+    } catch (error) {
+      // A failed write or sync: every step is idempotent, so running retire again finishes what this one began.
+      return refuse(`retire failed: ${describe(error)}; what the disk holds is safe to read — run the same retire again to finish it`);
+    }
     if (outcome.kind === 'refused') return refuse(`${outcome.code}: ${outcome.message}`);
     if (outcome.kind === 'index_completed') {
       await writeOut(`the lineage was already retired; completed the index under lease epoch ${outcome.epoch}\n`);

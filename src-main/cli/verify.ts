@@ -33,7 +33,7 @@ function humanReport(report: VerifyReport): string {
     lines.push(`  what to do: ${advice(report.error.kind)}`);
     lines.push(`  intact before it: ${summary}`);
   } else {
-    lines.push(`${report.torn_tail ? 'USABLE ' : 'OK     '}  ${name}`);
+    lines.push(`${report.archive?.error != null ? 'REFUSED' : report.torn_tail ? 'USABLE ' : 'OK     '}  ${name}`);
     lines.push(`  ${summary}; wal_id ${report.wal_id ?? '(none: empty file)'}`);
     lines.push(`  digests: ${report.digest_algorithms.join(', ') || 'none'}; features: ${report.features.join(', ') || 'none'}`);
   }
@@ -64,7 +64,7 @@ function advice(kind: string): string {
 }
 
 function rootSummary(reports: VerifyReport[]): string {
-  const refused = reports.filter((report) => report.error !== null).length;
+  const refused = reports.filter((report) => report.error !== null || report.archive?.error != null).length;
   const torn = reports.filter((report) => report.torn_tail !== null).length;
   return `\n${plural(reports.length, 'session')}: ${reports.length - refused} usable (${torn} with a torn tail), ${refused} refused\n`;
 }
