@@ -10,6 +10,7 @@
 //   - a lookup never reports absence without coverage: every retired lineage is found;
 // and once settled, one more process changes nothing: retiring is idempotent.
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { openMember } from '../engine/archive-member.js';
 import { latestMember, readArchive } from '../engine/archive-reader.js';
 import { describe } from '../engine/errors.js';
@@ -41,6 +42,8 @@ export interface RetireSimResult {
   violations: RetireViolation[];
   /** Mutations each process made before it ended or died. */
   mutations: number[];
+  /** The first process's persistence points, `op file` in order: what a crash can fall between. */
+  points: string[];
 }
 
 export interface RetireSimOptions {
@@ -57,7 +60,7 @@ export function simulateRetire(crashes: CrashPoint[], seed: number, options: Ret
   let now = RETIRE_CLOCK_START_MS;
   const now_ms = () => (now += 7);
   const retired = new Map<string, RetireReason>();
-  const result: RetireSimResult = { crashes, seed, violations: [], mutations: [] };
+  const result: RetireSimResult = { crashes, seed, violations: [], mutations: [], points: [] };
   const note = (process: number, found: Omit<RetireViolation, 'process'>[]) => result.violations.push(...found.map((violation) => ({ ...violation, process })));
   for (let index = 0; index <= crashes.length; index++) {
     const point = crashes[index] ?? null;
@@ -70,6 +73,7 @@ export function simulateRetire(crashes: CrashPoint[], seed: number, options: Ret
       if (!crashed) note(index, [{ invariant: 'process_error', message: `process ${index} failed: ${error instanceof Error ? (error.stack ?? error.message) : describe(error)}` }]);
     }
     result.mutations.push(proc.mutations);
+    if (index === 0) result.points = proc.effects.map((effect) => `${effect.op} ${path.basename(effect.path)}`);
     if (result.violations.length > 0) return result;
     if (crashed) {
       disk = disk.crashImage(point!.image, new Prng(seed, index));

@@ -16,6 +16,20 @@ describe('crash simulator, retiring lineages', () => {
     expect(report.cases).toBe(report.points * 3 + 1);
   });
 
+  it('its persistence points include every step of retiring: member append, successor write and rename, index rewrite', () => {
+    const points = simulateRetire([], 0).points;
+    for (const point of ['write archive', 'fsync archive', 'create wal.successor', 'write wal.successor', 'fsync wal.successor', 'rename wal.successor', 'write archive.index.tmp', 'fsync archive.index.tmp', 'rename archive.index.tmp', 'fsync_dir sim-retire']) {
+      expect(points).toContain(point);
+    }
+    // Each retire: the member's barrier, then the successor's rename and folder sync, then the index's.
+    const order = ['fsync archive', 'rename wal.successor', 'fsync_dir sim-retire', 'rename archive.index.tmp', 'fsync_dir sim-retire'];
+    let from = 0;
+    for (const point of order) {
+      from = points.indexOf(point, from) + 1;
+      expect(from, point).toBeGreaterThan(0);
+    }
+  });
+
   it('a retire whose archive append skips its barrier loses a lineage, and the simulator says so', () => {
     const report = exhaustiveRetireSuite(['synced'], { wrap_io: droppingArchiveSync });
     expect(report.failures.length).toBeGreaterThan(0);
