@@ -2,9 +2,12 @@
 // then read as a WAL (§5) by the one WAL reader, through a read-only view of the archive that shows the
 // member's content as a file of its own. A mismatch refuses that member alone; the others stay readable.
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { ReadFrame } from '../../src-shared/wal.js';
 import { archivePath } from './archive-format.js';
-import { readAt, type ArchiveMember } from './archive-reader.js';
+import { latestMember, readArchive, readAt, type ArchiveMember } from './archive-reader.js';
 import { describe } from './errors.js';
 import type { FileIO, FileStat } from './file-io.js';
 import { nodeFileIO, writeFully } from './file-io.js';
@@ -73,6 +76,26 @@ export function extractMember(session_dir: string, member: ArchiveMember, target
     io.close(source);
   }
   return null;
+}
+
+/** A sealed lineage as a file of its own, for readers that need one (the app's server, `serve`): its verified
+ *  content copied read-only into a private temporary folder — never beside the archive, which is only read —
+ *  and removed by `dispose`. A string says why it cannot be opened (archive refused, absent, deleted, damaged). */
+export function extractSealedLineage(session_dir: string, wal_id: string): { file: string; dispose(): void } | string {
+  const archive = readArchive(session_dir, { trust_index: true });
+  if (archive.error !== null) return archive.error.message;
+  const member = latestMember(archive, wal_id);
+  if (member === null || member.reason !== 'sealed') return `lineage ${wal_id} is not a sealed member of ${session_dir}'s archive`;
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-sealed-'));
+  const file = path.join(folder, `${path.basename(session_dir)}@${wal_id}.wal`);
+  const dispose = () => fs.rmSync(folder, { recursive: true, force: true });
+  const damage = extractMember(session_dir, member, file);
+  if (damage !== null) {
+    dispose();
+    return damage.message;
+  }
+  fs.chmodSync(file, 0o444);
+  return { file, dispose };
 }
 
 function contentDigest(io: FileIO, file: string, member: ArchiveMember): Buffer {

@@ -20,7 +20,7 @@ import type {
   Workspace,
 } from '../../src-shared/ipc.js';
 import { resolveTargets, type WalTarget } from '../engine/inspect.js';
-import { checkRetireReason, historyOf, previewRetireOf, runRetireOf } from './history.js';
+import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import { previewAction, runAction } from './actions.js';
@@ -37,6 +37,7 @@ const LIST_PUSH_MS = 100;
 
 export class SessionService implements WalscopeApi {
   private readonly models = new Map<string, SessionModel>();
+  private readonly sealed = new SealedLineages();
   private readonly listeners = new Set<(event: WalscopeEvent) => void>();
   private readonly list_push = new Debouncer(() => this.emit({ type: 'sessions', sessions: this.summaries() }), LIST_PUSH_MS, LIST_PUSH_MS * 3);
   private watcher: WorkspaceWatcher | null = null;
@@ -74,6 +75,7 @@ export class SessionService implements WalscopeApi {
     if (this.probe_timer !== null) clearInterval(this.probe_timer);
     this.list_push.clear();
     this.listeners.clear();
+    this.sealed.closeAll();
     await this.watcher?.close();
   }
 
@@ -153,7 +155,7 @@ export class SessionService implements WalscopeApi {
   }
 
   private model(key: string): SessionModel {
-    const model = typeof key === 'string' ? this.models.get(key) : undefined;
+    const model = typeof key === 'string' ? (this.models.get(key) ?? this.sealed.model(key, (session) => this.models.get(session)) ?? undefined) : undefined;
     if (model === undefined) throw new NotFoundError(`no session "${String(key)}" in this workspace`);
     if (model.tailer.read === null) this.refreshModel(model);
     return model;

@@ -27,7 +27,7 @@ export function HistoryPanel({ sessionKey, lastSeq, readOnly }: { sessionKey: st
           {data.lineages.map((lineage) => (
             <tr key={`${lineage.where}-${lineage.wal_id}`} data-testid="history-lineage" data-where={lineage.where}>
               <td className="mono" title={lineage.parent_wal_id === null ? 'no parent recorded' : `parent ${lineage.parent_wal_id}`}>{lineage.wal_id.slice(0, 12)}…</td>
-              <td>{lineage.where}</td>
+              <td>{lineage.where === 'sealed' ? <a href={`#session=${encodeURIComponent(`${sessionKey}@${lineage.wal_id}`)}`} data-testid="open-sealed" title="open this lineage read-only">sealed</a> : lineage.where}</td>
               <td>{lineage.first_seq === null ? '—' : `${lineage.first_seq}–${lineage.last_seq}`}</td>
               <td>{formatTime(lineage.first_ms)} – {formatTime(lineage.last_ms)}</td>
               <td>{lineage.next_tag ?? '—'}</td>
@@ -39,7 +39,7 @@ export function HistoryPanel({ sessionKey, lastSeq, readOnly }: { sessionKey: st
       {data.problems.map((problem, index) => (
         <p key={index} className="error" data-testid="history-problem" data-kind={problem.kind}>{problem.kind.replaceAll('_', ' ')}: {problem.message}</p>
       ))}
-      <p className="muted">Open a sealed lineage read-only with <span className="mono">walscope serve SESSION_DIR@WAL_ID</span>.</p>
+      <p className="muted">A sealed lineage opens read-only (click “sealed”), here or with <span className="mono">walscope serve SESSION_DIR@WAL_ID</span>.</p>
       {!readOnly && <RetireActions sessionKey={sessionKey} />}
     </section>
   );

@@ -107,6 +107,20 @@ describe('walscope serve on the demo state root, in Chromium', () => {
     await saveScreenshot(page, 'history-panel');
   });
 
+  it('opens a sealed lineage read-only in the same views, and leaves the archive untouched', async () => {
+    const dir = sessionDir(root, 'history');
+    const archive_before = fs.readFileSync(path.join(dir, 'archive'));
+    const sealed = readHistory(dir).lineages.find((lineage) => lineage.where === 'sealed')!;
+    await openSession('history');
+    await page.locator('[data-testid=open-sealed]').first().click();
+    const view = page.locator(`[data-testid=session-view][data-session="history@${sealed.wal_id}"]`);
+    await view.waitFor();
+    expect(await view.locator('[data-testid=read-only]').count()).toBe(1);
+    expect(await view.locator('[data-testid=last-seq]').textContent()).toBe(String(sealed.last_seq));
+    expect(await view.locator('[data-testid=recovery-panel]').count()).toBe(0);
+    expect(fs.readFileSync(path.join(dir, 'archive'))).toEqual(archive_before);
+  });
+
   it('retires a lineage as an operator action: the preview lists what is written, then the history shows it', async () => {
     const id = 'history-no-index';
     const dir = sessionDir(root, id);
