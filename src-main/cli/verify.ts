@@ -5,7 +5,7 @@ import { classifyPath } from '../engine/state-root.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { targetsOf } from './targets.js';
-import { plural } from './format.js';
+import { plural, textLines } from './format.js';
 import { archiveLines } from './lineages.js';
 
 export const verifyCommand: Command = {
@@ -46,7 +46,7 @@ function humanReport(report: VerifyReport): string {
     lines.push(`  tail in progress: a live writer is appending (${plural(report.in_progress_tail.bytes, 'byte')} at offset ${report.in_progress_tail.offset})`);
   }
   if (report.archive !== null) lines.push(...archiveLines(report.archive));
-  return `${lines.join('\n')}\n`;
+  return textLines(lines);
 }
 
 function advice(kind: string): string {

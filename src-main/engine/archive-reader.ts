@@ -20,7 +20,7 @@ import {
 import { describe } from './errors.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
 import { checkFrameAt, checkHeader } from './frame-codec.js';
-import { FRAME_BYTES_MAX, FRAME_HEADER_BYTES, FRAME_MAGIC, READ_CHUNK_BYTES, TAIL_SCAN_CANDIDATES_MAX, TAIL_SCAN_HASHED_BYTES_MAX } from './limits.js';
+import { FRAME_BYTES_MAX, FRAME_HEADER_BYTES, FRAME_MAGIC, READ_CHUNK_BYTES, TAIL_SCAN_CANDIDATES_MAX, TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX } from './limits.js';
 import { hex } from './reader.js';
 
 /** A member as its header frame describes it, with where it lies in the archive. */
@@ -307,7 +307,8 @@ class HeaderWalk {
       if (typeof header === 'string') continue;
       candidates += 1;
       hashed_bytes += header.size_bytes;
-      if (candidates > TAIL_SCAN_CANDIDATES_MAX || hashed_bytes > TAIL_SCAN_HASHED_BYTES_MAX) {
+      // The WAL reader's bounds: candidates that do not overlap hash at most the bytes after the damage.
+      if (candidates > TAIL_SCAN_CANDIDATES_MAX || hashed_bytes > TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX * (this.size_bytes - start)) {
         return 'the damaged region is too large to prove that no committed member follows it';
       }
       const frame = readAt(this.io, this.fd, found, header.size_bytes);
