@@ -79,7 +79,13 @@ export function readArchive(session_dir: string, options: ArchiveReadOptions = {
   const io = options.io ?? nodeFileIO;
   const file = archivePath(session_dir);
   const index = readIndex(io, archiveIndexPath(session_dir));
-  const found = io.stat(file);
+  let found;
+  try {
+    found = io.stat(file);
+  } catch (error) {
+    // A looping link, a folder without permission: the archive cannot be looked at, so nothing is proven.
+    return failed(file, 0, { kind: 'io', offset: null, message: `cannot look at ${file}: ${describe(error)}` });
+  }
   if (found === null) return absentArchive(file, index);
   let fd: number;
   try {
@@ -181,7 +187,12 @@ export const INDEX_BYTES_MAX = FRAME_BYTES_MAX;
 type IndexRead = { kind: 'missing' } | { kind: 'bad'; why: string } | { kind: 'ok'; value: ArchiveIndex };
 
 function readIndex(io: FileIO, file: string): IndexRead {
-  const found = io.stat(file);
+  let found;
+  try {
+    found = io.stat(file);
+  } catch (error) {
+    return { kind: 'bad', why: `cannot look at it: ${describe(error)}` };
+  }
   if (found === null) return { kind: 'missing' };
   if (!found.is_file) return { kind: 'bad', why: `${file} is not a file` };
   let fd: number;

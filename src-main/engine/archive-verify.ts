@@ -10,7 +10,7 @@ import { hex } from './reader.js';
 /** null when the session has neither an archive nor an index: a history of one lineage. */
 export function verifyArchive(session_dir: string, floor_features: readonly string[], io: FileIO = nodeFileIO): ArchiveReport | null {
   const scan = readArchive(session_dir, { io, trust_index: false });
-  if (!scan.present && io.stat(archiveIndexPath(session_dir)) === null) return null;
+  if (!scan.present && scan.error === null && scan.index === 'missing' && indexAbsent(io, session_dir)) return null;
   const damaged_members: string[] = [];
   for (const member of scan.members) {
     if (member.reason !== 'sealed') continue;
@@ -24,4 +24,12 @@ export function verifyArchive(session_dir: string, floor_features: readonly stri
     error: scan.error,
     damaged_members,
   };
+}
+
+function indexAbsent(io: FileIO, session_dir: string): boolean {
+  try {
+    return io.stat(archiveIndexPath(session_dir)) === null;
+  } catch {
+    return false; // something is there that cannot be looked at: readArchive named it as the index's problem
+  }
 }
