@@ -18,6 +18,7 @@ export const preloadApi: WalscopeApi = {
   previewRetire: (key, reason) => invoke('previewRetire', key, reason),
   runRetire: (key, reason, plan) => invoke('runRetire', key, reason, plan),
   runAction: (key, kind, based_on_seq) => invoke('runAction', key, kind, based_on_seq),
+  getContext: (key, episode, step_id) => invoke('getContext', key, episode, step_id),
   subscribe(listener: (event: WalscopeEvent) => void) {
     const handler = (_event: IpcRendererEvent, event: WalscopeEvent) => listener(event);
     ipcRenderer.on(IPC_EVENT_CHANNEL, handler);

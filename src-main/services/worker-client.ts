@@ -85,6 +85,7 @@ export class WorkerApi implements WalscopeApi {
   previewRetire: WalscopeApi['previewRetire'] = (key, reason) => this.call('previewRetire', [key, reason]);
   runRetire: WalscopeApi['runRetire'] = (key, reason, plan) => this.call('runRetire', [key, reason, plan]);
   runAction: WalscopeApi['runAction'] = (key, kind, based_on_seq) => this.call('runAction', [key, kind, based_on_seq]);
+  getContext: WalscopeApi['getContext'] = (key, episode, step_id) => this.call('getContext', [key, episode, step_id]);
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {
     if (this.listeners.size >= LISTENERS_MAX) throw new Error(`more than ${LISTENERS_MAX} subscribers`);

@@ -44,6 +44,7 @@ export function httpApi(): WalscopeApi {
     previewRetire: (key, reason) => call('previewRetire', [key, reason]),
     runRetire: (key, reason, plan) => call('runRetire', [key, reason, plan]),
     runAction: (key, kind, based_on_seq) => call('runAction', [key, kind, based_on_seq]),
+    getContext: (key, episode, step_id) => call('getContext', [key, episode, step_id]),
     subscribe(listener: (event: WalscopeEvent) => void) {
       // EventSource cannot send a header: the token goes in the query of this same-origin request.
       const source = new EventSource(`./api/events?token=${encodeURIComponent(token)}`);

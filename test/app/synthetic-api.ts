@@ -69,6 +69,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     previewRetire: refused,
     runRetire: refused,
     runAction: refused,
+    getContext: refused,
     subscribe: () => () => undefined,
   };
   window.walscope = api;
