@@ -123,11 +123,11 @@ export const DEMO_SESSIONS = {
     finished: null,
   },
   history: {
-    shows: 'a session with history: a sealed lineage, a deleted one (a tombstone), and the live one; runner tags and notice numbers carry on across them',
+    shows: 'a session with history: a sealed lineage, a deleted one (a tombstone), and the live one (each the compaction script, so its last run ends refused, in error); runner tags and notice numbers carry on across them',
     integrity: 'ok',
     resume: 'none',
     state: 'finished',
-    finished: 'cancelled',
+    finished: 'error',
     history: { lineages: ['live', 'deleted', 'sealed'], index: 'valid', torn_tail: false, archive_error: null },
   },
   'history-stale-index': {
