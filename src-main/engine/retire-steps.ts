@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { MemberPlan, Payload, RetirePlan } from '../../src-shared/wal.js';
-import { archivePath, WAL_ID_BYTES, type RetireReason } from './archive-format.js';
+import { WAL_ID_BYTES, type RetireReason } from './archive-format.js';
 import { openMember } from './archive-member.js';
 import { latestMember, readArchive, type ArchiveMember } from './archive-reader.js';
 import { prefixDigest, tornCopyName, writeIndex, writeSynced } from './archive-writer.js';
@@ -37,9 +37,9 @@ export interface InterruptedRetireOptions {
  *  live WAL stays authoritative and the next retire appends a newer member. Returns the successor's wal_id. */
 export function finishInterruptedRetire(root: string, dir: string, live: ReadResult | undefined, options: InterruptedRetireOptions): string | null {
   const io = options.io;
-  if (live === undefined || live.wal_id === null || live.records === 0 || io.stat(archivePath(dir)) === null) return null;
+  if (live === undefined || live.wal_id === null || live.records === 0) return null;
   const archive = readArchive(dir, { io, trust_index: true });
-  if (archive.error !== null) return null;
+  if (!archive.present || archive.error !== null) return null;
   const member = latestMember(archive, hex(live.wal_id));
   if (member === null || member.last_seq !== live.last_seq || member.frames !== live.frames) return null;
   const plan = planRetire(root, dir, member.reason, io);
