@@ -56,8 +56,19 @@ export class SessionFolder {
   // Indexes that keep each record's routing O(1): a linear search per record made long episodes quadratic.
   private readonly steps_by_id = new WeakMap<EpisodeFold, Map<number, StepFold>>();
   private readonly pending_queue = new Map<string, QueueEntry[]>();
+  /** Episodes a frame may have changed since the last `snapshotSince`: the open one, and an earlier one that a
+   *  late tool record reaches through its batch. */
+  private readonly changed = new Set<EpisodeFold>();
 
   push(frame: ReadFrame): void {
+    const open_before = this.openEpisode();
+    this.route(frame);
+    if (open_before !== null) this.changed.add(open_before);
+    const open_after = this.openEpisode();
+    if (open_after !== null) this.changed.add(open_after);
+  }
+
+  private route(frame: ReadFrame): void {
     const ref: RecordRef = { seq: frame.seq, offset: frame.offset, fence: frame.fence, type: frame.type };
     this.fold.records.push(ref);
     const payload = toJsonPayload(frame.payload ?? {});
@@ -86,13 +97,27 @@ export class SessionFolder {
   /** The fold so far, classified and checked. A copy: pushing more frames does not change it. */
   snapshot(): SessionFold {
     const fold = structuredClone(this.fold);
-    for (const episode of fold.episodes) {
-      for (const batch of episode.batches) classifyBatch(batch);
-      episode.anomalies.push(...checkEpisode(episode));
-      episode.state = episodeState(episode);
-    }
+    for (const episode of fold.episodes) classifyEpisode(episode);
     fold.queue_drain_order = pendingInDrainOrder(fold).map((entry) => entry.submission_id);
     return fold;
+  }
+
+  /** The same fold as `snapshot`, made from `previous` (this folder's last `snapshotSince`, or null): episodes
+   *  no frame reached since then are taken from it as they are, so a live session's append costs its open
+   *  episode, not the whole session. Record references are immutable and shared, not copied. */
+  snapshotSince(previous: SessionFold | null): { fold: SessionFold; episodes_rebuilt: number } {
+    const { records, episodes, outside, anomalies, queue, ...scalars } = this.fold;
+    let episodes_rebuilt = 0;
+    const copied = episodes.map((episode, index) => {
+      const kept = previous?.episodes[index];
+      if (kept !== undefined && !this.changed.has(episode)) return kept;
+      episodes_rebuilt += 1;
+      return classifyEpisode(structuredClone(episode));
+    });
+    this.changed.clear();
+    const fold: SessionFold = { ...scalars, records: records.slice(), episodes: copied, outside: outside.slice(), anomalies: structuredClone(anomalies), queue: structuredClone(queue) };
+    fold.queue_drain_order = pendingInDrainOrder(fold).map((entry) => entry.submission_id);
+    return { fold, episodes_rebuilt };
   }
 
   // ---------------------------------------------------------------- routing
@@ -156,6 +181,7 @@ export class SessionFolder {
     const batch_id = text(payload, 'batch_id') ?? '';
     const tool_call_id = text(payload, 'tool_call_id') ?? '';
     const found = this.batches.get(batch_id);
+    if (found !== undefined) this.changed.add(found.episode);
     const episode = found?.episode ?? this.episodeFor(ref);
     if (found === undefined) {
       episode?.anomalies.push(anomaly('unknown_batch', `${ref.type} at seq ${ref.seq} names batch ${batch_id}, which was never started`, [ref.seq], batch_id, tool_call_id));
@@ -280,6 +306,13 @@ export class SessionFolder {
     entry.state = ref.type === 'retracted' ? 'retracted' : 'delivered';
     entry.closed_seq = ref.seq;
   }
+}
+
+function classifyEpisode(episode: EpisodeFold): EpisodeFold {
+  for (const batch of episode.batches) classifyBatch(batch);
+  episode.anomalies.push(...checkEpisode(episode));
+  episode.state = episodeState(episode);
+  return episode;
 }
 
 function plannedCall(plan: JsonPayload, tool_call_id: string, index: number): CallFold {

@@ -27,7 +27,7 @@ export function renderTranscript(fold: SessionFold): JsonPayload[] {
   return fold.episodes.flatMap(renderEpisode);
 }
 
-function renderEpisode(episode: EpisodeFold): JsonPayload[] {
+export function renderEpisode(episode: EpisodeFold): JsonPayload[] {
   const index = new EpisodeIndex(episode);
   const messages: JsonPayload[] = [...asMessages(episode.input)];
   const steps = index.recordedSteps();

@@ -1,5 +1,8 @@
 // One session as the app sees it: its tailer, and the views derived from the fold (summary, timeline,
-// transcript, search), rebuilt only when new frames arrived. Read-only: actions go through actions.ts.
+// transcript, search), remade only when new frames arrived and then only for the episodes they reached.
+// Whatever goes wrong reading or folding one session (an I/O error, a fold that throws, a folder with no WAL)
+// stays in this session: it shows as the session's `failure`, never as an exception out of the service.
+// Read-only: actions go through actions.ts.
 import fs from 'node:fs';
 import type {
   LeaseView,
@@ -11,7 +14,6 @@ import type {
   SessionDetail,
   SessionStatus,
   SessionSummary,
-  TranscriptRow,
 } from '../../src-shared/ipc.js';
 import {
   PAGE_ROWS_MAX,
@@ -21,38 +23,52 @@ import {
   SEARCH_QUERY_CHARS_MAX,
 } from '../../src-shared/ipc.js';
 import { toJsonValue } from '../../src-shared/json.js';
-import type { CallClass, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
+import type { SessionFold } from '../../src-shared/replay.js';
+import type { WalErrorInfo } from '../../src-shared/wal.js';
+import { describe } from '../engine/errors.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { checkFrameAt, decodeBody } from '../engine/frame-codec.js';
 import { probeLease } from '../engine/lease.js';
 import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES } from '../engine/limits.js';
-import { hex } from '../engine/reader.js';
-import { planResume } from '../replay/plan.js';
-import { refusedPlan } from '../replay/report.js';
-import { checkProviderValid, renderTranscript } from '../replay/transcript.js';
+import { hex, ioError } from '../engine/reader.js';
+import { SessionFolder } from '../replay/fold.js';
 import { SessionTailer, type TailProgress, type TailUpdate } from './session-tailer.js';
-import { buildTimeline, buildTranscript, type Timeline } from './timeline.js';
-
-interface Views {
-  fold: SessionFold;
-  timeline: Timeline;
-  transcript: TranscriptRow[];
-  transcript_valid: boolean;
-  resume: RecoveryPlan;
-  /** Lowercased row texts for search, built on the first search. */
-  search_text: Partial<Record<RowList, string[]>>;
-}
+import { listLength, ViewBuilder, type SessionViews } from './session-views.js';
 
 export class SessionModel {
-  readonly tailer: SessionTailer;
-  private views: Views | null = null;
+  private tailer_: SessionTailer;
+  private builder = new ViewBuilder();
+  private views: SessionViews | null = null;
+  private summary_: SessionSummary | null = null;
   private lease_: LeaseView = { state: 'absent' };
+  /** What made this session unreadable beyond what the reader reports (an exception while reading, folding
+   *  or laying out); cleared by the next refresh that succeeds. */
+  private failure_: WalErrorInfo | null = null;
+  private refreshed = false;
 
   constructor(
     readonly key: string,
     readonly target: WalTarget,
   ) {
-    this.tailer = new SessionTailer(target);
+    this.tailer_ = new SessionTailer(target);
+  }
+
+  get tailer(): SessionTailer {
+    return this.tailer_;
+  }
+
+  /** False until the first refresh: the list shows the session as still being read. */
+  get is_read(): boolean {
+    return this.refreshed;
+  }
+
+  get failure(): WalErrorInfo | null {
+    return this.failure_;
+  }
+
+  /** Episodes whose fold copy or views were rebuilt since this model was made: the work appends cost. */
+  get episodes_rebuilt(): { fold: number; views: number } {
+    return { fold: this.tailer_.episodes_rebuilt, views: this.builder.episodes_rebuilt };
   }
 
   get lease(): LeaseView {
@@ -67,46 +83,72 @@ export class SessionModel {
   probeLease(): boolean {
     if (this.target.is_export || this.target.session_dir === null) return false;
     const before = this.lease_.state;
-    this.lease_ = probeLease(this.target.session_dir);
+    try {
+      this.lease_ = probeLease(this.target.session_dir);
+    } catch (error) {
+      this.lease_ = { state: 'absent' };
+      this.failure_ ??= ioError(`cannot read the lease of ${this.target.session_dir}: ${describe(error)}`);
+    }
+    if (before !== this.lease_.state) this.summary_ = null;
     return before !== this.lease_.state;
   }
 
+  /** Reads what was appended. Never throws: a failure is kept as this session's `failure` and the session's
+   *  views start over from an empty fold, so the next refresh reads it afresh. */
   refresh(on_progress?: (progress: TailProgress) => void): TailUpdate {
+    const failed_before = this.failure_ !== null;
+    this.failure_ = null;
+    this.refreshed = true;
     this.probeLease();
-    const update = this.tailer.refresh(on_progress);
-    if (update.frames_added > 0 || update.restarted) this.views = null;
+    let update: TailUpdate;
+    try {
+      update = this.tailer_.refresh(on_progress);
+      if (update.frames_added > 0 || update.restarted || failed_before) this.views = null;
+      this.derived();
+    } catch (error) {
+      this.fail(error);
+      update = { frames_added: 0, restarted: true };
+    }
+    this.summary_ = null;
     return update;
   }
 
-  private derived(): Views {
+  private fail(error: unknown): void {
+    this.failure_ = ioError(`cannot show ${this.target.wal_path}: ${describe(error)}`);
+    this.tailer_ = new SessionTailer(this.target);
+    this.builder = new ViewBuilder();
+    this.views = null;
+  }
+
+  private derived(): SessionViews {
     if (this.views !== null) return this.views;
-    const fold = this.tailer.fold();
-    const read = this.tailer.read;
-    const messages = renderTranscript(fold);
-    this.views = {
-      fold,
-      timeline: buildTimeline(fold),
-      transcript: buildTranscript(messages),
-      transcript_valid: checkProviderValid(messages).valid,
-      resume: read?.error ? refusedPlan(read.error) : planResume(fold),
-      search_text: {},
-    };
+    if (this.failure_ !== null) {
+      this.views = this.builder.build(new SessionFolder().snapshot(), this.failure_);
+      return this.views;
+    }
+    this.views = this.builder.build(this.tailer_.fold(), this.tailer_.read?.error ?? null);
     return this.views;
+  }
+
+  /** The reader's refusal, or this model's own failure. */
+  private error(): WalErrorInfo | null {
+    return this.failure_ ?? this.tailer_.read?.error ?? null;
   }
 
   fold(): SessionFold {
     return this.derived().fold;
   }
 
+  /** The list's line for this session; kept until a refresh or a lease change makes it stale. */
   summary(): SessionSummary {
-    const read = this.tailer.read;
-    const views = read === null ? null : this.derived();
-    const fold = views?.fold ?? null;
-    const last = fold?.episodes.at(-1) ?? null;
-    const class_counts: Partial<Record<CallClass, number>> = {};
-    for (const episode of fold?.episodes ?? []) {
-      for (const batch of episode.batches) for (const call of batch.calls) class_counts[call.class] = (class_counts[call.class] ?? 0) + 1;
-    }
+    this.summary_ ??= this.makeSummary();
+    return this.summary_;
+  }
+
+  private makeSummary(): SessionSummary {
+    const read = this.tailer_.read;
+    const views = this.refreshed ? this.derived() : null;
+    const last = views?.fold.episodes.at(-1) ?? null;
     const [status, status_detail] = views === null ? (['loading', 'reading the WAL'] as const) : this.status(views);
     return {
       key: this.key,
@@ -114,19 +156,20 @@ export class SessionModel {
       status,
       status_detail,
       last_activity_ms: mtimeOf(this.target.wal_path),
-      episodes: fold?.episodes.length ?? 0,
+      episodes: views?.fold.episodes.length ?? 0,
       records: read?.records ?? 0,
       last_seq: read?.last_seq ?? 0,
-      size_bytes: read?.bytes ?? 0,
+      size_bytes: read?.bytes ?? sizeOf(this.target.wal_path),
       episode_state: last?.state ?? null,
       finish_reason: last?.finished?.reason ?? null,
-      class_counts,
+      class_counts: views?.class_counts ?? {},
     };
   }
 
-  private status(views: Views): [SessionStatus, string] {
-    const read = this.tailer.read!;
-    if (read.error !== null) return ['refused', `${read.error.kind.replaceAll('_', ' ')}: ${read.error.message}`];
+  private status(views: SessionViews): [SessionStatus, string] {
+    const error = this.error();
+    if (error !== null) return ['refused', `${error.kind.replaceAll('_', ' ')}: ${missingWalMessage(this.target) ?? error.message}`];
+    const read = this.tailer_.read!;
     if (this.lease_.state === 'live') {
       const holder = this.lease_.holder;
       return ['live', holder === null ? 'a live writer holds the lease' : `written by pid ${holder.pid} on ${holder.host}`];
@@ -149,26 +192,26 @@ export class SessionModel {
 
   detail(): SessionDetail {
     const views = this.derived();
-    const read = this.tailer.read;
+    const read = this.failure_ === null ? this.tailer_.read : null;
     return {
       summary: this.summary(),
       wal_path: this.target.wal_path,
       wal_id: views.fold.wal_id,
       read_only: this.read_only,
       lease: this.lease_,
-      integrity: { torn_tail: read?.torn_tail ?? null, in_progress_tail: read?.in_progress_tail ?? null, error: read?.error ?? null },
+      integrity: { torn_tail: read?.torn_tail ?? null, in_progress_tail: read?.in_progress_tail ?? null, error: this.error() },
       digest_algorithms: read?.digest_algorithms ?? [],
       features: read?.features ?? [],
       rows: this.rowCounts(),
       resume: views.resume,
       queue: views.fold.queue.map((entry) => ({ submission_id: entry.submission_id, seq: entry.seq, state: entry.state, delivery: entry.delivery, title: entry.title })),
-      transcript_valid: views.transcript_valid,
+      transcript_valid: views.transcriptValid(),
     };
   }
 
   rowCounts(): Record<RowList, number> {
     const views = this.derived();
-    return { timeline: views.timeline.rows.length, records: this.tailer.index.length, transcript: views.transcript.length };
+    return { timeline: listLength(views, 'timeline'), records: this.tailer_.index.length, transcript: listLength(views, 'transcript') };
   }
 
   rows<L extends RowList>(list: L, start: number, count: number): RowPage<L> {
@@ -178,24 +221,24 @@ export class SessionModel {
     const pick = (): RowTypes[RowList][] => {
       switch (list) {
         case 'timeline':
-          return views.timeline.rows.slice(first, first + size);
+          return views.timeline.slice(first, size);
         case 'transcript':
-          return views.transcript.slice(first, first + size);
+          return views.transcript(first, size);
         default:
-          return this.tailer.index.rows(first, size);
+          return this.tailer_.index.rows(first, size);
       }
     };
     return { key: this.key, list, start: first, total: this.rowCounts()[list], rows: pick() as RowTypes[L][] };
   }
 
   locateSeq(seq: number): number | null {
-    return this.tailer.index.frameOfSeq(seq);
+    return this.tailer_.index.frameOfSeq(seq);
   }
 
   /** One frame re-read from disk: digest re-checked, payload decoded, raw bytes as hex. */
   record(index: number): RecordDetail | null {
-    if (!Number.isSafeInteger(index) || index < 0 || index >= this.tailer.index.length) return null;
-    const row = this.tailer.index.row(index);
+    if (!Number.isSafeInteger(index) || index < 0 || index >= this.tailer_.index.length) return null;
+    const row = this.tailer_.index.row(index);
     const bytes = readBytes(this.target.wal_path, row.offset, row.size_bytes);
     const intact = bytes.length === row.size_bytes && checkFrameAt(bytes, 0, bytes.length) === null;
     const decoded = bytes.length === row.size_bytes ? decodeBody(bytes.subarray(FRAME_HEADER_BYTES, row.size_bytes - FRAME_DIGEST_BYTES), true) : null;
@@ -204,7 +247,7 @@ export class SessionModel {
     const payload_truncated = payload_text.length > RECORD_PAYLOAD_CHARS_MAX;
     if (payload_truncated) payload = `${payload_text.slice(0, RECORD_PAYLOAD_CHARS_MAX)}…`;
     const shown = bytes.subarray(0, RECORD_HEX_BYTES_MAX);
-    const timeline_row = row.seq > 0 ? (this.derived().timeline.row_of_seq[row.seq] ?? -1) : -1;
+    const timeline_row = row.seq > 0 ? (this.derived().timelineRowOf(row.seq) ?? -1) : -1;
     return {
       ...row,
       digest_ok: intact,
@@ -218,43 +261,54 @@ export class SessionModel {
 
   search(list: RowList, query: string): SearchResult {
     const needle = query.slice(0, SEARCH_QUERY_CHARS_MAX).toLowerCase();
-    const texts = this.searchTexts(list);
     const rows: number[] = [];
     let truncated = false;
     if (needle.length > 0) {
-      for (let index = 0; index < texts.length; index++) {
-        if (!texts[index]!.includes(needle)) continue;
-        if (rows.length === SEARCH_MATCHES_MAX) {
-          truncated = true;
-          break;
+      let base = 0;
+      for (const texts of this.searchParts(list)) {
+        for (let index = 0; index < texts.length && !truncated; index++) {
+          if (!texts[index]!.includes(needle)) continue;
+          if (rows.length === SEARCH_MATCHES_MAX) truncated = true;
+          else rows.push(base + index);
         }
-        rows.push(index);
+        base += texts.length;
       }
     }
     return { list, query: needle, rows, truncated };
   }
 
-  private searchTexts(list: RowList): string[] {
-    const views = this.derived();
-    if (list === 'records') {
-      // Records grow without rebuilding views: their text is cheap, so it is made per search.
-      const index = this.tailer.index;
-      const texts: string[] = [];
-      for (let at = 0; at < index.length; at++) texts.push(`${index.typeName(at)} seq ${index.row(at).seq}`.toLowerCase());
-      return texts;
-    }
-    const cached = views.search_text[list];
-    if (cached !== undefined) return cached;
-    const source = list === 'timeline' ? views.timeline.rows : views.transcript;
-    const texts = source.map((row) => JSON.stringify(row).toLowerCase());
-    views.search_text[list] = texts;
-    return texts;
+  private searchParts(list: RowList): readonly (readonly string[])[] {
+    if (list !== 'records') return this.derived().searchParts(list);
+    // Records grow without rebuilding views: their text is cheap, so it is made per search.
+    const index = this.tailer_.index;
+    const texts: string[] = [];
+    for (let at = 0; at < index.length; at++) texts.push(`${index.typeName(at)} seq ${index.row(at).seq}`.toLowerCase());
+    return [texts];
+  }
+}
+
+/** A session folder with no `wal` (a writer that died between taking the lease and creating its WAL, or a copy
+ *  still writing it under another name) says so in words, not as an errno. */
+function missingWalMessage(target: WalTarget): string | null {
+  try {
+    fs.lstatSync(target.wal_path);
+    return null;
+  } catch {
+    return `the session folder holds no "wal" file yet (${target.wal_path}): a writer that stopped before creating it, or a copy still in progress`;
   }
 }
 
 function clampInt(value: number, min: number, max: number): number {
   if (!Number.isFinite(value)) return min;
   return Math.min(max, Math.max(min, Math.trunc(value)));
+}
+
+function sizeOf(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
 }
 
 function mtimeOf(file: string): number | null {

@@ -1,6 +1,11 @@
 // The session service: what the app shows of a workspace (a state root, one session folder, or an export),
 // kept current from file events. It implements the shared API directly; the worker host runs it off the main
 // thread, and the HTTP server and Electron IPC carry its calls.
+//
+// Opening is progressive: the list (ids, sizes, mtimes, status `loading`) is there at once, and the WALs are
+// read one session per turn of the event loop, most recently active first, so requests are answered between
+// them; a session asked for is read at once. Failure stays local: one session that cannot be read shows its
+// cause in its own line, and a listing that fails keeps the last good one.
 import path from 'node:path';
 import type {
   ActionKind,
@@ -16,7 +21,8 @@ import type {
   WalscopeEvent,
   Workspace,
 } from '../../src-shared/ipc.js';
-import { resolveTargets, type WalTarget } from '../engine/inspect.js';
+import { describe } from '../engine/errors.js';
+import { resolveTargets, sessionTarget, type WalTarget } from '../engine/inspect.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import { previewAction, runAction } from './actions.js';
 import { NotFoundError } from './errors.js';
@@ -36,6 +42,8 @@ export class SessionService implements WalscopeApi {
   private readonly list_push = new Debouncer(() => this.emit({ type: 'sessions', sessions: this.summaries() }), LIST_PUSH_MS, LIST_PUSH_MS * 3);
   private watcher: WorkspaceWatcher | null = null;
   private probe_timer: NodeJS.Timeout | null = null;
+  private read_timer: NodeJS.Immediate | null = null;
+  private closed = false;
   private workspace: Workspace;
 
   private constructor(readonly workspace_path: string) {
@@ -48,11 +56,12 @@ export class SessionService implements WalscopeApi {
     }
   }
 
-  /** Opens a workspace: lists its sessions, reads each WAL once, then follows file events. */
+  /** Opens a workspace: lists its sessions and follows file events; the WALs are read in the background
+   *  (`whenRead` says when every one has been). */
   static async open(workspace_path: string, options: { watch?: boolean } = {}): Promise<SessionService> {
     const service = new SessionService(path.resolve(workspace_path));
     service.discover();
-    for (const model of service.models.values()) service.refreshModel(model);
+    service.scheduleReads();
     if (options.watch !== false) {
       service.watcher = new WorkspaceWatcher(service.watchTarget(), {
         changed: (key) => service.onChanged(key),
@@ -66,6 +75,8 @@ export class SessionService implements WalscopeApi {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.read_timer !== null) clearImmediate(this.read_timer);
     if (this.probe_timer !== null) clearInterval(this.probe_timer);
     this.list_push.clear();
     this.listeners.clear();
@@ -78,13 +89,41 @@ export class SessionService implements WalscopeApi {
     return { kind: 'file', file: model.target.wal_path, key: model.key };
   }
 
-  /** (Re)lists the workspace's sessions: new ones are added, vanished ones dropped. */
+  /** Resolves once every session has been read at least once. */
+  async whenRead(): Promise<void> {
+    while (!this.closed && [...this.models.values()].some((model) => !model.is_read)) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+
+  /** Reads the next unread session, then yields to the event loop before the one after it. */
+  private scheduleReads(): void {
+    if (this.read_timer !== null || this.closed) return;
+    this.read_timer = setImmediate(() => {
+      this.read_timer = null;
+      const next = this.nextUnread();
+      if (next === null) return;
+      this.refreshModel(next);
+      this.scheduleReads();
+    });
+  }
+
+  /** The unread session written to most recently. */
+  private nextUnread(): SessionModel | null {
+    let best: SessionModel | null = null;
+    for (const model of this.models.values()) {
+      if (model.is_read) continue;
+      if (best === null || (model.summary().last_activity_ms ?? 0) > (best.summary().last_activity_ms ?? 0)) best = model;
+    }
+    return best;
+  }
+
+  /** (Re)lists the workspace's sessions: new ones are added, vanished ones dropped. A session folder is a
+   *  session whatever it holds: one with no `wal` yet shows that as its own error. */
   private discover(): boolean {
     let targets: [string, WalTarget][];
     if (this.workspace.kind === 'state_root') {
       const listing = listSessions(this.workspace.path);
       this.workspace = { ...this.workspace, not_sessions: listing.not_sessions };
-      targets = listing.sessions.map((id) => [id, resolveTargets(sessionDir(this.workspace.path, id))[0]!]);
+      targets = listing.sessions.map((id) => [id, sessionTarget(sessionDir(this.workspace.path, id))]);
     } else {
       const target = resolveTargets(this.workspace.path)[0]!;
       targets = [[target.session ?? path.basename(target.wal_path), target]];
@@ -103,7 +142,7 @@ export class SessionService implements WalscopeApi {
   }
 
   private refreshModel(model: SessionModel): void {
-    const first = model.tailer.read === null;
+    const first = !model.is_read;
     const lease_before = model.lease.state;
     const update = model.refresh(first ? (progress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined);
     if (first) this.progress(model, model.tailer.bytes_read, model.tailer.bytes_read, true);
@@ -120,9 +159,15 @@ export class SessionService implements WalscopeApi {
     else this.refreshModel(model);
   }
 
+  /** A listing that fails (the folder unreadable for a moment, say) keeps the sessions already listed. */
   private onListing(): void {
-    if (!this.discover()) return;
-    for (const model of this.models.values()) if (model.tailer.read === null) this.refreshModel(model);
+    try {
+      if (!this.discover()) return;
+    } catch (error) {
+      process.emitWarning(`walscope: cannot list ${this.workspace.path}: ${describe(error)}`);
+      return;
+    }
+    this.scheduleReads();
     this.emit({ type: 'workspace', workspace: this.workspace });
     this.list_push.schedule('list');
   }
@@ -150,7 +195,7 @@ export class SessionService implements WalscopeApi {
   private model(key: string): SessionModel {
     const model = typeof key === 'string' ? this.models.get(key) : undefined;
     if (model === undefined) throw new NotFoundError(`no session "${String(key)}" in this workspace`);
-    if (model.tailer.read === null) this.refreshModel(model);
+    if (!model.is_read) this.refreshModel(model);
     return model;
   }
 

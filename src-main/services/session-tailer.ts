@@ -39,6 +39,10 @@ export class SessionTailer {
   private mark: FileMark | null = null;
   private last: ReadResult | null = null;
   private fold_cache: SessionFold | null = null;
+  /** The last snapshot, kept after new frames so the next one reuses its untouched episodes. */
+  private fold_previous: SessionFold | null = null;
+  /** Episodes the fold snapshots re-copied and re-classified, over this tailer's life. */
+  episodes_rebuilt = 0;
 
   constructor(readonly target: WalTarget) {}
 
@@ -55,10 +59,15 @@ export class SessionTailer {
     return this.last?.bytes ?? 0;
   }
 
-  /** The fold of every frame read so far, classified; cached until the next frame arrives. */
+  /** The fold of every frame read so far, classified; cached until the next frame arrives, and then remade
+   *  from the last one: only the episodes the new frames reached are copied again. */
   fold(): SessionFold {
-    this.fold_cache ??= this.folder.snapshot();
-    return this.fold_cache;
+    if (this.fold_cache !== null) return this.fold_cache;
+    const { fold, episodes_rebuilt } = this.folder.snapshotSince(this.fold_previous);
+    this.episodes_rebuilt += episodes_rebuilt;
+    this.fold_cache = fold;
+    this.fold_previous = fold;
+    return fold;
   }
 
   refresh(on_progress?: (progress: TailProgress) => void): TailUpdate {
@@ -102,6 +111,7 @@ export class SessionTailer {
     this.checkpoint = null;
     this.mark = null;
     this.fold_cache = null;
+    this.fold_previous = null;
   }
 }
 
