@@ -45,6 +45,11 @@ export class SessionModel {
    *  or laying out); cleared by the next refresh that succeeds. */
   private failure_: WalErrorInfo | null = null;
   private refreshed = false;
+  /** Only the summary is kept: the fold and views were dropped to bound memory (a root holds thousands of
+   *  sessions; only the ones on screen stay resident). The next refresh reads the WAL afresh. */
+  private released = false;
+  /** A released session's file or lease changed since its summary was made. */
+  private stale = false;
 
   constructor(
     readonly key: string,
@@ -60,6 +65,39 @@ export class SessionModel {
   /** False until the first refresh: the list shows the session as still being read. */
   get is_read(): boolean {
     return this.refreshed;
+  }
+
+  /** Unread, or released with a summary that no longer holds. */
+  get needs_read(): boolean {
+    return !this.refreshed || (this.released && this.stale);
+  }
+
+  get is_resident(): boolean {
+    return this.refreshed && !this.released;
+  }
+
+  /** Keeps the summary, drops everything else. */
+  release(): void {
+    if (!this.refreshed || this.released) return;
+    this.summary();
+    this.released = true;
+    this.stale = false;
+    this.tailer_ = new SessionTailer(this.target);
+    this.builder = new ViewBuilder();
+    this.views = null;
+  }
+
+  /** Takes a summary made earlier (the summary cache) instead of reading the WAL; the session stays released. */
+  adopt(summary: SessionSummary): void {
+    this.summary_ = { ...summary, key: this.key, last_activity_ms: mtimeOf(this.target.wal_path) };
+    this.refreshed = true;
+    this.released = true;
+    this.stale = false;
+  }
+
+  /** The file changed under a released session: its summary is re-made by the next refresh. */
+  markStale(): void {
+    if (this.released) this.stale = true;
   }
 
   get failure(): WalErrorInfo | null {
@@ -89,7 +127,10 @@ export class SessionModel {
       this.lease_ = { state: 'absent' };
       this.failure_ ??= ioError(`cannot read the lease of ${this.target.session_dir}: ${describe(error)}`);
     }
-    if (before !== this.lease_.state) this.summary_ = null;
+    if (before !== this.lease_.state) {
+      if (this.released) this.stale = true;
+      else this.summary_ = null;
+    }
     return before !== this.lease_.state;
   }
 
@@ -99,6 +140,8 @@ export class SessionModel {
     const failed_before = this.failure_ !== null;
     this.failure_ = null;
     this.refreshed = true;
+    this.released = false;
+    this.stale = false;
     this.probeLease();
     let update: TailUpdate;
     try {

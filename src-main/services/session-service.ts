@@ -33,11 +33,15 @@ import { Debouncer, WorkspaceWatcher } from './watcher.js';
  *  so no file event says "the writer stopped". Only sessions shown live are probed. */
 export const LIVE_PROBE_INTERVAL_MS = 1_000;
 export const LISTENERS_MAX = 64;
+/** Sessions whose fold and views stay in memory: the ones asked for most recently. The rest keep a summary. */
+export const RESIDENT_SESSIONS_MAX = 3;
 /** The session list is pushed at most this often while sessions change. */
 const LIST_PUSH_MS = 100;
 
 export class SessionService implements WalscopeApi {
   private readonly models = new Map<string, SessionModel>();
+  /** Keys of resident sessions, least recently asked for first. */
+  private readonly resident: string[] = [];
   private readonly listeners = new Set<(event: WalscopeEvent) => void>();
   private readonly list_push = new Debouncer(() => this.emit({ type: 'sessions', sessions: this.summaries() }), LIST_PUSH_MS, LIST_PUSH_MS * 3);
   private watcher: WorkspaceWatcher | null = null;
@@ -89,12 +93,13 @@ export class SessionService implements WalscopeApi {
     return { kind: 'file', file: model.target.wal_path, key: model.key };
   }
 
-  /** Resolves once every session has been read at least once. */
+  /** Resolves once every session's summary is current. */
   async whenRead(): Promise<void> {
-    while (!this.closed && [...this.models.values()].some((model) => !model.is_read)) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (!this.closed && [...this.models.values()].some((model) => model.needs_read)) await new Promise((resolve) => setTimeout(resolve, 5));
   }
 
-  /** Reads the next unread session, then yields to the event loop before the one after it. */
+  /** Reads the next session that needs it, then yields to the event loop before the one after it. A session
+   *  read here and not asked for keeps only its summary. */
   private scheduleReads(): void {
     if (this.read_timer !== null || this.closed) return;
     this.read_timer = setImmediate(() => {
@@ -102,15 +107,25 @@ export class SessionService implements WalscopeApi {
       const next = this.nextUnread();
       if (next === null) return;
       this.refreshModel(next);
+      if (!this.resident.includes(next.key)) next.release();
       this.scheduleReads();
     });
   }
 
-  /** The unread session written to most recently. */
+  /** Marks `model` as just asked for, reading it if it is not resident; releases the least recently asked. */
+  private makeResident(model: SessionModel): void {
+    const at = this.resident.indexOf(model.key);
+    if (at >= 0) this.resident.splice(at, 1);
+    this.resident.push(model.key);
+    if (!model.is_resident) this.refreshModel(model);
+    while (this.resident.length > RESIDENT_SESSIONS_MAX) this.models.get(this.resident.shift()!)?.release();
+  }
+
+  /** The session needing a read that was written to most recently. */
   private nextUnread(): SessionModel | null {
     let best: SessionModel | null = null;
     for (const model of this.models.values()) {
-      if (model.is_read) continue;
+      if (!model.needs_read) continue;
       if (best === null || (model.summary().last_activity_ms ?? 0) > (best.summary().last_activity_ms ?? 0)) best = model;
     }
     return best;
@@ -131,7 +146,11 @@ export class SessionService implements WalscopeApi {
     let changed = false;
     const keys = new Set(targets.map(([key]) => key));
     for (const key of [...this.models.keys()]) {
-      if (!keys.has(key)) changed = this.models.delete(key) || changed;
+      if (keys.has(key)) continue;
+      this.models.delete(key);
+      const at = this.resident.indexOf(key);
+      if (at >= 0) this.resident.splice(at, 1);
+      changed = true;
     }
     for (const [key, target] of targets) {
       if (this.models.has(key)) continue;
@@ -156,7 +175,11 @@ export class SessionService implements WalscopeApi {
   private onChanged(key: string): void {
     const model = this.models.get(key);
     if (model === undefined) this.onListing();
-    else this.refreshModel(model);
+    else if (model.is_resident) this.refreshModel(model);
+    else {
+      model.markStale();
+      this.scheduleReads();
+    }
   }
 
   /** A listing that fails (the folder unreadable for a moment, say) keeps the sessions already listed. */
@@ -174,12 +197,14 @@ export class SessionService implements WalscopeApi {
 
   private probeLive(): void {
     for (const model of this.models.values()) {
-      if (model.lease.state !== 'live') continue;
-      if (model.probeLease()) {
-        this.refreshModel(model);
-        this.emitSession(model);
-        this.list_push.schedule('list');
+      if (model.lease.state !== 'live' || !model.probeLease()) continue;
+      if (!model.is_resident) {
+        this.scheduleReads();
+        continue;
       }
+      this.refreshModel(model);
+      this.emitSession(model);
+      this.list_push.schedule('list');
     }
   }
 
@@ -195,7 +220,7 @@ export class SessionService implements WalscopeApi {
   private model(key: string): SessionModel {
     const model = typeof key === 'string' ? this.models.get(key) : undefined;
     if (model === undefined) throw new NotFoundError(`no session "${String(key)}" in this workspace`);
-    if (!model.is_read) this.refreshModel(model);
+    this.makeResident(model);
     return model;
   }
 

@@ -59,9 +59,11 @@ export class Segments<T> {
   }
 }
 
+/** One episode's views. Rows and messages are laid out when a page first needs them: a session read only for
+ *  its line in the list never pays for them. */
 interface EpisodeViews {
-  rows: TimelineRow[];
-  messages: JsonPayload[];
+  rows: TimelineRow[] | null;
+  messages: JsonPayload[] | null;
   class_counts: Partial<Record<CallClass, number>>;
   /** Lowercased texts for search, made on the first search that needs them. */
   search: Partial<Record<'timeline' | 'transcript', string[]>>;
@@ -69,8 +71,8 @@ interface EpisodeViews {
 
 export interface SessionViews {
   fold: SessionFold;
-  timeline: Segments<TimelineRow>;
-  messages: Segments<JsonPayload>;
+  readonly timeline: Segments<TimelineRow>;
+  readonly messages: Segments<JsonPayload>;
   resume: RecoveryPlan;
   class_counts: Partial<Record<CallClass, number>>;
   /** The provider-validity check of the whole transcript, made when a detail asks for it. */
@@ -89,28 +91,42 @@ export class ViewBuilder {
 
   build(fold: SessionFold, read_error: WalErrorInfo | null): SessionViews {
     const parts = fold.episodes.map((episode) => this.episodeViews(episode));
-    const session_rows = [...outsideRows(fold.outside), ...sessionAnomalyRows(fold.anomalies)];
-    const timeline = new Segments<TimelineRow>([...parts.map((part) => part.rows), session_rows]);
-    const messages = new Segments<JsonPayload>(parts.map((part) => part.messages));
+    const rowsOf = (index: number): TimelineRow[] => (parts[index]!.rows ??= episodeRows(fold.episodes[index]!));
+    const messagesOf = (index: number): JsonPayload[] => (parts[index]!.messages ??= renderEpisode(fold.episodes[index]!));
+    let session_rows: TimelineRow[] | null = null;
+    let timeline: Segments<TimelineRow> | null = null;
+    let messages: Segments<JsonPayload> | null = null;
+    let valid: boolean | null = null;
     const class_counts: Partial<Record<CallClass, number>> = {};
     for (const part of parts) {
       for (const [name, count] of Object.entries(part.class_counts) as [CallClass, number][]) class_counts[name] = (class_counts[name] ?? 0) + count;
     }
-    let valid: boolean | null = null;
-    return {
+    const views: SessionViews = {
       fold,
-      timeline,
-      messages,
+      get timeline() {
+        session_rows ??= [...outsideRows(fold.outside), ...sessionAnomalyRows(fold.anomalies)];
+        timeline ??= new Segments<TimelineRow>([...parts.map((_, index) => rowsOf(index)), session_rows]);
+        return timeline;
+      },
+      get messages() {
+        messages ??= new Segments<JsonPayload>(parts.map((_, index) => messagesOf(index)));
+        return messages;
+      },
       resume: read_error !== null ? refusedPlan(read_error) : planResume(fold),
       class_counts,
-      transcriptValid: () => (valid ??= checkProviderValid(messages.slice(0, messages.length)).valid),
-      transcript: (start, count) => messages.slice(start, count).map((message, offset) => transcriptRow(message, start + offset)),
-      timelineRowOf: (seq) => rowOfSeq(fold, timeline, seq),
+      transcriptValid: () => (valid ??= checkProviderValid(views.messages.slice(0, views.messages.length)).valid),
+      transcript: (start, count) => views.messages.slice(start, count).map((message, offset) => transcriptRow(message, start + offset)),
+      timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
       searchParts: (list) => {
-        const texts = parts.map((part) => (part.search[list] ??= (list === 'timeline' ? part.rows : part.messages).map((row) => JSON.stringify(row).toLowerCase())));
-        return list === 'timeline' ? [...texts, session_rows.map((row) => JSON.stringify(row).toLowerCase())] : texts;
+        const source = list === 'timeline' ? views.timeline.parts : views.messages.parts;
+        return source.map((rows, index) => {
+          const part = parts[index];
+          const texts = (): string[] => rows.map((row) => JSON.stringify(row).toLowerCase());
+          return part === undefined ? texts() : (part.search[list] ??= texts());
+        });
       },
     };
+    return views;
   }
 
   private episodeViews(episode: EpisodeFold): EpisodeViews {
@@ -119,7 +135,7 @@ export class ViewBuilder {
     this.episodes_rebuilt += 1;
     const class_counts: Partial<Record<CallClass, number>> = {};
     for (const batch of episode.batches) for (const call of batch.calls) class_counts[call.class] = (class_counts[call.class] ?? 0) + 1;
-    const views: EpisodeViews = { rows: episodeRows(episode), messages: renderEpisode(episode), class_counts, search: {} };
+    const views: EpisodeViews = { rows: null, messages: null, class_counts, search: {} };
     this.per_episode.set(episode, views);
     return views;
   }
