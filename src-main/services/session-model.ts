@@ -95,6 +95,15 @@ export class SessionModel {
     this.stale = false;
   }
 
+  /** The extent of the file this session's summary was made from, when that summary may be kept in the
+   *  summary cache: not while a writer is live (it changes under us), not after an I/O error (it may pass). */
+  summaryExtent(): { size_bytes: number; verified_end: number } | null {
+    const read = this.tailer_.read;
+    if (!this.is_resident || read === null || this.failure_ !== null || read.error?.kind === 'io') return null;
+    if (this.lease_.state === 'live' || read.in_progress_tail !== null) return null;
+    return { size_bytes: read.bytes, verified_end: read.valid_bytes };
+  }
+
   /** The file changed under a released session: its summary is re-made by the next refresh. */
   markStale(): void {
     if (this.released) this.stale = true;
@@ -127,7 +136,8 @@ export class SessionModel {
       this.lease_ = { state: 'absent' };
       this.failure_ ??= ioError(`cannot read the lease of ${this.target.session_dir}: ${describe(error)}`);
     }
-    if (before !== this.lease_.state) {
+    // Only live or not changes a status: a cached summary stays good when the lease is merely found free.
+    if ((before === 'live') !== (this.lease_.state === 'live')) {
       if (this.released) this.stale = true;
       else this.summary_ = null;
     }

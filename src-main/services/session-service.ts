@@ -27,6 +27,7 @@ import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js'
 import { previewAction, runAction } from './actions.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
+import { SummaryCache } from './summary-cache.js';
 import { Debouncer, WorkspaceWatcher } from './watcher.js';
 
 /** A live session's lease is re-probed this often: the OS drops a dead writer's lock without touching any file,
@@ -37,6 +38,14 @@ export const LISTENERS_MAX = 64;
 export const RESIDENT_SESSIONS_MAX = 3;
 /** The session list is pushed at most this often while sessions change. */
 const LIST_PUSH_MS = 100;
+/** The summary cache is written this long after the last summary changed (and on close). */
+const CACHE_WRITE_MS = 1_000;
+
+export interface OpenOptions {
+  watch?: boolean;
+  /** Keep summaries between runs in the user's cache folder (default true). */
+  cache?: boolean;
+}
 
 export class SessionService implements WalscopeApi {
   private readonly models = new Map<string, SessionModel>();
@@ -44,6 +53,10 @@ export class SessionService implements WalscopeApi {
   private readonly resident: string[] = [];
   private readonly listeners = new Set<(event: WalscopeEvent) => void>();
   private readonly list_push = new Debouncer(() => this.emit({ type: 'sessions', sessions: this.summaries() }), LIST_PUSH_MS, LIST_PUSH_MS * 3);
+  private readonly cache_write = new Debouncer(() => this.cache?.flush(), CACHE_WRITE_MS, CACHE_WRITE_MS * 5);
+  private cache: SummaryCache | null = null;
+  /** How the sessions' summaries were made, for the tests and the benchmark. */
+  readonly counts = { sessions_read: 0, summaries_from_cache: 0 };
   private watcher: WorkspaceWatcher | null = null;
   private probe_timer: NodeJS.Timeout | null = null;
   private read_timer: NodeJS.Immediate | null = null;
@@ -62,9 +75,10 @@ export class SessionService implements WalscopeApi {
 
   /** Opens a workspace: lists its sessions and follows file events; the WALs are read in the background
    *  (`whenRead` says when every one has been). */
-  static async open(workspace_path: string, options: { watch?: boolean } = {}): Promise<SessionService> {
+  static async open(workspace_path: string, options: OpenOptions = {}): Promise<SessionService> {
     const service = new SessionService(path.resolve(workspace_path));
     service.discover();
+    if (options.cache !== false) service.adoptCached();
     service.scheduleReads();
     if (options.watch !== false) {
       service.watcher = new WorkspaceWatcher(service.watchTarget(), {
@@ -83,6 +97,8 @@ export class SessionService implements WalscopeApi {
     if (this.read_timer !== null) clearImmediate(this.read_timer);
     if (this.probe_timer !== null) clearInterval(this.probe_timer);
     this.list_push.clear();
+    this.cache_write.clear();
+    this.cache?.flush();
     this.listeners.clear();
     await this.watcher?.close();
   }
@@ -91,6 +107,21 @@ export class SessionService implements WalscopeApi {
     if (this.workspace.kind === 'state_root') return { kind: 'state_root', root: this.workspace.path };
     const model = [...this.models.values()][0]!;
     return { kind: 'file', file: model.target.wal_path, key: model.key };
+  }
+
+  /** Sessions whose WAL is exactly what it was when their summary was cached show that summary unread. */
+  private adoptCached(): void {
+    const root = this.workspace.kind === 'state_root' ? this.workspace.path : ([...this.models.values()][0]?.target.root ?? null);
+    this.cache = SummaryCache.load(this.workspace.path, root);
+    this.cache.keepOnly(new Set(this.models.keys()));
+    for (const model of this.models.values()) {
+      const summary = this.cache.lookup(model.key, model.target.wal_path);
+      if (summary === null) continue;
+      model.adopt(summary);
+      model.probeLease();
+      this.counts.summaries_from_cache += 1;
+    }
+    this.cache_write.schedule('cache');
   }
 
   /** Resolves once every session's summary is current. */
@@ -161,10 +192,16 @@ export class SessionService implements WalscopeApi {
   }
 
   private refreshModel(model: SessionModel): void {
-    const first = !model.is_read;
+    const first = !model.is_resident;
     const lease_before = model.lease.state;
     const update = model.refresh(first ? (progress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined);
+    this.counts.sessions_read += first ? 1 : 0;
     if (first) this.progress(model, model.tailer.bytes_read, model.tailer.bytes_read, true);
+    const extent = this.cache === null ? null : model.summaryExtent();
+    if (extent !== null) {
+      this.cache!.store(model.key, model.target.wal_path, extent.size_bytes, extent.verified_end, model.summary());
+      this.cache_write.schedule('cache');
+    }
     if (update.frames_added > 0 || update.restarted || model.lease.state !== lease_before) this.emitSession(model);
   }
 

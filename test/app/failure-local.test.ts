@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 async function open(root: string, watch = false): Promise<SessionService> {
-  const service = await SessionService.open(root, { watch });
+  const service = await SessionService.open(root, { watch, cache: false });
   opened.push(service);
   await service.whenRead();
   return service;
