@@ -146,24 +146,31 @@ export class SessionModel {
 
   /** Reads what was appended. Never throws: a failure is kept as this session's `failure` and the session's
    *  views start over from an empty fold, so the next refresh reads it afresh. */
-  refresh(on_progress?: (progress: TailProgress) => void): TailUpdate {
+  refresh(on_progress?: (progress: TailProgress) => void, slice_bytes?: number): TailUpdate {
     const failed_before = this.failure_ !== null;
     this.failure_ = null;
-    this.refreshed = true;
-    this.released = false;
-    this.stale = false;
     this.probeLease();
     let update: TailUpdate;
     try {
-      update = this.tailer_.refresh(on_progress);
+      update = this.tailer_.refresh(on_progress, slice_bytes);
+      // A slice short of the end: the session is still being read, and its last summary (if any) stands.
+      if (!update.complete) return update;
       if (update.frames_added > 0 || update.restarted || failed_before) this.views = null;
+      this.settle();
       this.derived();
     } catch (error) {
+      this.settle();
       this.fail(error);
-      update = { frames_added: 0, restarted: true };
+      update = { frames_added: 0, restarted: true, complete: true };
     }
     this.summary_ = null;
     return update;
+  }
+
+  private settle(): void {
+    this.refreshed = true;
+    this.released = false;
+    this.stale = false;
   }
 
   private fail(error: unknown): void {
@@ -243,7 +250,39 @@ export class SessionModel {
     }
   }
 
+  /** While the WAL is being read (first read, or again after a release): what is known so far. The records
+   *  read so far can be paged; the timeline, transcript and plan come when the read completes. */
+  private readingDetail(): SessionDetail {
+    const read = this.tailer_.read;
+    const done_bytes = read?.valid_bytes ?? 0;
+    const total_bytes = sizeOf(this.target.wal_path);
+    return {
+      summary: { ...this.summary(), status: 'loading', status_detail: `reading the WAL: ${done_bytes} of ${total_bytes} bytes` },
+      wal_path: this.target.wal_path,
+      wal_id: null,
+      read_only: this.read_only,
+      lease: this.lease_,
+      integrity: { torn_tail: null, in_progress_tail: null, error: null },
+      digest_algorithms: read?.digest_algorithms ?? [],
+      features: read?.features ?? [],
+      rows: { timeline: 0, records: this.tailer_.index.length, transcript: 0 },
+      resume: {
+        kind: 'resume',
+        action: 'none',
+        episode: null,
+        message: 'the WAL is still being read: the plan comes when it is read to its end',
+        replayed: { messages: 0, model_steps: 0, tool_results: 0 },
+        redone: [],
+        indeterminate: [],
+        records: [],
+      },
+      queue: [],
+      transcript_valid: true,
+    };
+  }
+
   detail(): SessionDetail {
+    if (!this.is_resident) return this.readingDetail();
     const views = this.derived();
     const read = this.failure_ === null ? this.tailer_.read : null;
     return {
@@ -263,6 +302,7 @@ export class SessionModel {
   }
 
   rowCounts(): Record<RowList, number> {
+    if (!this.is_resident) return { timeline: 0, records: this.tailer_.index.length, transcript: 0 };
     const views = this.derived();
     return { timeline: listLength(views, 'timeline'), records: this.tailer_.index.length, transcript: listLength(views, 'transcript') };
   }
@@ -270,16 +310,10 @@ export class SessionModel {
   rows<L extends RowList>(list: L, start: number, count: number): RowPage<L> {
     const first = clampInt(start, 0, Number.MAX_SAFE_INTEGER);
     const size = clampInt(count, 0, PAGE_ROWS_MAX);
-    const views = this.derived();
     const pick = (): RowTypes[RowList][] => {
-      switch (list) {
-        case 'timeline':
-          return views.timeline.slice(first, size);
-        case 'transcript':
-          return views.transcript(first, size);
-        default:
-          return this.tailer_.index.rows(first, size);
-      }
+      if (list === 'records') return this.tailer_.index.rows(first, size);
+      if (!this.is_resident) return [];
+      return list === 'timeline' ? this.derived().timeline.slice(first, size) : this.derived().transcript(first, size);
     };
     return { key: this.key, list, start: first, total: this.rowCounts()[list], rows: pick() as RowTypes[L][] };
   }
@@ -300,7 +334,7 @@ export class SessionModel {
     const payload_truncated = payload_text.length > RECORD_PAYLOAD_CHARS_MAX;
     if (payload_truncated) payload = `${payload_text.slice(0, RECORD_PAYLOAD_CHARS_MAX)}…`;
     const shown = bytes.subarray(0, RECORD_HEX_BYTES_MAX);
-    const timeline_row = row.seq > 0 ? (this.derived().timelineRowOf(row.seq) ?? -1) : -1;
+    const timeline_row = row.seq > 0 && this.is_resident ? (this.derived().timelineRowOf(row.seq) ?? -1) : -1;
     return {
       ...row,
       digest_ok: intact,
@@ -331,7 +365,7 @@ export class SessionModel {
   }
 
   private searchParts(list: RowList): readonly (readonly string[])[] {
-    if (list !== 'records') return this.derived().searchParts(list);
+    if (list !== 'records') return this.is_resident ? this.derived().searchParts(list) : [];
     // Records grow without rebuilding views: their text is cheap, so it is made per search.
     const index = this.tailer_.index;
     const texts: string[] = [];

@@ -6,6 +6,7 @@
 // read one session per turn of the event loop, most recently active first, so requests are answered between
 // them; a session asked for is read at once. Failure stays local: one session that cannot be read shows its
 // cause in its own line, and a listing that fails keeps the last good one.
+import fs from 'node:fs';
 import path from 'node:path';
 import type {
   ActionKind,
@@ -38,6 +39,8 @@ export const LISTENERS_MAX = 64;
 export const RESIDENT_SESSIONS_MAX = 3;
 /** The session list is pushed at most this often while sessions change. */
 const LIST_PUSH_MS = 100;
+/** A background read takes at most about this many bytes of one WAL per turn of the event loop. */
+export const READ_SLICE_BYTES = 8 * 1_048_576;
 /** The summary cache is written this long after the last summary changed (and on close). */
 const CACHE_WRITE_MS = 1_000;
 
@@ -60,7 +63,10 @@ export class SessionService implements WalscopeApi {
   private watcher: WorkspaceWatcher | null = null;
   private probe_timer: NodeJS.Timeout | null = null;
   private read_timer: NodeJS.Immediate | null = null;
+  /** The session the background reads are in the middle of. */
+  private reading: SessionModel | null = null;
   private closed = false;
+  private watching: Promise<void> = Promise.resolve();
   private workspace: Workspace;
 
   private constructor(readonly workspace_path: string) {
@@ -85,7 +91,9 @@ export class SessionService implements WalscopeApi {
         changed: (key) => service.onChanged(key),
         listing: () => service.onListing(),
       });
-      await service.watcher.whenReady();
+      // The URL does not wait for the watcher (thousands of folders take seconds to watch): once it is
+      // ready, whatever changed while it was starting is caught up.
+      service.watching = service.watcher.whenReady().then(() => service.catchUp());
       service.probe_timer = setInterval(() => service.probeLive(), LIVE_PROBE_INTERVAL_MS);
       service.probe_timer.unref();
     }
@@ -124,6 +132,24 @@ export class SessionService implements WalscopeApi {
     this.cache_write.schedule('cache');
   }
 
+  /** Resolves once file events are followed. */
+  whenWatching(): Promise<void> {
+    return this.watching;
+  }
+
+  /** What changed before the watcher was ready: new or gone sessions, and WALs whose size is not the one their
+   *  summary was made from. */
+  private catchUp(): void {
+    if (this.closed) return;
+    this.onListing();
+    for (const model of this.models.values()) {
+      if (!model.is_read) continue;
+      if (model.is_resident) this.refreshModel(model);
+      else if (sizeOf(model.target.wal_path) !== model.summary().size_bytes) model.markStale();
+    }
+    this.scheduleReads();
+  }
+
   /** Resolves once every session's summary is current. */
   async whenRead(): Promise<void> {
     while (!this.closed && [...this.models.values()].some((model) => model.needs_read)) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -135,21 +161,31 @@ export class SessionService implements WalscopeApi {
     if (this.read_timer !== null || this.closed) return;
     this.read_timer = setImmediate(() => {
       this.read_timer = null;
-      const next = this.nextUnread();
+      const next = this.reading !== null && !this.reading.is_resident && this.models.get(this.reading.key) === this.reading ? this.reading : this.nextUnread();
       if (next === null) return;
-      this.refreshModel(next);
-      if (!this.resident.includes(next.key)) next.release();
+      this.reading = next;
+      if (this.refreshModel(next, READ_SLICE_BYTES)) {
+        this.reading = null;
+        if (!this.resident.includes(next.key)) next.release();
+      }
       this.scheduleReads();
     });
   }
 
-  /** Marks `model` as just asked for, reading it if it is not resident; releases the least recently asked. */
-  private makeResident(model: SessionModel): void {
+  /** Marks `model` as just asked for and releases the least recently asked. One not resident is read next,
+   *  in slices (`complete`: read it to its end now, as an action must). */
+  private makeResident(model: SessionModel, complete: boolean): void {
     const at = this.resident.indexOf(model.key);
     if (at >= 0) this.resident.splice(at, 1);
     this.resident.push(model.key);
-    if (!model.is_resident) this.refreshModel(model);
     while (this.resident.length > RESIDENT_SESSIONS_MAX) this.models.get(this.resident.shift()!)?.release();
+    if (model.is_resident) return;
+    if (complete) {
+      this.refreshModel(model);
+      return;
+    }
+    this.reading = model;
+    this.scheduleReads();
   }
 
   /** The session needing a read that was written to most recently. */
@@ -191,10 +227,15 @@ export class SessionService implements WalscopeApi {
     return changed;
   }
 
-  private refreshModel(model: SessionModel): void {
+  /** Refreshes `model` (a slice of it with `slice_bytes`); true when its read reached the end of its WAL. */
+  private refreshModel(model: SessionModel, slice_bytes?: number): boolean {
     const first = !model.is_resident;
     const lease_before = model.lease.state;
-    const update = model.refresh(first ? (progress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined);
+    const update = model.refresh(first ? (progress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined, slice_bytes);
+    if (!update.complete) {
+      this.progress(model, model.tailer.bytes_read, sizeOf(model.target.wal_path) ?? model.tailer.bytes_read, false);
+      return false;
+    }
     this.counts.sessions_read += first ? 1 : 0;
     if (first) this.progress(model, model.tailer.bytes_read, model.tailer.bytes_read, true);
     const extent = this.cache === null ? null : model.summaryExtent();
@@ -202,7 +243,8 @@ export class SessionService implements WalscopeApi {
       this.cache!.store(model.key, model.target.wal_path, extent.size_bytes, extent.verified_end, model.summary());
       this.cache_write.schedule('cache');
     }
-    if (update.frames_added > 0 || update.restarted || model.lease.state !== lease_before) this.emitSession(model);
+    if (first || update.frames_added > 0 || update.restarted || model.lease.state !== lease_before) this.emitSession(model);
+    return true;
   }
 
   private progress(model: SessionModel, done_bytes: number, total_bytes: number, finished: boolean): void {
@@ -254,10 +296,11 @@ export class SessionService implements WalscopeApi {
     for (const listener of this.listeners) listener(event);
   }
 
-  private model(key: string): SessionModel {
+  /** The session `key`; one still being read answers with what is read so far unless `complete`. */
+  private model(key: string, complete = false): SessionModel {
     const model = typeof key === 'string' ? this.models.get(key) : undefined;
     if (model === undefined) throw new NotFoundError(`no session "${String(key)}" in this workspace`);
-    this.makeResident(model);
+    this.makeResident(model, complete);
     return model;
   }
 
@@ -299,11 +342,11 @@ export class SessionService implements WalscopeApi {
   }
 
   async previewAction(key: string, kind: ActionKind): Promise<ActionPreview> {
-    return previewAction(this.model(key), checkKind(kind));
+    return previewAction(this.model(key, true), checkKind(kind));
   }
 
   async runAction(key: string, kind: ActionKind, based_on_seq: number): Promise<ActionOutcome> {
-    const model = this.model(key);
+    const model = this.model(key, true);
     const outcome = runAction(model, checkKind(kind), based_on_seq);
     this.emitSession(model);
     return outcome;
@@ -313,6 +356,14 @@ export class SessionService implements WalscopeApi {
     if (this.listeners.size >= LISTENERS_MAX) throw new Error(`more than ${LISTENERS_MAX} subscribers`);
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+}
+
+function sizeOf(file: string): number | null {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return null;
   }
 }
 

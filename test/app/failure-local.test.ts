@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionSummary, WalscopeEvent } from '../../src-shared/ipc.js';
+import type { SessionDetail, SessionSummary, WalscopeEvent } from '../../src-shared/ipc.js';
 import { leasePath, sessionDir, sessionsDir, walPath } from '../../src-main/engine/state-root.js';
 import { SessionService } from '../../src-main/services/session-service.js';
 import { useTempDirs } from '../helpers/temp.js';
@@ -20,6 +20,7 @@ afterEach(async () => {
 async function open(root: string, watch = false): Promise<SessionService> {
   const service = await SessionService.open(root, { watch, cache: false });
   opened.push(service);
+  await service.whenWatching();
   await service.whenRead();
   return service;
 }
@@ -37,11 +38,18 @@ function rootWith(odd: (root: string) => void): string {
   return root;
 }
 
+/** A session's detail once it is read (asking for one starts its read; the answer says `loading` until then). */
+async function readDetail(service: SessionService, key: string): Promise<SessionDetail> {
+  let detail = await service.getSession(key);
+  await waitFor(async () => (detail = await service.getSession(key)).summary.status !== 'loading');
+  return detail;
+}
+
 async function expectOthersUsable(service: SessionService): Promise<void> {
   const sessions = byKey(await service.listSessions());
   expect(sessions['good-a']!.status).toBe('finished');
   expect(sessions['good-b']!.status).toBe('needs_operator');
-  const detail = await service.getSession('good-b');
+  const detail = await readDetail(service, 'good-b');
   expect(detail.integrity.error).toBeNull();
   const page = await service.getRows('good-b', 'timeline', 0, 50);
   expect(page.rows.length).toBeGreaterThan(0);
@@ -54,7 +62,7 @@ describe('failure stays local', () => {
     const empty = byKey(await service.listSessions())['empty']!;
     expect(empty.status).toBe('refused');
     expect(empty.status_detail).toMatch(/holds no "wal" file yet/);
-    const detail = await service.getSession('empty');
+    const detail = await readDetail(service, 'empty');
     expect(detail.integrity.error?.kind).toBe('io');
     expect(detail.rows).toEqual({ timeline: 0, records: 0, transcript: 0 });
     await expectOthersUsable(service);
