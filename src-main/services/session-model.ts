@@ -22,14 +22,14 @@ import {
   SEARCH_MATCHES_MAX,
   SEARCH_QUERY_CHARS_MAX,
 } from '../../src-shared/ipc.js';
+import { formatBytes } from '../../src-shared/format.js';
 import { toJsonValue } from '../../src-shared/json.js';
 import type { SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import { describe } from '../engine/errors.js';
 import type { WalTarget } from '../engine/inspect.js';
-import { checkFrameAt, decodeBody } from '../engine/frame-codec.js';
+import { readFrameAt } from '../engine/frame-access.js';
 import { probeLease } from '../engine/lease.js';
-import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES } from '../engine/limits.js';
 import { hex, ioError } from '../engine/reader.js';
 import { SessionFolder } from '../replay/fold.js';
 import { SessionTailer, type TailProgress, type TailUpdate } from './session-tailer.js';
@@ -257,7 +257,7 @@ export class SessionModel {
     const done_bytes = read?.valid_bytes ?? 0;
     const total_bytes = sizeOf(this.target.wal_path);
     return {
-      summary: { ...this.summary(), status: 'loading', status_detail: `reading the WAL: ${done_bytes} of ${total_bytes} bytes` },
+      summary: { ...this.summary(), status: 'loading', status_detail: `reading the WAL: ${formatBytes(done_bytes)} of ${formatBytes(total_bytes)} (${percent(done_bytes, total_bytes)}); records read so far can be browsed` },
       wal_path: this.target.wal_path,
       wal_id: null,
       read_only: this.read_only,
@@ -326,9 +326,11 @@ export class SessionModel {
   record(index: number): RecordDetail | null {
     if (!Number.isSafeInteger(index) || index < 0 || index >= this.tailer_.index.length) return null;
     const row = this.tailer_.index.row(index);
-    const bytes = readBytes(this.target.wal_path, row.offset, row.size_bytes);
-    const intact = bytes.length === row.size_bytes && checkFrameAt(bytes, 0, bytes.length) === null;
-    const decoded = bytes.length === row.size_bytes ? decodeBody(bytes.subarray(FRAME_HEADER_BYTES, row.size_bytes - FRAME_DIGEST_BYTES), true) : null;
+    const frame = readFrameAt(this.target.wal_path, row.offset);
+    const bytes = frame.kind === 'io' ? Buffer.alloc(0) : frame.bytes;
+    // Intact, and the very frame that was indexed: a file rewritten since holds something else at this offset.
+    const intact = frame.kind === 'ok' && bytes.length === row.size_bytes;
+    const decoded = intact && frame.kind === 'ok' ? frame.body : null;
     let payload = decoded?.kind === 'ok' && decoded.body.payload !== null ? toJsonValue(decoded.body.payload) : null;
     const payload_text = JSON.stringify(payload) ?? '';
     const payload_truncated = payload_text.length > RECORD_PAYLOAD_CHARS_MAX;
@@ -390,6 +392,10 @@ function clampInt(value: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, Math.trunc(value)));
 }
 
+function percent(done: number, total: number): string {
+  return `${total === 0 ? 100 : Math.floor((100 * done) / total)} %`;
+}
+
 function sizeOf(file: string): number {
   try {
     return fs.statSync(file).size;
@@ -403,21 +409,5 @@ function mtimeOf(file: string): number | null {
     return fs.statSync(file).mtimeMs;
   } catch {
     return null;
-  }
-}
-
-function readBytes(file: string, offset: number, length: number): Buffer {
-  const buffer = Buffer.alloc(length);
-  const fd = fs.openSync(file, 'r');
-  try {
-    let filled = 0;
-    while (filled < length) {
-      const count = fs.readSync(fd, buffer, filled, length - filled, offset + filled);
-      if (count === 0) break;
-      filled += count;
-    }
-    return buffer.subarray(0, filled);
-  } finally {
-    fs.closeSync(fd);
   }
 }

@@ -180,7 +180,8 @@ export class SessionService implements WalscopeApi {
     this.resident.push(model.key);
     while (this.resident.length > RESIDENT_SESSIONS_MAX) this.models.get(this.resident.shift()!)?.release();
     if (model.is_resident) return;
-    if (complete) {
+    // A WAL that takes one slice is read now: only a big one answers "still reading" for a while.
+    if (complete || (sizeOf(model.target.wal_path) ?? 0) <= READ_SLICE_BYTES) {
       this.refreshModel(model);
       return;
     }
