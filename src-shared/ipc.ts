@@ -18,6 +18,9 @@ export const PAGE_ROWS_MAX = 2_000;
 /** Matches one search returns; the UI says "first N" past it. */
 export const SEARCH_MATCHES_MAX = 1_000;
 export const SEARCH_QUERY_CHARS_MAX = 200;
+/** A search over payloads on disk answers after at most about this long with the matches so far
+ *  (`SearchResult.complete` false); asking again with the same query goes on. */
+export const SEARCH_STEP_MS = 200;
 /** Raw bytes of one frame shown as hex; larger frames are cut, with the cut said. */
 export const RECORD_HEX_BYTES_MAX = 65_536;
 /** A payload tree larger than this (as JSON text) is cut to a preview. */
@@ -197,6 +200,8 @@ export interface SearchResult {
   query: string;
   rows: number[];
   truncated: boolean;
+  /** false while rows remain unsearched: ask again with the same query for more matches. */
+  complete: boolean;
 }
 
 export type ActionKind = Exclude<RecoveryKind, 'stop'>;

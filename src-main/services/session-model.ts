@@ -21,6 +21,7 @@ import {
   RECORD_PAYLOAD_CHARS_MAX,
   SEARCH_MATCHES_MAX,
   SEARCH_QUERY_CHARS_MAX,
+  SEARCH_STEP_MS,
 } from '../../src-shared/ipc.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { toJsonValue } from '../../src-shared/json.js';
@@ -28,15 +29,18 @@ import type { SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import { describe } from '../engine/errors.js';
 import type { WalTarget } from '../engine/inspect.js';
-import { readFrameAt } from '../engine/frame-access.js';
+import { FrameFile, readFrameAt } from '../engine/frame-access.js';
+import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES } from '../engine/limits.js';
 import { probeLease } from '../engine/lease.js';
 import { hex, ioError } from '../engine/reader.js';
 import { SessionFolder } from '../replay/fold.js';
+import type { RecordIndex } from './record-index.js';
 import { SessionTailer, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { listLength, ViewBuilder, type SessionViews } from './session-views.js';
 
 export class SessionModel {
-  private tailer_: SessionTailer;
+  /** Made on first use and dropped on release: thousands of listed sessions hold no index or fold. */
+  private tailer_: SessionTailer | null = null;
   private builder = new ViewBuilder();
   private views: SessionViews | null = null;
   private summary_: SessionSummary | null = null;
@@ -45,6 +49,7 @@ export class SessionModel {
    *  or laying out); cleared by the next refresh that succeeds. */
   private failure_: WalErrorInfo | null = null;
   private refreshed = false;
+  private records_search: RecordsSearch | null = null;
   /** Only the summary is kept: the fold and views were dropped to bound memory (a root holds thousands of
    *  sessions; only the ones on screen stay resident). The next refresh reads the WAL afresh. */
   private released = false;
@@ -55,10 +60,10 @@ export class SessionModel {
     readonly key: string,
     readonly target: WalTarget,
   ) {
-    this.tailer_ = new SessionTailer(target);
   }
 
   get tailer(): SessionTailer {
+    this.tailer_ ??= new SessionTailer(this.target);
     return this.tailer_;
   }
 
@@ -82,7 +87,7 @@ export class SessionModel {
     this.summary();
     this.released = true;
     this.stale = false;
-    this.tailer_ = new SessionTailer(this.target);
+    this.tailer_ = null;
     this.builder = new ViewBuilder();
     this.views = null;
   }
@@ -98,7 +103,7 @@ export class SessionModel {
   /** The extent of the file this session's summary was made from, when that summary may be kept in the
    *  summary cache: not while a writer is live (it changes under us), not after an I/O error (it may pass). */
   summaryExtent(): { size_bytes: number; verified_end: number } | null {
-    const read = this.tailer_.read;
+    const read = this.tailer_?.read ?? null;
     if (!this.is_resident || read === null || this.failure_ !== null || read.error?.kind === 'io') return null;
     if (this.lease_.state === 'live' || read.in_progress_tail !== null) return null;
     return { size_bytes: read.bytes, verified_end: read.valid_bytes };
@@ -115,7 +120,7 @@ export class SessionModel {
 
   /** Episodes whose fold copy or views were rebuilt since this model was made: the work appends cost. */
   get episodes_rebuilt(): { fold: number; views: number } {
-    return { fold: this.tailer_.episodes_rebuilt, views: this.builder.episodes_rebuilt };
+    return { fold: this.tailer.episodes_rebuilt, views: this.builder.episodes_rebuilt };
   }
 
   get lease(): LeaseView {
@@ -152,7 +157,7 @@ export class SessionModel {
     this.probeLease();
     let update: TailUpdate;
     try {
-      update = this.tailer_.refresh(on_progress, slice_bytes);
+      update = this.tailer.refresh(on_progress, slice_bytes);
       // A slice short of the end: the session is still being read, and its last summary (if any) stands.
       if (!update.complete) return update;
       if (update.frames_added > 0 || update.restarted || failed_before) this.views = null;
@@ -175,7 +180,7 @@ export class SessionModel {
 
   private fail(error: unknown): void {
     this.failure_ = ioError(`cannot show ${this.target.wal_path}: ${describe(error)}`);
-    this.tailer_ = new SessionTailer(this.target);
+    this.tailer_ = null;
     this.builder = new ViewBuilder();
     this.views = null;
   }
@@ -186,13 +191,13 @@ export class SessionModel {
       this.views = this.builder.build(new SessionFolder().snapshot(), this.failure_);
       return this.views;
     }
-    this.views = this.builder.build(this.tailer_.fold(), this.tailer_.read?.error ?? null);
+    this.views = this.builder.build(this.tailer.fold(), this.tailer.read?.error ?? null);
     return this.views;
   }
 
   /** The reader's refusal, or this model's own failure. */
   private error(): WalErrorInfo | null {
-    return this.failure_ ?? this.tailer_.read?.error ?? null;
+    return this.failure_ ?? this.tailer.read?.error ?? null;
   }
 
   fold(): SessionFold {
@@ -206,7 +211,7 @@ export class SessionModel {
   }
 
   private makeSummary(): SessionSummary {
-    const read = this.tailer_.read;
+    const read = this.tailer_?.read ?? null;
     const views = this.refreshed ? this.derived() : null;
     const last = views?.fold.episodes.at(-1) ?? null;
     const [status, status_detail] = views === null ? (['loading', 'reading the WAL'] as const) : this.status(views);
@@ -229,7 +234,7 @@ export class SessionModel {
   private status(views: SessionViews): [SessionStatus, string] {
     const error = this.error();
     if (error !== null) return ['refused', `${error.kind.replaceAll('_', ' ')}: ${missingWalMessage(this.target) ?? error.message}`];
-    const read = this.tailer_.read!;
+    const read = this.tailer.read!;
     if (this.lease_.state === 'live') {
       const holder = this.lease_.holder;
       return ['live', holder === null ? 'a live writer holds the lease' : `written by pid ${holder.pid} on ${holder.host}`];
@@ -253,7 +258,7 @@ export class SessionModel {
   /** While the WAL is being read (first read, or again after a release): what is known so far. The records
    *  read so far can be paged; the timeline, transcript and plan come when the read completes. */
   private readingDetail(): SessionDetail {
-    const read = this.tailer_.read;
+    const read = this.tailer_?.read ?? null;
     const done_bytes = read?.valid_bytes ?? 0;
     const total_bytes = sizeOf(this.target.wal_path);
     return {
@@ -265,7 +270,7 @@ export class SessionModel {
       integrity: { torn_tail: null, in_progress_tail: null, error: null },
       digest_algorithms: read?.digest_algorithms ?? [],
       features: read?.features ?? [],
-      rows: { timeline: 0, records: this.tailer_.index.length, transcript: 0 },
+      rows: { timeline: 0, records: this.tailer.index.length, transcript: 0 },
       resume: {
         kind: 'resume',
         action: 'none',
@@ -284,7 +289,7 @@ export class SessionModel {
   detail(): SessionDetail {
     if (!this.is_resident) return this.readingDetail();
     const views = this.derived();
-    const read = this.failure_ === null ? this.tailer_.read : null;
+    const read = this.failure_ === null ? this.tailer.read : null;
     return {
       summary: this.summary(),
       wal_path: this.target.wal_path,
@@ -302,16 +307,16 @@ export class SessionModel {
   }
 
   rowCounts(): Record<RowList, number> {
-    if (!this.is_resident) return { timeline: 0, records: this.tailer_.index.length, transcript: 0 };
+    if (!this.is_resident) return { timeline: 0, records: this.tailer.index.length, transcript: 0 };
     const views = this.derived();
-    return { timeline: listLength(views, 'timeline'), records: this.tailer_.index.length, transcript: listLength(views, 'transcript') };
+    return { timeline: listLength(views, 'timeline'), records: this.tailer.index.length, transcript: listLength(views, 'transcript') };
   }
 
   rows<L extends RowList>(list: L, start: number, count: number): RowPage<L> {
     const first = clampInt(start, 0, Number.MAX_SAFE_INTEGER);
     const size = clampInt(count, 0, PAGE_ROWS_MAX);
     const pick = (): RowTypes[RowList][] => {
-      if (list === 'records') return this.tailer_.index.rows(first, size);
+      if (list === 'records') return this.tailer.index.rows(first, size);
       if (!this.is_resident) return [];
       return list === 'timeline' ? this.derived().timeline.slice(first, size) : this.derived().transcript(first, size);
     };
@@ -319,18 +324,18 @@ export class SessionModel {
   }
 
   locateSeq(seq: number): number | null {
-    return this.tailer_.index.frameOfSeq(seq);
+    return this.tailer.index.frameOfSeq(seq);
   }
 
   /** One frame re-read from disk: digest re-checked, payload decoded, raw bytes as hex. */
   record(index: number): RecordDetail | null {
-    if (!Number.isSafeInteger(index) || index < 0 || index >= this.tailer_.index.length) return null;
-    const row = this.tailer_.index.row(index);
-    const frame = readFrameAt(this.target.wal_path, row.offset);
+    if (!Number.isSafeInteger(index) || index < 0 || index >= this.tailer.index.length) return null;
+    const row = this.tailer.index.row(index);
+    const { frame, body } = readFrameAt(this.target.wal_path, row.offset);
     const bytes = frame.kind === 'io' ? Buffer.alloc(0) : frame.bytes;
     // Intact, and the very frame that was indexed: a file rewritten since holds something else at this offset.
     const intact = frame.kind === 'ok' && bytes.length === row.size_bytes;
-    const decoded = intact && frame.kind === 'ok' ? frame.body : null;
+    const decoded = intact ? body : null;
     let payload = decoded?.kind === 'ok' && decoded.body.payload !== null ? toJsonValue(decoded.body.payload) : null;
     const payload_text = JSON.stringify(payload) ?? '';
     const payload_truncated = payload_text.length > RECORD_PAYLOAD_CHARS_MAX;
@@ -350,11 +355,12 @@ export class SessionModel {
 
   search(list: RowList, query: string): SearchResult {
     const needle = query.slice(0, SEARCH_QUERY_CHARS_MAX).toLowerCase();
+    if (list === 'records') return this.searchRecords(needle);
     const rows: number[] = [];
     let truncated = false;
     if (needle.length > 0) {
       let base = 0;
-      for (const texts of this.searchParts(list)) {
+      for (const texts of this.is_resident ? this.derived().searchParts(list) : []) {
         for (let index = 0; index < texts.length && !truncated; index++) {
           if (!texts[index]!.includes(needle)) continue;
           if (rows.length === SEARCH_MATCHES_MAX) truncated = true;
@@ -363,17 +369,59 @@ export class SessionModel {
         base += texts.length;
       }
     }
-    return { list, query: needle, rows, truncated };
+    return { list, query: needle, rows, truncated, complete: true };
   }
 
-  private searchParts(list: RowList): readonly (readonly string[])[] {
-    if (list !== 'records') return this.is_resident ? this.derived().searchParts(list) : [];
-    // Records grow without rebuilding views: their text is cheap, so it is made per search.
-    const index = this.tailer_.index;
-    const texts: string[] = [];
-    for (let at = 0; at < index.length; at++) texts.push(`${index.typeName(at)} seq ${index.row(at).seq}`.toLowerCase());
-    return [texts];
+  /** Records match on their type, seq and payload text. Payloads are on disk, so a search over many records
+   *  runs in steps of SEARCH_STEP_MS: each answer carries the matches so far, and asking again with the same
+   *  query goes on from where the last step stopped (over records appended meanwhile too). */
+  private searchRecords(needle: string): SearchResult {
+    const index = this.tailer.index;
+    let search = this.records_search;
+    if (search === null || search.needle !== needle || search.index !== index) {
+      search = this.records_search = { needle, index, next: 0, rows: [], truncated: false };
+    }
+    if (needle.length > 0 && search.next < index.length && !search.truncated) this.searchStep(search);
+    return { list: 'records', query: needle, rows: [...search.rows], truncated: search.truncated, complete: search.truncated || search.next >= index.length };
   }
+
+  private searchStep(search: RecordsSearch): void {
+    const file = FrameFile.open(this.target.wal_path);
+    if (!(file instanceof FrameFile)) {
+      search.next = search.index.length;
+      return;
+    }
+    // Payload bytes are matched as they are stored (CBOR text is UTF-8), compared through the same latin1
+    // lowercasing on both sides: no decoding per record.
+    const needle_bytes = Buffer.from(search.needle, 'utf8').toString('latin1').toLowerCase();
+    const deadline_ms = performance.now() + SEARCH_STEP_MS;
+    try {
+      while (search.next < search.index.length && !search.truncated) {
+        if (search.next % 64 === 0 && performance.now() > deadline_ms) break;
+        const at = search.next++;
+        const row = search.index.row(at);
+        let found = `${row.type} seq ${row.seq}`.toLowerCase().includes(search.needle);
+        if (!found) {
+          const frame = file.at(row.offset);
+          found = frame.kind === 'ok' && frame.bytes.toString('latin1', FRAME_HEADER_BYTES, frame.bytes.length - FRAME_DIGEST_BYTES).toLowerCase().includes(needle_bytes);
+        }
+        if (!found) continue;
+        if (search.rows.length === SEARCH_MATCHES_MAX) search.truncated = true;
+        else search.rows.push(at);
+      }
+    } finally {
+      file.close();
+    }
+  }
+}
+
+interface RecordsSearch {
+  needle: string;
+  /** The index searched: a restarted read makes a new one, and the search starts over. */
+  index: RecordIndex;
+  next: number;
+  rows: number[];
+  truncated: boolean;
 }
 
 /** A session folder with no `wal` (a writer that died between taking the lease and creating its WAL, or a copy

@@ -162,7 +162,12 @@ export class SessionService implements WalscopeApi {
     this.read_timer = setImmediate(() => {
       this.read_timer = null;
       const next = this.reading !== null && !this.reading.is_resident && this.models.get(this.reading.key) === this.reading ? this.reading : this.nextUnread();
-      if (next === null) return;
+      if (next === null) {
+        // Every summary is current: keep them now (a worker may be terminated without a close).
+        this.cache_write.clear();
+        this.cache?.flush();
+        return;
+      }
       this.reading = next;
       if (this.refreshModel(next, READ_SLICE_BYTES)) {
         this.reading = null;
