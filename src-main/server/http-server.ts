@@ -2,13 +2,14 @@
 // on 127.0.0.1 only. Every request passes the guard (Host, Origin, token) before anything else happens.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isApiMethod, REQUEST_BYTES_MAX, type WalscopeApi } from '../../src-shared/ipc.js';
+import { dispatchApi, isApiMethod, REQUEST_BYTES_MAX, toApiError, type ApiErrorCode, type WalscopeApi } from '../../src-shared/ipc.js';
 import { SECURITY_HEADERS } from './csp.js';
 import { EventStreams } from './event-stream.js';
 import { newToken, RequestGuard, TOKEN_COOKIE } from './guard.js';
 import { staticFile } from './static-files.js';
 
 export const API_PREFIX = '/api/';
+const STATUS_OF: Record<ApiErrorCode, number> = { bad_request: 400, not_found: 404, internal: 500 };
 export const EVENTS_PATH = '/api/events';
 
 export interface ServeOptions {
@@ -115,12 +116,10 @@ async function handleApi(api: WalscopeApi, method: string, request: http.Incomin
     return;
   }
   try {
-    const call = api[method] as (...values: unknown[]) => Promise<unknown>;
-    const value = await call.apply(api, args);
-    send(response, 200, value ?? null, headers);
+    send(response, 200, (await dispatchApi(api, method, args)) ?? null, headers);
   } catch (error) {
-    const not_found = error instanceof Error && error.name === 'NotFoundError';
-    send(response, not_found ? 404 : 500, { error: error instanceof Error ? error.message : String(error), code: not_found ? 'not_found' : 'internal' }, headers);
+    const failure = toApiError(error);
+    send(response, STATUS_OF[failure.code], failure, headers);
   }
 }
 
