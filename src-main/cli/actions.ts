@@ -7,7 +7,7 @@ import { classifyPath, isValidSessionId, SESSIONS_DIR_NAME } from '../engine/sta
 import { cancelSession, previewRecovery, resumeSession, sealSession, type Planner, type RecoveryOptions, type RecoveryOutcome } from '../replay/actions.js';
 import { planCancel, planResume, planSeal } from '../replay/plan.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
-import { plural } from './format.js';
+import { plural, textLines } from './format.js';
 import { planLines } from './replay.js';
 
 type Act = (root: string, session_id: string, options: RecoveryOptions) => RecoveryOutcome;
@@ -27,7 +27,7 @@ function actionCommand(name: string, summary: string, planner: Planner, act: Act
       if (typeof session === 'string') return refuse(session);
       const preview = previewRecovery(session.root, session.id, planner);
       if (preview.kind !== 'plan') return refuse(preview.message);
-      await writeOut(`${planLines(preview.plan).join('\n')}\n`);
+      await writeOut(textLines(planLines(preview.plan)));
       if (values['dry-run'] || preview.plan.records.length === 0) return EXIT_OK;
       const approved = values.yes === true || (await confirm(preview.plan.records.length));
       if (!approved) return refuse(process.stdin.isTTY ? 'not confirmed: nothing was written' : 'not confirmed: there is no terminal to ask on; pass --yes to write');
@@ -66,6 +66,6 @@ async function confirm(count: number): Promise<boolean> {
 }
 
 async function refuse(message: string): Promise<number> {
-  process.stderr.write(`${message}\n`);
+  process.stderr.write(textLines([message]));
   return EXIT_REFUSED;
 }

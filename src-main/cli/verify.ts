@@ -5,7 +5,7 @@ import { classifyPath } from '../engine/state-root.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { targetsOf } from './targets.js';
-import { plural } from './format.js';
+import { plural, textLines } from './format.js';
 
 export const verifyCommand: Command = {
   summary: 'check a WAL, a session folder or every session of a state root (read-only)',
@@ -44,7 +44,7 @@ function humanReport(report: VerifyReport): string {
   if (report.in_progress_tail !== null) {
     lines.push(`  tail in progress: a live writer is appending (${plural(report.in_progress_tail.bytes, 'byte')} at offset ${report.in_progress_tail.offset})`);
   }
-  return `${lines.join('\n')}\n`;
+  return textLines(lines);
 }
 
 function advice(kind: string): string {
