@@ -41,6 +41,7 @@ export const RESIDENT_SESSIONS_MAX = 3;
 const LIST_PUSH_MS = 100;
 /** A background read takes at most about this many bytes of one WAL per turn of the event loop. */
 export const READ_SLICE_BYTES = 8 * 1_048_576;
+const LEASE_PROBES_PER_TURN = 200;
 /** The summary cache is written this long after the last summary changed (and on close). */
 const CACHE_WRITE_MS = 1_000;
 
@@ -54,6 +55,8 @@ export class SessionService implements WalscopeApi {
   private readonly models = new Map<string, SessionModel>();
   /** Keys of resident sessions, least recently asked for first. */
   private readonly resident: string[] = [];
+  /** Sessions whose summary came from the cache and whose lease is not probed yet. */
+  private readonly lease_sweep: SessionModel[] = [];
   private readonly listeners = new Set<(event: WalscopeEvent) => void>();
   private readonly list_push = new Debouncer(() => this.emit({ type: 'sessions', sessions: this.summaries() }), LIST_PUSH_MS, LIST_PUSH_MS * 3);
   private readonly cache_write = new Debouncer(() => this.cache?.flush(), CACHE_WRITE_MS, CACHE_WRITE_MS * 5);
@@ -126,7 +129,7 @@ export class SessionService implements WalscopeApi {
       const summary = this.cache.lookup(model.key, model.target.wal_path);
       if (summary === null) continue;
       model.adopt(summary);
-      model.probeLease();
+      this.lease_sweep.push(model);
       this.counts.summaries_from_cache += 1;
     }
     this.cache_write.schedule('cache');
@@ -152,7 +155,7 @@ export class SessionService implements WalscopeApi {
 
   /** Resolves once every session's summary is current. */
   async whenRead(): Promise<void> {
-    while (!this.closed && [...this.models.values()].some((model) => model.needs_read)) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (!this.closed && (this.lease_sweep.length > 0 || [...this.models.values()].some((model) => model.needs_read))) await new Promise((resolve) => setTimeout(resolve, 5));
   }
 
   /** Reads the next session that needs it, then yields to the event loop before the one after it. A session
@@ -161,6 +164,13 @@ export class SessionService implements WalscopeApi {
     if (this.read_timer !== null || this.closed) return;
     this.read_timer = setImmediate(() => {
       this.read_timer = null;
+      // A session taken from the cache may have a live writer now: its lease is probed (a few hundred per
+      // turn: each probe reads the OS's lock table) before any WAL is read.
+      if (this.lease_sweep.length > 0) {
+        for (const model of this.lease_sweep.splice(0, LEASE_PROBES_PER_TURN)) model.probeLease();
+        this.scheduleReads();
+        return;
+      }
       const next = this.reading !== null && !this.reading.is_resident && this.models.get(this.reading.key) === this.reading ? this.reading : this.nextUnread();
       if (next === null) {
         // Every summary is current: keep them now (a worker may be terminated without a close).

@@ -9,6 +9,7 @@ import type { SessionSummary } from '../../src-shared/ipc.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { SessionService } from '../../src-main/services/session-service.js';
 import { CACHE_DIR_ENV, cacheDir } from '../../src-main/services/summary-cache.js';
+import { killHard, runFixture } from '../fixtures/run-fixture.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession, writeFinished, writeIndeterminate } from './wal-fixture.js';
 
@@ -100,6 +101,20 @@ describe('summary cache', () => {
     expect(second.counts).toEqual({ sessions_read: 3, summaries_from_cache: 0 });
     expect(second.summaries).toEqual(first.summaries);
     expect((await openOnce(root)).counts).toEqual({ sessions_read: 0, summaries_from_cache: 3 });
+  });
+
+  it('a cached session that a writer holds now is read again and shown live', async () => {
+    const root = root3();
+    await openOnce(root);
+    const holder = runFixture('hold-lease.ts', [sessionDir(root, 'a'), 'live-writer', '9']);
+    try {
+      await holder.nextLine();
+      const second = await openOnce(root);
+      expect(second.counts).toEqual({ sessions_read: 1, summaries_from_cache: 3 });
+      expect(second.summaries.find((summary) => summary.key === 'a')!.status).toBe('live');
+    } finally {
+      await killHard(holder);
+    }
   });
 
   it('an export is cached in the cache folder, never beside it', async () => {
