@@ -24,10 +24,26 @@ import { isMap, text } from './values.js';
 
 /** Every episode's messages in order: each run's input, its committed turns and its steers. */
 export function renderTranscript(fold: SessionFold): JsonPayload[] {
-  return fold.episodes.flatMap(renderEpisode);
+  const messages: JsonPayload[] = [];
+  for (const episode of fold.episodes) appendAll(messages, episodeMessages(episode));
+  return messages;
 }
 
-export function renderEpisode(episode: EpisodeFold): JsonPayload[] {
+/** An episode's messages, rendered once per episode object: a live session's snapshots share their closed
+ *  episodes (SessionFolder.snapshotSince), so a plan made after each append does not render the whole session
+ *  again. The mark re-renders an episode object that was changed in place. */
+const rendered = new WeakMap<EpisodeFold, { mark: string; messages: JsonPayload[] }>();
+
+export function episodeMessages(episode: EpisodeFold): JsonPayload[] {
+  const mark = `${episode.last_seq}:${episode.state}:${episode.steps.length}:${episode.batches.length}:${episode.steers.length}`;
+  const known = rendered.get(episode);
+  if (known !== undefined && known.mark === mark) return known.messages;
+  const messages = renderEpisode(episode);
+  rendered.set(episode, { mark, messages });
+  return messages;
+}
+
+function renderEpisode(episode: EpisodeFold): JsonPayload[] {
   const index = new EpisodeIndex(episode);
   const messages: JsonPayload[] = [...asMessages(episode.input)];
   const steps = index.recordedSteps();

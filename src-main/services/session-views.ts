@@ -7,7 +7,7 @@ import type { CallClass, EpisodeFold, JsonPayload, RecoveryPlan, SessionFold } f
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import { planResume } from '../replay/plan.js';
 import { refusedPlan } from '../replay/report.js';
-import { checkProviderValid, renderEpisode } from '../replay/transcript.js';
+import { checkProviderValid, episodeMessages } from '../replay/transcript.js';
 import { episodeRows, outsideRows, sessionAnomalyRows, transcriptRow } from './timeline.js';
 
 /** A list made of parts (one per episode, then the session's own rows), indexed as if it were one array. */
@@ -65,6 +65,8 @@ interface EpisodeViews {
   rows: TimelineRow[] | null;
   messages: JsonPayload[] | null;
   class_counts: Partial<Record<CallClass, number>>;
+  /** The provider-validity check of this episode's messages. */
+  valid?: boolean;
   /** Lowercased texts for search, made on the first search that needs them. */
   search: Partial<Record<'timeline' | 'transcript', string[]>>;
 }
@@ -92,7 +94,7 @@ export class ViewBuilder {
   build(fold: SessionFold, read_error: WalErrorInfo | null): SessionViews {
     const parts = fold.episodes.map((episode) => this.episodeViews(episode));
     const rowsOf = (index: number): TimelineRow[] => (parts[index]!.rows ??= episodeRows(fold.episodes[index]!));
-    const messagesOf = (index: number): JsonPayload[] => (parts[index]!.messages ??= renderEpisode(fold.episodes[index]!));
+    const messagesOf = (index: number): JsonPayload[] => (parts[index]!.messages ??= episodeMessages(fold.episodes[index]!));
     let session_rows: TimelineRow[] | null = null;
     let timeline: Segments<TimelineRow> | null = null;
     let messages: Segments<JsonPayload> | null = null;
@@ -114,7 +116,9 @@ export class ViewBuilder {
       },
       resume: read_error !== null ? refusedPlan(read_error) : planResume(fold),
       class_counts,
-      transcriptValid: () => (valid ??= checkProviderValid(views.messages.slice(0, views.messages.length)).valid),
+      // Per episode: a turn enters the transcript only once committed, so a tool call and its result are
+      // always in the same episode, and a closed episode's verdict is kept with its views.
+      transcriptValid: () => (valid ??= parts.every((part, index) => (part.valid ??= checkProviderValid(messagesOf(index)).valid))),
       transcript: (start, count) => views.messages.slice(start, count).map((message, offset) => transcriptRow(message, start + offset)),
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
       searchParts: (list) => {
