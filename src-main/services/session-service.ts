@@ -18,6 +18,7 @@ import type {
   SearchResult,
   SessionDetail,
   SessionSummary,
+  StepContext,
   WalscopeApi,
   WalscopeEvent,
   Workspace,
@@ -26,6 +27,7 @@ import { describe } from '../engine/errors.js';
 import { resolveTargets, sessionTarget, type WalTarget } from '../engine/inspect.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import { previewAction, runAction } from './actions.js';
+import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
 import { SummaryCache } from './summary-cache.js';
@@ -363,6 +365,10 @@ export class SessionService implements WalscopeApi {
     const outcome = runAction(model, kind, based_on_seq);
     this.emitSession(model);
     return outcome;
+  }
+
+  async getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext> {
+    return stepContext(this.model(key, true).fold(), episode, step_id);
   }
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {

@@ -7,7 +7,7 @@ import type { CallClass, EpisodeFold, JsonPayload, RecoveryPlan, SessionFold } f
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import { planResume } from '../replay/plan.js';
 import { refusedPlan } from '../replay/report.js';
-import { checkProviderValid, episodeMessages } from '../replay/transcript.js';
+import { checkProviderValid, renderSessionRequest } from '../replay/transcript.js';
 import { episodeRows, outsideRows, sessionAnomalyRows, transcriptRow } from './timeline.js';
 
 /** A list made of parts (one per episode, then the session's own rows), indexed as if it were one array. */
@@ -63,12 +63,9 @@ export class Segments<T> {
  *  its line in the list never pays for them. */
 interface EpisodeViews {
   rows: TimelineRow[] | null;
-  messages: JsonPayload[] | null;
   class_counts: Partial<Record<CallClass, number>>;
-  /** The provider-validity check of this episode's messages. */
-  valid?: boolean;
   /** Lowercased texts for search, made on the first search that needs them. */
-  search: Partial<Record<'timeline' | 'transcript', string[]>>;
+  search: { timeline?: string[] };
 }
 
 export interface SessionViews {
@@ -94,7 +91,16 @@ export class ViewBuilder {
   build(fold: SessionFold, read_error: WalErrorInfo | null): SessionViews {
     const parts = fold.episodes.map((episode) => this.episodeViews(episode));
     const rowsOf = (index: number): TimelineRow[] => (parts[index]!.rows ??= episodeRows(fold.episodes[index]!));
-    const messagesOf = (index: number): JsonPayload[] => (parts[index]!.messages ??= episodeMessages(fold.episodes[index]!));
+    // The next request is rendered for the whole session: a compaction view in force decides which turns it
+    // carries, and a view that no longer assembles leaves no request at all (replay/transcript.ts).
+    let request: { messages: JsonPayload[]; problems: number } | null = null;
+    const nextRequest = () => {
+      if (request === null) {
+        const rendered = renderSessionRequest(fold);
+        request = { messages: rendered.messages.map((entry) => entry.message), problems: rendered.problems.length };
+      }
+      return request;
+    };
     let session_rows: TimelineRow[] | null = null;
     let timeline: Segments<TimelineRow> | null = null;
     let messages: Segments<JsonPayload> | null = null;
@@ -111,22 +117,20 @@ export class ViewBuilder {
         return timeline;
       },
       get messages() {
-        messages ??= new Segments<JsonPayload>(parts.map((_, index) => messagesOf(index)));
+        messages ??= new Segments<JsonPayload>([nextRequest().messages]);
         return messages;
       },
       resume: read_error !== null ? refusedPlan(read_error) : planResume(fold),
       class_counts,
-      // Per episode: a turn enters the transcript only once committed, so a tool call and its result are
-      // always in the same episode, and a closed episode's verdict is kept with its views.
-      transcriptValid: () => (valid ??= parts.every((part, index) => (part.valid ??= checkProviderValid(messagesOf(index)).valid))),
+      transcriptValid: () => (valid ??= nextRequest().problems === 0 && checkProviderValid(nextRequest().messages).valid),
       transcript: (start, count) => views.messages.slice(start, count).map((message, offset) => transcriptRow(message, start + offset)),
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
       searchParts: (list) => {
-        const source = list === 'timeline' ? views.timeline.parts : views.messages.parts;
-        return source.map((rows, index) => {
+        const texts = (rows: readonly unknown[]): string[] => rows.map((row) => JSON.stringify(row).toLowerCase());
+        if (list === 'transcript') return [texts(views.messages.parts[0] ?? [])];
+        return views.timeline.parts.map((rows, index) => {
           const part = parts[index];
-          const texts = (): string[] => rows.map((row) => JSON.stringify(row).toLowerCase());
-          return part === undefined ? texts() : (part.search[list] ??= texts());
+          return part === undefined ? texts(rows) : (part.search.timeline ??= texts(rows));
         });
       },
     };
@@ -139,7 +143,7 @@ export class ViewBuilder {
     this.episodes_rebuilt += 1;
     const class_counts: Partial<Record<CallClass, number>> = {};
     for (const batch of episode.batches) for (const call of batch.calls) class_counts[call.class] = (class_counts[call.class] ?? 0) + 1;
-    const views: EpisodeViews = { rows: null, messages: null, class_counts, search: {} };
+    const views: EpisodeViews = { rows: null, class_counts, search: {} };
     this.per_episode.set(episode, views);
     return views;
   }

@@ -82,6 +82,7 @@ export class WorkerApi implements WalscopeApi {
   search = this.client.search;
   previewAction = this.client.previewAction;
   runAction = this.client.runAction;
+  getContext = this.client.getContext;
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {
     if (this.listeners.size >= LISTENERS_MAX) throw new Error(`more than ${LISTENERS_MAX} subscribers`);
