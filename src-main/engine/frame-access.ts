@@ -1,36 +1,56 @@
 // Frames by their offset: the way the app re-reads records it indexed earlier (payloads stay on disk until a
-// row on screen or a search needs them). It goes through FileIO like every other read, checks the header and
-// the digest exactly as the reader does, and never throws on bad data: a frame that is no longer there or no
-// longer intact says so. A `FrameFile` reads ahead, so walking many frames in file order costs few reads.
+// row on screen, a search or a request needs them). It goes through FileIO like every other read, checks the
+// header and the digest exactly as the reader does, and never throws on bad data: a frame that is no longer
+// there or no longer intact says so. A `FrameFile` reads ahead, so walking many frames in file order costs few
+// reads; `frameInBuffer` checks a frame of a WAL image held in memory the same way.
 import type { DamageReason } from '../../src-shared/wal.js';
 import { describe } from './errors.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
 import { checkFrameAt, checkHeader, decodeBody, type BodyDecodeResult } from './frame-codec.js';
 import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, MIB } from './limits.js';
 
-export type FrameAt =
+/** A frame's bytes, header and digest checked, its body not decoded (what a byte search needs). */
+export type CheckedFrame =
   | { kind: 'ok'; bytes: Buffer }
   /** The bytes at `offset` are not an intact frame (any more): `bytes` holds what could be read. */
   | { kind: 'damaged'; bytes: Buffer; reason: DamageReason }
   | { kind: 'io'; message: string };
 
+export type FrameAt = Exclude<CheckedFrame, { kind: 'ok' }> | { kind: 'ok'; bytes: Buffer; body: BodyDecodeResult };
+
 const READ_AHEAD_BYTES = MIB;
 
-/** Reads and decodes the frame starting at `offset` of the WAL at `path`. */
-export function readFrameAt(path: string, offset: number, io: FileIO = nodeFileIO): { frame: FrameAt; body: BodyDecodeResult | null } {
-  const file = FrameFile.open(path, io);
-  if (!(file instanceof FrameFile)) return { frame: file, body: null };
+/** Reads the frame starting at `offset` of the WAL at `path`: header, body and digest, checked. */
+export function readFrameAt(path: string, offset: number, options: { io?: FileIO; with_payload?: boolean } = {}): FrameAt {
+  const file = FrameFile.open(path, options.io ?? nodeFileIO);
+  if (!(file instanceof FrameFile)) return file;
   try {
-    const frame = file.at(offset);
-    return { frame, body: frame.kind === 'ok' ? frameBody(frame.bytes) : null };
+    return file.at(offset, options.with_payload ?? true);
   } finally {
     file.close();
   }
 }
 
-/** The body of an intact frame's bytes, decoded with its payload. */
-export function frameBody(bytes: Buffer): BodyDecodeResult {
-  return decodeBody(bytes.subarray(FRAME_HEADER_BYTES, bytes.length - FRAME_DIGEST_BYTES), true);
+/** The frame starting at `offset` of a WAL image held in memory (the crash simulator's disk views), checked
+ *  exactly as `readFrameAt` checks one on disk. */
+export function frameInBuffer(wal: Buffer, offset: number, with_payload = true): FrameAt {
+  const available_bytes = wal.length - offset;
+  const header = wal.subarray(offset, offset + Math.min(FRAME_HEADER_BYTES, Math.max(0, available_bytes)));
+  return decoded(checkedFrame(header, available_bytes, (size_bytes) => wal.subarray(offset, offset + size_bytes)), with_payload);
+}
+
+function checkedFrame(header: Buffer, available_bytes: number, frameBytes: (size_bytes: number) => Buffer): CheckedFrame {
+  const checked = checkHeader(header, available_bytes);
+  if (typeof checked === 'string') return { kind: 'damaged', bytes: header, reason: checked };
+  const bytes = frameBytes(checked.size_bytes);
+  if (bytes.length < checked.size_bytes) return { kind: 'damaged', bytes, reason: 'past_end' };
+  const damage = checkFrameAt(bytes, 0, bytes.length);
+  return damage === null ? { kind: 'ok', bytes } : { kind: 'damaged', bytes, reason: damage };
+}
+
+function decoded(frame: CheckedFrame, with_payload: boolean): FrameAt {
+  if (frame.kind !== 'ok') return frame;
+  return { kind: 'ok', bytes: frame.bytes, body: decodeBody(frame.bytes.subarray(FRAME_HEADER_BYTES, frame.bytes.length - FRAME_DIGEST_BYTES), with_payload) };
 }
 
 export class FrameFile {
@@ -63,17 +83,17 @@ export class FrameFile {
     this.io.close(this.fd);
   }
 
+  /** The frame starting at `offset`, checked and its body decoded. */
+  at(offset: number, with_payload = true): FrameAt {
+    return decoded(this.checked(offset), with_payload);
+  }
+
   /** The frame starting at `offset`, its header and digest checked. */
-  at(offset: number): FrameAt {
+  checked(offset: number): CheckedFrame {
     try {
       const available_bytes = this.size_bytes - offset;
       const header = this.bytes(offset, Math.min(FRAME_HEADER_BYTES, Math.max(0, available_bytes)));
-      const checked = checkHeader(header, available_bytes);
-      if (typeof checked === 'string') return { kind: 'damaged', bytes: header, reason: checked };
-      const bytes = this.bytes(offset, checked.size_bytes);
-      if (bytes.length < checked.size_bytes) return { kind: 'damaged', bytes, reason: 'past_end' };
-      const damage = checkFrameAt(bytes, 0, bytes.length);
-      return damage === null ? { kind: 'ok', bytes } : { kind: 'damaged', bytes, reason: damage };
+      return checkedFrame(header, available_bytes, (size_bytes) => this.bytes(offset, size_bytes));
     } catch (error) {
       return { kind: 'io', message: `cannot read ${this.path} at offset ${offset}: ${describe(error)}` };
     }

@@ -25,7 +25,7 @@ import {
 } from '../../src-shared/ipc.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { toJsonValue } from '../../src-shared/json.js';
-import type { SessionFold } from '../../src-shared/replay.js';
+import type { JsonPayload, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import { describe } from '../engine/errors.js';
 import type { WalTarget } from '../engine/inspect.js';
@@ -34,6 +34,7 @@ import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES } from '../engine/limits.js';
 import { probeLease } from '../engine/lease.js';
 import { hex, ioError } from '../engine/reader.js';
 import { SessionFolder } from '../replay/fold.js';
+import { walPayloadReader, type PayloadReader } from '../replay/payloads.js';
 import type { RecordIndex } from './record-index.js';
 import { SessionTailer, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { listLength, ViewBuilder, type SessionViews } from './session-views.js';
@@ -50,6 +51,7 @@ export class SessionModel {
   private failure_: WalErrorInfo | null = null;
   private refreshed = false;
   private records_search: RecordsSearch | null = null;
+  private payloads_: PayloadReader | null = null;
   /** Only the summary is kept: the fold and views were dropped to bound memory (a root holds thousands of
    *  sessions; only the ones on screen stay resident). The next refresh reads the WAL afresh. */
   private released = false;
@@ -88,6 +90,7 @@ export class SessionModel {
     this.released = true;
     this.stale = false;
     this.tailer_ = null;
+    this.payloads_ = null;
     this.builder = new ViewBuilder();
     this.views = null;
   }
@@ -160,6 +163,7 @@ export class SessionModel {
       update = this.tailer.refresh(on_progress, slice_bytes);
       // A slice short of the end: the session is still being read, and its last summary (if any) stands.
       if (!update.complete) return update;
+      if (update.restarted) this.payloads_ = null;
       if (update.frames_added > 0 || update.restarted || failed_before) this.views = null;
       this.settle();
       this.derived();
@@ -181,6 +185,7 @@ export class SessionModel {
   private fail(error: unknown): void {
     this.failure_ = ioError(`cannot show ${this.target.wal_path}: ${describe(error)}`);
     this.tailer_ = null;
+    this.payloads_ = null;
     this.builder = new ViewBuilder();
     this.views = null;
   }
@@ -188,11 +193,16 @@ export class SessionModel {
   private derived(): SessionViews {
     if (this.views !== null) return this.views;
     if (this.failure_ !== null) {
-      this.views = this.builder.build(new SessionFolder().snapshot(), this.failure_);
+      this.views = this.builder.build(new SessionFolder().snapshot(), this.payloads(), this.failure_);
       return this.views;
     }
-    this.views = this.builder.build(this.tailer.fold(), this.tailer.read?.error ?? null);
+    this.views = this.builder.build(this.tailer.fold(), this.payloads(), this.tailer.read?.error ?? null);
     return this.views;
+  }
+
+  /** Tool outputs read back from this session's WAL (the fold keeps only where they are), the last few kept. */
+  payloads(): PayloadReader {
+    return (this.payloads_ ??= cachedPayloads(walPayloadReader(this.target.wal_path)));
   }
 
   /** The reader's refusal, or this model's own failure. */
@@ -331,11 +341,11 @@ export class SessionModel {
   record(index: number): RecordDetail | null {
     if (!Number.isSafeInteger(index) || index < 0 || index >= this.tailer.index.length) return null;
     const row = this.tailer.index.row(index);
-    const { frame, body } = readFrameAt(this.target.wal_path, row.offset);
+    const frame = readFrameAt(this.target.wal_path, row.offset);
     const bytes = frame.kind === 'io' ? Buffer.alloc(0) : frame.bytes;
     // Intact, and the very frame that was indexed: a file rewritten since holds something else at this offset.
     const intact = frame.kind === 'ok' && bytes.length === row.size_bytes;
-    const decoded = intact ? body : null;
+    const decoded = intact ? frame.body : null;
     let payload = decoded?.kind === 'ok' && decoded.body.payload !== null ? toJsonValue(decoded.body.payload) : null;
     const payload_text = JSON.stringify(payload) ?? '';
     const payload_truncated = payload_text.length > RECORD_PAYLOAD_CHARS_MAX;
@@ -402,7 +412,7 @@ export class SessionModel {
         const row = search.index.row(at);
         let found = `${row.type} seq ${row.seq}`.toLowerCase().includes(search.needle);
         if (!found) {
-          const frame = file.at(row.offset);
+          const frame = file.checked(row.offset);
           found = frame.kind === 'ok' && frame.bytes.toString('latin1', FRAME_HEADER_BYTES, frame.bytes.length - FRAME_DIGEST_BYTES).toLowerCase().includes(needle_bytes);
         }
         if (!found) continue;
@@ -413,6 +423,37 @@ export class SessionModel {
       file.close();
     }
   }
+}
+
+/** Payloads kept by a session's reader: a page of rows re-read while scrolling costs no read, and the cache holds
+ *  at most this many payloads of at most this many bytes of their text in all (an output is up to 16 MiB). */
+const PAYLOADS_CACHED_MAX = 256;
+const PAYLOADS_CACHED_CHARS_MAX = 8 * 1024 * 1024;
+
+/** `read` with the payloads it read last kept, least recently used dropped first. An offset names one record
+ *  of an append-only WAL: a file replaced under it restarts the session's read, and its reader with it. */
+function cachedPayloads(read: PayloadReader): PayloadReader {
+  const kept = new Map<number, { payload: JsonPayload; chars: number }>();
+  let chars_kept = 0;
+  return (offset) => {
+    const hit = kept.get(offset);
+    if (hit !== undefined) {
+      kept.delete(offset);
+      kept.set(offset, hit);
+      return hit.payload;
+    }
+    const payload = read(offset);
+    const chars = JSON.stringify(payload).length;
+    if (chars > PAYLOADS_CACHED_CHARS_MAX) return payload;
+    kept.set(offset, { payload, chars });
+    chars_kept += chars;
+    for (const [oldest, entry] of kept) {
+      if (kept.size <= PAYLOADS_CACHED_MAX && chars_kept <= PAYLOADS_CACHED_CHARS_MAX) break;
+      kept.delete(oldest);
+      chars_kept -= entry.chars;
+    }
+    return payload;
+  };
 }
 
 interface RecordsSearch {

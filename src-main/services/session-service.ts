@@ -12,6 +12,9 @@ import type {
   ActionKind,
   ActionOutcome,
   ActionPreview,
+  RetirePreview,
+  RetireResult,
+  SessionHistory,
   RecordDetail,
   RowList,
   RowPage,
@@ -23,8 +26,10 @@ import type {
   WalscopeEvent,
   Workspace,
 } from '../../src-shared/ipc.js';
+import type { RetirePlan } from '../../src-shared/wal.js';
 import { describe } from '../engine/errors.js';
 import { resolveTargets, sessionTarget, type WalTarget } from '../engine/inspect.js';
+import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import { previewAction, runAction } from './actions.js';
 import { stepContext } from './context.js';
@@ -59,6 +64,7 @@ export class SessionService implements WalscopeApi {
   private readonly resident: string[] = [];
   /** Sessions whose summary came from the cache and whose lease is not probed yet. */
   private readonly lease_sweep: SessionModel[] = [];
+  private readonly sealed = new SealedLineages();
   private readonly listeners = new Set<(event: WalscopeEvent) => void>();
   private readonly list_push = new Debouncer(() => this.emit({ type: 'sessions', sessions: this.summaries() }), LIST_PUSH_MS, LIST_PUSH_MS * 3);
   private readonly cache_write = new Debouncer(() => this.cache?.flush(), CACHE_WRITE_MS, CACHE_WRITE_MS * 5);
@@ -113,6 +119,7 @@ export class SessionService implements WalscopeApi {
     this.cache_write.clear();
     this.cache?.flush();
     this.listeners.clear();
+    this.sealed.closeAll();
     await this.watcher?.close();
   }
 
@@ -314,9 +321,10 @@ export class SessionService implements WalscopeApi {
     for (const listener of this.listeners) listener(event);
   }
 
-  /** The session `key`; one still being read answers with what is read so far unless `complete`. */
+  /** The session `key` (or a sealed lineage of one, `SESSION@WAL_ID`); one still being read answers with what
+   *  is read so far unless `complete`. */
   private model(key: string, complete = false): SessionModel {
-    const model = typeof key === 'string' ? this.models.get(key) : undefined;
+    const model = typeof key === 'string' ? (this.models.get(key) ?? this.sealed.model(key, (session) => this.models.get(session)) ?? undefined) : undefined;
     if (model === undefined) throw new NotFoundError(`no session "${String(key)}" in this workspace`);
     this.makeResident(model, complete);
     return model;
@@ -356,6 +364,22 @@ export class SessionService implements WalscopeApi {
     return this.model(key).search(list, query);
   }
 
+  async getHistory(key: string): Promise<SessionHistory> {
+    return historyOf(this.model(key).target);
+  }
+
+  async previewRetire(key: string, reason: 'sealed' | 'deleted'): Promise<RetirePreview> {
+    return previewRetireOf(this.model(key).target, checkRetireReason(reason));
+  }
+
+  async runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan): Promise<RetireResult> {
+    const model = this.model(key);
+    const result = runRetireOf(model.target, checkRetireReason(reason), plan);
+    this.refreshModel(model);
+    this.emitSession(model);
+    return result;
+  }
+
   async previewAction(key: string, kind: ActionKind): Promise<ActionPreview> {
     return previewAction(this.model(key, true), kind);
   }
@@ -368,7 +392,8 @@ export class SessionService implements WalscopeApi {
   }
 
   async getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext> {
-    return stepContext(this.model(key, true).fold(), episode, step_id);
+    const model = this.model(key, true);
+    return stepContext(model.fold(), model.payloads(), episode, step_id);
   }
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {

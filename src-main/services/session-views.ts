@@ -7,6 +7,7 @@ import type { CallClass, EpisodeFold, JsonPayload, RecoveryPlan, SessionFold } f
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import { planResume } from '../replay/plan.js';
 import { refusedPlan } from '../replay/report.js';
+import type { PayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderSessionRequest } from '../replay/transcript.js';
 import { episodeRows, outsideRows, sessionAnomalyRows, transcriptRow } from './timeline.js';
 
@@ -88,15 +89,16 @@ export class ViewBuilder {
   /** Episodes whose views were (re)built, over this builder's life: what a live append cost. */
   episodes_rebuilt = 0;
 
-  build(fold: SessionFold, read_error: WalErrorInfo | null): SessionViews {
+  /** Tool outputs shown in rows and messages are read back through `payloads`. */
+  build(fold: SessionFold, payloads: PayloadReader, read_error: WalErrorInfo | null): SessionViews {
     const parts = fold.episodes.map((episode) => this.episodeViews(episode));
-    const rowsOf = (index: number): TimelineRow[] => (parts[index]!.rows ??= episodeRows(fold.episodes[index]!));
+    const rowsOf = (index: number): TimelineRow[] => (parts[index]!.rows ??= episodeRows(fold.episodes[index]!, payloads));
     // The next request is rendered for the whole session: a compaction view in force decides which turns it
     // carries, and a view that no longer assembles leaves no request at all (replay/transcript.ts).
     let request: { messages: JsonPayload[]; problems: number } | null = null;
     const nextRequest = () => {
       if (request === null) {
-        const rendered = renderSessionRequest(fold);
+        const rendered = renderSessionRequest(fold, payloads);
         request = { messages: rendered.messages.map((entry) => entry.message), problems: rendered.problems.length };
       }
       return request;

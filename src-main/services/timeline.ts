@@ -6,6 +6,7 @@ import { noteSummary } from '../../src-shared/compaction.js';
 import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, SessionFold } from '../../src-shared/replay.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
+import { terminalOutput, type PayloadReader } from '../replay/payloads.js';
 
 /** A row's text is cut past this; the record view shows the rest. */
 export const ROW_TEXT_CHARS_MAX = 4_000;
@@ -19,10 +20,11 @@ export interface Timeline {
 }
 
 /** The whole timeline at once (tests, and callers without a live session): the episodes' rows, then the rows
- *  of records outside any episode and of session anomalies. */
-export function buildTimeline(fold: SessionFold): Timeline {
+ *  of records outside any episode and of session anomalies. Tool outputs are read back through `payloads` (the
+ *  fold keeps where they are, not what). */
+export function buildTimeline(fold: SessionFold, payloads: PayloadReader): Timeline {
   const rows: TimelineRow[] = [];
-  for (const episode of fold.episodes) appendAll(rows, episodeRows(episode));
+  for (const episode of fold.episodes) appendAll(rows, episodeRows(episode, payloads));
   appendAll(rows, outsideRows(fold.outside));
   appendAll(rows, sessionAnomalyRows(fold.anomalies));
   const row_of_seq = new Int32Array(fold.last_seq + 1).fill(-1);
@@ -46,7 +48,7 @@ export function sessionAnomalyRows(anomalies: readonly Anomaly[]): TimelineRow[]
 
 type Keyed = { key: number; order: number; rows: TimelineRow[] };
 
-export function episodeRows(episode: EpisodeFold): TimelineRow[] {
+export function episodeRows(episode: EpisodeFold, payloads: PayloadReader): TimelineRow[] {
   const n = episode.episode;
   const head: TimelineRow = {
     kind: 'episode',
@@ -81,10 +83,10 @@ export function episodeRows(episode: EpisodeFold): TimelineRow[] {
     }];
     for (const note of step.notes) rows.push({ kind: 'note', episode: n, step_id: step.step_id, type: note.type, summary: cut(noteSummary(note.type, note.payload)), seqs: [note.seq] });
     const batch = index.batch(step.batch_id);
-    if (batch !== undefined) appendAll(rows, batchRows(n, batch));
+    if (batch !== undefined) appendAll(rows, batchRows(n, batch, payloads));
     add(step.seq ?? seqs[0] ?? step.notes[0]?.seq ?? null, rows);
   }
-  for (const batch of index.batches_without_step) add(batch.started_seq, batchRows(n, batch));
+  for (const batch of index.batches_without_step) add(batch.started_seq, batchRows(n, batch, payloads));
   for (const steer of episode.steers) {
     const text = asList(steer.input).map(messageText).join('\n');
     add(steer.seq, [{ kind: 'steer', episode: n, title: steer.title, delivery: steer.delivery, text: cut(text), seqs: [steer.seq] }]);
@@ -110,7 +112,7 @@ function event(episode: number, type: string, summary: string, seq: number): Tim
   return { kind: 'event', episode, type, summary, seqs: [seq] };
 }
 
-function batchRows(episode: number, batch: BatchFold): TimelineRow[] {
+function batchRows(episode: number, batch: BatchFold, payloads: PayloadReader): TimelineRow[] {
   const head: TimelineRow = {
     kind: 'batch',
     episode,
@@ -123,12 +125,12 @@ function batchRows(episode: number, batch: BatchFold): TimelineRow[] {
     seqs: [batch.started_seq, ...(batch.finished_seq === null ? [] : [batch.finished_seq])],
   };
   return [head, ...batch.calls.map((call): TimelineRow => {
-    const row = callRow(call);
+    const row = callRow(call, payloads);
     return { kind: 'call', episode, batch_id: batch.batch_id, call: row, seqs: row.seqs };
   })];
 }
 
-function callRow(call: CallFold): CallRow {
+function callRow(call: CallFold, payloads: PayloadReader): CallRow {
   const terminal = call.terminals[0] ?? null;
   const seqs = [
     ...(call.intent === null ? [] : [call.intent.seq]),
@@ -142,7 +144,7 @@ function callRow(call: CallFold): CallRow {
     plan: call.plan,
     safe: call.safe,
     args: preview(call.intent?.args ?? null),
-    output: preview(terminal?.output ?? null),
+    output: preview(terminal === null ? null : terminalOutput(terminal, payloads)),
     outcome: terminal?.outcome ?? null,
     reason: terminal?.reason ?? null,
     is_error: terminal?.is_error ?? false,

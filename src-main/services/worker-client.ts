@@ -82,6 +82,9 @@ export class WorkerApi implements WalscopeApi {
   search = this.client.search;
   previewAction = this.client.previewAction;
   runAction = this.client.runAction;
+  getHistory = this.client.getHistory;
+  previewRetire = this.client.previewRetire;
+  runRetire = this.client.runRetire;
   getContext = this.client.getContext;
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {

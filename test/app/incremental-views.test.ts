@@ -10,6 +10,7 @@ import { FRAME_VER_PLAIN } from '../../src-main/engine/limits.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { SessionFolder } from '../../src-main/replay/fold.js';
+import { walPayloadReader } from '../../src-main/replay/payloads.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
 import { buildTimeline } from '../../src-main/services/timeline.js';
 import { useTempDirs } from '../helpers/temp.js';
@@ -113,7 +114,7 @@ describe('live appends recompute only the open episode', () => {
     readWal(walPath(sessionDir(root, 'big')), { on_frame: (frame) => full.push(frame) });
     const fold = full.snapshot();
     expect(model.fold()).toEqual(fold);
-    const timeline = buildTimeline(fold);
+    const timeline = buildTimeline(fold, walPayloadReader(walPath(sessionDir(root, 'big'))));
     const counts = model.rowCounts();
     expect(model.rows('timeline', 0, counts.timeline).rows).toEqual(timeline.rows);
     for (const [seq, row] of timeline.row_of_seq.entries()) {

@@ -24,9 +24,10 @@ describe('readFrameAt', () => {
   it('reads every indexed frame back, payload and all', () => {
     const { wal, frames } = sample();
     for (const frame of frames) {
-      const { frame: found, body } = readFrameAt(wal, frame.offset);
+      const found = readFrameAt(wal, frame.offset);
       expect(found.kind).toBe('ok');
-      if (found.kind !== 'ok' || body?.kind !== 'ok') throw new Error('not intact');
+      if (found.kind !== 'ok' || found.body.kind !== 'ok') throw new Error('not intact');
+      const body = found.body;
       expect(found.bytes.length).toBe(frame.size_bytes);
       expect({ seq: body.body.seq, type: body.body.type }).toEqual({ seq: frame.seq, type: frame.type });
       expect(body.body.payload).toEqual(frame.payload);
@@ -39,15 +40,15 @@ describe('readFrameAt', () => {
     const bytes = fs.readFileSync(wal);
     bytes[last.offset + 20] = bytes[last.offset + 20]! ^ 0x10;
     fs.writeFileSync(wal, bytes);
-    expect(readFrameAt(wal, last.offset).frame).toMatchObject({ kind: 'damaged', reason: 'digest_mismatch' });
+    expect(readFrameAt(wal, last.offset)).toMatchObject({ kind: 'damaged', reason: 'digest_mismatch' });
     fs.truncateSync(wal, last.offset + last.size_bytes - 5);
-    expect(readFrameAt(wal, last.offset).frame).toMatchObject({ kind: 'damaged', reason: 'past_end' });
-    expect(readFrameAt(wal, last.offset + 1).frame).toMatchObject({ kind: 'damaged', reason: 'bad_magic' });
-    expect(readFrameAt(wal, bytes.length + 100).frame).toMatchObject({ kind: 'damaged', reason: 'short_header' });
+    expect(readFrameAt(wal, last.offset)).toMatchObject({ kind: 'damaged', reason: 'past_end' });
+    expect(readFrameAt(wal, last.offset + 1)).toMatchObject({ kind: 'damaged', reason: 'bad_magic' });
+    expect(readFrameAt(wal, bytes.length + 100)).toMatchObject({ kind: 'damaged', reason: 'short_header' });
   });
 
   it('an unreadable file is an I/O outcome, not an exception', () => {
-    expect(readFrameAt(path.join(tempDir(), 'missing'), 0).frame.kind).toBe('io');
-    expect(readFrameAt(tempDir(), 0).frame.kind).toBe('io');
+    expect(readFrameAt(path.join(tempDir(), 'missing'), 0).kind).toBe('io');
+    expect(readFrameAt(tempDir(), 0).kind).toBe('io');
   });
 });
