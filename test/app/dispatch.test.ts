@@ -41,6 +41,11 @@ describe('the API dispatcher', () => {
     ['getSession', [42], /key must be a session key/],
     ['previewAction', ['s', 'stop'], /kind must be one of resume, cancel, seal/],
     ['runAction', ['s', 'seal', 1.5], /based_on_seq must be a whole number/],
+    ['getHistory', [], /takes 1 argument/],
+    ['previewRetire', ['s', 'archived'], /reason must be one of sealed, deleted/],
+    ['runRetire', ['s', 'sealed', null], /plan must be the plan previewRetire returned/],
+    ['runRetire', ['s', 'sealed', [1]], /plan must be the plan previewRetire returned/],
+    ['getContext', ['s', -1, null], /episode must be a whole number/],
   ])('%s %j is a 400 naming the argument', async (method, args, reason) => {
     const { post } = await served();
     const answer = await post(method, { args });
@@ -54,6 +59,8 @@ describe('the API dispatcher', () => {
     expect((await post('constructor', { args: [] })).status).toBe(404);
     expect(await post('getSession', { args: ['nope'] })).toMatchObject({ status: 404, body: { code: 'not_found' } });
     expect((await post('listSessions', { args: [] })).status).toBe(200);
+    expect((await post('getHistory', { args: ['s'] })).status).toBe(200);
+    expect(await post('previewRetire', { args: ['s', 'sealed'] })).toMatchObject({ status: 200 });
   });
 
   it('dispatchApi itself refuses before calling the service', async () => {
