@@ -3,12 +3,13 @@
 // its views are reused from here by identity: an append to a live session rebuilds the open episode's views,
 // never the closed ones (the counters say how much was rebuilt, for the tests that hold this).
 import type { RowList, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
-import type { CallClass, EpisodeFold, JsonPayload, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
+import type { CallClass, EpisodeFold, JsonPayload, RecoveryPlan, RenderedMessage, RequestProblem, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import { planResume } from '../replay/plan.js';
 import { refusedPlan } from '../replay/report.js';
-import type { PayloadReader } from '../replay/payloads.js';
-import { checkProviderValid, renderSessionRequest } from '../replay/transcript.js';
+import { EpisodeIndex } from '../replay/episode-index.js';
+import { OUTPUTS_UNREAD, type PayloadReader } from '../replay/payloads.js';
+import { checkProviderValid, joinEpisodeRequests, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
 import { episodeRows, outsideRows, sessionAnomalyRows, transcriptRow } from './timeline.js';
 
 /** A list made of parts (one per episode, then the session's own rows), indexed as if it were one array. */
@@ -67,12 +68,17 @@ interface EpisodeViews {
   class_counts: Partial<Record<CallClass, number>>;
   /** Lowercased texts for search, made on the first search that needs them. */
   search: { timeline?: string[] };
+  /** The episode's part of the next request, its outputs unread (their shape is all validity and counts
+   *  need); a transcript page reads the outputs of the messages it shows. */
+  request: { messages: RenderedMessage[]; problems: RequestProblem[] } | null;
+  index: EpisodeIndex | null;
 }
 
 export interface SessionViews {
   fold: SessionFold;
   readonly timeline: Segments<TimelineRow>;
-  readonly messages: Segments<JsonPayload>;
+  /** The next request's messages, their tool outputs unread (`transcript` reads those it shows). */
+  readonly messages: Segments<RenderedMessage>;
   resume: RecoveryPlan;
   class_counts: Partial<Record<CallClass, number>>;
   /** The provider-validity check of the whole transcript, made when a detail asks for it. */
@@ -93,19 +99,21 @@ export class ViewBuilder {
   build(fold: SessionFold, payloads: PayloadReader, read_error: WalErrorInfo | null): SessionViews {
     const parts = fold.episodes.map((episode) => this.episodeViews(episode));
     const rowsOf = (index: number): TimelineRow[] => (parts[index]!.rows ??= episodeRows(fold.episodes[index]!, payloads));
-    // The next request is rendered for the whole session: a compaction view in force decides which turns it
-    // carries, and a view that no longer assembles leaves no request at all (replay/transcript.ts).
-    let request: { messages: JsonPayload[]; problems: number } | null = null;
-    const nextRequest = () => {
-      if (request === null) {
-        const rendered = renderSessionRequest(fold, payloads);
-        request = { messages: rendered.messages.map((entry) => entry.message), problems: rendered.problems.length };
-      }
-      return request;
+    // The next request is the episodes' parts joined: a compaction view in force decides which turns each part
+    // carries, and a view that no longer assembles leaves no request at all (replay/transcript.ts). A part is
+    // kept per episode, so an append re-renders the open episode's part only.
+    const requestOf = (index: number) => (parts[index]!.request ??= renderEpisodeRequest(fold.episodes[index]!, OUTPUTS_UNREAD));
+    let request: { messages: RenderedMessage[]; problems: RequestProblem[] } | null = null;
+    const nextRequest = () => (request ??= joinEpisodeRequests(parts.map((_, index) => requestOf(index))));
+    const shown = (rendered: RenderedMessage): JsonPayload => {
+      const at = rendered.origin.episode - 1;
+      const part = parts[at];
+      if (part === undefined || fold.episodes[at]?.episode !== rendered.origin.episode) return rendered.message;
+      return withOutputs((part.index ??= new EpisodeIndex(fold.episodes[at]!)), rendered, payloads);
     };
     let session_rows: TimelineRow[] | null = null;
     let timeline: Segments<TimelineRow> | null = null;
-    let messages: Segments<JsonPayload> | null = null;
+    let messages: Segments<RenderedMessage> | null = null;
     let valid: boolean | null = null;
     const class_counts: Partial<Record<CallClass, number>> = {};
     for (const part of parts) {
@@ -119,17 +127,17 @@ export class ViewBuilder {
         return timeline;
       },
       get messages() {
-        messages ??= new Segments<JsonPayload>([nextRequest().messages]);
+        messages ??= new Segments<RenderedMessage>([nextRequest().messages]);
         return messages;
       },
       resume: read_error !== null ? refusedPlan(read_error) : planResume(fold),
       class_counts,
-      transcriptValid: () => (valid ??= nextRequest().problems === 0 && checkProviderValid(nextRequest().messages).valid),
-      transcript: (start, count) => views.messages.slice(start, count).map((message, offset) => transcriptRow(message, start + offset)),
+      transcriptValid: () => (valid ??= nextRequest().problems.length === 0 && checkProviderValid(nextRequest().messages.map((rendered) => rendered.message)).valid),
+      transcript: (start, count) => views.messages.slice(start, count).map((rendered, offset) => transcriptRow(shown(rendered), start + offset)),
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
       searchParts: (list) => {
         const texts = (rows: readonly unknown[]): string[] => rows.map((row) => JSON.stringify(row).toLowerCase());
-        if (list === 'transcript') return [texts(views.messages.parts[0] ?? [])];
+        if (list === 'transcript') return [texts((views.messages.parts[0] ?? []).map(shown))];
         return views.timeline.parts.map((rows, index) => {
           const part = parts[index];
           return part === undefined ? texts(rows) : (part.search.timeline ??= texts(rows));
@@ -145,7 +153,7 @@ export class ViewBuilder {
     this.episodes_rebuilt += 1;
     const class_counts: Partial<Record<CallClass, number>> = {};
     for (const batch of episode.batches) for (const call of batch.calls) class_counts[call.class] = (class_counts[call.class] ?? 0) + 1;
-    const views: EpisodeViews = { rows: null, class_counts, search: {} };
+    const views: EpisodeViews = { rows: null, class_counts, search: {}, request: null, index: null };
     this.per_episode.set(episode, views);
     return views;
   }
