@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { FleetAgent } from '../fleet/agent.js';
 import { fleetRows } from '../fleet/client.js';
+import { fetchSession } from '../fleet/fetch.js';
 import { BUS_FLAGS, BUS_USAGE, busOptions, connectBus } from '../fleet/connection.js';
 import { initTopology, TopologyMissingError } from '../fleet/topology.js';
 import { classifyPath } from '../engine/state-root.js';
@@ -98,6 +99,19 @@ export const agentCommand: Command = {
     await agent.close();
     await nc.drain().catch(() => undefined);
     await api.close();
+    return EXIT_OK;
+  },
+};
+
+export const fetchCommand: Command = {
+  summary: 'copy a session\'s WAL from a fleet host into DIR as a read-only export, verified by SHA-256',
+  usage: `walscope fetch HOST SESSION DIR ${BUS_USAGE}`,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(argv, BUS_FLAGS);
+    if (positionals.length !== 3) throw new UsageError('expected HOST SESSION DIR');
+    const [host, session, dir] = positionals as [string, string, string];
+    const result = await withBus(values, 'walscope fetch', (nc) => fetchSession(nc, host, session, path.resolve(dir)));
+    await writeOut(`${result.path}\t${result.size_bytes} bytes\tsha256 ${result.sha256}\n`);
     return EXIT_OK;
   },
 };

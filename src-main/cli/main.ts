@@ -3,7 +3,7 @@ import { EXIT_FAILED, EXIT_READER_GONE, EXIT_USAGE, UsageError, type Command } f
 import { cancelCommand, resumeCommand, sealCommand } from './actions.js';
 import { demoCommand } from './demo.js';
 import { dumpCommand } from './dump.js';
-import { agentCommand, fleetCommand } from './fleet.js';
+import { agentCommand, fetchCommand, fleetCommand } from './fleet.js';
 import { terminalSafe } from './format.js';
 import { replayCommand } from './replay.js';
 import { serveCommand } from './serve.js';
@@ -20,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   demo: demoCommand,
   fleet: fleetCommand,
   agent: agentCommand,
+  fetch: fetchCommand,
 };
 
 function help(): string {

@@ -8,6 +8,7 @@ import { Kvm, type KV } from '@nats-io/kv';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { API_METHODS, isApiMethod, type ApiMethod, type SessionStatus, type SessionSummary, type WalscopeApi } from '../../src-shared/ipc.js';
 import { apiSubject, auditSubject, eventSubject, hostKey, HOSTS_BUCKET, sessionKey, SESSIONS_BUCKET } from './names.js';
+import { answerFetch } from './fetch.js';
 import { requireTopology } from './topology.js';
 
 export const HEARTBEAT_MS = 5_000;
@@ -83,6 +84,7 @@ export class FleetAgent {
   private beat_timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private api_sub: Subscription | null = null;
+  private fetch_sub: { unsubscribe(): void } | null = null;
   private syncing: Promise<void> = Promise.resolve();
   private closed = false;
 
@@ -108,6 +110,7 @@ export class FleetAgent {
         if (error === null) void agent.answer(msg);
       },
     });
+    agent.fetch_sub = answerFetch(options.nc, options.api, options.host);
     agent.beat_timer = setInterval(() => {
       void agent.beat().catch(() => undefined);
       agent.scheduleSync();
@@ -122,6 +125,7 @@ export class FleetAgent {
     if (this.flush_timer !== null) clearInterval(this.flush_timer);
     this.unsubscribe?.();
     this.api_sub?.unsubscribe();
+    this.fetch_sub?.unsubscribe();
     await this.syncing.catch(() => undefined);
   }
 

@@ -1,5 +1,6 @@
 // The fleet end to end: a real nats-server, three `walscope agent` processes on three demo roots, and the
 // viewer's side (fleet ls, API calls through the bus). Sized for CI: one server, one demo per host.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,7 +28,7 @@ async function auditEntries(): Promise<AuditEntry[]> {
   const { state } = await jsm.streams.info(AUDIT_STREAM);
   const entries: AuditEntry[] = [];
   for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
-    entries.push((await jsm.streams.getMessage(AUDIT_STREAM, { seq })).json<AuditEntry>());
+    entries.push((await jsm.streams.getMessage(AUDIT_STREAM, { seq }))!.json<AuditEntry>());
   }
   return entries;
 }
@@ -125,6 +126,31 @@ describe('fleet over a real nats-server', () => {
     expect(untouched.sessions).toContain('indeterminate');
     const alpha = (await callHost(nc, 'alpha', 'previewAction', { args: ['indeterminate', 'resume'] })) as ActionPreview;
     expect(alpha.based_on_seq).toBe(preview.based_on_seq);
+  }, 60_000);
+
+  it('fetch copies a session\'s WAL through its agent, byte for byte, as a read-only export', async () => {
+    const out = path.join(dir, 'fetched');
+    const run = walscope(['fetch', 'alpha', 'torn-tail', out, '--nats', server.url]);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const copy = path.join(out, 'alpha.torn-tail', 'wal');
+    const original = fs.readFileSync(path.join(roots.get('alpha')!, 'sessions', 'torn-tail', 'wal'));
+    expect(fs.readFileSync(copy).equals(original)).toBe(true);
+    expect(run.stdout).toContain(createHash('sha256').update(original).digest('hex'));
+    expect(fs.statSync(copy).mode & 0o222).toBe(0);
+    const opened = await SessionService.open(path.join(out, 'alpha.torn-tail'), { watch: false });
+    try {
+      expect((await opened.getWorkspace()).read_only).toBe(true);
+    } finally {
+      await opened.close();
+    }
+    const again = walscope(['fetch', 'alpha', 'torn-tail', out, '--nats', server.url]);
+    expect(again.status).not.toBe(0);
+    expect(again.stderr).toContain('never overwrites');
+    const missing = walscope(['fetch', 'alpha', 'no-such-session', path.join(dir, 'fetched-2'), '--nats', server.url]);
+    expect(missing.status).not.toBe(0);
+    expect(missing.stderr).toContain('no-such-session');
+    expect(fs.existsSync(path.join(dir, 'fetched-2', 'alpha.no-such-session'))).toBe(false);
   }, 60_000);
 
   it('the server restarted: agents reconnect, the view is whole within 10 s, the audit kept', async () => {
