@@ -5,6 +5,9 @@
 import type {
   CallClass,
   EpisodeState,
+  MessageOrigin,
+  RequestProblem,
+  ViewInRequest,
   JsonPayload,
   JsonValue,
   PlannedRecord,
@@ -255,6 +258,8 @@ export interface WalscopeApi {
   previewAction(key: string, kind: ActionKind): Promise<ActionPreview>;
   /** Writes only when the session is still at `based_on_seq`: what was confirmed is what gets written. */
   runAction(key: string, kind: ActionKind, based_on_seq: number): Promise<ActionOutcome>;
+  /** The Context view of one step (null: the last episode / its first step): its request as the model saw it. */
+  getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext>;
   /** Returns the unsubscribe function. */
   subscribe(listener: (event: WalscopeEvent) => void): () => void;
   /** Desktop only: a dropped file or folder opened as a workspace. Absent in the browser. */
@@ -273,6 +278,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'search',
   'previewAction',
   'runAction',
+  'getContext',
 ];
 
 /** The main side's implementation: requests by method name with positional arguments. */
@@ -294,4 +300,61 @@ export function isApiMethod(name: unknown): name is ApiMethod {
 export interface ApiError {
   error: string;
   code: 'bad_request' | 'not_found' | 'internal';
+}
+
+/** Messages of one step's request the Context view shows; past it the view says how many were left out. */
+export const CONTEXT_MESSAGES_MAX = 1_000;
+/** A message's text is cut past this in the Context view. */
+export const CONTEXT_TEXT_CHARS_MAX = 8_000;
+/** Steps the context lane shows around the selected one. */
+export const CONTEXT_LANE_STEPS_MAX = 200;
+
+/** One message of a step's request, as the Context view shows it (text, never markup). */
+export interface ContextMessage {
+  origin: MessageOrigin;
+  /** Where it came from, in words: "input", "view r1.compact v2", "step 3", "steer (seq 9)". */
+  label: string;
+  role: string;
+  text: string;
+  text_truncated: boolean;
+}
+
+/** One step in the context lane: the prompt's size at that step and whether a view applied there. */
+export interface ContextLaneStep {
+  step_id: number;
+  /** CBOR bytes of the step's request; null when it could not be rendered. */
+  size_bytes: number | null;
+  /** The view in force at this step, and whether its record was written at this step (it applied here). */
+  view: { view_id: string; version: number; applied_here: boolean } | null;
+  /** The step was refused: its view no longer assembles, or the context ceiling refused it. */
+  refused: boolean;
+}
+
+export interface ContextNotice {
+  seq: number;
+  notice_seq: number | null;
+  headers: [string, string][];
+}
+
+export interface ContextCeiling {
+  wait: { seq: number; deadline_ms: number | null } | null;
+  /** permitted: detail null; refused: its window, size and cause. */
+  decision: { seq: number; permitted: boolean; window: number | null; size: number | null; cause: string | null } | null;
+}
+
+export interface StepContext {
+  episodes: { episode: number; run_id: string | null; steps: number[] }[];
+  episode: number | null;
+  step_id: number | null;
+  view: ViewInRequest | null;
+  messages: ContextMessage[];
+  /** Messages of the request beyond CONTEXT_MESSAGES_MAX. */
+  messages_left_out: number;
+  size_bytes: number;
+  problems: RequestProblem[];
+  notices: ContextNotice[];
+  ceiling: ContextCeiling;
+  /** The step's compaction and ceiling records in words, in WAL order. */
+  notes: { seq: number; type: string; label: string; summary: string }[];
+  lane: ContextLaneStep[];
 }

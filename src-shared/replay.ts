@@ -47,6 +47,9 @@ export interface StepNote {
   seq: number;
   type: string;
   payload: JsonPayload;
+  /** compaction_view_applied only: replacement_sha256 is the SHA-256 of the record's replacement, checked on
+   *  the record's own CBOR value (wal-format §6). */
+  replacement_digest_ok?: boolean;
 }
 
 export interface StepFold {
@@ -354,4 +357,65 @@ export interface ProviderProblem {
 export interface ProviderValidity {
   valid: boolean;
   problems: ProviderProblem[];
+}
+
+/** Where a message of a rendered request came from (wal-format §6): the run's input, a compaction view's
+ *  replacement, a step's turn (its assistant message or its tool results), or a steer. */
+export type MessageOrigin =
+  | { kind: 'input'; episode: number }
+  | { kind: 'view'; episode: number; view_id: string; version: number; seq: number }
+  | { kind: 'step'; episode: number; step_id: number }
+  | { kind: 'steer'; episode: number; seq: number };
+
+export interface RenderedMessage {
+  origin: MessageOrigin;
+  message: JsonPayload;
+}
+
+/** Why a recorded view no longer assembles (wal-format §6). */
+export type ViewProblemCause = 'malformed' | 'digest_mismatch' | 'through_step_not_before_step' | 'through_step_regressed';
+
+/** Why a step's request cannot be rendered as the model saw it, or would be invalid for a provider. */
+export interface RequestProblem {
+  kind: 'view_not_assembled' | ProviderProblem['kind'];
+  /** For view_not_assembled: which rule the view breaks. */
+  cause: ViewProblemCause | null;
+  /** The record at fault (the view's compaction_view_applied), when there is one. */
+  seq: number | null;
+  message: string;
+}
+
+/** A compaction_view_applied record as a request is rendered with it. */
+export interface ViewInRequest {
+  seq: number;
+  /** The step the record was written before: the first step that renders it. */
+  step_id: number;
+  view_id: string;
+  version: number;
+  through_step: number;
+  applied: string;
+  /** The messages of steps 1…through_step it stands in for, and their CBOR size; the replacement's size. */
+  replaced_messages: number;
+  replaced_bytes: number;
+  replacement_bytes: number;
+}
+
+/** The request of one step exactly as the model saw it: messages empty when a view no longer assembles. */
+export interface StepRequest {
+  episode: number;
+  step_id: number;
+  /** The latest view recorded at or before this step, whether or not it assembles. */
+  view: ViewInRequest | null;
+  messages: RenderedMessage[];
+  /** CBOR bytes of the messages (what request_len counts). */
+  size_bytes: number;
+  problems: RequestProblem[];
+}
+
+/** What `walscope replay SESSION --at STEP --json` prints. */
+export interface ReplayAtJson {
+  step_id: number;
+  view: null | { view_id: string; version: number; through_step: number; applied: string };
+  messages: RenderedMessage[];
+  problems: RequestProblem[];
 }

@@ -81,11 +81,11 @@ export const DEMO_SESSIONS = {
     finished: 'completed',
   },
   'compaction-ceiling': {
-    shows: 'compaction views and notices, context-ceiling waits and decisions, runner tags, and a cancel at a step boundary',
+    shows: 'two compaction views superseding each other with a notice at every boundary, ceiling waits that end in permission and one that ends in refusal, and a stale view that no longer assembles, refused at its step',
     integrity: 'ok',
     resume: 'none',
     state: 'finished',
-    finished: 'cancelled',
+    finished: 'error',
   },
   'torn-tail': {
     shows: 'a torn tail: the process died part-way through writing run_finished',

@@ -16,6 +16,7 @@ import type { ReadFrame } from '../../src-shared/wal.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
 import { episodeState } from './state.js';
+import { replacementDigestOk, VIEW_RECORD_TYPE } from './views.js';
 import { flag, highestTag, integer, isMap, mapOrNull, text, texts, toJsonPayload, toolUses } from './values.js';
 
 export function foldFrames(frames: Iterable<ReadFrame>): SessionFold {
@@ -75,7 +76,7 @@ export class SessionFolder {
     // The type is WAL text: a type named like an Object.prototype member is unknown, not a member (§5.5).
     const handler = Object.hasOwn(HANDLERS, frame.type) ? HANDLERS[frame.type] : undefined;
     if (handler !== undefined) handler(this, payload, ref);
-    else if (STEP_NOTE_TYPES.has(frame.type)) this.attachNote(payload, ref);
+    else if (STEP_NOTE_TYPES.has(frame.type)) this.attachNote(payload, ref, frame.type === VIEW_RECORD_TYPE ? replacementDigestOk(frame.payload ?? {}) : null);
     else this.show(ref);
   }
 
@@ -247,13 +248,13 @@ export class SessionFolder {
     if (step_id !== null) this.step(episode, step_id).batch_id = batch_id;
   }
 
-  attachNote(payload: JsonPayload, ref: RecordRef): void {
+  attachNote(payload: JsonPayload, ref: RecordRef, replacement_digest_ok: boolean | null): void {
     const episode = this.openEpisode();
     const step_id = integer(payload, 'step_id');
     // A note without a step_id follows the step boundary it was written at: the latest step.
     const step = episode === null ? undefined : step_id !== null ? this.step(episode, step_id) : episode.steps.at(-1);
     if (step === undefined) this.show(ref);
-    else step.notes.push({ seq: ref.seq, type: ref.type, payload });
+    else step.notes.push({ seq: ref.seq, type: ref.type, payload, ...(replacement_digest_ok === null ? {} : { replacement_digest_ok }) });
   }
 
   queueRecord(payload: JsonPayload, ref: RecordRef): void {

@@ -12,6 +12,7 @@ import type {
   SearchResult,
   SessionDetail,
   SessionSummary,
+  StepContext,
   WalscopeApi,
   WalscopeEvent,
   Workspace,
@@ -19,6 +20,7 @@ import type {
 import { resolveTargets, type WalTarget } from '../engine/inspect.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import { previewAction, runAction } from './actions.js';
+import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
 import { Debouncer, WorkspaceWatcher } from './watcher.js';
@@ -200,6 +202,10 @@ export class SessionService implements WalscopeApi {
     const outcome = runAction(model, checkKind(kind), based_on_seq);
     this.emitSession(model);
     return outcome;
+  }
+
+  async getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext> {
+    return stepContext(this.model(key).fold(), episode, step_id);
   }
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {

@@ -2,6 +2,7 @@
 // renderer can window it. Big values are cut to previews here (the record view has the whole payload), which
 // bounds what one page of rows can weigh.
 import { appendAll } from '../../src-shared/arrays.js';
+import { noteSummary } from '../../src-shared/compaction.js';
 import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
 import type { BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, SessionFold } from '../../src-shared/replay.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
@@ -66,7 +67,7 @@ function episodeRows(episode: EpisodeFold): TimelineRow[] {
       in_flight: step.seq === null,
       seqs,
     }];
-    for (const note of step.notes) rows.push({ kind: 'note', episode: n, step_id: step.step_id, type: note.type, summary: cut(compact(note.payload)), seqs: [note.seq] });
+    for (const note of step.notes) rows.push({ kind: 'note', episode: n, step_id: step.step_id, type: note.type, summary: cut(noteSummary(note.type, note.payload)), seqs: [note.seq] });
     const batch = index.batch(step.batch_id);
     if (batch !== undefined) appendAll(rows, batchRows(n, batch));
     add(step.seq ?? seqs[0] ?? step.notes[0]?.seq ?? null, rows);

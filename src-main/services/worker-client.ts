@@ -82,6 +82,7 @@ export class WorkerApi implements WalscopeApi {
   search: WalscopeApi['search'] = (key, list, query) => this.call('search', [key, list, query]);
   previewAction: WalscopeApi['previewAction'] = (key, kind) => this.call('previewAction', [key, kind]);
   runAction: WalscopeApi['runAction'] = (key, kind, based_on_seq) => this.call('runAction', [key, kind, based_on_seq]);
+  getContext: WalscopeApi['getContext'] = (key, episode, step_id) => this.call('getContext', [key, episode, step_id]);
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {
     if (this.listeners.size >= LISTENERS_MAX) throw new Error(`more than ${LISTENERS_MAX} subscribers`);

@@ -41,6 +41,7 @@ export function httpApi(): WalscopeApi {
     search: (key, list, query) => call('search', [key, list, query]),
     previewAction: (key, kind) => call('previewAction', [key, kind]),
     runAction: (key, kind, based_on_seq) => call('runAction', [key, kind, based_on_seq]),
+    getContext: (key, episode, step_id) => call('getContext', [key, episode, step_id]),
     subscribe(listener: (event: WalscopeEvent) => void) {
       // EventSource cannot send a header: the token goes in the query of this same-origin request.
       const source = new EventSource(`./api/events?token=${encodeURIComponent(token)}`);

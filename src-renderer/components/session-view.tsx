@@ -6,6 +6,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { RecordRow, RowList, SessionDetail, TranscriptRow } from '../../src-shared/ipc.js';
 import { api } from '../api/api.js';
 import { ScaledList } from '../lists/scaled-list.js';
+import { ContextView } from './context-view.js';
 import { usePagedRows } from '../lists/paged-rows.js';
 import { useRecord } from '../queries.js';
 import { StatusChip } from './chips.js';
@@ -25,6 +26,8 @@ const TABS: { list: RowList; label: string }[] = [
 export function SessionView({ detail }: { detail: SessionDetail }) {
   const key = detail.summary.key;
   const [tab, setTab] = useState<RowList>('timeline');
+  const [context_open, setContextOpen] = useState(false);
+  const [context_step, setContextStep] = useState<{ episode: number; step_id: number } | null>(null);
   const [selected, setSelected] = useState<Record<RowList, number | null>>({ timeline: null, records: null, transcript: null });
   const [open, setOpen] = useState(false);
   const [reveal, setReveal] = useState<{ index: number } | null>(null);
@@ -129,16 +132,17 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
         <div className="session-main">
           <div className="tabs" role="tablist">
             {TABS.map((entry) => (
-              <button key={entry.list} type="button" role="tab" aria-selected={tab === entry.list} onClick={() => { setTab(entry.list); setMatch(0); }} data-testid={`tab-${entry.list}`}>
+              <button key={entry.list} type="button" role="tab" aria-selected={!context_open && tab === entry.list} onClick={() => { setTab(entry.list); setMatch(0); setContextOpen(false); }} data-testid={`tab-${entry.list}`}>
                 {entry.label} <span className="muted">{detail.rows[entry.list].toLocaleString()}</span>
               </button>
             ))}
+            <button type="button" role="tab" aria-selected={context_open} onClick={() => setContextOpen(true)} data-testid="tab-context">Context</button>
             <input ref={search_box} type="search" placeholder="Search (/)" value={query} onChange={(event) => { setQuery(event.target.value); setMatch(0); }}
               onKeyDown={(event) => { if (event.key === 'Enter') goMatch(event.shiftKey ? -1 : 1); }} aria-label="Search in session" data-testid="search-input" />
             {query.trim() !== '' && <span className="muted" data-testid="search-count">{matches.length === 0 ? 'no match' : `${match + 1} of ${matches.length}${search.data?.truncated ? '+' : ''}`}</span>}
             <label className="follow"><input type="checkbox" checked={follow} onChange={(event) => setFollow(event.target.checked)} data-testid="follow-tail" /> follow tail</label>
           </div>
-          <ScaledList
+          {context_open ? <ContextView key={JSON.stringify(context_step)} sessionKey={key} initial={context_step} /> : <ScaledList
             key={tab}
             total={total}
             row_height_px={ROW_PX[tab]}
@@ -149,12 +153,13 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
             onFirstRow={setFirst}
             label={tab}
             testid={`list-${tab}`}
-          />
+          />}
           {tab === 'transcript' && <p className="muted">The conversation as the next request would carry it{detail.transcript_valid ? '' : ' — NOT provider-valid'}.</p>}
         </div>
         <aside className="session-side">
           {open && current !== null && tab === 'timeline' && rowAt(current) !== undefined && (
-            <TimelineDetail row={rowAt(current) as Parameters<typeof TimelineDetail>[0]['row']} onJump={(seq) => void jumpToRecord(seq)} />
+            <TimelineDetail row={rowAt(current) as Parameters<typeof TimelineDetail>[0]['row']} onJump={(seq) => void jumpToRecord(seq)}
+              onContext={(episode, step_id) => { setContextStep({ episode, step_id }); setContextOpen(true); }} />
           )}
           {open && current !== null && tab === 'records' && <RecordPane sessionKey={key} index={current} onBack={jumpToTimeline} />}
           {open && current !== null && tab === 'transcript' && rowAt(current) !== undefined && <TranscriptPane row={rowAt(current) as TranscriptRow} />}
