@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import type { Payload } from '../src-shared/wal.js';
 import { openSessionForWrite } from '../src-main/engine/session.js';
 import { sessionDir, walPath } from '../src-main/engine/state-root.js';
+import { benchFleet } from './bench-fleet.js';
 
 const REPO = path.resolve(import.meta.dirname, '..');
 const DATA = path.join(REPO, 'bench-data');
@@ -183,3 +184,5 @@ function main(): void {
 }
 
 main();
+// The fleet section lives in its own file (scripts/bench-fleet.ts).
+await benchFleet();

@@ -11,7 +11,8 @@ import type { ActionOutcome, ActionPreview, RowPage } from '../../src-shared/ipc
 import { listSessions } from '../../src-main/engine/state-root.js';
 import type { AuditEntry } from '../../src-main/fleet/agent.js';
 import { callHost, fleetRows } from '../../src-main/fleet/client.js';
-import { AUDIT_STREAM } from '../../src-main/fleet/names.js';
+import { FleetIndex } from '../../src-main/fleet/index.js';
+import { AUDIT_STREAM, sessionKey } from '../../src-main/fleet/names.js';
 import { SessionService } from '../../src-main/services/session-service.js';
 import { AgentProcess, NatsServer, until, walscope } from './nats-harness.js';
 
@@ -96,6 +97,8 @@ describe('fleet over a real nats-server', () => {
 
   it('an action on a remote session writes exactly the previewed records on that host, audited first', async () => {
     const host = 'beta.dc-1';
+    const index = await FleetIndex.open(nc);
+    expect(index.page({ host }, 0, 100).total).toBe(listSessions(roots.get(host)!).sessions.length);
     const preview = (await callHost(nc, host, 'previewAction', { args: ['indeterminate', 'resume'] })) as ActionPreview;
     expect(preview.refusal).toBeNull();
     expect(preview.plan.records.length).toBeGreaterThan(0);
@@ -121,6 +124,9 @@ describe('fleet over a real nats-server', () => {
     } finally {
       await fresh.close();
     }
+    // The viewer's index follows the bucket: the new last seq arrives (writes are coalesced to ≤ 1 s).
+    await until('index current', 5_000, async () => index.summaries.get(sessionKey(host, 'indeterminate'))?.last_seq === preview.based_on_seq + preview.plan.records.length);
+    index.close();
     // The other hosts' copies of the same demo session are untouched.
     const untouched = listSessions(roots.get('alpha')!);
     expect(untouched.sessions).toContain('indeterminate');
