@@ -76,9 +76,11 @@ export async function benchFleet(): Promise<void> {
 
     const viewer = await connect({ servers: url });
     started = performance.now();
-    const index = await FleetIndex.open(viewer);
+    const index = await FleetIndex.open(viewer, 100);
     const first = index.page({}, 0, 100);
     const first_page_ms = performance.now() - started;
+    await index.complete;
+    const complete_ms = performance.now() - started;
     started = performance.now();
     const needs = index.page({ status: 'needs_operator' }, 0, 100);
     const filter_ms = performance.now() - started;
@@ -105,7 +107,7 @@ export async function benchFleet(): Promise<void> {
 
     console.log(`\nfleet: ${HOSTS} hosts × ${SESSIONS_PER_HOST} sessions on a real nats-server (JetStream, file store)`);
     console.log(`  simulated agents wrote ${HOSTS * SESSIONS_PER_HOST} summaries in ${load_s.toFixed(1)} s`);
-    console.log(`  viewer: index of all ${index.summaries.size} ready, first page of ${first.rows.length} in ${first_page_ms.toFixed(0)} ms  (aim: < 1000 ms)`);
+    console.log(`  viewer: first page of ${first.rows.length} in ${first_page_ms.toFixed(0)} ms  (aim: < 1000 ms); index of all ${index.summaries.size} complete in ${complete_ms.toFixed(0)} ms`);
     console.log(`  status filter needs_operator over ${index.summaries.size}: ${needs.total} rows in ${filter_ms.toFixed(1)} ms  (aim: < 1000 ms)`);
     console.log(`  ${CHANGES_PER_S} changes/s for ${CHANGE_SECONDS} s: index current after ${Math.max(...lags).toFixed(0)} ms at worst (each second's puts and their arrival)  (aim: < 2000 ms)`);
     console.log(`  process RSS ${rss_mb.toFixed(0)} MB (agents + viewer in one process; ${rss_before_mb.toFixed(0)} MB before the index)  (aim: < 500 MB)`);

@@ -20,33 +20,49 @@ export class FleetIndex {
   readonly summaries = new Map<string, FleetSummary>();
   /** Revision of the last change applied: how current the index is. */
   revision = 0;
+  /** False while the initial values still stream in: totals and filters are then partial. */
+  is_complete = false;
+  readonly complete: Promise<void>;
+  private mark_complete: () => void = () => undefined;
 
-  private constructor(private readonly watch: QueuedIterator<KvWatchEntry>) {}
+  private constructor(private readonly watch: QueuedIterator<KvWatchEntry>) {
+    this.complete = new Promise((resolve) => (this.mark_complete = resolve));
+  }
 
-  /** Resolves once every current value is in the index. */
-  static async open(nc: NatsConnection): Promise<FleetIndex> {
+  /** Resolves once `first_rows` values are in the index (a first page to show) or all of them are; `complete`
+   *  resolves once every current value is in. */
+  static async open(nc: NatsConnection, first_rows = Number.POSITIVE_INFINITY): Promise<FleetIndex> {
     await requireTopology(nc);
     const kv = await new Kvm(nc).open(SESSIONS_BUCKET);
     const empty = (await kv.status()).values === 0;
     const index = new FleetIndex(await kv.watch({ key: '>' }));
+    if (empty) index.setComplete();
     await new Promise<void>((ready) => {
-      if (empty) ready();
-      void index.follow(ready);
+      void index.complete.then(ready);
+      void index.follow(() => {
+        if (index.summaries.size >= first_rows) ready();
+      });
     });
     return index;
   }
 
-  private async follow(ready: () => void): Promise<void> {
+  private setComplete(): void {
+    this.is_complete = true;
+    this.mark_complete();
+  }
+
+  private async follow(arrived: () => void): Promise<void> {
     for await (const entry of this.watch) {
       if (entry.operation === 'PUT') this.summaries.set(entry.key, entry.json<FleetSummary>());
       else this.summaries.delete(entry.key);
       this.revision = entry.revision;
-      if (entry.delta === 0) ready();
+      if (entry.delta === 0 && !this.is_complete) this.setComplete();
+      arrived();
     }
   }
 
   /** One page of the rows that pass the filter, in key order of arrival, with the filtered total. */
-  page(filter: FleetFilter, start: number, count: number): { total: number; rows: FleetSummary[] } {
+  page(filter: FleetFilter, start: number, count: number): { total: number; complete: boolean; rows: FleetSummary[] } {
     const limit = Math.min(Math.max(0, count), PAGE_ROWS_MAX);
     const rows: FleetSummary[] = [];
     let total = 0;
@@ -56,7 +72,7 @@ export class FleetIndex {
       if (total >= start && rows.length < limit) rows.push(summary);
       total += 1;
     }
-    return { total, rows };
+    return { total, complete: this.is_complete, rows };
   }
 
   close(): void {
