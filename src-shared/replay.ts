@@ -34,6 +34,17 @@ export interface RecordRef {
   type: string;
 }
 
+/** RecordRefs in typed arrays, entry i of each array for the i-th frame; the arrays may be longer than
+ *  `count` (room to grow). `type_ids[i]` indexes `types`. Read one with replay/record-index.ts recordAt. */
+export interface RecordIndex {
+  count: number;
+  seqs: Float64Array;
+  offsets: Float64Array;
+  fences: Float64Array;
+  type_ids: Uint32Array;
+  types: string[];
+}
+
 export interface ModelAttempt {
   seq: number;
   attempt: number | null;
@@ -82,7 +93,9 @@ export interface CallTerminal {
   is_error: boolean;
   /** tool_result.reason, or tool_no_dispatch.reason. */
   reason: string | null;
-  output: JsonValue;
+  /** Where the terminal record's frame starts in the WAL. The fold keeps no tool output (most of a WAL's
+   *  bytes); read it back from here (replay/payloads.ts). */
+  offset: number;
 }
 
 export interface HeldRecord {
@@ -246,8 +259,8 @@ export interface SessionFold {
   /** The runner tag the next tagged message part gets: one more than the highest tag the WAL holds, and at
    *  least a lineage frame's next_tag (a tombstone's count carried to this lineage); 1 when there is none. */
   next_tag: number;
-  /** Every frame folded, lineage frames included (seq 0). */
-  records: RecordRef[];
+  /** Every frame folded, lineage frames included (seq 0), in file order. */
+  records: RecordIndex;
   episodes: EpisodeFold[];
   queue: QueueEntry[];
   /** Pending submission ids in drain order: interrupts first, then plain entries, each in WAL order. */

@@ -42,8 +42,9 @@ export type DamageReason =
   | 'past_end'
   | 'digest_mismatch';
 
-/** The ways a WAL is refused. A torn tail is not among them: it is discarded and reported. */
-export type WalErrorKind = 'non_tail_corruption' | 'malformed_frame' | 'newer_writer' | 'sequence_error' | 'io';
+/** The ways a WAL is refused. A torn tail is not among them: it is discarded and reported. `too_large`: the
+ *  WAL may be intact, but a record holds more than this build keeps in memory to fold it (named by offset). */
+export type WalErrorKind = 'non_tail_corruption' | 'malformed_frame' | 'newer_writer' | 'sequence_error' | 'io' | 'too_large';
 
 export interface WalErrorInfo {
   kind: WalErrorKind;

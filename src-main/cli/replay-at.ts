@@ -5,6 +5,7 @@ import { originLabel, messageText, noteLabel, noteSummary } from '../../src-shar
 import type { EpisodeFold, ReplayAtJson, StepRequest } from '../../src-shared/replay.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { replayTarget } from '../replay/report.js';
+import { walPayloadReader } from '../replay/payloads.js';
 import { renderStepRequest } from '../replay/transcript.js';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeOut } from './command.js';
 import { plural, printable, textLines } from './format.js';
@@ -26,7 +27,7 @@ export async function runReplayAt(target: WalTarget, options: ReplayAtOptions): 
     const known = episode.steps.map((step) => step.step_id).join(', ') || 'none';
     throw new UsageError(`episode ${episode.episode} has no step ${step_id} (its steps: ${known})`);
   }
-  const request = renderStepRequest(replay.fold, episode.episode, step_id);
+  const request = renderStepRequest(replay.fold, episode.episode, step_id, walPayloadReader(target.wal_path));
   if (options.json) await writeOut(`${JSON.stringify(replayAtJson(request), null, 2)}\n`);
   else await writeOut(requestText(target, episode, request));
   return replay.read.error === null && request.problems.length === 0 ? EXIT_OK : EXIT_REFUSED;

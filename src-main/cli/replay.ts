@@ -39,7 +39,8 @@ export function outline(target: WalTarget, { read, fold, resume }: SessionReplay
   for (const episode of fold.episodes) appendAll(lines, episodeLines(episode));
   appendAll(lines, anomalyLines(fold.anomalies, ''));
   appendAll(lines, queueLines(fold));
-  lines.push('', ...planLines(resume));
+  lines.push('');
+  appendAll(lines, planLines(resume));
   return textLines(lines);
 }
 

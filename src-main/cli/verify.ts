@@ -54,6 +54,8 @@ function advice(kind: string): string {
     case 'non_tail_corruption':
     case 'sequence_error':
       return 'committed data is damaged in the middle of the log; restore the WAL from a good copy — walscope never repairs or truncates it';
+    case 'too_large':
+      return 'the session holds more than walscope keeps in memory to show it; walscope verify still checks it whole, and nothing was changed';
     case 'malformed_frame':
       return 'an intact frame is not in the format; report it to the runtime that wrote it — walscope never repairs it';
     default:

@@ -199,16 +199,17 @@ function underLease<T>(
 function foldSession(root: string, session_id: string, io: FileIO): { kind: 'fold'; fold: SessionFold } | Refusal {
   const wal = walPath(sessionDir(root, session_id));
   const folder = new SessionFolder();
-  if ((io.stat(wal)?.size_bytes ?? 0) === 0) return { kind: 'fold', fold: folder.snapshot() };
+  if ((io.stat(wal)?.size_bytes ?? 0) === 0) return { kind: 'fold', fold: folder.finish() };
   let floor_features: string[];
   try {
     floor_features = readFloor(root, io);
   } catch (error) {
     return { kind: 'refused', message: `cannot read the feature floor of ${root}: ${describe(error)}` };
   }
-  const read = readWal(wal, { io, floor_features, on_frame: (frame) => folder.push(frame) });
-  if (read.error !== null) return { kind: 'refused', message: `the WAL is refused (${read.error.kind}): ${read.error.message}` };
-  return { kind: 'fold', fold: folder.snapshot() };
+  const read = readWal(wal, { io, floor_features, with_payload: false, on_frame: (frame, payload_cbor) => folder.push(frame, payload_cbor) });
+  const error = read.error ?? folder.refusal;
+  if (error !== null) return { kind: 'refused', message: `the WAL is refused (${error.kind}): ${error.message}` };
+  return { kind: 'fold', fold: folder.finish() };
 }
 
 function leaseHeld(error: LeaseHeldError): Refusal {

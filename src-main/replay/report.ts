@@ -1,7 +1,7 @@
 // Reading a WAL into its fold and the `walscope replay --json` object. Read-only: exports and live sessions
 // are read exactly as `verify` reads them (inspect.ts), never locked, created or written.
 import type { RecoveryPlan, ReplayJson, SessionFold } from '../../src-shared/replay.js';
-import type { WalErrorInfo } from '../../src-shared/wal.js';
+import type { ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
 import type { FileIO } from '../engine/file-io.js';
 import { readTarget, type WalTarget } from '../engine/inspect.js';
 import type { ReadResult } from '../engine/reader.js';
@@ -15,10 +15,15 @@ export interface SessionReplay {
   resume: RecoveryPlan;
 }
 
+/** Folds a WAL in one pass. Payloads are validated by the reader and decoded by the fold from the reader's
+ *  buffer, without what stays on disk (tool outputs); a session the fold cannot hold is refused as
+ *  `too_large`, naming the record's offset, with the prefix before it shown. */
 export function replayTarget(target: WalTarget, io?: FileIO): SessionReplay {
   const folder = new SessionFolder();
-  const read = readTarget(target, { ...(io === undefined ? {} : { io }), on_frame: (frame) => folder.push(frame) });
-  const fold = folder.snapshot();
+  const on_frame = (frame: ReadFrame, payload_cbor: Buffer) => folder.push(frame, payload_cbor);
+  const whole = readTarget(target, { ...(io === undefined ? {} : { io }), with_payload: false, on_frame });
+  const read = whole.error === null && folder.refusal !== null ? { ...whole, error: folder.refusal, checkpoint: null } : whole;
+  const fold = folder.finish();
   return { read, fold, resume: read.error === null ? planResume(fold) : refusedPlan(read.error) };
 }
 

@@ -29,6 +29,7 @@ import type {
   ViewInRequest,
 } from '../../src-shared/replay.js';
 import { EpisodeIndex } from './episode-index.js';
+import { OUTPUTS_UNREAD, terminalOutput, type PayloadReader } from './payloads.js';
 import { isMap, text } from './values.js';
 import { cborArrayHead, requestBytes, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
 
@@ -42,20 +43,20 @@ interface Rendering {
 
 /** The messages the session's next request carries: every episode's input, committed turns and steers, each
  *  episode with its latest view. Empty when a view no longer assembles (see `renderSessionRequest`). */
-export function renderTranscript(fold: SessionFold): JsonPayload[] {
-  return renderSessionRequest(fold).messages.map((rendered) => rendered.message);
+export function renderTranscript(fold: SessionFold, payloads: PayloadReader): JsonPayload[] {
+  return renderSessionRequest(fold, payloads).messages.map((rendered) => rendered.message);
 }
 
 /** The session's next request with each message's origin, and the problems that stop it being rendered. */
-export function renderSessionRequest(fold: SessionFold): { messages: RenderedMessage[]; problems: RequestProblem[] } {
-  return joined(fold.episodes.map((episode) => renderEpisode(episode, null)));
+export function renderSessionRequest(fold: SessionFold, payloads: PayloadReader): { messages: RenderedMessage[]; problems: RequestProblem[] } {
+  return joined(fold.episodes.map((episode) => renderEpisode(episode, null, payloads)));
 }
 
 /** The request of step `step_id` of episode `episode_number` exactly as the model saw it: earlier episodes as
  *  they ended, then this run's input, its latest view at that step in place of the turns it covers, the later
  *  turns before the step and the steers that joined it. */
-export function renderStepRequest(fold: SessionFold, episode_number: number, step_id: number): StepRequest {
-  const { messages, problems, view, replaced } = stepMessages(fold, episode_number, step_id);
+export function renderStepRequest(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader): StepRequest {
+  const { messages, problems, view, replaced } = stepMessages(fold, episode_number, step_id, payloads);
   const validity = checkProviderValid(messages.map((rendered) => rendered.message));
   for (const problem of validity.problems) {
     problems.push({ kind: problem.kind, cause: null, seq: null, message: `message ${problem.message_index}: ${problem.kind.replaceAll('_', ' ')} for ${problem.tool_use_id}` });
@@ -68,7 +69,7 @@ export function renderStepRequest(fold: SessionFold, episode_number: number, ste
  *  (null when it cannot be rendered) and the view in force. Equal to renderStepRequest's size_bytes for each,
  *  but in one pass: every turn is rendered and measured once, and a step's size is a sum over the turns its
  *  request holds, so a lane of many steps in a long episode costs about one rendering, not one per step. */
-export function laneSizes(fold: SessionFold, episode_number: number, step_ids: readonly number[]): { step_id: number; size_bytes: number | null; view: ViewInRequest | null }[] {
+export function laneSizes(fold: SessionFold, episode_number: number, step_ids: readonly number[], payloads: PayloadReader): { step_id: number; size_bytes: number | null; view: ViewInRequest | null }[] {
   const episode = fold.episodes.find((candidate) => candidate.episode === episode_number);
   if (episode === undefined) return [];
   const index = new EpisodeIndex(episode);
@@ -76,23 +77,23 @@ export function laneSizes(fold: SessionFold, episode_number: number, step_ids: r
   // Step ids increase in WAL order in every WAL a runtime writes; anything else is measured step by step.
   if (!recorded.every((step, position) => position === 0 || step.step_id > recorded[position - 1]!.step_id)) {
     return step_ids.map((step_id) => {
-      const request = renderStepRequest(fold, episode_number, step_id);
+      const request = renderStepRequest(fold, episode_number, step_id, payloads);
       return { step_id, size_bytes: request.problems.length > 0 ? null : request.size_bytes, view: request.view };
     });
   }
-  const earlier = joined(fold.episodes.filter((candidate) => candidate.episode < episode_number).map((candidate) => renderEpisode(candidate, null)));
-  const prefix = { count: earlier.messages.length, bytes: itemsSize(payloads(earlier.messages)) };
+  const earlier = joined(fold.episodes.filter((candidate) => candidate.episode < episode_number).map((candidate) => renderEpisode(candidate, null, payloads)));
+  const prefix = { count: earlier.messages.length, bytes: itemsSize(messagesOf(earlier.messages)) };
   const input = asMessages(episode.input);
   // unit i: the steers joining recorded step i and its turn; sums[i] is the size of units before i.
   const counts = [0];
   const sums = [0];
   let cut = recorded.length;
   for (const [position, step] of recorded.entries()) {
-    const turn = renderTurn(episode.episode, index, step);
+    const turn = renderTurn(episode.episode, index, step, payloads);
     // The uncommitted turn ends the episode's part; the steers that joined it were already placed (unit `cut`).
     const unit = [...steersJoining(episode, index, step.step_id), ...(turn ?? [])];
     counts.push(counts[position]! + unit.length);
-    sums.push(sums[position]! + itemsSize(payloads(unit)));
+    sums.push(sums[position]! + itemsSize(messagesOf(unit)));
     if (turn === null) {
       cut = position;
       break;
@@ -114,7 +115,7 @@ export function laneSizes(fold: SessionFold, episode_number: number, step_ids: r
     if (before <= cut) {
       const tail = steersAtEnd(episode, index, step_id);
       count += tail.length;
-      bytes += itemsSize(payloads(tail));
+      bytes += itemsSize(messagesOf(tail));
     }
     return { step_id, size_bytes: cborArrayHead(count) + bytes, view: latest === null ? null : viewInRequest(latest, []) };
   });
@@ -137,12 +138,12 @@ function itemsSize(messages: readonly JsonPayload[]): number {
   return requestSize(messages) - cborArrayHead(messages.length);
 }
 
-const payloads = (rendered: readonly RenderedMessage[]): JsonPayload[] => rendered.map((entry) => entry.message);
+const messagesOf = (rendered: readonly RenderedMessage[]): JsonPayload[] => rendered.map((entry) => entry.message);
 
-function stepMessages(fold: SessionFold, episode_number: number, step_id: number): Rendering {
-  const earlier = fold.episodes.filter((episode) => episode.episode < episode_number).map((episode) => renderEpisode(episode, null));
+function stepMessages(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader): Rendering {
+  const earlier = fold.episodes.filter((episode) => episode.episode < episode_number).map((episode) => renderEpisode(episode, null, payloads));
   const target = fold.episodes.find((episode) => episode.episode === episode_number);
-  const own = target === undefined ? null : renderEpisode(target, step_id);
+  const own = target === undefined ? null : renderEpisode(target, step_id, payloads);
   return { ...joined(own === null ? earlier : [...earlier, own]), view: own?.view ?? null, replaced: own?.replaced ?? [] };
 }
 
@@ -156,7 +157,7 @@ function joined(renderings: Rendering[]): { messages: RenderedMessage[]; problem
 }
 
 /** One episode's part of a request: all of it (up_to null), or what the request of step `up_to` held. */
-function renderEpisode(episode: EpisodeFold, up_to: number | null): Rendering {
+function renderEpisode(episode: EpisodeFold, up_to: number | null, payloads: PayloadReader): Rendering {
   const index = new EpisodeIndex(episode);
   const views = viewRecords(episode).filter((view) => up_to === null || view.step_id <= up_to);
   const latest = views.at(-1) ?? null;
@@ -170,7 +171,7 @@ function renderEpisode(episode: EpisodeFold, up_to: number | null): Rendering {
   for (const [position, step] of steps.entries()) {
     const into = covered(step) ? replaced : messages;
     appendAll(into, steersJoining(episode, index, step.step_id));
-    const turn = renderTurn(episode.episode, index, step);
+    const turn = renderTurn(episode.episode, index, step, payloads);
     if (turn === null) {
       if (up_to === null) appendAll(messages, steersPastCut(episode, index, steps.slice(position + 1)));
       cut = true;
@@ -218,7 +219,7 @@ function steersPastCut(episode: EpisodeFold, index: EpisodeIndex, later: readonl
 }
 
 /** The step's messages when its turn is complete or repaired; null when it is not (yet) committed. */
-function renderTurn(episode: number, index: EpisodeIndex, step: StepFold): RenderedMessage[] | null {
+function renderTurn(episode: number, index: EpisodeIndex, step: StepFold, payloads: PayloadReader): RenderedMessage[] | null {
   const origin = { kind: 'step', episode, step_id: step.step_id } as const;
   const assistant = isMap(step.assistant_message) ? step.assistant_message : { role: 'assistant', content: [] };
   if (step.natural_end) return [{ origin, message: assistant }];
@@ -226,16 +227,16 @@ function renderTurn(episode: number, index: EpisodeIndex, step: StepFold): Rende
   if (batch === undefined || batch.finished_seq === null || !batch.committable) return null;
   return [
     { origin, message: assistant },
-    { origin, message: { role: 'tool', content: batch.calls.map(resultBlock) } },
+    { origin, message: { role: 'tool', content: batch.calls.map((call) => resultBlock(call, payloads)) } },
   ];
 }
 
-function resultBlock(call: CallFold): JsonPayload {
+function resultBlock(call: CallFold, payloads: PayloadReader): JsonPayload {
   const terminal = call.terminals[0]!;
   if (terminal.type === 'tool_no_dispatch') {
     return { type: 'tool_result', tool_use_id: call.tool_call_id, output: `not dispatched: ${terminal.reason ?? 'no reason recorded'}`, is_error: true };
   }
-  return { type: 'tool_result', tool_use_id: call.tool_call_id, output: terminal.output, is_error: terminal.is_error };
+  return { type: 'tool_result', tool_use_id: call.tool_call_id, output: terminalOutput(terminal, payloads), is_error: terminal.is_error };
 }
 
 function steersJoining(episode: EpisodeFold, index: EpisodeIndex, step_id: number | null): RenderedMessage[] {
@@ -278,7 +279,7 @@ export function checkProviderValid(messages: readonly JsonPayload[]): ProviderVa
 export function replayedCounts(fold: SessionFold, episode: EpisodeFold): { messages: number; model_steps: number; tool_results: number } {
   const terminals = (batch: BatchFold) => batch.calls.reduce((count, call) => count + call.terminals.length, 0);
   return {
-    messages: renderTranscript(fold).length,
+    messages: renderTranscript(fold, OUTPUTS_UNREAD).length,
     model_steps: episode.steps.filter((step) => step.seq !== null).length,
     tool_results: episode.batches.reduce((count, batch) => count + terminals(batch), 0),
   };

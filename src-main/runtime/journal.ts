@@ -9,6 +9,7 @@ import type { Payload, ReadFrame } from '../../src-shared/wal.js';
 import { requiredFeatures } from '../engine/features.js';
 import type { WritableSession } from '../engine/session.js';
 import { SessionFolder } from '../replay/fold.js';
+import { walPayloadReader, type PayloadReader } from '../replay/payloads.js';
 import type { Plants } from './plants.js';
 
 /** Something the caller saw: it must never be a record that resume reports as lost. */
@@ -95,6 +96,12 @@ export class Journal {
 
   request(run_id: string, step_id: number, messages: readonly JsonPayload[]): void {
     this.observer.request?.(run_id, step_id, messages);
+  }
+
+  /** Payloads read back from the WAL (tool outputs stay on disk; the fold keeps where they are), through the
+   *  session's own FileIO. */
+  get payloads(): PayloadReader {
+    return walPayloadReader(this.session.writer.path, this.session.writer.io);
   }
 
   fold(): SessionFold {

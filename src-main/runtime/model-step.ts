@@ -39,7 +39,7 @@ export function writeStepBoundary(ctx: RunContext, step_id: number): BoundaryDec
   if (!config.compaction && config.ceiling_wait_ms === null) return SEND;
   const notes = stepFold(ctx, step_id)?.notes ?? [];
   const wrote_view = config.compaction && writeViewAndNotice(ctx, step_id, notes);
-  const rendering = renderSessionRequest(journal.fold());
+  const rendering = renderSessionRequest(journal.fold(), journal.payloads);
   const view_problem = rendering.problems.find((problem) => problem.kind === 'view_not_assembled');
   const ceiling = view_problem === undefined && config.ceiling_wait_ms !== null ? decideCeiling(ctx, step_id, notes, rendering.messages) : null;
   if (wrote_view || ceiling?.wrote === true) journal.barrier();
@@ -107,7 +107,7 @@ export function writeFinalNotice(ctx: RunContext, step_id: number): void {
 export function runModelStep(ctx: RunContext, step_id: number): StepResult {
   const journal = ctx.journal;
   const prior_attempts = stepFold(ctx, step_id)?.attempts.length ?? 0;
-  const rendering = renderSessionRequest(journal.fold());
+  const rendering = renderSessionRequest(journal.fold(), journal.payloads);
   // The boundary refused a view that no longer assembles; a rendering problem here is a runtime bug.
   const problem = rendering.problems[0];
   if (problem !== undefined) throw new ProviderInvalidRequestError(ctx.run_id, step_id, problem.message);

@@ -38,7 +38,7 @@ export class RunLoop {
   /** A loop over an episode found open in the WAL, which the replay library left to a runtime to go on with. */
   static resumed(ctx: RunContext, episode: EpisodeFold): RunLoop {
     const finished = episode.steps.filter((step) => step.seq !== null);
-    const next_step_id = Math.max(0, ...finished.map((step) => step.step_id)) + 1;
+    const next_step_id = finished.reduce((highest, step) => Math.max(highest, step.step_id), 0) + 1;
     const loop = new RunLoop(ctx, next_step_id, finished.length);
     const batch = currentBatch(episode);
     const last = lastFinishedStep(episode);

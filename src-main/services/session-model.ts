@@ -29,6 +29,7 @@ import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES } from '../engine/limits.js';
 import { hex } from '../engine/reader.js';
 import { planResume } from '../replay/plan.js';
 import { refusedPlan } from '../replay/report.js';
+import { walPayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderSessionRequest } from '../replay/transcript.js';
 import { SessionTailer, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { buildTimeline, buildTranscript, type Timeline } from './timeline.js';
@@ -82,12 +83,13 @@ export class SessionModel {
     if (this.views !== null) return this.views;
     const fold = this.tailer.fold();
     const read = this.tailer.read;
+    const payloads = walPayloadReader(this.target.wal_path);
     // A compaction view that no longer assembles leaves nothing to render: that is no valid request either.
-    const next_request = renderSessionRequest(fold);
+    const next_request = renderSessionRequest(fold, payloads);
     const messages = next_request.messages.map((rendered) => rendered.message);
     this.views = {
       fold,
-      timeline: buildTimeline(fold),
+      timeline: buildTimeline(fold, payloads),
       transcript: buildTranscript(messages),
       transcript_valid: next_request.problems.length === 0 && checkProviderValid(messages).valid,
       resume: read?.error ? refusedPlan(read.error) : planResume(fold),

@@ -19,6 +19,7 @@ import type {
 } from '../../src-shared/ipc.js';
 import { resolveTargets, type WalTarget } from '../engine/inspect.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
+import { walPayloadReader } from '../replay/payloads.js';
 import { previewAction, runAction } from './actions.js';
 import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
@@ -205,7 +206,8 @@ export class SessionService implements WalscopeApi {
   }
 
   async getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext> {
-    return stepContext(this.model(key).fold(), episode, step_id);
+    const model = this.model(key);
+    return stepContext(model.fold(), walPayloadReader(model.target.wal_path), episode, step_id);
   }
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageText, noteLabel, originLabel } from '../../src-shared/compaction.js';
 import type { Payload } from '../../src-shared/wal.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
-import { sessionDir } from '../../src-main/engine/state-root.js';
+import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
+import { walPayloadReader } from '../../src-main/replay/payloads.js';
 import { replayTarget } from '../../src-main/replay/report.js';
 import { renderStepRequest } from '../../src-main/replay/transcript.js';
 import { replacementDigest } from '../../src-main/replay/views.js';
@@ -104,7 +105,7 @@ describe('the Context view of the demo compaction session, in Chromium', () => {
     for (const episode of fold.episodes) {
       for (const step of episode.steps) {
         const at = `${episode.episode}/${step.step_id}`;
-        const request = renderStepRequest(fold, episode.episode, step.step_id);
+        const request = renderStepRequest(fold, episode.episode, step.step_id, walPayloadReader(walPath(sessionDir(root, SESSION))));
         await openStep(episode.episode, step.step_id);
         const top = page.locator('[data-testid=context-messages] > li');
         if (request.problems.length > 0) {

@@ -12,6 +12,7 @@ import { replayCommand } from '../../src-main/cli/replay.js';
 import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { readTarget, resolveTargets } from '../../src-main/engine/inspect.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
+import { walPayloadReader } from '../../src-main/replay/payloads.js';
 import { replayTarget } from '../../src-main/replay/report.js';
 import { laneSizes, renderStepRequest } from '../../src-main/replay/transcript.js';
 import { toJsonPayload } from '../../src-main/replay/values.js';
@@ -76,14 +77,16 @@ describe('walscope replay --at', () => {
   });
 
   it('the context lane\'s sizes are the renderings\' sizes, step by step', () => {
-    const { fold } = replayTarget(resolveTargets(session_dir)[0]!);
+    const target = resolveTargets(session_dir)[0]!;
+    const { fold } = replayTarget(target);
+    const payloads = walPayloadReader(target.wal_path);
     for (const episode of fold.episodes) {
       const step_ids = episode.steps.map((step) => step.step_id);
       const expected = step_ids.map((step_id) => {
-        const request = renderStepRequest(fold, episode.episode, step_id);
+        const request = renderStepRequest(fold, episode.episode, step_id, payloads);
         return request.problems.length > 0 ? null : request.size_bytes;
       });
-      expect(laneSizes(fold, episode.episode, step_ids).map((lane) => lane.size_bytes)).toEqual(expected);
+      expect(laneSizes(fold, episode.episode, step_ids, payloads).map((lane) => lane.size_bytes)).toEqual(expected);
     }
   });
 

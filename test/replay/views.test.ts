@@ -6,11 +6,17 @@ import { describe, expect, it } from 'vitest';
 import type { JsonPayload, MessageOrigin } from '../../src-shared/replay.js';
 import type { CborValue, Payload, ReadFrame } from '../../src-shared/wal.js';
 import { foldFrames } from '../../src-main/replay/fold.js';
+import { type PayloadReader } from '../../src-main/replay/payloads.js';
+import { toJsonPayload } from '../../src-main/replay/values.js';
 import { laneSizes, renderStepRequest, renderTranscript } from '../../src-main/replay/transcript.js';
 import { replacementDigest } from '../../src-main/replay/views.js';
 
+/** The frames the test built last: the fold keeps tool outputs on disk, so rendering reads them back here. */
+let built: ReadFrame[] = [];
+const payloads: PayloadReader = (offset) => toJsonPayload(built.find((frame) => frame.offset === offset)!.payload ?? {});
+
 function frames(...records: [type: string, payload: Payload][]): ReadFrame[] {
-  return records.map(([type, payload], index) => ({
+  return (built = records.map(([type, payload], index) => ({
     offset: index * 100,
     size_bytes: 100,
     digest_algorithm: 'sha256',
@@ -20,7 +26,7 @@ function frames(...records: [type: string, payload: Payload][]): ReadFrame[] {
     type,
     features: [],
     payload,
-  }));
+  })));
 }
 
 const user = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });
@@ -49,7 +55,7 @@ const texts = (messages: { message: JsonPayload }[]) => messages.map((message) =
 describe('a step request with compaction views', () => {
   it('puts the replacement where the covered turns were: input first, later turns after', () => {
     const fold = foldFrames(frames(start(), ...turn(1), ...turn(2), view(3, 1, 2), ...turn(3), ['run_finished', { reason: 'completed' }]));
-    const request = renderStepRequest(fold, 1, 3);
+    const request = renderStepRequest(fold, 1, 3, payloads);
     expect(request.problems).toEqual([]);
     expect(origins(request.messages)).toEqual([
       { kind: 'input', episode: 1 },
@@ -59,22 +65,22 @@ describe('a step request with compaction views', () => {
     expect(request.view).toMatchObject({ view_id: 'r1.compact', version: 1, through_step: 2, applied: 'as_published', step_id: 3, replaced_messages: 4 });
     expect(request.view!.replaced_bytes).toBeGreaterThan(request.view!.replacement_bytes);
     // Before the view's step the turns are there; the next request (after step 3) carries turn 3 after the view.
-    expect(origins(renderStepRequest(fold, 1, 2).messages).map((origin) => origin.kind)).toEqual(['input', 'step', 'step']);
-    expect(renderStepRequest(fold, 1, 2).view).toBeNull();
-    expect(renderTranscript(fold)).toEqual([user('go r1'), user('summary v1'), expect.objectContaining({ role: 'assistant' }), expect.objectContaining({ role: 'tool' })]);
+    expect(origins(renderStepRequest(fold, 1, 2, payloads).messages).map((origin) => origin.kind)).toEqual(['input', 'step', 'step']);
+    expect(renderStepRequest(fold, 1, 2, payloads).view).toBeNull();
+    expect(renderTranscript(fold, payloads)).toEqual([user('go r1'), user('summary v1'), expect.objectContaining({ role: 'assistant' }), expect.objectContaining({ role: 'tool' })]);
   });
 
   it('replaces the steers among the covered turns and keeps those that joined later', () => {
     const fold = foldFrames(frames(start(), steer('early'), ...turn(1), steer('late'), view(2, 1, 1), ...turn(2)));
-    const request = renderStepRequest(fold, 1, 2);
+    const request = renderStepRequest(fold, 1, 2, payloads);
     expect(texts(request.messages)).toEqual([JSON.stringify(user('go r1').content), JSON.stringify(user('summary v1').content), JSON.stringify(user('late').content)]);
     expect(request.messages[2]!.origin).toEqual({ kind: 'steer', episode: 1, seq: 9 });
   });
 
   it('a later view supersedes an earlier one from its step on', () => {
     const fold = foldFrames(frames(start(), ...turn(1), view(2, 1, 1), ...turn(2), view(3, 2, 2), ...turn(3)));
-    const at2 = renderStepRequest(fold, 1, 2);
-    const at3 = renderStepRequest(fold, 1, 3);
+    const at2 = renderStepRequest(fold, 1, 2, payloads);
+    const at3 = renderStepRequest(fold, 1, 3, payloads);
     expect(at2.view?.version).toBe(1);
     expect(origins(at2.messages).map((origin) => origin.kind)).toEqual(['input', 'view']);
     expect(at3.view?.version).toBe(2);
@@ -84,7 +90,7 @@ describe('a step request with compaction views', () => {
 
   it('a view of an earlier episode stays in force in the next run; the new run starts with its own views', () => {
     const fold = foldFrames(frames(start(), ...turn(1), view(2, 1, 1), ...turn(2), ['run_finished', { reason: 'completed' }], start('r2'), ...turn(1, 'r2')));
-    const request = renderStepRequest(fold, 2, 1);
+    const request = renderStepRequest(fold, 2, 1, payloads);
     expect(request.view).toBeNull();
     expect(origins(request.messages).map((origin) => `${origin.episode}:${origin.kind}`)).toEqual(['1:input', '1:view', '1:step', '1:step', '2:input']);
   });
@@ -102,40 +108,42 @@ describe('a step request with compaction views', () => {
       if (step < step_id) records.push(...turn(step));
     }
     const fold = foldFrames(frames(...records));
-    const request = renderStepRequest(fold, 1, step_id);
+    const request = renderStepRequest(fold, 1, step_id, payloads);
     expect(request.messages).toEqual([]);
     expect(request.problems).toEqual([expect.objectContaining({ kind: 'view_not_assembled', cause })]);
-    expect(renderTranscript(fold)).toEqual([]);
+    expect(renderTranscript(fold, payloads)).toEqual([]);
     // Steps before the broken view still render.
-    expect(renderStepRequest(fold, 1, 1).problems).toEqual([]);
+    expect(renderStepRequest(fold, 1, 1, payloads).problems).toEqual([]);
   });
 
   it('checks the digest on the record\'s CBOR: a byte string in the replacement is not its hex text', () => {
     const media: CborValue[] = [{ role: 'user', content: [{ type: 'media', media_type: 'image/png', data: new Uint8Array([1, 2, 3]) }] }];
     const fold = foldFrames(frames(start(), ...turn(1), view(2, 1, 1, media)));
-    const request = renderStepRequest(fold, 1, 2);
+    const request = renderStepRequest(fold, 1, 2, payloads);
     expect(request.problems).toEqual([]);
     expect(request.messages[1]!.message).toEqual({ role: 'user', content: [{ type: 'media', media_type: 'image/png', data: '010203' }] });
     const hex: CborValue[] = [{ role: 'user', content: [{ type: 'media', media_type: 'image/png', data: '010203' }] }];
     const forged = foldFrames(frames(start(), ...turn(1), view(2, 1, 1, media, replacementDigest(hex))));
-    expect(renderStepRequest(forged, 1, 2).problems[0]?.cause).toBe('digest_mismatch');
+    expect(renderStepRequest(forged, 1, 2, payloads).problems[0]?.cause).toBe('digest_mismatch');
   });
 
   it('the lane\'s one-pass sizes equal each step\'s rendering, views, steers, earlier runs and a cut included', () => {
     const open_batch: [string, Payload][] = turn(4).slice(0, 3);
-    const folds = [
-      foldFrames(frames(start(), steer('early'), ...turn(1), steer('late'), view(2, 1, 1), ...turn(2), view(3, 2, 2), ...turn(3), steer('after'), ...open_batch, steer('past the cut'))),
-      foldFrames(frames(start(), ...turn(1), view(2, 1, 1), ...turn(2), ['run_finished', { reason: 'completed' }], start('r2'), ...turn(1, 'r2'), view(3, 1, 2), ...turn(2, 'r2'))),
-      foldFrames(frames(start(), ...turn(1), view(2, 1, 1), ...turn(2), view(3, 2, 2), ...turn(3), view(4, 3, 1))),
+    const frame_lists = [
+      frames(start(), steer('early'), ...turn(1), steer('late'), view(2, 1, 1), ...turn(2), view(3, 2, 2), ...turn(3), steer('after'), ...open_batch, steer('past the cut')),
+      frames(start(), ...turn(1), view(2, 1, 1), ...turn(2), ['run_finished', { reason: 'completed' }], start('r2'), ...turn(1, 'r2'), view(3, 1, 2), ...turn(2, 'r2')),
+      frames(start(), ...turn(1), view(2, 1, 1), ...turn(2), view(3, 2, 2), ...turn(3), view(4, 3, 1)),
     ];
-    for (const fold of folds) {
+    for (const list of frame_lists) {
+      built = list;
+      const fold = foldFrames(list);
       for (const episode of fold.episodes) {
         const step_ids = [...episode.steps.map((step) => step.step_id), 9];
         const expected = step_ids.map((step_id) => {
-          const request = renderStepRequest(fold, episode.episode, step_id);
+          const request = renderStepRequest(fold, episode.episode, step_id, payloads);
           return { step_id, size_bytes: request.problems.some((problem) => problem.kind === 'view_not_assembled') ? null : request.size_bytes, view: request.view?.seq ?? null };
         });
-        expect(laneSizes(fold, episode.episode, step_ids).map((lane) => ({ step_id: lane.step_id, size_bytes: lane.size_bytes, view: lane.view?.seq ?? null }))).toEqual(expected);
+        expect(laneSizes(fold, episode.episode, step_ids, payloads).map((lane) => ({ step_id: lane.step_id, size_bytes: lane.size_bytes, view: lane.view?.seq ?? null }))).toEqual(expected);
       }
     }
   });

@@ -12,6 +12,7 @@ import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { resumeSession } from '../../src-main/replay/actions.js';
 import { replayTarget } from '../../src-main/replay/report.js';
+import { terminalOutput, walPayloadReader } from '../../src-main/replay/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
 import {
   approvalsSession,
@@ -97,7 +98,7 @@ describe('reference runtime, forward path', () => {
     expect(fold.anomalies).toEqual([]);
     expect(fold.episodes.flatMap((episode) => episode.anomalies)).toEqual([]);
     expect(fold.episodes.filter((episode) => episode.finished !== null).map((episode) => episode.finished!.reason)).toEqual(EXPECTED_ENDS[script.session_id]);
-    expect(checkProviderValid(renderTranscript(fold)).valid).toBe(true);
+    expect(checkProviderValid(renderTranscript(fold, walPayloadReader(path.join(root, 'sessions', script.session_id, 'wal')))).valid).toBe(true);
     expect(duplicateKeys(ports.plane.ledger.entries())).toEqual([]);
     expect(resume.action).toBe(script.session_id === 'sim-held-never' ? 'wait_held' : 'none');
   });
@@ -139,7 +140,7 @@ describe('reference runtime, forward path', () => {
     const batch = replay(root, script.session_id).fold.episodes[0]!.batches[0]!;
     expect(ports.plane.dispatch_log.map((entry) => entry.tool_call_id)).toEqual(['u1']);
     expect(batch.calls.map((entry) => entry.class)).toEqual(['indeterminate', 'interrupted']);
-    expect(batch.calls[1]!.terminals[0]!.output).toContain('another call of its batch has an unknown outcome');
+    expect(terminalOutput(batch.calls[1]!.terminals[0]!, walPayloadReader(path.join(root, 'sessions', script.session_id, 'wal')))).toContain('another call of its batch has an unknown outcome');
   });
 
   it('an interrupting send cancels at the step boundary and drains before the plain one', () => {
