@@ -14,7 +14,7 @@ import type {
   RecoveryKind,
   RecoveryPlan,
 } from './replay.js';
-import type { DigestAlgorithmName, InProgressTail, LeaseTenure, TornTail, WalErrorInfo } from './wal.js';
+import type { ArchiveReport, DigestAlgorithmName, InProgressTail, LeaseTenure, RetirePlan, TornTail, WalErrorInfo } from './wal.js';
 
 /** Rows per page request; the renderer asks for windows, never whole lists (a session may hold 1M records). */
 export const PAGE_ROWS_MAX = 2_000;
@@ -246,6 +246,38 @@ export type WalscopeEvent =
   | { type: 'progress'; progress: Progress };
 
 /** The one API object the renderer talks to (`window.walscope` under Electron, an HTTP client in a browser). */
+/** One lineage of a session's history (wal-format §11), newest first in `SessionHistory`. */
+export interface HistoryLineage {
+  wal_id: string;
+  parent_wal_id: string | null;
+  where: 'live' | 'sealed' | 'deleted' | 'missing';
+  first_seq: number | null;
+  last_seq: number | null;
+  next_tag: number | null;
+  next_notice_seq: number | null;
+  first_ms: number | null;
+  last_ms: number | null;
+}
+
+/** A session's whole history: its lineages, what is wrong with the chain, and the archive's integrity (null
+ *  when it has no archive, or for an export that is a bare WAL file). */
+export interface SessionHistory {
+  lineages: HistoryLineage[];
+  problems: { kind: 'counter_regression' | 'missing_parent' | 'archive_corruption' | 'member_damaged'; message: string }[];
+  archive: ArchiveReport | null;
+}
+
+/** What retiring the live lineage would write, or why it cannot be retired (an export, a live lease, …). */
+export interface RetirePreview {
+  reason: 'sealed' | 'deleted';
+  plan: RetirePlan | null;
+  refusal: { code: string; message: string } | null;
+}
+
+export type RetireResult =
+  | { ok: true; message: string; successor_wal_id: string | null; epoch: number }
+  | { ok: false; refusal: { code: string; message: string } };
+
 export interface WalscopeApi {
   getWorkspace(): Promise<Workspace>;
   listSessions(): Promise<SessionSummary[]>;
@@ -258,6 +290,11 @@ export interface WalscopeApi {
   previewAction(key: string, kind: ActionKind): Promise<ActionPreview>;
   /** Writes only when the session is still at `based_on_seq`: what was confirmed is what gets written. */
   runAction(key: string, kind: ActionKind, based_on_seq: number): Promise<ActionOutcome>;
+  /** The session's lineages (live, sealed, deleted, missing) and its archive's integrity. Read-only. */
+  getHistory(key: string): Promise<SessionHistory>;
+  previewRetire(key: string, reason: 'sealed' | 'deleted'): Promise<RetirePreview>;
+  /** Writes only when the plan under the lease equals `plan` (the one the operator confirmed). */
+  runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan): Promise<RetireResult>;
   /** The Context view of one step (null: the last episode / its first step): its request as the model saw it. */
   getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext>;
   /** Returns the unsubscribe function. */
@@ -278,6 +315,9 @@ export const API_METHODS: readonly ApiMethod[] = [
   'search',
   'previewAction',
   'runAction',
+  'getHistory',
+  'previewRetire',
+  'runRetire',
   'getContext',
 ];
 

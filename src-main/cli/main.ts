@@ -4,8 +4,10 @@ import { cancelCommand, resumeCommand, sealCommand } from './actions.js';
 import { demoCommand } from './demo.js';
 import { dumpCommand } from './dump.js';
 import { agentCommand, fetchCommand, fleetCommand } from './fleet.js';
+import { lineagesCommand } from './lineages.js';
 import { terminalSafe } from './format.js';
 import { replayCommand } from './replay.js';
+import { retireCommand } from './retire.js';
 import { serveCommand } from './serve.js';
 import { verifyCommand } from './verify.js';
 
@@ -16,6 +18,8 @@ const COMMANDS: Record<string, Command> = {
   resume: resumeCommand,
   cancel: cancelCommand,
   seal: sealCommand,
+  lineages: lineagesCommand,
+  retire: retireCommand,
   serve: serveCommand,
   demo: demoCommand,
   fleet: fleetCommand,

@@ -6,6 +6,7 @@ import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Com
 import { formatBytes } from '../../src-shared/format.js';
 import { targetsOf } from './targets.js';
 import { plural, textLines } from './format.js';
+import { archiveLines } from './lineages.js';
 
 export const verifyCommand: Command = {
   summary: 'check a WAL, a session folder or every session of a state root (read-only)',
@@ -18,7 +19,7 @@ export const verifyCommand: Command = {
     const isRoot = classifyPath(target) === 'state_root';
     if (values.json) await writeOut(`${JSON.stringify(isRoot ? reports : reports[0], null, 2)}\n`);
     else await writeOut(reports.map(humanReport).join('\n') + (isRoot ? rootSummary(reports) : ''));
-    return reports.every((report) => report.error === null) ? EXIT_OK : EXIT_REFUSED;
+    return reports.every((report) => report.error === null && report.archive?.error == null) ? EXIT_OK : EXIT_REFUSED;
   },
 };
 
@@ -32,7 +33,7 @@ function humanReport(report: VerifyReport): string {
     lines.push(`  what to do: ${advice(report.error.kind)}`);
     lines.push(`  intact before it: ${summary}`);
   } else {
-    lines.push(`${report.torn_tail ? 'USABLE ' : 'OK     '}  ${name}`);
+    lines.push(`${report.archive?.error != null ? 'REFUSED' : report.torn_tail ? 'USABLE ' : 'OK     '}  ${name}`);
     lines.push(`  ${summary}; wal_id ${report.wal_id ?? '(none: empty file)'}`);
     lines.push(`  digests: ${report.digest_algorithms.join(', ') || 'none'}; features: ${report.features.join(', ') || 'none'}`);
   }
@@ -44,6 +45,7 @@ function humanReport(report: VerifyReport): string {
   if (report.in_progress_tail !== null) {
     lines.push(`  tail in progress: a live writer is appending (${plural(report.in_progress_tail.bytes, 'byte')} at offset ${report.in_progress_tail.offset})`);
   }
+  if (report.archive !== null) lines.push(...archiveLines(report.archive));
   return textLines(lines);
 }
 
@@ -64,7 +66,7 @@ function advice(kind: string): string {
 }
 
 function rootSummary(reports: VerifyReport[]): string {
-  const refused = reports.filter((report) => report.error !== null).length;
+  const refused = reports.filter((report) => report.error !== null || report.archive?.error != null).length;
   const torn = reports.filter((report) => report.torn_tail !== null).length;
   return `\n${plural(reports.length, 'session')}: ${reports.length - refused} usable (${torn} with a torn tail), ${refused} refused\n`;
 }

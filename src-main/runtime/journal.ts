@@ -123,4 +123,7 @@ export function remember(memory: SessionMemory, frame: ReadFrame): void {
   if (payload === null) return;
   const notice = payload['notice_seq'];
   if (frame.type === 'compaction_notice' && typeof notice === 'number') memory.notice_seq_max = Math.max(memory.notice_seq_max, notice);
+  // A successor lineage carries the count on from the one it retired (wal-format §11): numbers never repeat.
+  const carried = payload['next_notice_seq'];
+  if (frame.seq === 0 && typeof carried === 'number') memory.notice_seq_max = Math.max(memory.notice_seq_max, carried - 1);
 }

@@ -81,6 +81,9 @@ export class WorkerApi implements WalscopeApi {
   locateSeq: WalscopeApi['locateSeq'] = (key, seq) => this.call('locateSeq', [key, seq]);
   search: WalscopeApi['search'] = (key, list, query) => this.call('search', [key, list, query]);
   previewAction: WalscopeApi['previewAction'] = (key, kind) => this.call('previewAction', [key, kind]);
+  getHistory: WalscopeApi['getHistory'] = (key) => this.call('getHistory', [key]);
+  previewRetire: WalscopeApi['previewRetire'] = (key, reason) => this.call('previewRetire', [key, reason]);
+  runRetire: WalscopeApi['runRetire'] = (key, reason, plan) => this.call('runRetire', [key, reason, plan]);
   runAction: WalscopeApi['runAction'] = (key, kind, based_on_seq) => this.call('runAction', [key, kind, based_on_seq]);
   getContext: WalscopeApi['getContext'] = (key, episode, step_id) => this.call('getContext', [key, episode, step_id]);
 

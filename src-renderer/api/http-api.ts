@@ -40,6 +40,9 @@ export function httpApi(): WalscopeApi {
     locateSeq: (key, seq) => call('locateSeq', [key, seq]),
     search: (key, list, query) => call('search', [key, list, query]),
     previewAction: (key, kind) => call('previewAction', [key, kind]),
+    getHistory: (key) => call('getHistory', [key]),
+    previewRetire: (key, reason) => call('previewRetire', [key, reason]),
+    runRetire: (key, reason, plan) => call('runRetire', [key, reason, plan]),
     runAction: (key, kind, based_on_seq) => call('runAction', [key, kind, based_on_seq]),
     getContext: (key, episode, step_id) => call('getContext', [key, episode, step_id]),
     subscribe(listener: (event: WalscopeEvent) => void) {

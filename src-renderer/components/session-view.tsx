@@ -13,6 +13,7 @@ import { StatusChip } from './chips.js';
 import { RecordDetailView, TimelineDetail } from './details.js';
 import { inline } from './format.js';
 import { IntegrityBanner } from './integrity-banner.js';
+import { HistoryPanel } from './history-panel.js';
 import { RecoveryPanel } from './recovery-panel.js';
 import { TimelineRowView } from './timeline-row.js';
 
@@ -164,6 +165,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
           {open && current !== null && tab === 'records' && <RecordPane sessionKey={key} index={current} onBack={jumpToTimeline} />}
           {open && current !== null && tab === 'transcript' && rowAt(current) !== undefined && <TranscriptPane row={rowAt(current) as TranscriptRow} />}
           <RecoveryPanel detail={detail} />
+          <HistoryPanel sessionKey={key} lastSeq={detail.summary.last_seq} readOnly={detail.read_only} />
           {detail.read_only && <p className="muted" data-testid="no-actions">This export is read-only: no recovery action is offered.</p>}
           <QueuePanel detail={detail} />
         </aside>
