@@ -5,7 +5,9 @@ import { classifyPath } from '../engine/state-root.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { targetsOf } from './targets.js';
-import { plural } from './format.js';
+import { plural, printable } from './format.js';
+import type { RunSignal } from '../../src-shared/replay.js';
+import { replayTarget } from '../replay/report.js';
 
 export const verifyCommand: Command = {
   summary: 'check a WAL, a session folder or every session of a state root (read-only)',
@@ -14,7 +16,8 @@ export const verifyCommand: Command = {
     const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('expected exactly one PATH');
     const target = positionals[0]!;
-    const reports: VerifyReport[] = targetsOf(target).map((wal) => verifyTarget(wal));
+    // The run's status needs the fold: a second, streaming read of each WAL.
+    const reports: VerifiedRun[] = targetsOf(target).map((wal) => ({ ...verifyTarget(wal), run: replayTarget(wal).run }));
     const isRoot = classifyPath(target) === 'state_root';
     if (values.json) await writeOut(`${JSON.stringify(isRoot ? reports : reports[0], null, 2)}\n`);
     else await writeOut(reports.map(humanReport).join('\n') + (isRoot ? rootSummary(reports) : ''));
@@ -22,7 +25,10 @@ export const verifyCommand: Command = {
   },
 };
 
-function humanReport(report: VerifyReport): string {
+/** verify's report plus how the last run stands (`run.status` `finished_unconfirmed`: an unknown outcome). */
+type VerifiedRun = VerifyReport & { run: RunSignal };
+
+function humanReport(report: VerifiedRun): string {
   const name = report.session === null ? report.path : `session ${report.session} (${report.path})`;
   const lines: string[] = [];
   const summary = `${plural(report.records, 'record')} (last seq ${report.last_seq}), ${plural(report.frames, 'frame')}, ${formatBytes(report.bytes)}`;
@@ -36,6 +42,8 @@ function humanReport(report: VerifyReport): string {
     lines.push(`  ${summary}; wal_id ${report.wal_id ?? '(none: empty file)'}`);
     lines.push(`  digests: ${report.digest_algorithms.join(', ') || 'none'}; features: ${report.features.join(', ') || 'none'}`);
   }
+  lines.push(`  run: ${report.run.status.replaceAll('_', ' ')}: ${printable(report.run.detail, 400)}`);
+  for (const call of report.run.unconfirmed) lines.push(`    UNCONFIRMED ${printable(call.tool_call_id, 120)}: ${printable(call.may_have, 400)}`);
   if (report.torn_tail !== null) {
     const tail = report.torn_tail;
     lines.push(`  torn tail: ${plural(tail.bytes, 'byte')} at offset ${tail.offset} (${tail.reason.replaceAll('_', ' ')}) were never committed and are not used; a writer opening this session under its lease truncates them`);
@@ -61,7 +69,7 @@ function advice(kind: string): string {
   }
 }
 
-function rootSummary(reports: VerifyReport[]): string {
+function rootSummary(reports: VerifiedRun[]): string {
   const refused = reports.filter((report) => report.error !== null).length;
   const torn = reports.filter((report) => report.torn_tail !== null).length;
   return `\n${plural(reports.length, 'session')}: ${reports.length - refused} usable (${torn} with a torn tail), ${refused} refused\n`;

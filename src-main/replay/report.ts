@@ -1,25 +1,29 @@
 // Reading a WAL into its fold and the `walscope replay --json` object. Read-only: exports and live sessions
 // are read exactly as `verify` reads them (inspect.ts), never locked, created or written.
-import type { RecoveryPlan, ReplayJson, SessionFold } from '../../src-shared/replay.js';
+import type { RecoveryPlan, ReplayJson, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import type { FileIO } from '../engine/file-io.js';
 import { readTarget, type WalTarget } from '../engine/inspect.js';
 import type { ReadResult } from '../engine/reader.js';
 import { SessionFolder } from './fold.js';
 import { planResume } from './plan.js';
+import { runSignal } from './signals.js';
 
 export interface SessionReplay {
   read: ReadResult;
   fold: SessionFold;
   /** The resume plan, or an empty one naming the refusal when the WAL is refused. */
   resume: RecoveryPlan;
+  /** How the last run stands for the operator: finished, finished with an unconfirmed side effect, cut, … */
+  run: RunSignal;
 }
 
 export function replayTarget(target: WalTarget, io?: FileIO): SessionReplay {
   const folder = new SessionFolder();
   const read = readTarget(target, { ...(io === undefined ? {} : { io }), on_frame: (frame) => folder.push(frame) });
   const fold = folder.snapshot();
-  return { read, fold, resume: read.error === null ? planResume(fold) : refusedPlan(read.error) };
+  const resume = read.error === null ? planResume(fold) : refusedPlan(read.error);
+  return { read, fold, resume, run: runSignal(fold, read, target.is_export) };
 }
 
 /** A refused WAL gets no recovery: acting on a prefix of damaged or newer data could contradict its rest. */
@@ -37,7 +41,7 @@ export function refusedPlan(error: WalErrorInfo): RecoveryPlan {
 }
 
 export function replayJson(session: string | null, replay: SessionReplay): ReplayJson {
-  const { read, fold, resume } = replay;
+  const { read, fold, resume, run } = replay;
   return {
     session,
     wal_id: fold.wal_id,
@@ -71,6 +75,7 @@ export function replayJson(session: string | null, replay: SessionReplay): Repla
             terminal: terminal === undefined ? null : { type: terminal.type, seq: terminal.seq },
             outcome: terminal?.outcome ?? null,
             reason: terminal?.reason ?? null,
+            is_error: terminal?.is_error ?? false,
             dispatched_at_ms: call.dispatched_at_ms,
             finished_at_ms: call.finished_at_ms,
           };
@@ -79,6 +84,7 @@ export function replayJson(session: string | null, replay: SessionReplay): Repla
       anomalies: episode.anomalies,
     })),
     anomalies: fold.anomalies,
+    run,
     resume: {
       action: resume.action,
       episode: resume.episode,

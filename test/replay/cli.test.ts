@@ -55,14 +55,14 @@ describe('walscope replay', () => {
     const { code, stdout } = await run(replayCommand, [folder, '--json']);
     expect(code).toBe(0);
     const json = JSON.parse(stdout) as ReplayJson;
-    expect(Object.keys(json)).toEqual(['session', 'wal_id', 'last_seq', 'integrity', 'episodes', 'anomalies', 'resume']);
+    expect(Object.keys(json)).toEqual(['session', 'wal_id', 'last_seq', 'integrity', 'episodes', 'anomalies', 'run', 'resume']);
     expect(json.session).toBe('s1');
     expect(json.wal_id).toMatch(/^[0-9a-f]{32}$/);
     expect(json.episodes[0]).toMatchObject({ episode: 1, run_id: 'r1', state: 'running', finished: null });
     expect(json.episodes[0]!.batches[0]!.calls).toEqual([
-      { tool_call_id: 'a', name: 'read_file', class: 'completed', terminal: { type: 'tool_result', seq: 6 }, outcome: 'completed', reason: null, ...UNTIMED },
-      { tool_call_id: 'b', name: 'bash', class: 'indeterminate', terminal: null, outcome: null, reason: null, ...UNTIMED },
-      { tool_call_id: 'c', name: 'fetch', class: 'never_left', terminal: null, outcome: null, reason: null, ...UNTIMED },
+      { tool_call_id: 'a', name: 'read_file', class: 'completed', terminal: { type: 'tool_result', seq: 6 }, outcome: 'completed', reason: null, is_error: false, ...UNTIMED },
+      { tool_call_id: 'b', name: 'bash', class: 'indeterminate', terminal: null, outcome: null, reason: null, is_error: false, ...UNTIMED },
+      { tool_call_id: 'c', name: 'fetch', class: 'never_left', terminal: null, outcome: null, reason: null, is_error: false, ...UNTIMED },
     ]);
     expect(json.resume.action).toBe('close_out');
     expect(json.resume.records.map((record) => [record.type, record.barrier])).toEqual([
