@@ -8,8 +8,10 @@ import type {
   JsonPayload,
   JsonValue,
   PlannedRecord,
+  RecoveryEntry,
   RecoveryKind,
   RecoveryPlan,
+  RunSignal,
 } from './replay.js';
 import type { DigestAlgorithmName, InProgressTail, LeaseTenure, TornTail, WalErrorInfo } from './wal.js';
 
@@ -40,6 +42,7 @@ export type SessionStatus =
   | 'torn_tail'
   | 'paused_held'
   | 'needs_operator'
+  | 'finished_unconfirmed'
   | 'finished'
   | 'idle'
   | 'loading';
@@ -62,6 +65,11 @@ export interface SessionSummary {
   finish_reason: string | null;
   /** Counts of call classes over the session, for the list's chips. */
   class_counts: Partial<Record<CallClass, number>>;
+  /** How the last run stands (unconfirmed calls, error results, the last durable state of a cut WAL); null
+   *  while loading. */
+  run: RunSignal | null;
+  /** The session's recovery history (operator_action records, most recent last; at most the last 50). */
+  recoveries: RecoveryEntry[];
 }
 
 export type LeaseView = { state: 'live'; holder: LeaseTenure | null } | { state: 'free'; last: LeaseTenure | null } | { state: 'absent' };
@@ -89,6 +97,30 @@ export interface SessionDetail {
   queue: QueueView[];
   /** The provider-validity check of the transcript the next request would carry. */
   transcript_valid: boolean;
+  /** Resume, Cancel and Seal: which apply now, and why the others do not. */
+  actions: ActionChoice[];
+}
+
+/** One recovery action as offered in the session view: computed by the service, shown by the renderer. */
+export interface ActionChoice {
+  kind: ActionKind;
+  /** true when it would write something and this workspace may write it now. */
+  applies: boolean;
+  /** Why it applies (what it would do) or why not. */
+  why: string;
+  /** Records it would append (the audit record not counted). */
+  records: number;
+  /** How the run would end (its run_finished reason), or null when it writes none. */
+  finishes_as: string | null;
+  /** Set when it contradicts the recommended (resume) plan: said before confirmation. */
+  contradicts: string | null;
+}
+
+/** A torn tail the action's writer truncates before appending (the bytes are kept in `copy_path` first). */
+export interface TailRepair {
+  offset: number;
+  bytes: number;
+  copy_path: string;
 }
 
 export interface QueueView {
@@ -125,7 +157,18 @@ export interface CallRow {
 
 /** One row of the session timeline: episodes → turns → steps → batches, flattened so it can be windowed. */
 export type TimelineRow =
-  | { kind: 'episode'; episode: number; run_id: string | null; state: EpisodeState; finish_reason: string | null; seqs: number[] }
+  | {
+      kind: 'episode';
+      episode: number;
+      run_id: string | null;
+      state: EpisodeState;
+      /** The word shown: `state`, unless the WAL is cut or an export ends mid-run ("cut short", …). */
+      state_word: string;
+      /** The last durable state when the WAL is cut or the copy ends mid-run; null otherwise. */
+      last_durable: string | null;
+      finish_reason: string | null;
+      seqs: number[];
+    }
   | { kind: 'input'; episode: number; role: string; text: string; seqs: number[] }
   | { kind: 'steer'; episode: number; title: string | null; delivery: string | null; text: string; seqs: number[] }
   | {
@@ -208,6 +251,10 @@ export interface ActionPreview {
   /** The session's last seq the plan was made from: the confirmation carries it back. */
   based_on_seq: number;
   refusal: ActionRefusal | null;
+  /** A write besides the appends: the torn tail the writer truncates first. */
+  tail_repair: TailRepair | null;
+  /** Said before confirmation when this action contradicts the recommended plan. */
+  contradicts: string | null;
 }
 
 export type ActionRefusal =
@@ -216,6 +263,7 @@ export type ActionRefusal =
   | { reason: 'refused_wal'; message: string }
   | { reason: 'nothing_to_do'; message: string }
   | { reason: 'stale_plan'; message: string }
+  | { reason: 'audit'; message: string }
   | { reason: 'unavailable'; message: string };
 
 export interface WrittenRecord extends PlannedRecord {
@@ -253,8 +301,9 @@ export interface WalscopeApi {
   locateSeq(key: string, seq: number): Promise<number | null>;
   search(key: string, list: RowList, query: string): Promise<SearchResult>;
   previewAction(key: string, kind: ActionKind): Promise<ActionPreview>;
-  /** Writes only when the session is still at `based_on_seq`: what was confirmed is what gets written. */
-  runAction(key: string, kind: ActionKind, based_on_seq: number): Promise<ActionOutcome>;
+  /** Writes only when the session is still at `based_on_seq`: what was confirmed is what gets written, with
+   *  the operator's `reason` in its operator_action record (required). */
+  runAction(key: string, kind: ActionKind, based_on_seq: number, reason: string): Promise<ActionOutcome>;
   /** Returns the unsubscribe function. */
   subscribe(listener: (event: WalscopeEvent) => void): () => void;
   /** Desktop only: a dropped file or folder opened as a workspace. Absent in the browser. */

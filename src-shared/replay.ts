@@ -395,3 +395,20 @@ export interface RunSignal {
   /** tool_results recorded with is_error: true, over the session. */
   error_results: number;
 }
+
+/** One recovery action as its operator_action record (wal-format §6) and the records it wrote tell it. */
+export interface RecoveryEntry {
+  seq: number;
+  action: string;
+  operator: string;
+  reason: string;
+  via: string;
+  ts_ms: number | null;
+  based_on_seq: number | null;
+  /** The lease epoch it wrote under. */
+  fence: number;
+  /** The records it appended after its audit record, in WAL order (its tenure: the same fence). */
+  records: { seq: number; type: string }[];
+  /** More records than `records` lists were written. */
+  records_cut: boolean;
+}

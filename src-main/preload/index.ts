@@ -14,7 +14,7 @@ export const preloadApi: WalscopeApi = {
   locateSeq: (key, seq) => invoke('locateSeq', key, seq),
   search: (key, list, query) => invoke('search', key, list, query),
   previewAction: (key, kind) => invoke('previewAction', key, kind),
-  runAction: (key, kind, based_on_seq) => invoke('runAction', key, kind, based_on_seq),
+  runAction: (key, kind, based_on_seq, reason) => invoke('runAction', key, kind, based_on_seq, reason),
   subscribe(listener: (event: WalscopeEvent) => void) {
     const handler = (_event: IpcRendererEvent, event: WalscopeEvent) => listener(event);
     ipcRenderer.on(IPC_EVENT_CHANNEL, handler);

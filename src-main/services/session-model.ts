@@ -21,7 +21,7 @@ import {
   SEARCH_QUERY_CHARS_MAX,
 } from '../../src-shared/ipc.js';
 import { toJsonValue } from '../../src-shared/json.js';
-import type { CallClass, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
+import type { CallClass, JsonValue, RecoveryEntry, RecoveryPlan, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { checkFrameAt, decodeBody } from '../engine/frame-codec.js';
 import { probeLease } from '../engine/lease.js';
@@ -29,9 +29,14 @@ import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES } from '../engine/limits.js';
 import { hex } from '../engine/reader.js';
 import { planResume } from '../replay/plan.js';
 import { refusedPlan } from '../replay/report.js';
+import { RecoveryLog } from '../replay/recoveries.js';
+import { episodeWord, runSignal } from '../replay/signals.js';
 import { checkProviderValid, renderTranscript } from '../replay/transcript.js';
 import { SessionTailer, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { buildTimeline, buildTranscript, type Timeline } from './timeline.js';
+
+/** Recoveries a session summary carries (the most recent); the WAL keeps them all. */
+const RECOVERIES_LISTED_MAX = 50;
 
 interface Views {
   fold: SessionFold;
@@ -39,6 +44,8 @@ interface Views {
   transcript: TranscriptRow[];
   transcript_valid: boolean;
   resume: RecoveryPlan;
+  run: RunSignal;
+  recoveries: RecoveryEntry[];
   /** Lowercased row texts for search, built on the first search. */
   search_text: Partial<Record<RowList, string[]>>;
 }
@@ -83,12 +90,17 @@ export class SessionModel {
     const fold = this.tailer.fold();
     const read = this.tailer.read;
     const messages = renderTranscript(fold);
+    const run = runSignal(fold, { torn_tail: read?.torn_tail ?? null, error: read?.error ?? null }, this.target.is_export);
+    const timeline = buildTimeline(fold);
+    markLastEpisode(timeline, fold, run);
     this.views = {
       fold,
-      timeline: buildTimeline(fold),
+      timeline,
       transcript: buildTranscript(messages),
       transcript_valid: checkProviderValid(messages).valid,
       resume: read?.error ? refusedPlan(read.error) : planResume(fold),
+      run,
+      recoveries: this.recoveries(),
       search_text: {},
     };
     return this.views;
@@ -121,17 +133,42 @@ export class SessionModel {
       episode_state: last?.state ?? null,
       finish_reason: last?.finished?.reason ?? null,
       class_counts,
+      run: views?.run ?? null,
+      recoveries: views?.recoveries.slice(-RECOVERIES_LISTED_MAX) ?? [],
     };
+  }
+
+  /** Every operator_action of the WAL with the records its action wrote (payloads re-read from disk). */
+  private recoveries(): RecoveryEntry[] {
+    const log = new RecoveryLog();
+    const index = this.tailer.index;
+    for (let at = 0; at < index.length; at++) {
+      const type = index.typeName(at);
+      const row = index.row(at);
+      log.push({ seq: row.seq, type, fence: row.fence, payload: type === 'operator_action' ? this.payloadAt(at).payload : null });
+    }
+    return log.entries();
+  }
+
+  /** One frame's payload, re-read from disk and its digest re-checked. */
+  private payloadAt(index: number): { bytes: Buffer; intact: boolean; payload: JsonValue } {
+    const row = this.tailer.index.row(index);
+    const bytes = readBytes(this.target.wal_path, row.offset, row.size_bytes);
+    const intact = bytes.length === row.size_bytes && checkFrameAt(bytes, 0, bytes.length) === null;
+    const decoded = bytes.length === row.size_bytes ? decodeBody(bytes.subarray(FRAME_HEADER_BYTES, row.size_bytes - FRAME_DIGEST_BYTES), true) : null;
+    const payload = decoded?.kind === 'ok' && decoded.body.payload !== null ? toJsonValue(decoded.body.payload) : null;
+    return { bytes, intact, payload };
   }
 
   private status(views: Views): [SessionStatus, string] {
     const read = this.tailer.read!;
-    if (read.error !== null) return ['refused', `${read.error.kind.replaceAll('_', ' ')}: ${read.error.message}`];
+    const durable = views.run.last_durable === null ? '' : `; last durable state: ${views.run.last_durable}`;
+    if (read.error !== null) return ['refused', `${read.error.kind.replaceAll('_', ' ')}: ${read.error.message}${durable}`];
     if (this.lease_.state === 'live') {
       const holder = this.lease_.holder;
       return ['live', holder === null ? 'a live writer holds the lease' : `written by pid ${holder.pid} on ${holder.host}`];
     }
-    if (read.torn_tail !== null) return ['torn_tail', `${read.torn_tail.bytes} bytes at offset ${read.torn_tail.offset} were never committed`];
+    if (read.torn_tail !== null) return ['torn_tail', `${read.torn_tail.bytes} bytes at offset ${read.torn_tail.offset} were never committed${durable}`];
     const plan = views.resume;
     switch (plan.action) {
       case 'wait_held':
@@ -141,13 +178,15 @@ export class SessionModel {
       case 'finalize':
         return ['needs_operator', plan.message];
       case 'none':
+        if (views.run.status === 'finished_unconfirmed') return ['finished_unconfirmed', views.run.detail];
         return views.fold.episodes.length > 0 ? ['finished', plan.message] : ['idle', plan.message];
       default:
         return ['idle', plan.message];
     }
   }
 
-  detail(): SessionDetail {
+  /** The header of the session view; the service adds the action choices (services/actions.ts). */
+  detail(): Omit<SessionDetail, 'actions'> {
     const views = this.derived();
     const read = this.tailer.read;
     return {
@@ -196,10 +235,9 @@ export class SessionModel {
   record(index: number): RecordDetail | null {
     if (!Number.isSafeInteger(index) || index < 0 || index >= this.tailer.index.length) return null;
     const row = this.tailer.index.row(index);
-    const bytes = readBytes(this.target.wal_path, row.offset, row.size_bytes);
-    const intact = bytes.length === row.size_bytes && checkFrameAt(bytes, 0, bytes.length) === null;
-    const decoded = bytes.length === row.size_bytes ? decodeBody(bytes.subarray(FRAME_HEADER_BYTES, row.size_bytes - FRAME_DIGEST_BYTES), true) : null;
-    let payload = decoded?.kind === 'ok' && decoded.body.payload !== null ? toJsonValue(decoded.body.payload) : null;
+    const read = this.payloadAt(index);
+    const { bytes, intact } = read;
+    let payload = read.payload;
     const payload_text = JSON.stringify(payload) ?? '';
     const payload_truncated = payload_text.length > RECORD_PAYLOAD_CHARS_MAX;
     if (payload_truncated) payload = `${payload_text.slice(0, RECORD_PAYLOAD_CHARS_MAX)}…`;
@@ -250,6 +288,17 @@ export class SessionModel {
     views.search_text[list] = texts;
     return texts;
   }
+}
+
+/** The last episode's row says "cut short" or "open in this copy", with its last durable state, instead of the
+ *  fold's "running" when nothing is running it. */
+function markLastEpisode(timeline: Timeline, fold: SessionFold, run: RunSignal): void {
+  const last = fold.episodes.at(-1);
+  if (last === undefined) return;
+  const index = timeline.rows.findLastIndex((row) => row.kind === 'episode' && row.episode === last.episode);
+  const row = timeline.rows[index];
+  if (row?.kind !== 'episode') return;
+  timeline.rows[index] = { ...row, state_word: episodeWord(last, run, last.episode), last_durable: run.last_durable };
 }
 
 function clampInt(value: number, min: number, max: number): number {

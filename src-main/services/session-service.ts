@@ -18,7 +18,7 @@ import type {
 } from '../../src-shared/ipc.js';
 import { resolveTargets, type WalTarget } from '../engine/inspect.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
-import { previewAction, runAction } from './actions.js';
+import { actionChoices, previewAction, runAction } from './actions.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
 import { Debouncer, WorkspaceWatcher } from './watcher.js';
@@ -167,7 +167,8 @@ export class SessionService implements WalscopeApi {
   }
 
   async getSession(key: string): Promise<SessionDetail> {
-    return this.model(key).detail();
+    const model = this.model(key);
+    return { ...model.detail(), actions: actionChoices(model) };
   }
 
   async getRows<L extends RowList>(key: string, list: L, start: number, count: number): Promise<RowPage<L>> {
@@ -195,9 +196,9 @@ export class SessionService implements WalscopeApi {
     return previewAction(this.model(key), checkKind(kind));
   }
 
-  async runAction(key: string, kind: ActionKind, based_on_seq: number): Promise<ActionOutcome> {
+  async runAction(key: string, kind: ActionKind, based_on_seq: number, reason: string): Promise<ActionOutcome> {
     const model = this.model(key);
-    const outcome = runAction(model, checkKind(kind), based_on_seq);
+    const outcome = runAction(model, checkKind(kind), based_on_seq, reason);
     this.emitSession(model);
     return outcome;
   }

@@ -40,6 +40,8 @@ function episodeRows(episode: EpisodeFold): TimelineRow[] {
     episode: n,
     run_id: episode.run_id,
     state: episode.state,
+    state_word: episode.state,
+    last_durable: null,
     finish_reason: episode.finished?.reason ?? null,
     seqs: [episode.started_seq, ...(episode.finished === null ? [] : [episode.finished.seq])],
   };

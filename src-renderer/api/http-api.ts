@@ -24,7 +24,7 @@ export function httpApi(): WalscopeApi {
     locateSeq: (key, seq) => call('locateSeq', [key, seq]),
     search: (key, list, query) => call('search', [key, list, query]),
     previewAction: (key, kind) => call('previewAction', [key, kind]),
-    runAction: (key, kind, based_on_seq) => call('runAction', [key, kind, based_on_seq]),
+    runAction: (key, kind, based_on_seq, reason) => call('runAction', [key, kind, based_on_seq, reason]),
     subscribe(listener: (event: WalscopeEvent) => void) {
       const source = new EventSource('./api/events', { withCredentials: true });
       source.onmessage = (message: MessageEvent<string>) => listener(JSON.parse(message.data) as WalscopeEvent);

@@ -39,6 +39,7 @@ const STATUS_ICON: Record<SessionStatus, string> = {
   torn_tail: '✂',
   paused_held: '‖',
   needs_operator: '!',
+  finished_unconfirmed: '⚠',
   finished: '✓',
   idle: '○',
   loading: '…',
@@ -50,6 +51,7 @@ export const STATUS_WORD: Record<SessionStatus, string> = {
   torn_tail: 'torn tail',
   paused_held: 'paused on a held call',
   needs_operator: 'needs operator',
+  finished_unconfirmed: 'finished — outcome unconfirmed',
   finished: 'finished',
   idle: 'idle',
   loading: 'loading',
@@ -62,10 +64,20 @@ export const STATUS_MEANING: Record<SessionStatus, string> = {
   torn_tail: 'The last write was cut short: those bytes are not shown, and the next writer truncates them.',
   paused_held: 'A provider holds a call and owes its result: the run waits (cancel or seal closes it out).',
   needs_operator: 'A recovery is planned: open it to read the exact records it would append, then approve it.',
+  finished_unconfirmed: 'The run ended, but a call\'s side effect is unconfirmed (its outcome is unknown): the owner must check what happened and decide.',
   finished: 'The run ended: nothing to do.',
   idle: 'Nothing is writing it and recovery owes nothing: only a runtime can go on.',
   loading: 'Being read for the first time.',
 };
+
+/** A tool result that says the tool failed (is_error): shown beside its class, never as a green completion. */
+export function ErrorChip() {
+  return (
+    <span className="chip result-error" data-testid="error-chip" title="The tool result is marked is_error: the tool reported a failure.">
+      <span aria-hidden="true">✕</span> error
+    </span>
+  );
+}
 
 export function StatusChip({ value, title }: { value: SessionStatus; title?: string }) {
   return (

@@ -12,7 +12,7 @@ import { StatusChip } from './chips.js';
 import { RecordDetailView, TimelineDetail } from './details.js';
 import { inline } from './format.js';
 import { IntegrityBanner } from './integrity-banner.js';
-import { RecoveryPanel } from './recovery-panel.js';
+import { RecoveryHistory, RecoveryPanel } from './recovery-panel.js';
 import { TimelineRowView } from './timeline-row.js';
 
 const ROW_PX: Record<RowList, number> = { timeline: 30, records: 24, transcript: 30 };
@@ -125,6 +125,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
         <span className="muted mono">wal_id {detail.wal_id ?? '—'} · last seq <span data-testid="last-seq">{detail.summary.last_seq}</span></span>
       </header>
       <IntegrityBanner integrity={detail.integrity} />
+      <RunBanner detail={detail} />
       <div className="session-body">
         <div className="session-main">
           <div className="tabs" role="tablist">
@@ -160,10 +161,35 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
           {open && current !== null && tab === 'transcript' && rowAt(current) !== undefined && <TranscriptPane row={rowAt(current) as TranscriptRow} />}
           <RecoveryPanel detail={detail} />
           {detail.read_only && <p className="muted" data-testid="no-actions">This export is read-only: no recovery action is offered.</p>}
+          <RecoveryHistory entries={detail.summary.recoveries} />
           <QueuePanel detail={detail} />
         </aside>
       </div>
     </div>
+  );
+}
+
+/** The session-level truth a list scan needs: unconfirmed side effects, a cut WAL's last durable state. */
+function RunBanner({ detail }: { detail: SessionDetail }) {
+  const run = detail.summary.run;
+  if (run === null) return null;
+  return (
+    <>
+      {run.unconfirmed.length > 0 && (
+        <div className="banner banner-warn" role="status" data-testid="unconfirmed">
+          <strong>Unconfirmed side effect{run.unconfirmed.length === 1 ? '' : 's'}:</strong>
+          <ul>
+            {run.unconfirmed.map((call) => (
+              <li key={`${call.episode}/${call.tool_call_id}`} data-testid="unconfirmed-call" data-call={call.tool_call_id}>
+                <span className="mono">{call.tool_call_id}</span> (episode {call.episode}, {call.closed_out_seq === null ? 'no result recorded' : `recorded unknown at seq ${call.closed_out_seq}`}): {call.may_have}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {run.status === 'cut' && <div className="banner banner-warn" data-testid="cut-banner">{run.detail}</div>}
+      {run.error_results > 0 && <p className="muted banner-line" data-testid="error-results">{run.error_results} tool result(s) recorded as errors (is_error).</p>}
+    </>
   );
 }
 

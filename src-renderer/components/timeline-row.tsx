@@ -1,12 +1,19 @@
 // One row of the session timeline. All WAL content goes through React text nodes.
 import type { CallRow, TimelineRow } from '../../src-shared/ipc.js';
-import { ClassChip } from './chips.js';
+import { ClassChip, ErrorChip } from './chips.js';
 import { inline } from './format.js';
 
 export function TimelineRowView({ row }: { row: TimelineRow }) {
   switch (row.kind) {
     case 'episode':
-      return <div className="tl tl-episode"><strong>Episode {row.episode}</strong> <span className="mono">{row.run_id ?? '—'}</span> <span className="badge">{row.state}</span>{row.finish_reason !== null && <span className="badge">finished: {row.finish_reason}</span>}</div>;
+      return (
+        <div className="tl tl-episode" data-testid="episode-row" data-state={row.state_word}>
+          <strong>Episode {row.episode}</strong> <span className="mono">{row.run_id ?? '—'}</span>{' '}
+          <span className={`badge${row.state_word === row.state ? '' : ' warn'}`} data-testid="episode-state">{row.state_word}</span>
+          {row.finish_reason !== null && <span className="badge">finished: {row.finish_reason}</span>}
+          {row.last_durable !== null && <span className="muted" data-testid="last-durable"> last durable: {row.last_durable}</span>}
+        </div>
+      );
     case 'input':
       return <div className="tl tl-input"><span className="role">{row.role}</span> <span className="text">{row.text}</span></div>;
     case 'steer':
@@ -31,8 +38,9 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
     case 'call': {
       const call = row.call;
       return (
-        <div className="tl tl-call" data-testid="call-row" data-call={call.tool_call_id} data-class={call.class}>
+        <div className="tl tl-call" data-testid="call-row" data-call={call.tool_call_id} data-class={call.class} data-error={call.is_error}>
           <ClassChip value={call.class} />
+          {call.is_error && <ErrorChip />}
           <span className="mono">{call.tool_call_id}</span> <strong>{call.name}</strong>
           {call.held !== null && <span className="badge held" data-testid="held-info">held by {call.held.module} · key {call.held.call_key}{call.successors.length > 0 ? ` · waiting: ${call.successors.join(', ')}` : ''}</span>}
           {call.behind !== null && <span className="badge" data-testid="behind-info">behind {call.behind}</span>}
@@ -50,9 +58,10 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
   }
 }
 
-/** Outcome, reason and output, leaving out what is not there (a call without a result shows nothing). */
-function outcomeText(call: CallRow): string {
+/** Outcome, error, reason and output, leaving out what is not there (a call without a result shows nothing). */
+export function outcomeText(call: CallRow): string {
+  const outcome = call.outcome === null ? null : call.is_error ? `${call.outcome}, is_error` : call.outcome;
   const reason = call.reason === null ? null : `(${call.reason})`;
   const output = call.output === null ? null : inline(call.output, 80);
-  return [call.outcome, reason, output].filter((part) => part !== null).join(' ');
+  return [outcome, reason, output].filter((part) => part !== null).join(' ');
 }
