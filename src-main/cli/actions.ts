@@ -61,6 +61,9 @@ function actionCommand(name: RecoveryKind, summary: string, planner: Planner, ac
         if (values.json) await report(null);
         return EXIT_OK;
       }
+      if (values.reason === undefined && !process.stdin.isTTY) {
+        return refuse('not confirmed: there is no terminal to ask for a reason on; pass --yes --reason TEXT to write');
+      }
       const reason = values.reason ?? (await askReason());
       if (reason === null) return refuse('no reason given: nothing was written');
       const audit: OperatorAudit = { operator, reason, via: 'cli' };
@@ -115,7 +118,6 @@ function osUser(): string {
 }
 
 async function askReason(): Promise<string | null> {
-  if (!process.stdin.isTTY) return null;
   const prompt = readline.createInterface({ input: process.stdin, output: process.stdout });
   try {
     const answer = (await prompt.question('reason for this action (recorded in the WAL): ')).trim();

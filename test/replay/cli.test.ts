@@ -102,7 +102,7 @@ describe('walscope resume|cancel|seal', () => {
     crashed(root);
     const bytes = walBytes(root);
     for (const command of [resumeCommand, cancelCommand, sealCommand]) {
-      const { code, stderr } = await run(command, [walOf(root), '--yes']);
+      const { code, stderr } = await run(command, [walOf(root), '--yes', '--reason', 'test']);
       expect(code).toBe(1);
       expect(stderr).toContain('read-only');
     }
@@ -126,11 +126,11 @@ describe('walscope resume|cancel|seal', () => {
   it('--yes writes the plan it printed, once', async () => {
     const root = tempDir();
     const folder = crashed(root);
-    const { code, stdout } = await run(sealCommand, [folder, '--yes']);
+    const { code, stdout } = await run(sealCommand, [folder, '--yes', '--reason', 'test']);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/appended 5 records \(seq 7–11\) under lease epoch 2/);
+    expect(stdout).toMatch(/appended 6 records \(seq 7–12\) under lease epoch 2/);
     expect(diskRecords(root).at(-1)?.payload['reason']).toBe('interrupted');
-    const again = await run(sealCommand, [folder, '--yes']);
+    const again = await run(sealCommand, [folder, '--yes', '--reason', 'test']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('records it would append: none');
   });
@@ -140,7 +140,7 @@ describe('walscope resume|cancel|seal', () => {
     const folder = crashed(root);
     const live = openSessionForWrite(root, 's1', { writer_name: 'live-runtime' });
     try {
-      const { code, stderr } = await run(cancelCommand, [folder, '--yes']);
+      const { code, stderr } = await run(cancelCommand, [folder, '--yes', '--reason', 'test']);
       expect(code).toBe(1);
       expect(stderr).toContain(`lease held: `);
       expect(stderr).toContain(`pid ${process.pid}`);
