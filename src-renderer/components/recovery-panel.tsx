@@ -36,6 +36,7 @@ export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
       <p>
         Recommended: <strong data-testid="plan-action">{plan.action}</strong> — {plan.message}
       </p>
+      {plan.indeterminate.length > 0 && <p>Indeterminate (may have run): {plan.indeterminate.join(', ')}</p>}
       {/* While a confirmation is open it lists the records; twice would only push it out of sight. */}
       {preview === null && <RecordList records={plan.records} testid="plan-records" />}
       <CompareActions choices={detail.actions} unconfirmed={unconfirmed} />
