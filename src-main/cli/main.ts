@@ -5,6 +5,7 @@ import { demoCommand } from './demo.js';
 import { dumpCommand } from './dump.js';
 import { terminalSafe } from './format.js';
 import { replayCommand } from './replay.js';
+import { reportCommand } from './report.js';
 import { serveCommand } from './serve.js';
 import { verifyCommand } from './verify.js';
 
@@ -12,6 +13,7 @@ const COMMANDS: Record<string, Command> = {
   verify: verifyCommand,
   dump: dumpCommand,
   replay: replayCommand,
+  report: reportCommand,
   resume: resumeCommand,
   cancel: cancelCommand,
   seal: sealCommand,

@@ -1,7 +1,7 @@
 // Reading a WAL into its fold and the `walscope replay --json` object. Read-only: exports and live sessions
 // are read exactly as `verify` reads them (inspect.ts), never locked, created or written.
 import type { RecoveryPlan, ReplayJson, RunSignal, SessionFold } from '../../src-shared/replay.js';
-import type { WalErrorInfo } from '../../src-shared/wal.js';
+import type { ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
 import type { FileIO } from '../engine/file-io.js';
 import { readTarget, type WalTarget } from '../engine/inspect.js';
 import type { ReadResult } from '../engine/reader.js';
@@ -18,9 +18,11 @@ export interface SessionReplay {
   run: RunSignal;
 }
 
-export function replayTarget(target: WalTarget, io?: FileIO): SessionReplay {
+/** `also` sees every frame the fold sees (a report collecting lineage frames, say), in the same one read. */
+export function replayTarget(target: WalTarget, io?: FileIO, also?: (frame: ReadFrame) => void): SessionReplay {
   const folder = new SessionFolder();
-  const read = readTarget(target, { ...(io === undefined ? {} : { io }), on_frame: (frame) => folder.push(frame) });
+  const on_frame = also === undefined ? (frame: ReadFrame) => folder.push(frame) : (frame: ReadFrame) => { folder.push(frame); also(frame); };
+  const read = readTarget(target, { ...(io === undefined ? {} : { io }), on_frame });
   const fold = folder.snapshot();
   const resume = read.error === null ? planResume(fold) : refusedPlan(read.error);
   return { read, fold, resume, run: runSignal(fold, read, target.is_export) };

@@ -1,6 +1,7 @@
 // The §10 words as chips: colour + icon + the word itself, so neither colour nor icon alone carries meaning.
 import type { CallClass } from '../../src-shared/replay.js';
 import type { SessionStatus } from '../../src-shared/ipc.js';
+import { CLASS_MEANING } from '../../src-shared/report.js';
 
 const CLASS_ICON: Record<CallClass, string> = {
   completed: '✓',
@@ -13,17 +14,8 @@ const CLASS_ICON: Record<CallClass, string> = {
   max_steps: '⌛',
 };
 
-/** Why a call has its class, in the operator's terms: the detail pane and the chip's tooltip say it. */
-export const CLASS_MEANING: Record<CallClass, string> = {
-  completed: 'Its result is recorded.',
-  no_dispatch: 'It was never dispatched (denied, invalid or skipped); its record says why.',
-  indeterminate: 'It was dispatched (its intent is durable) but no result was recorded: it may have run and had its side effect. Recovery records its outcome as unknown and never sends it again.',
-  provider_held: 'A provider holds it and owes its late result: the run stays paused until the result arrives, or the operator cancels or seals.',
-  held_successor: 'A later call of a sequential batch, waiting behind a held call: it was not sent.',
-  never_left: 'No dispatch intent was recorded: it never left the process, so it cannot have had an effect.',
-  interrupted: 'A close-out or a cancel ended it before it produced a result.',
-  max_steps: 'Closed because the run reached its step limit.',
-};
+/** Why a call has its class: one text for the app and the support report. */
+export { CLASS_MEANING };
 
 export function ClassChip({ value }: { value: CallClass }) {
   return (
