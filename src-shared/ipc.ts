@@ -13,6 +13,7 @@ import type {
   RecoveryPlan,
   RunSignal,
 } from './replay.js';
+import type { SupportReport } from './report.js';
 import type { DigestAlgorithmName, InProgressTail, LeaseTenure, TornTail, WalErrorInfo } from './wal.js';
 
 /** Rows per page request; the renderer asks for windows, never whole lists (a session may hold 1M records). */
@@ -304,6 +305,8 @@ export interface WalscopeApi {
   /** Writes only when the session is still at `based_on_seq`: what was confirmed is what gets written, with
    *  the operator's `reason` in its operator_action record (required). */
   runAction(key: string, kind: ActionKind, based_on_seq: number, reason: string): Promise<ActionOutcome>;
+  /** The support report of a session's WAL (read-only); the renderer saves it as HTML (report-html.ts). */
+  getReport(key: string): Promise<SupportReport>;
   /** Returns the unsubscribe function. */
   subscribe(listener: (event: WalscopeEvent) => void): () => void;
   /** Desktop only: a dropped file or folder opened as a workspace. Absent in the browser. */
@@ -322,6 +325,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'search',
   'previewAction',
   'runAction',
+  'getReport',
 ];
 
 /** The main side's implementation: requests by method name with positional arguments. */

@@ -15,6 +15,7 @@ export const preloadApi: WalscopeApi = {
   search: (key, list, query) => invoke('search', key, list, query),
   previewAction: (key, kind) => invoke('previewAction', key, kind),
   runAction: (key, kind, based_on_seq, reason) => invoke('runAction', key, kind, based_on_seq, reason),
+  getReport: (key) => invoke('getReport', key),
   subscribe(listener: (event: WalscopeEvent) => void) {
     const handler = (_event: IpcRendererEvent, event: WalscopeEvent) => listener(event);
     ipcRenderer.on(IPC_EVENT_CHANNEL, handler);

@@ -18,6 +18,8 @@ import type {
 } from '../../src-shared/ipc.js';
 import { resolveTargets, type WalTarget } from '../engine/inspect.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
+import type { SupportReport } from '../../src-shared/report.js';
+import { supportReport } from '../replay/support-report.js';
 import { actionChoices, previewAction, runAction } from './actions.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
@@ -201,6 +203,10 @@ export class SessionService implements WalscopeApi {
     const outcome = runAction(model, checkKind(kind), based_on_seq, reason);
     this.emitSession(model);
     return outcome;
+  }
+
+  async getReport(key: string): Promise<SupportReport> {
+    return supportReport(this.model(key).target, Date.now());
   }
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {

@@ -81,6 +81,7 @@ export class WorkerApi implements WalscopeApi {
   locateSeq: WalscopeApi['locateSeq'] = (key, seq) => this.call('locateSeq', [key, seq]);
   search: WalscopeApi['search'] = (key, list, query) => this.call('search', [key, list, query]);
   previewAction: WalscopeApi['previewAction'] = (key, kind) => this.call('previewAction', [key, kind]);
+  getReport: WalscopeApi['getReport'] = (key) => this.call('getReport', [key]);
   runAction: WalscopeApi['runAction'] = (key, kind, based_on_seq, reason) => this.call('runAction', [key, kind, based_on_seq, reason]);
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {

@@ -25,6 +25,7 @@ export function httpApi(): WalscopeApi {
     search: (key, list, query) => call('search', [key, list, query]),
     previewAction: (key, kind) => call('previewAction', [key, kind]),
     runAction: (key, kind, based_on_seq, reason) => call('runAction', [key, kind, based_on_seq, reason]),
+    getReport: (key) => call('getReport', [key]),
     subscribe(listener: (event: WalscopeEvent) => void) {
       const source = new EventSource('./api/events', { withCredentials: true });
       source.onmessage = (message: MessageEvent<string>) => listener(JSON.parse(message.data) as WalscopeEvent);

@@ -4,6 +4,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { RecordRow, RowList, SessionDetail, TranscriptRow } from '../../src-shared/ipc.js';
+import { reportHtml } from '../../src-shared/report-html.js';
 import { api } from '../api/api.js';
 import { ScaledList } from '../lists/scaled-list.js';
 import { usePagedRows } from '../lists/paged-rows.js';
@@ -123,6 +124,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
         <span className="muted" data-testid="status-detail">{detail.summary.status_detail}</span>
         {detail.read_only && <span className="badge" data-testid="read-only">read-only export</span>}
         <span className="muted mono">wal_id {detail.wal_id ?? '—'} · last seq <span data-testid="last-seq">{detail.summary.last_seq}</span></span>
+        <ExportReport sessionKey={key} />
       </header>
       <IntegrityBanner integrity={detail.integrity} />
       <RunBanner detail={detail} />
@@ -166,6 +168,33 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
         </aside>
       </div>
     </div>
+  );
+}
+
+/** Saves the support report as one self-contained HTML file, through the browser's download (never beside
+ *  the WAL: the app writes nothing into a workspace). */
+function ExportReport({ sessionKey }: { sessionKey: string }) {
+  const [state, setState] = useState<'idle' | 'busy' | string>('idle');
+  const save = async () => {
+    setState('busy');
+    try {
+      const report = await api.getReport(sessionKey);
+      const url = URL.createObjectURL(new Blob([reportHtml(report)], { type: 'text/html' }));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `${sessionKey.replace(/[^A-Za-z0-9._-]/g, '_')}-report.html`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      setState('idle');
+    } catch (error) {
+      setState(`report failed: ${(error as Error).message}`);
+    }
+  };
+  return (
+    <>
+      <button type="button" onClick={() => void save()} disabled={state === 'busy'} data-testid="export-report">Export report</button>
+      {state !== 'idle' && state !== 'busy' && <span className="error">{state}</span>}
+    </>
   );
 }
 

@@ -3,6 +3,7 @@
 // each other (the close-out changes the indeterminate session). Expectations come from DEMO_SESSIONS and from
 // the replay library reading the same files, never from a hand-kept list. WALSCOPE_SCREENSHOTS=1 also saves
 // the main views to docs/screenshots/.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -307,6 +308,33 @@ describe('walscope serve on the demo state root, in Chromium', () => {
     expect(await page.locator('a[href^="javascript:"]').count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __walscope_xss?: number }).__walscope_xss)).toBeUndefined();
     expect(dialogs).toEqual([]);
+  });
+
+  it('exports a support report as one self-contained HTML file: the hostile session\'s markup is text, nothing runs', async () => {
+    for (const id of ['corrupt-middle', XSS_SESSION_ID]) {
+      await openSession(id);
+      const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=export-report]').click()]);
+      const saved = path.join(work, `${id}-report.html`);
+      await download.saveAs(saved);
+      const html = fs.readFileSync(saved, 'utf8');
+      const wal = fs.readFileSync(walPath(sessionDir(root, id)));
+      expect(html).toContain(createHash('sha256').update(wal).digest('hex'));
+      expect(html).not.toMatch(/<script|<img|<a /i);
+      const reportPage = await chromium.context.newPage();
+      try {
+        await reportPage.goto(`file://${saved}`);
+        expect(await reportPage.locator('script, img, a').count()).toBe(0);
+        expect(await reportPage.evaluate(() => (window as unknown as { __walscope_xss?: number }).__walscope_xss)).toBeUndefined();
+        const verdict = await reportPage.locator('[data-field=verdict]').innerText();
+        expect(verdict).toBe(id === 'corrupt-middle' ? 'damaged' : 'intact');
+        if (id === 'corrupt-middle') {
+          expect(await reportPage.locator('body').innerText()).toMatch(/intact record\(s\), seq \d+–\d+ lie after the damage/);
+          await saveScreenshot(reportPage, 'support-report');
+        }
+      } finally {
+        await reportPage.close();
+      }
+    }
   });
 
   it('opens an export read-only: no action offered, bytes, mtime and folder unchanged', async () => {

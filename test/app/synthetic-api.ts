@@ -69,6 +69,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     search: (_key, list, query) => Promise.resolve({ list, query, rows: [], truncated: false }),
     previewAction: refused,
     runAction: refused,
+    getReport: refused,
     subscribe: () => () => undefined,
   };
   window.walscope = api;
