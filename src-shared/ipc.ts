@@ -5,6 +5,7 @@
 import type {
   CallClass,
   EpisodeState,
+  EpisodeTiming,
   JsonPayload,
   JsonValue,
   PlannedRecord,
@@ -100,6 +101,8 @@ export interface SessionDetail {
   transcript_valid: boolean;
   /** Resume, Cancel and Seal: which apply now, and why the others do not. */
   actions: ActionChoice[];
+  /** Per episode: when its work happened (as recorded), its waterfall, tokens and failed attempts. */
+  timing: EpisodeTiming[];
 }
 
 /** One recovery action as offered in the session view: computed by the service, shown by the renderer. */
@@ -146,8 +149,9 @@ export interface CallRow {
   outcome: string | null;
   reason: string | null;
   is_error: boolean;
-  /** tool-times: when the intent was written (the result's finished_at_ms shows in the record view). */
+  /** tool-times: when the intent was written, and when the counting result says the call finished. */
   dispatched_at_ms: number | null;
+  finished_at_ms: number | null;
   /** Held calls: what holds them, and the successors waiting behind. */
   held: { call_key: string; module: string; reason: string | null; held_at_ms: number | null; seq: number } | null;
   behind: string | null;
@@ -180,6 +184,8 @@ export type TimelineRow =
       tool_calls: number;
       usage: JsonPayload | null;
       attempts: { attempt: number | null; outcome: string | null; http_status: number | null }[];
+      /** The last model attempt's recorded time (ts_ms), or null when none carries one. */
+      ts_ms: number | null;
       in_flight: boolean;
       seqs: number[];
     }

@@ -412,3 +412,31 @@ export interface RecoveryEntry {
   /** More records than `records` lists were written. */
   records_cut: boolean;
 }
+
+/** One bar of an episode's waterfall, on the WAL's own clock (ms since the epoch, as recorded). */
+export interface TimedSpan {
+  kind: 'step' | 'batch' | 'call' | 'held';
+  label: string;
+  /** The record time the bar starts at; for a step, the last recorded time before its attempts. */
+  start_ms: number;
+  /** null: still open when the WAL ends (a held call whose late result has not come). */
+  end_ms: number | null;
+  /** Failed model attempts (steps), or a tool result with is_error (calls). */
+  failed: number;
+  seq: number | null;
+}
+
+/** When an episode's work happened, and what it cost, from the times and usage its records carry. */
+export interface EpisodeTiming {
+  episode: number;
+  /** false when none of its records carries a time: then nothing here is invented, the spans are empty. */
+  times_recorded: boolean;
+  first_ms: number | null;
+  last_ms: number | null;
+  /** Numeric usage fields summed over its steps. */
+  tokens: Record<string, number>;
+  failed_attempts: number;
+  spans: TimedSpan[];
+  /** More spans than the waterfall carries were left out. */
+  spans_cut: boolean;
+}

@@ -13,6 +13,7 @@ import { hex, type ReadResult } from '../engine/reader.js';
 import { RecoveryLog } from './recoveries.js';
 import { replayTarget } from './report.js';
 import { episodeWord } from './signals.js';
+import { episodeTiming, sumUsage } from './timing.js';
 
 export function supportReport(target: WalTarget, now_ms: number, io: FileIO = nodeFileIO): SupportReport {
   // Hash first: the report speaks of the file as received, before anything else reads it.
@@ -119,7 +120,6 @@ function lineageOf(frame: ReadFrame): ReportLineage {
 
 function reportEpisode(episode: EpisodeFold, state: string): ReportEpisode {
   const calls: ReportCall[] = [];
-  const times: number[] = [];
   for (const batch of episode.batches) {
     for (const call of batch.calls) {
       const terminal = call.terminals[0];
@@ -134,36 +134,21 @@ function reportEpisode(episode: EpisodeFold, state: string): ReportEpisode {
         dispatched_at_ms: call.dispatched_at_ms,
         finished_at_ms: call.finished_at_ms,
       });
-      for (const at of [call.dispatched_at_ms, call.finished_at_ms, call.held?.held_at_ms ?? null]) if (at !== null) times.push(at);
     }
   }
-  let failed_attempts = 0;
-  for (const step of episode.steps) {
-    for (const attempt of step.attempts) {
-      if (attempt.ts_ms !== null) times.push(attempt.ts_ms);
-      if (attempt.outcome !== null && attempt.outcome !== 'completed') failed_attempts++;
-    }
-  }
+  const timing = episodeTiming(episode);
   return {
     episode: episode.episode,
     run_id: episode.run_id,
     state,
     finish_reason: episode.finished?.reason ?? null,
     steps: episode.steps.length,
-    failed_attempts,
-    tokens: sumUsage(episode.steps.map((step) => step.usage)),
-    first_ms: times.length === 0 ? null : Math.min(...times),
-    last_ms: times.length === 0 ? null : Math.max(...times),
+    failed_attempts: timing.failed_attempts,
+    tokens: timing.tokens,
+    first_ms: timing.first_ms,
+    last_ms: timing.last_ms,
     calls,
   };
-}
-
-function sumUsage(usages: readonly (Record<string, unknown> | null)[]): Record<string, number> {
-  const sums: Record<string, number> = {};
-  for (const usage of usages) {
-    for (const [key, value] of Object.entries(usage ?? {})) if (typeof value === 'number' && Number.isFinite(value)) sums[key] = (sums[key] ?? 0) + value;
-  }
-  return sums;
 }
 
 function totalsOf(fold: SessionFold, episodes: ReportEpisode[]): SupportReport['totals'] {

@@ -186,7 +186,7 @@ export class SessionModel {
   }
 
   /** The header of the session view; the service adds the action choices (services/actions.ts). */
-  detail(): Omit<SessionDetail, 'actions'> {
+  detail(): Omit<SessionDetail, 'actions' | 'timing'> {
     const views = this.derived();
     const read = this.tailer.read;
     return {

@@ -20,6 +20,7 @@ import { resolveTargets, type WalTarget } from '../engine/inspect.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../replay/support-report.js';
+import { episodeTiming } from '../replay/timing.js';
 import { actionChoices, previewAction, runAction } from './actions.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
@@ -170,7 +171,7 @@ export class SessionService implements WalscopeApi {
 
   async getSession(key: string): Promise<SessionDetail> {
     const model = this.model(key);
-    return { ...model.detail(), actions: actionChoices(model) };
+    return { ...model.detail(), actions: actionChoices(model), timing: model.fold().episodes.map(episodeTiming) };
   }
 
   async getRows<L extends RowList>(key: string, list: L, start: number, count: number): Promise<RowPage<L>> {

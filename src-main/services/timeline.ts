@@ -65,6 +65,7 @@ function episodeRows(episode: EpisodeFold): TimelineRow[] {
       tool_calls: step.tool_use_ids.length,
       usage: step.usage,
       attempts: step.attempts.map((a) => ({ attempt: a.attempt, outcome: a.outcome, http_status: a.http_status })),
+      ts_ms: lastTime(step.attempts.map((a) => a.ts_ms)),
       in_flight: step.seq === null,
       seqs,
     }];
@@ -136,6 +137,7 @@ function callRow(call: CallFold): CallRow {
     reason: terminal?.reason ?? null,
     is_error: terminal?.is_error ?? false,
     dispatched_at_ms: call.dispatched_at_ms,
+    finished_at_ms: call.finished_at_ms,
     held: call.held === null ? null : { call_key: call.held.call_key, module: call.held.module, reason: call.held.reason, held_at_ms: call.held.held_at_ms, seq: call.held.seq },
     behind: call.behind,
     successors: call.successors,
@@ -181,4 +183,10 @@ function compact(value: JsonValue): string {
 function preview(value: JsonValue): JsonValue {
   const text = compact(value);
   return text.length > ROW_VALUE_CHARS_MAX ? `${text.slice(0, ROW_VALUE_CHARS_MAX)}… (${text.length - ROW_VALUE_CHARS_MAX} more characters; open the record)` : value;
+}
+
+function lastTime(times: readonly (number | null)[]): number | null {
+  let last: number | null = null;
+  for (const ms of times) if (ms !== null && (last === null || ms > last)) last = ms;
+  return last;
 }

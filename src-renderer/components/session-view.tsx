@@ -15,6 +15,7 @@ import { inline } from './format.js';
 import { IntegrityBanner } from './integrity-banner.js';
 import { RecoveryHistory, RecoveryPanel } from './recovery-panel.js';
 import { TimelineRowView } from './timeline-row.js';
+import { tokenText, Waterfall } from './waterfall.js';
 
 const ROW_PX: Record<RowList, number> = { timeline: 30, records: 24, transcript: 30 };
 const TABS: { list: RowList; label: string }[] = [
@@ -124,6 +125,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
         <span className="muted" data-testid="status-detail">{detail.summary.status_detail}</span>
         {detail.read_only && <span className="badge" data-testid="read-only">read-only export</span>}
         <span className="muted mono">wal_id {detail.wal_id ?? '—'} · last seq <span data-testid="last-seq">{detail.summary.last_seq}</span></span>
+        <span className="muted" data-testid="session-tokens">tokens: {tokenText(sessionTokens(detail))}</span>
         <ExportReport sessionKey={key} />
       </header>
       <IntegrityBanner integrity={detail.integrity} />
@@ -161,6 +163,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
           )}
           {open && current !== null && tab === 'records' && <RecordPane sessionKey={key} index={current} onBack={jumpToTimeline} />}
           {open && current !== null && tab === 'transcript' && rowAt(current) !== undefined && <TranscriptPane row={rowAt(current) as TranscriptRow} />}
+          <EpisodeWaterfall detail={detail} episode={tab === 'timeline' && current !== null ? episodeOf(rowAt(current)) : null} />
           <RecoveryPanel detail={detail} />
           {detail.read_only && <p className="muted" data-testid="no-actions">This export is read-only: no recovery action is offered.</p>}
           <RecoveryHistory entries={detail.summary.recoveries} />
@@ -169,6 +172,23 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
       </div>
     </div>
   );
+}
+
+function sessionTokens(detail: SessionDetail): Record<string, number> {
+  const sums: Record<string, number> = {};
+  for (const timing of detail.timing) for (const [key, value] of Object.entries(timing.tokens)) sums[key] = (sums[key] ?? 0) + value;
+  return sums;
+}
+
+function episodeOf(row: unknown): number | null {
+  const episode = (row as { episode?: unknown } | undefined)?.episode;
+  return typeof episode === 'number' ? episode : null;
+}
+
+/** The waterfall of the selected row's episode, else of the last one. */
+function EpisodeWaterfall({ detail, episode }: { detail: SessionDetail; episode: number | null }) {
+  const timing = detail.timing.find((entry) => entry.episode === episode) ?? detail.timing.at(-1);
+  return timing === undefined ? null : <Waterfall timing={timing} />;
 }
 
 /** Saves the support report as one self-contained HTML file, through the browser's download (never beside

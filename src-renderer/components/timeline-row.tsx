@@ -1,7 +1,8 @@
 // One row of the session timeline. All WAL content goes through React text nodes.
 import type { CallRow, TimelineRow } from '../../src-shared/ipc.js';
 import { ClassChip, ErrorChip } from './chips.js';
-import { inline } from './format.js';
+import { formatTime, inline } from './format.js';
+import { seconds } from './waterfall.js';
 
 export function TimelineRowView({ row }: { row: TimelineRow }) {
   switch (row.kind) {
@@ -24,7 +25,7 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
           <span className="role">step {row.step_id}</span>
           {row.in_flight && <span className="badge">in flight</span>}
           <span className="text">{row.text}</span>
-          <span className="muted"> {row.tool_calls} call(s) · {row.attempts.length} attempt(s){row.usage !== null ? ` · ${inline(row.usage, 60)}` : ''}</span>
+          <span className="muted"> {row.tool_calls} call(s) · {row.attempts.length} attempt(s){failedAttempts(row.attempts)}{row.usage !== null ? ` · ${inline(row.usage, 60)}` : ''}{row.ts_ms !== null ? ` · at ${formatTime(row.ts_ms)}` : ''}</span>
         </div>
       );
     case 'note':
@@ -46,6 +47,7 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
           {call.behind !== null && <span className="badge" data-testid="behind-info">behind {call.behind}</span>}
           <span className="mono muted cell">{inline(call.args, 80)}</span>
           <span className="mono cell">{outcomeText(call)}</span>
+          {call.dispatched_at_ms !== null && call.finished_at_ms !== null && <span className="muted mono" data-testid="call-took">{seconds(call.finished_at_ms - call.dispatched_at_ms)}</span>}
         </div>
       );
     }
@@ -64,4 +66,9 @@ export function outcomeText(call: CallRow): string {
   const reason = call.reason === null ? null : `(${call.reason})`;
   const output = call.output === null ? null : inline(call.output, 80);
   return [outcome, reason, output].filter((part) => part !== null).join(' ');
+}
+
+function failedAttempts(attempts: { outcome: string | null }[]): string {
+  const failed = attempts.filter((attempt) => attempt.outcome !== null && attempt.outcome !== 'completed').length;
+  return failed === 0 ? '' : ` (${failed} failed)`;
 }

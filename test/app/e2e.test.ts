@@ -146,6 +146,16 @@ describe('walscope serve on the demo state root, in Chromium', () => {
     await saveScreenshot(page, 'held-session');
   });
 
+  it('draws each episode\'s waterfall on the WAL\'s own clock, with the held call\'s wait open, and token totals', async () => {
+    await openSession('held-sequential');
+    const waterfall = page.locator('[data-testid=waterfall]');
+    await waterfall.waitFor();
+    expect(await waterfall.locator('[data-testid=waterfall-bar][data-kind=held][data-open=true]').count()).toBe(1);
+    expect(await waterfall.locator('[data-testid=waterfall-bar][data-kind=step]').count()).toBeGreaterThan(0);
+    expect(await page.locator('[data-testid=session-tokens]').innerText()).toMatch(/input \d/);
+    await saveScreenshot(page, 'waterfall');
+  });
+
   it('opens a record from the timeline: frame fields, digest, payload tree and hex, and back', async () => {
     const [uncertain] = replayOf('indeterminate').resume.indeterminate;
     await openSession('indeterminate');
@@ -308,6 +318,7 @@ describe('walscope serve on the demo state root, in Chromium', () => {
     expect(await page.locator('a[href^="javascript:"]').count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __walscope_xss?: number }).__walscope_xss)).toBeUndefined();
     expect(dialogs).toEqual([]);
+    expect(await page.locator('[data-testid=episode-time]').innerText()).toContain('records no times');
   });
 
   it('exports a support report as one self-contained HTML file: the hostile session\'s markup is text, nothing runs', async () => {

@@ -51,6 +51,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     resume: { kind: 'resume', action: 'none', episode: null, message: 'synthetic', replayed: { messages: 0, model_steps: 0, tool_results: 0 }, redone: [], indeterminate: [], records: [] },
     queue: [],
     actions: [],
+    timing: [],
     transcript_valid: true,
   };
   const refused = () => Promise.reject(new Error('not in the synthetic session'));
