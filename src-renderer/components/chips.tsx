@@ -43,7 +43,7 @@ export const STATUS_WORD: Record<SessionStatus, string> = {
   torn_tail: 'torn tail',
   paused_held: 'paused on a held call',
   needs_operator: 'needs operator',
-  finished_unconfirmed: 'finished — outcome unconfirmed',
+  finished_unconfirmed: 'finished, unconfirmed',
   finished: 'finished',
   idle: 'idle',
   loading: 'loading',

@@ -70,35 +70,28 @@ export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
 /** The three actions side by side: whether each applies, what it writes, how it ends the run, and why not. */
 function CompareActions({ choices, unconfirmed }: { choices: ActionChoice[]; unconfirmed: UnconfirmedCall[] }) {
   return (
-    <table className="compare" data-testid="action-compare">
-      <caption className="muted">What each action would do now</caption>
-      <thead>
-        <tr><th scope="col">Action</th><th scope="col">Applies</th><th scope="col">Writes</th><th scope="col">Leaves the run</th><th scope="col">Why</th></tr>
-      </thead>
-      <tbody>
+    <section className="compare" aria-label="What each action would do now" data-testid="action-compare">
+      <h4>What each action would do now</h4>
+      <ul>
         {choices.map((choice) => (
-          <tr key={choice.kind} data-testid={`compare-${choice.kind}`} data-applies={choice.applies}>
-            <th scope="row">{LABEL[choice.kind]}</th>
-            <td>{choice.applies ? 'yes' : 'no'}</td>
-            <td>{choice.records === 0 ? 'nothing' : `${choice.records} record(s) + audit`}</td>
-            <td>{choice.finishes_as === null ? (choice.records === 0 ? 'as it is' : 'open') : `finished: ${choice.finishes_as}`}</td>
-            <td id={`why-${choice.kind}`} data-testid={`why-${choice.kind}`}>
+          <li key={choice.kind} data-testid={`compare-${choice.kind}`} data-applies={choice.applies} className={choice.applies ? '' : 'muted'}>
+            <strong>{LABEL[choice.kind]}</strong>{' '}
+            {choice.applies
+              ? `— writes ${choice.records} record(s) and the audit record; ${choice.finishes_as === null ? 'leaves the run open' : `ends the run as "${choice.finishes_as}"`}.`
+              : '— does not apply now.'}
+            <div id={`why-${choice.kind}`} data-testid={`why-${choice.kind}`}>
               {choice.why}
               {choice.contradicts !== null && <span className="warn-text"> {choice.contradicts}</span>}
-            </td>
-          </tr>
+            </div>
+          </li>
         ))}
-      </tbody>
+      </ul>
       {unconfirmed.length > 0 && (
-        <tfoot>
-          <tr>
-            <td colSpan={5} data-testid="compare-unconfirmed">
-              Whichever is chosen, these side effects stay unconfirmed: {unconfirmed.map((call) => call.may_have).join('; ')}.
-            </td>
-          </tr>
-        </tfoot>
+        <p data-testid="compare-unconfirmed">
+          Whichever is chosen, these side effects stay unconfirmed: {unconfirmed.map((call) => call.may_have).join('; ')}.
+        </p>
       )}
-    </table>
+    </section>
   );
 }
 

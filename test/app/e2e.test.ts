@@ -153,6 +153,8 @@ describe('walscope serve on the demo state root, in Chromium', () => {
     expect(await waterfall.locator('[data-testid=waterfall-bar][data-kind=held][data-open=true]').count()).toBe(1);
     expect(await waterfall.locator('[data-testid=waterfall-bar][data-kind=step]').count()).toBeGreaterThan(0);
     expect(await page.locator('[data-testid=session-tokens]').innerText()).toMatch(/input \d/);
+    await openSession('approvals');
+    await expect.poll(() => page.locator('[data-testid=waterfall] [data-testid=waterfall-bar][data-kind=call]').count()).toBeGreaterThan(0);
     await saveScreenshot(page, 'waterfall');
   });
 
