@@ -1,6 +1,7 @@
 // `walscope verify PATH [--json]`: checks every WAL that PATH names, read-only.
 import type { VerifyReport } from '../../src-shared/wal.js';
-import { verifyTarget } from '../engine/inspect.js';
+import fs from 'node:fs';
+import { verifyReportOf, verifyTarget, type WalTarget } from '../engine/inspect.js';
 import { classifyPath } from '../engine/state-root.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { formatBytes } from '../../src-shared/format.js';
@@ -16,8 +17,7 @@ export const verifyCommand: Command = {
     const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('expected exactly one PATH');
     const target = positionals[0]!;
-    // The run's status needs the fold: a second, streaming read of each WAL.
-    const reports: VerifiedRun[] = targetsOf(target).map((wal) => ({ ...verifyTarget(wal), run: replayTarget(wal).run }));
+    const reports: VerifiedRun[] = targetsOf(target).map(verifyWithRun);
     const isRoot = classifyPath(target) === 'state_root';
     if (values.json) await writeOut(`${JSON.stringify(isRoot ? reports : reports[0], null, 2)}\n`);
     else await writeOut(reports.map(humanReport).join('\n') + (isRoot ? rootSummary(reports) : ''));
@@ -25,8 +25,20 @@ export const verifyCommand: Command = {
   },
 };
 
-/** verify's report plus how the last run stands (`run.status` `finished_unconfirmed`: an unknown outcome). */
-type VerifiedRun = VerifyReport & { run: RunSignal };
+/** verify's report plus how the last run stands (`run.status` `finished_unconfirmed`: an unknown outcome);
+ *  `run` is null for a WAL larger than RUN_FOLD_BYTES_MAX, whose fold verify does not build (`replay` does). */
+type VerifiedRun = VerifyReport & { run: RunSignal | null };
+
+/** Up to this size verify folds the WAL in its one read to say how the run stands; past it, verify stays a
+ *  streaming check that holds no records in memory (a 1 GiB WAL's fold would). */
+const RUN_FOLD_BYTES_MAX = 64 * 1_048_576;
+
+function verifyWithRun(wal: WalTarget): VerifiedRun {
+  const size_bytes = fs.statSync(wal.wal_path, { throwIfNoEntry: false })?.size ?? 0;
+  if (size_bytes > RUN_FOLD_BYTES_MAX) return { ...verifyTarget(wal), run: null };
+  const replay = replayTarget(wal);
+  return { ...verifyReportOf(wal, replay.read), run: replay.run };
+}
 
 function humanReport(report: VerifiedRun): string {
   const name = report.session === null ? report.path : `session ${report.session} (${report.path})`;
@@ -42,8 +54,9 @@ function humanReport(report: VerifiedRun): string {
     lines.push(`  ${summary}; wal_id ${report.wal_id ?? '(none: empty file)'}`);
     lines.push(`  digests: ${report.digest_algorithms.join(', ') || 'none'}; features: ${report.features.join(', ') || 'none'}`);
   }
-  lines.push(`  run: ${report.run.status.replaceAll('_', ' ')}: ${printable(report.run.detail, 400)}`);
-  for (const call of report.run.unconfirmed) lines.push(`    UNCONFIRMED ${printable(call.tool_call_id, 120)}: ${printable(call.may_have, 400)}`);
+  if (report.run === null) lines.push(`  run: not folded (over ${formatBytes(RUN_FOLD_BYTES_MAX)}); \`walscope replay\` says how it stands`);
+  else lines.push(`  run: ${report.run.status.replaceAll('_', ' ')}: ${printable(report.run.detail, 400)}`);
+  for (const call of report.run?.unconfirmed ?? []) lines.push(`    UNCONFIRMED ${printable(call.tool_call_id, 120)}: ${printable(call.may_have, 400)}`);
   if (report.torn_tail !== null) {
     const tail = report.torn_tail;
     lines.push(`  torn tail: ${plural(tail.bytes, 'byte')} at offset ${tail.offset} (${tail.reason.replaceAll('_', ' ')}) were never committed and are not used; a writer opening this session under its lease truncates them`);

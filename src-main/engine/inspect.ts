@@ -82,7 +82,11 @@ export function readTarget(target: WalTarget, options: Omit<ReadOptions, 'floor_
 }
 
 export function verifyTarget(target: WalTarget, io: FileIO = nodeFileIO): VerifyReport {
-  const result = readTarget(target, { io, with_payload: false });
+  return verifyReportOf(target, readTarget(target, { io, with_payload: false }));
+}
+
+/** The verify report of a read already made (a caller that folds the same read, say). */
+export function verifyReportOf(target: WalTarget, result: ReadResult): VerifyReport {
   return {
     path: target.wal_path,
     session: target.session,

@@ -1,6 +1,7 @@
 // The run's status as the list, header, `replay` and `verify --json` say it, over the real demo root and
 // copies of its WALs: a finished run holding an unknown-outcome call is not "finished", a cut or damaged
 // WAL is not "running", and error results are counted.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
@@ -14,6 +15,7 @@ import { steppedClock } from '../../src-main/runtime/clock.js';
 import { useTempDirs } from '../helpers/temp.js';
 
 const tempDir = useTempDirs('walscope-signals-');
+const REPO = path.resolve(import.meta.dirname, '../..');
 
 /** One demo root for the file (building it is the slow part); the tests only read it. */
 function demoRoot(): string {
@@ -77,6 +79,13 @@ describe('the run signal', () => {
     expect(openReplay.run.status).toBe('open');
     expect(openReplay.run.last_durable).toMatch(/batch \S+ open/);
     expect(episodeWord(openReplay.fold.episodes[0]!, openReplay.run, 1)).toBe('open in this copy');
+  });
+
+  it('verify --json and replay --json carry the status as a new field, run', () => {
+    const cli = (...args: string[]) => JSON.parse(spawnSync(process.execPath, ['bin/walscope.js', ...args], { cwd: REPO, encoding: 'utf8' }).stdout) as { run: { status: string } };
+    expect(cli('verify', sessionDir(root, 'parallel-unknown'), '--json').run.status).toBe('finished_unconfirmed');
+    expect(cli('replay', sessionDir(root, 'parallel-unknown'), '--json').run.status).toBe('finished_unconfirmed');
+    expect(cli('verify', sessionDir(root, 'torn-tail'), '--json').run.status).toBe('cut');
   });
 
   it('a flipped byte in the middle is cut, never running', () => {
