@@ -166,7 +166,7 @@ function benchAppends(group_records: number) {
 }
 
 function main(): void {
-  execFileSync(process.execPath, [path.join(REPO, 'scripts/build-cli.mjs')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [path.join(REPO, 'scripts/build.mjs')], { stdio: 'inherit' });
   console.log(`walscope bench — ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, node ${process.version}`);
   const verify = benchVerify();
   console.log('\nverify vs sha256sum (same file, page cache warm, median of 3)');

@@ -23,7 +23,7 @@ import {
 import { contradiction } from '../replay/choices.js';
 import { planCancel, planResume, planSeal } from '../replay/plan.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
-import { plural, printable } from './format.js';
+import { plural, printable, textLines } from './format.js';
 import { planLines } from './replay.js';
 
 type Act = (root: string, session_id: string, options: RecoveryOptions) => RecoveryOutcome;
@@ -56,7 +56,7 @@ function actionCommand(name: RecoveryKind, summary: string, planner: Planner, ac
       const contradicts = recommended.kind === 'plan' ? contradiction(name, preview.plan, recommended.plan) : null;
       const operator = values.operator ?? osUser();
       const report = (outcome: JsonOutcome | null) => writeOut(`${JSON.stringify({ action: name, ...previewJson(preview, contradicts), operator, outcome }, null, 2)}\n`);
-      if (!values.json) await writeOut(`${previewLines(name, preview, contradicts, operator).join('\n')}\n`);
+      if (!values.json) await writeOut(textLines(previewLines(name, preview, contradicts, operator)));
       if (values['dry-run'] || preview.plan.records.length === 0) {
         if (values.json) await report(null);
         return EXIT_OK;
@@ -79,7 +79,7 @@ function actionCommand(name: RecoveryKind, summary: string, planner: Planner, ac
       const seqs = outcome.appended.map((record) => record.seq);
       const message = `appended ${plural(seqs.length, 'record')} (seq ${seqs[0]}–${seqs.at(-1)}) under lease epoch ${outcome.epoch}`;
       if (values.json) await report({ kind: 'done', message, appended: outcome.appended, epoch: outcome.epoch });
-      else await writeOut(`${message}\n`);
+      else await writeOut(textLines([message]));
       return EXIT_OK;
     },
   };
@@ -153,6 +153,6 @@ async function confirm(count: number): Promise<boolean> {
 }
 
 async function refuse(message: string): Promise<number> {
-  process.stderr.write(`${message}\n`);
+  process.stderr.write(textLines([message]));
   return EXIT_REFUSED;
 }

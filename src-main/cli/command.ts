@@ -1,10 +1,12 @@
-// What every CLI command is, and the one argument parser they share. Exit codes: 0 usable/done, 1 refused,
-// 2 usage error.
+// What every CLI command is, and the one argument parser they share. Exit codes: 0 usable/done, 1 refused or
+// failed, 2 usage error, 141 stdout's reader went away (as for a process killed by SIGPIPE).
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 export const EXIT_OK = 0;
 export const EXIT_REFUSED = 1;
+export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
+export const EXIT_READER_GONE = 141;
 
 export interface Command {
   summary: string;

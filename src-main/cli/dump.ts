@@ -1,13 +1,16 @@
 // `walscope dump PATH [--json] [--from SEQ] [--type T]`: every frame of one WAL, like pg_waldump. Read-only;
-// frames are printed as they are read, so a 1 GiB WAL streams instead of filling memory.
+// each frame is written out before the next is read (fd-output.ts), so a 1 GiB WAL streams in the memory of
+// one frame, at the pace of whoever reads the output, and `dump | head` ends quietly when head does.
 import { toJsonValue } from '../../src-shared/json.js';
 import type { CborValue, ReadFrame } from '../../src-shared/wal.js';
 import { readTarget } from '../engine/inspect.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, type Command } from './command.js';
-import { printable } from './format.js';
+import { FdOutput, OutputClosedError } from './fd-output.js';
+import { printable, terminalSafe, textLines } from './format.js';
 import { singleTarget } from './targets.js';
 
 const SUMMARY_CHARS_MAX = 96;
+const STDOUT_FD = 1;
 
 export const dumpCommand: Command = {
   summary: 'list every frame of one WAL (read-only)',
@@ -24,35 +27,60 @@ export const dumpCommand: Command = {
     const target = singleTarget(positionals[0]!, 'dump');
     let reached = from_seq === 0;
     const print = values.json ? jsonLine : textLine;
-    if (!values.json) process.stdout.write(`${'offset'.padStart(12)}  ${'seq'.padStart(8)} ver ${'fence'.padStart(5)}  type / features / size / payload\n`);
+    const out = new FdOutput(STDOUT_FD);
+    if (!values.json) out.write(`${'offset'.padStart(12)}  ${'seq'.padStart(8)} ver ${'fence'.padStart(5)}  type / features / size / payload\n`);
+    // The reader reports an exception thrown from on_frame as a failed read of the WAL, so a failed write is
+    // kept here and judged after the read: a closed output ends the command quietly (no one is left to read
+    // a message), any other write error is the output's failure, not the WAL's.
+    let write_error: unknown = null;
+    const emit = (text: string) => {
+      try {
+        out.write(text);
+      } catch (error) {
+        write_error = error;
+        throw error;
+      }
+    };
     const result = readTarget(target, {
       on_frame(frame) {
         reached ||= frame.seq >= from_seq;
         if (!reached || (values.type !== undefined && frame.type !== values.type)) return;
-        process.stdout.write(print(frame));
+        emit(print(frame));
       },
     });
+    if (write_error === null) {
+      try {
+        out.flush();
+      } catch (error) {
+        write_error = error;
+      }
+    }
+    if (write_error instanceof OutputClosedError) return EXIT_OK;
+    if (write_error !== null) throw write_error;
+    const notes: string[] = [];
     if (result.torn_tail !== null) {
-      process.stderr.write(`torn tail: ${result.torn_tail.bytes} bytes at offset ${result.torn_tail.offset} (${result.torn_tail.reason}) not shown: never committed\n`);
+      notes.push(`torn tail: ${result.torn_tail.bytes} bytes at offset ${result.torn_tail.offset} (${result.torn_tail.reason}) not shown: never committed`);
     }
-    if (result.in_progress_tail !== null) process.stderr.write(`tail in progress at offset ${result.in_progress_tail.offset}\n`);
-    if (result.error !== null) {
-      process.stderr.write(`REFUSED: ${result.error.kind}: ${result.error.message}\n`);
-      return EXIT_REFUSED;
-    }
-    return EXIT_OK;
+    if (result.in_progress_tail !== null) notes.push(`tail in progress at offset ${result.in_progress_tail.offset}`);
+    if (result.error !== null) notes.push(`REFUSED: ${result.error.kind}: ${result.error.message}`);
+    if (notes.length > 0) process.stderr.write(textLines(notes));
+    return result.error === null ? EXIT_OK : EXIT_REFUSED;
   },
 };
 
+/** One frame as one JSON line, with exactly the fields of ReadFrame (docs/wal-format.md, "dump --json"):
+ *  named one by one, so a field the reader keeps for itself never becomes part of the output. terminalSafe is
+ *  lossless on JSON (format.ts); it is applied here because this output bypasses main.ts's stdout guard. */
 function jsonLine(frame: ReadFrame): string {
-  const { payload, ...rest } = frame;
-  return `${JSON.stringify({ ...rest, payload: payload === null ? null : toJsonValue(payload) })}\n`;
+  const { offset, size_bytes, digest_algorithm, ver, seq, fence, type, features, payload } = frame;
+  const line = { offset, size_bytes, digest_algorithm, ver, seq, fence, type, features, payload: payload === null ? null : toJsonValue(payload) };
+  return `${terminalSafe(JSON.stringify(line))}\n`;
 }
 
 function textLine(frame: ReadFrame): string {
   const features = frame.features.length > 0 ? ` [${frame.features.join(',')}]` : '';
   const summary = frame.payload === null ? '' : summarize(frame.payload);
-  return `${String(frame.offset).padStart(12)}  ${String(frame.seq).padStart(8)} ${String(frame.ver).padStart(3)} ${String(frame.fence).padStart(5)}  ${printable(frame.type, 40)}${features} ${frame.size_bytes}B  ${summary}\n`;
+  return textLines([`${String(frame.offset).padStart(12)}  ${String(frame.seq).padStart(8)} ${String(frame.ver).padStart(3)} ${String(frame.fence).padStart(5)}  ${printable(frame.type, 40)}${features} ${frame.size_bytes}B  ${summary}`]);
 }
 
 /** key=value for scalars, [n] for arrays, {…} for maps; untrusted text is escaped and cut short. */

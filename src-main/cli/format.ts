@@ -19,8 +19,20 @@ export function terminalSafe(text: string): string {
   return text.replace(STEERING, escapeChar);
 }
 
-/** One field of untrusted text on one line: newlines escaped too, and cut to `length_max` characters. */
+/** Text that must stay on one line: steering characters and newlines escaped (CR already is). */
+export function oneLine(text: string): string {
+  return terminalSafe(text).replace(/\n/g, escapeChar);
+}
+
+/** One field of untrusted text on one line, cut to `length_max` characters. */
 export function printable(text: string, length_max: number): string {
-  const escaped = terminalSafe(text).replace(/\n/g, escapeChar);
+  const escaped = oneLine(text);
   return escaped.length > length_max ? `${escaped.slice(0, length_max - 1)}…` : escaped;
+}
+
+/** Human output built as a list of lines: each entry is one line, so a newline inside one can only have come
+ *  from WAL text (a run_id, a reason, a refusal naming a record) and is escaped. No field, however it was
+ *  built into its line, can start a line of its own, such as a forged "OK  session …". */
+export function textLines(lines: readonly string[]): string {
+  return lines.map((line) => `${oneLine(line)}\n`).join('');
 }

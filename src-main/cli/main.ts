@@ -1,5 +1,5 @@
 // The `walscope` command line: one dispatcher, one module per command.
-import { EXIT_USAGE, UsageError, type Command } from './command.js';
+import { EXIT_FAILED, EXIT_READER_GONE, EXIT_USAGE, UsageError, type Command } from './command.js';
 import { cancelCommand, resumeCommand, sealCommand } from './actions.js';
 import { demoCommand } from './demo.js';
 import { dumpCommand } from './dump.js';
@@ -26,17 +26,21 @@ function help(): string {
   return `walscope — inspect and recover agent-runtime write-ahead logs\n\nusage: walscope <command> [options]\n\n${lines.join('\n')}\n\nwalscope <command> --help shows a command's options.\n`;
 }
 
+/** Set once the command is known, so a failure names the command that failed. */
+let running = 'walscope';
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(help());
     return name === undefined ? EXIT_USAGE : 0;
   }
-  const command = COMMANDS[name];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (command === undefined) {
     process.stderr.write(`walscope: unknown command "${name}"\n\n${help()}`);
     return EXIT_USAGE;
   }
+  running = `walscope ${name}`;
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(`usage: ${command.usage}\n\n${command.summary}\n`);
     return 0;
@@ -45,7 +49,7 @@ async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`walscope ${name}: ${error.message}\nusage: ${command.usage}\n`);
+      process.stderr.write(`${running}: ${error.message}\nusage: ${command.usage}\n`);
       return EXIT_USAGE;
     }
     throw error;
@@ -59,15 +63,32 @@ function guardStream(stream: NodeJS.WriteStream): void {
     write(typeof chunk === 'string' ? terminalSafe(chunk) : chunk, ...rest)) as typeof stream.write;
 }
 
+/** Any error nothing else handled: one line naming the command and what failed, then exit. The stack only
+ *  with WALSCOPE_DEBUG=1: a user needs what failed and where, not our call frames. */
+function fail(error: unknown): never {
+  const debug = process.env['WALSCOPE_DEBUG'] === '1';
+  const text = error instanceof Error ? (debug ? (error.stack ?? error.message) : error.message) : String(error);
+  process.stderr.write(`${running}: ${debug ? text : oneLine(text)}\n`);
+  process.exit(EXIT_FAILED);
+}
+
+function oneLine(text: string): string {
+  return text.split('\n').map((line) => line.trim()).filter((line) => line !== '').join(' — ') || 'failed';
+}
+
+/** The reader of our stdout went away (`walscope dump X | head`): stop at once and quietly, as a C tool killed
+ *  by SIGPIPE would, with the status a shell reports for one (128 + 13). Any other stream error is a failure. */
+function onStdoutError(error: NodeJS.ErrnoException): void {
+  if (error.code === 'EPIPE') process.exit(EXIT_READER_GONE);
+  fail(error);
+}
+
+process.stdout.on('error', onStdoutError);
+process.on('uncaughtException', fail);
+process.on('unhandledRejection', fail);
 guardStream(process.stdout);
 guardStream(process.stderr);
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`walscope: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+}, fail);

@@ -8,7 +8,7 @@ import { EpisodeIndex } from '../replay/episode-index.js';
 import { replayJson, replayTarget, type SessionReplay } from '../replay/report.js';
 import { episodeWord } from '../replay/signals.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
-import { plural, printable } from './format.js';
+import { plural, printable, textLines } from './format.js';
 import { singleTarget } from './targets.js';
 
 const TEXT_MAX = 120;
@@ -39,7 +39,7 @@ export function outline(target: WalTarget, { read, fold, resume, run }: SessionR
   appendAll(lines, anomalyLines(fold.anomalies, ''));
   appendAll(lines, queueLines(fold));
   lines.push('', ...planLines(resume));
-  return `${lines.join('\n')}\n`;
+  return textLines(lines);
 }
 
 

@@ -7,7 +7,7 @@ import { WorkerApi } from '../services/worker-client.js';
 import { classifyPath } from '../engine/state-root.js';
 import { buildDemoRoot } from '../demo/build.js';
 import { defaultDemoRoot } from '../demo/paths.js';
-import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
+import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 
 /** The built renderer and the worker bundle, beside this bundle in out/. */
 const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
@@ -26,10 +26,17 @@ export const serveCommand: Command = {
     const kind = classifyPath(target);
     if (kind === 'missing' || kind === 'unrecognized') throw new UsageError(`${target}: not a state root, a session folder or a WAL file`);
     if (!fs.existsSync(RENDERER_DIR)) {
-      process.stderr.write(`walscope serve: the UI is not built (${RENDERER_DIR} is missing); run \`npm run build:app\`\n`);
+      process.stderr.write(`walscope serve: the UI is not built (${RENDERER_DIR} is missing); run \`npm run build\`\n`);
       return EXIT_REFUSED;
     }
-    const url = await serve(target, port);
+    let url;
+    try {
+      url = await serve(target, port);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      process.stderr.write(`walscope serve: port ${port} is in use; pick another with --port or omit it\n`);
+      return EXIT_USAGE;
+    }
     await writeOut(`walscope serve: ${url}\n`);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
@@ -39,10 +46,17 @@ export const serveCommand: Command = {
   },
 };
 
-/** Starts the worker and the server; returns the URL with its token. */
+/** Starts the worker and the server; returns the URL with its token. A server that cannot listen closes the
+ *  worker again, so the command can end. */
 export async function serve(target: string, port: number): Promise<string> {
   const api = await WorkerApi.start(WORKER_FILE, target);
-  const server = await startServer({ api, renderer_dir: RENDERER_DIR, port });
+  let server;
+  try {
+    server = await startServer({ api, renderer_dir: RENDERER_DIR, port });
+  } catch (error) {
+    await api.close();
+    throw error;
+  }
   const stop = () => {
     void server.close().then(() => api.close());
   };

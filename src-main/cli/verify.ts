@@ -6,7 +6,7 @@ import { classifyPath } from '../engine/state-root.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { targetsOf } from './targets.js';
-import { plural, printable } from './format.js';
+import { plural, printable, textLines } from './format.js';
 import type { RunSignal } from '../../src-shared/replay.js';
 import { replayTarget } from '../replay/report.js';
 
@@ -65,7 +65,7 @@ function humanReport(report: VerifiedRun): string {
   if (report.in_progress_tail !== null) {
     lines.push(`  tail in progress: a live writer is appending (${plural(report.in_progress_tail.bytes, 'byte')} at offset ${report.in_progress_tail.offset})`);
   }
-  return `${lines.join('\n')}\n`;
+  return textLines(lines);
 }
 
 function advice(kind: string): string {

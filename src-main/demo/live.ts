@@ -1,6 +1,6 @@
 // The demo's live session: a run that takes one model step (one tool call) every interval through the real
 // lease, for as long as the process lives. Its world is a generator, not a script: the model always reads
-// the clock, the tool plane answers and records the side effect in the ledger beside the state root. When a
+// the clock, the tool plane answers and records the side effect in the ledger inside the demo root. When a
 // run reaches its step limit it seals (max_steps) and the next run starts, so the session never ends on its
 // own. Stopping drains the writer, syncs, closes it and only then releases the lease.
 import assert from 'node:assert/strict';

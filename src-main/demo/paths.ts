@@ -1,5 +1,7 @@
-// Where the demo lives: a per-user folder by default (XDG data home), and the side-effect ledger beside the
-// state root — never inside it, since the world outside the process and the WAL must not share a fate.
+// Where the demo lives: a per-user folder by default (XDG data home). Everything `walscope demo DIR` writes is
+// inside DIR. The side-effect ledger (the world outside the WAL) sits at DIR's top level beside the marker, not
+// under sessions/: wal-format §1 gives a state root only the floor, its lock and sessions/, so the scanner,
+// which reads sessions/ alone, never takes it for a session, and no session's WAL shares its file.
 import os from 'node:os';
 import path from 'node:path';
 
@@ -8,8 +10,10 @@ export function defaultDemoRoot(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(data_home, 'walscope', 'demo');
 }
 
+export const LEDGER_FILE_NAME = 'walscope-demo.side-effects.jsonl';
+
 export function ledgerPathFor(root: string): string {
-  return `${path.resolve(root)}.side-effects.jsonl`;
+  return path.join(path.resolve(root), LEDGER_FILE_NAME);
 }
 
 /** The file that marks a folder as a demo root: a refresh rewrites only folders that carry it (or are empty). */

@@ -2,10 +2,11 @@
 // recent items, and drag-and-drop of a folder or file (through the preload). Thin on purpose: everything it
 // shows comes from the same service and renderer as `walscope serve`.
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, Menu, session } from 'electron';
+import { fileURLToPath } from 'node:url';
+import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, session } from 'electron';
 import { IPC_EVENT_CHANNEL, type Workspace } from '../../src-shared/ipc.js';
 import { WorkerApi } from '../services/worker-client.js';
+import { APP_SCHEME_PRIVILEGES, registerAppProtocol, RENDERER_URL } from './app-protocol.js';
 import { registerIpc } from './ipc-handlers.js';
 import { menuTemplate } from './menu.js';
 import { RecentList } from './recent.js';
@@ -14,7 +15,12 @@ import { lockContents, secureSession, webPreferences } from './security.js';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const WORKER_FILE = path.join(HERE, 'session-worker.js');
 const PRELOAD_FILE = path.join(HERE, '../preload/index.cjs');
-const RENDERER_URL = pathToFileURL(path.join(HERE, '../renderer/index.html')).href;
+const RENDERER_DIR = path.join(HERE, '../renderer');
+/** The app icon (resources/, rendered from resources/icon.svg), for the window and the Linux task bar. */
+const ICON_FILE = path.join(HERE, '../../resources/icons/512x512.png');
+
+// Before "ready", or the scheme is not a standard, secure origin.
+protocol.registerSchemesAsPrivileged(APP_SCHEME_PRIVILEGES);
 
 let window: BrowserWindow | null = null;
 let api: WorkerApi | null = null;
@@ -66,10 +72,11 @@ async function start(): Promise<void> {
   await app.whenReady();
   recent = new RecentList(path.join(app.getPath('userData'), 'recent.json'));
   secureSession(session.defaultSession);
+  registerAppProtocol(protocol, RENDERER_DIR);
   app.on('web-contents-created', (_event, contents) => lockContents(contents));
   const target = process.argv.slice(app.isPackaged ? 1 : 2).find((arg) => !arg.startsWith('-')) ?? recent.read()[0];
   if (target === undefined) throw new Error('usage: walscope-app STATE_ROOT_OR_EXPORT');
-  window = new BrowserWindow({ width: 1400, height: 900, show: false, title: 'walscope', webPreferences: webPreferences(PRELOAD_FILE) });
+  window = new BrowserWindow({ width: 1400, height: 900, show: false, title: 'walscope', icon: ICON_FILE, webPreferences: webPreferences(PRELOAD_FILE) });
   registerIpc(ipcMain, {
     api: () => {
       if (api === null) throw new Error('no workspace is open');

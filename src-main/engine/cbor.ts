@@ -7,8 +7,8 @@
 // unique text. It can also validate an item without building it (skipItem), which is how `verify` checks a
 // 1 MiB tool output without materialising the string.
 //
-// cbor-x is not used here: its encoder writes integers above 2^32 as float64 and its decoder turns tags into
-// Dates and 64-bit integers into BigInts; the format forbids the first two and wants numbers for the third.
+// cbor-x is not used here (docs/wal-format.md says why in full): it writes integers of 2^32 or more as float64,
+// and it decodes leniently where a reader must refuse (tags unwrapped, duplicate keys, invalid UTF-8, rounding).
 import { isUtf8 } from 'node:buffer';
 import type { CborValue } from '../../src-shared/wal.js';
 import { CBOR_DEPTH_MAX, CBOR_INTEGER_MAX } from './limits.js';
@@ -23,7 +23,7 @@ export class CborError extends Error {
   }
 }
 
-const MAJOR_UINT = 0;
+export const MAJOR_UINT = 0;
 const MAJOR_NEGINT = 1;
 const MAJOR_BYTES = 2;
 const MAJOR_TEXT = 3;

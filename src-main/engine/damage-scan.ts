@@ -4,7 +4,7 @@
 // reported, never used: their order and completeness cannot be verified once the sequence broke.
 import { checkFrameAt, checkHeader, decodeBody } from './frame-codec.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
-import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, FRAME_MAGIC, READ_CHUNK_BYTES, TAIL_SCAN_CANDIDATES_MAX, TAIL_SCAN_HASHED_BYTES_MAX } from './limits.js';
+import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, FRAME_MAGIC, READ_CHUNK_BYTES, TAIL_SCAN_CANDIDATES_MAX, TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX } from './limits.js';
 
 export interface AfterDamage {
   /** Digest-valid frames found after the damage (lineage frames included). */
@@ -28,9 +28,11 @@ export function scanAfterDamage(wal_path: string, damage_offset: number, io: Fil
     let covered = 0;
     let candidates = 0;
     let hashed = 0;
+    // The reader's bound on hashing: at most twice the bytes scanned, so a crafted file cannot make it quadratic.
+    const hashed_max = TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX * (size_bytes - damage_offset);
     let position = damage_offset + 1;
     while (position < size_bytes) {
-      if (candidates >= TAIL_SCAN_CANDIDATES_MAX || hashed >= TAIL_SCAN_HASHED_BYTES_MAX) {
+      if (candidates >= TAIL_SCAN_CANDIDATES_MAX || hashed >= hashed_max) {
         found.scan_cut = true;
         break;
       }

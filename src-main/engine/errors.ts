@@ -64,6 +64,49 @@ export class FloorRaiseError extends Error {
   }
 }
 
+/** The next lease epoch would pass 2^53 − 1, the largest a frame's fence may hold (wal-format §3): no writer can
+ *  take this session's lease. Refused before the lease file or the WAL is written. */
+export class EpochExhaustedError extends Error {
+  override name = 'EpochExhaustedError';
+  readonly code = 'epoch_exhausted';
+  constructor(
+    readonly lease_path: string,
+    readonly epoch_max: number,
+  ) {
+    super(`cannot take the lease ${lease_path}: its epoch or a fence in the WAL is already ${epoch_max}, the largest a fence may hold, so no new epoch exists and no writer can take this session again; nothing was written — continue in a new session`);
+  }
+}
+
+/** An entry of a state root that is not what it must be (a symbolic link, a FIFO, a device where a regular file or
+ *  a folder belongs): used, it could lead a writer out of the root or block a reader for ever, so it is refused,
+ *  naming the path. */
+export class UnsafeEntryError extends Error {
+  override name = 'UnsafeEntryError';
+  readonly code = 'unsafe_entry';
+  constructor(
+    readonly path: string,
+    readonly found: string,
+    readonly expected: 'a regular file' | 'a folder' = 'a regular file',
+  ) {
+    super(`${path} is ${found}, not ${expected}: walscope never follows a link out of a state root nor waits on a pipe; put the real ${expected === 'a folder' ? 'folder' : 'file'} in its place`);
+  }
+}
+
+/** What the OS said, in words, for the failures a bad path gives; the code stays at the end for searching. */
+const ERRNO_TEXT: ReadonlyMap<string, string> = new Map([
+  ['ELOOP', 'too many levels of symbolic links, a symlink loop'],
+  ['ENOTDIR', 'a part of the path is a file, not a folder'],
+  ['ENAMETOOLONG', 'the path, or a name in it, is too long'],
+  ['EACCES', 'permission denied'],
+  ['EPERM', 'operation not permitted'],
+  ['ENOENT', 'no such file or folder'],
+  ['EISDIR', 'it is a folder, not a file'],
+  ['ENXIO', 'no such device or address (a pipe with no writer?)'],
+]);
+
 export function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as NodeJS.ErrnoException).code;
+  const text = code === undefined ? undefined : ERRNO_TEXT.get(code);
+  return text === undefined ? error.message : `${text} (${code})`;
 }

@@ -64,7 +64,7 @@ export function unknownFeatures(features: readonly string[]): string[] {
 
 type Gate = (payload: Payload, add: (feature: string) => void) => void;
 
-const has = (payload: Payload, field: string): boolean => payload[field] !== undefined && payload[field] !== null;
+const has = (payload: Payload, field: string): boolean => Object.hasOwn(payload, field) && payload[field] !== undefined && payload[field] !== null;
 
 const always =
   (feature: string): Gate =>
@@ -93,7 +93,7 @@ function gateContent(value: CborValue | undefined, add: (feature: string) => voi
   if (type === 'redacted_reasoning' && value['provider_format'] === 'open_router') add('openrouter-reasoning/v1');
   if (isMap(value['output']) && Array.isArray(value['output']['parts'])) add('media-content/v1');
   for (const key of ['content', 'input', 'output', 'parts', 'assistant_message', 'request', 'replacement', 'subject', 'message', 'messages']) {
-    if (key in value) gateContent(value[key], add, depth + 1);
+    if (Object.hasOwn(value, key)) gateContent(value[key], add, depth + 1);
   }
 }
 
@@ -115,7 +115,9 @@ function isMap(value: CborValue | undefined): value is { [key: string]: CborValu
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
 }
 
-const GATES: Record<string, Gate> = {
+// A Map, not an object literal: a record type is WAL text, and one named "constructor", "__proto__" or
+// "hasOwnProperty" must find no gate (an unknown type, §5.5), never a member of Object.prototype.
+const GATES: ReadonlyMap<string, Gate> = new Map(Object.entries({
   run_started(payload, add) {
     if (has(payload, 'scope')) add('scope/v1');
     if (has(payload, 'manifest')) add('plan-manifest/v1');
@@ -200,11 +202,11 @@ const GATES: Record<string, Gate> = {
   compaction_request: always('compaction/v1'),
   compaction_answer: always('compaction/v1'),
   compaction_wait: always('compaction/v1'),
-};
+} satisfies Record<string, Gate>));
 
 /** The features a record requires, sorted and unique: empty for a plain (ver 2) frame. */
 export function requiredFeatures(type: string, payload: Payload): string[] {
   const features = new Set<string>();
-  GATES[type]?.(payload, (feature) => features.add(feature));
+  GATES.get(type)?.(payload, (feature) => features.add(feature));
   return [...features].sort();
 }

@@ -3,7 +3,7 @@
 // trusts a length before checking it against the bounds.
 import assert from 'node:assert/strict';
 import type { DamageReason, DigestAlgorithmName, FrameBody, Payload } from '../../src-shared/wal.js';
-import { CborDecoder, CborError, encodeCbor } from './cbor.js';
+import { MAJOR_UINT, CborDecoder, CborError, encodeCbor } from './cbor.js';
 import { DIGEST_ALGORITHM_CODES, digestAlgorithmName, frameDigest } from './digest.js';
 import {
   FEATURE_NAME_PATTERN,
@@ -99,14 +99,19 @@ export function decodeBody(bodyBytes: Buffer, with_payload: boolean): BodyDecode
     const head = decoder.readHead();
     if (head.major !== 4) return malformed('body is not a CBOR array');
     if (head.argument < 1) return malformed('body array is empty');
-    const ver = decoder.readItem();
+    // ver, seq and fence are uints (§3): a float of the same value is a malformed frame, so their CBOR major
+    // type is checked before any value is built.
+    const ver = readUint(decoder);
+    if (typeof ver === 'string') return malformed(`ver ${ver}`);
     // A newer writer may change everything after ver; judge the version before the shape.
-    if (typeof ver === 'number' && Number.isInteger(ver) && ver > FRAME_VER_GATED) {
+    if (ver > FRAME_VER_GATED) {
       return { kind: 'newer_version', ver, message: `frame version ${ver} is newer than this build reads (3)` };
     }
     if (head.argument !== 6) return malformed(`body array has ${head.argument} items, not 6`);
-    const seq = decoder.readItem();
-    const fence = decoder.readItem();
+    const seq = readUint(decoder);
+    if (typeof seq === 'string') return malformed(`seq ${seq}`);
+    const fence = readUint(decoder);
+    if (typeof fence === 'string') return malformed(`fence ${fence}`);
     const type = decoder.readItem();
     const features = decoder.readItem();
     const payloadStart = decoder.position;
@@ -117,11 +122,11 @@ export function decodeBody(bodyBytes: Buffer, with_payload: boolean): BodyDecode
     if (with_payload) payload = decoder.readItem() as Payload;
     else decoder.skipItem();
     if (decoder.remaining !== 0) return malformed('bytes after the body array');
-    const shapeProblem = checkHeadShape(ver, seq, fence, type, features);
+    const shapeProblem = checkHeadShape(ver, type, features);
     if (shapeProblem !== null) return malformed(shapeProblem);
     return {
       kind: 'ok',
-      body: { ver: ver as number, seq: seq as number, fence: fence as number, type: type as string, features: features as string[], payload },
+      body: { ver, seq, fence, type: type as string, features: features as string[], payload },
     };
   } catch (error) {
     if (error instanceof CborError) return malformed(error.message);
@@ -129,10 +134,8 @@ export function decodeBody(bodyBytes: Buffer, with_payload: boolean): BodyDecode
   }
 }
 
-function checkHeadShape(ver: unknown, seq: unknown, fence: unknown, type: unknown, features: unknown): string | null {
-  if (ver !== FRAME_VER_PLAIN && ver !== FRAME_VER_GATED) return `ver ${String(ver)} is not 2 or 3`;
-  if (!isUint(seq)) return 'seq is not an unsigned integer';
-  if (!isUint(fence)) return 'fence is not an unsigned integer';
+function checkHeadShape(ver: number, type: unknown, features: unknown): string | null {
+  if (ver !== FRAME_VER_PLAIN && ver !== FRAME_VER_GATED) return `ver ${ver} is not 2 or 3`;
   if (typeof type !== 'string' || type.length === 0) return 'type is not a non-empty text';
   if (!Array.isArray(features)) return 'features is not an array';
   if (ver === FRAME_VER_PLAIN && features.length > 0) return 'ver 2 frame lists features';
@@ -145,8 +148,12 @@ function checkHeadShape(ver: unknown, seq: unknown, fence: unknown, type: unknow
   return null;
 }
 
-function isUint(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+/** An unsigned integer item (CBOR major type 0) below 2^53, or what is wrong with the item: any other item,
+ *  floats of integral value included, is not one. */
+function readUint(decoder: CborDecoder): number | string {
+  const head = decoder.readHead();
+  if (head.major !== MAJOR_UINT) return 'is not an unsigned integer';
+  return Number.isSafeInteger(head.argument) ? head.argument : 'is 2^53 or more';
 }
 
 function malformed(message: string): BodyDecodeResult {

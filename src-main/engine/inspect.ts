@@ -23,8 +23,24 @@ export class TargetError extends Error {
   override name = 'TargetError';
 }
 
-/** Every WAL that `target` names, in a stable order. */
+/** Every WAL that `target` names, in a stable order. A path that cannot be looked at (a symlink loop, a path
+ *  through a file, too long, no permission) throws TargetError with the cause in words, never a bare errno. */
 export function resolveTargets(target: string, io: FileIO = nodeFileIO): WalTarget[] {
+  try {
+    return resolveTargetsOrThrow(target, io);
+  } catch (error) {
+    if (error instanceof TargetError) throw error;
+    throw new TargetError(`${shortPath(target)}: ${describe(error)}`);
+  }
+}
+
+/** A path for a one-line message: a hostile 5,000-character path is cut in the middle, not printed whole. */
+function shortPath(target: string): string {
+  const chars_max = 200;
+  return target.length <= chars_max ? target : `${target.slice(0, chars_max / 2)}…(${target.length} characters)…${target.slice(-chars_max / 2)}`;
+}
+
+function resolveTargetsOrThrow(target: string, io: FileIO): WalTarget[] {
   const resolved = path.resolve(target);
   const kind = classifyPath(resolved, io);
   switch (kind) {
@@ -32,12 +48,15 @@ export function resolveTargets(target: string, io: FileIO = nodeFileIO): WalTarg
       return [fileTarget(resolved)];
     case 'session_dir':
       return [sessionTarget(resolved)];
-    case 'state_root':
-      return listSessions(resolved, io).sessions.map((id) => sessionTarget(sessionDir(resolved, id)));
+    case 'state_root': {
+      // An unreadable session is still a target: reading it reports why, and the others are read as usual.
+      const listing = listSessions(resolved, io);
+      return [...listing.sessions, ...listing.unreadable].sort().map((id) => sessionTarget(sessionDir(resolved, id)));
+    }
     case 'missing':
-      throw new TargetError(`${target}: no such file or folder`);
+      throw new TargetError(`${shortPath(target)}: no such file or folder`);
     default:
-      throw new TargetError(`${target}: not a WAL file, a session folder (holding "${WAL_FILE_NAME}") or a state root (holding "${SESSIONS_DIR_NAME}/")`);
+      throw new TargetError(`${shortPath(target)}: not a WAL file, a session folder (holding "${WAL_FILE_NAME}") or a state root (holding "${SESSIONS_DIR_NAME}/")`);
   }
 }
 
@@ -77,7 +96,12 @@ export function readTarget(target: WalTarget, options: Omit<ReadOptions, 'floor_
   }
   // Only a session inside a state root can have a live writer; a copied folder's lease file names some other
   // machine's process and says nothing about this copy.
-  const live = target.root !== null && target.session_dir !== null && probeLease(target.session_dir, io).state === 'live';
+  let live = false;
+  try {
+    live = target.root !== null && target.session_dir !== null && probeLease(target.session_dir, io).state === 'live';
+  } catch (error) {
+    return refusedRead(ioError(`cannot look at the lease of ${target.session_dir}: ${describe(error)}`));
+  }
   return readWal(target.wal_path, { ...options, io, floor_features, live });
 }
 

@@ -23,9 +23,11 @@ export const CBOR_DEPTH_MAX = 64;
 export const CBOR_INTEGER_MAX = 2 ** 53;
 
 /** Forward scan after a damaged frame (wal-format §5 step 2): past these budgets a reader cannot prove the
- *  damage is a tail, so it refuses rather than let a writer truncate data that might be committed. */
+ *  damage is a tail, so it refuses rather than let a writer truncate data that might be committed. Candidates
+ *  must fit in the file, so candidates that do not overlap hash at most the bytes after the damage; hashing is
+ *  bounded by a multiple of those bytes, which only overlapping (hostile) candidates can exceed. */
 export const TAIL_SCAN_CANDIDATES_MAX = 65_536;
-export const TAIL_SCAN_HASHED_BYTES_MAX = 2 * 1_073_741_824;
+export const TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX = 2;
 
 /** The reader's read size when streaming; frames larger than this get a buffer of their own size. */
 export const READ_CHUNK_BYTES = 4 * MIB;

@@ -18,11 +18,13 @@ import { nodeFileIO, type FileIO } from './file-io.js';
 import { checkFrameAt, checkHeader, decodeBody } from './frame-codec.js';
 import {
   FRAME_BYTES_MAX,
+  FRAME_DIGEST_BYTES,
   FRAME_HEADER_BYTES,
   FRAME_MAGIC,
+  FRAME_VER_PLAIN,
   READ_CHUNK_BYTES,
   TAIL_SCAN_CANDIDATES_MAX,
-  TAIL_SCAN_HASHED_BYTES_MAX,
+  TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX,
 } from './limits.js';
 
 /** Where a read stopped cleanly, so a tailer can read on from there when the file grows. */
@@ -222,16 +224,10 @@ class WalScan {
   }
 
   private acceptFrame(offset: number, size_bytes: number, algorithm: DigestAlgorithmName, body: Buffer): Step {
-    const decoded = decodeLineageAware(body, this.with_payload);
-    if (decoded.kind === 'newer_version') return this.refuse('newer_writer', offset, null, [], decoded.message);
-    if (decoded.kind === 'malformed') return this.refuse('malformed_frame', offset, null, [], `malformed frame at offset ${offset}: ${decoded.message}; the frame is intact (its digest matches) but not of the format's shape — refused, never repaired`);
-    const frame = decoded.body;
-    const unknown = unknownFeatures(frame.features);
-    if (unknown.length > 0) {
-      return this.refuse('newer_writer', offset, frame.seq, unknown, `frame at offset ${offset} (seq ${frame.seq}) requires ${unknown.join(', ')}, which this build does not know: a newer walscope is needed`);
-    }
-    const problem = frame.type === 'lineage' || frame.seq === 0 ? this.checkLineage(offset, frame) : this.checkSequence(offset, frame.seq);
-    if (problem !== null) return { stop: problem };
+    const verdict = judgeFrame(offset, body, this.with_payload, this.state);
+    if (verdict.kind === 'refused') return { stop: finish(this.state, this.window.size_bytes, verdict.error) };
+    const frame = verdict.frame;
+    if (verdict.kind === 'lineage' && this.state.wal_id === null) this.state.wal_id = verdict.wal_id;
     this.state.frames += 1;
     if (frame.seq > 0) {
       this.state.records += 1;
@@ -244,33 +240,6 @@ class WalScan {
     return { next_offset: offset + size_bytes };
   }
 
-  private checkLineage(offset: number, frame: DecodedFrame): ReadResult | null {
-    if (frame.type !== 'lineage' || frame.seq !== 0 || frame.ver !== 2) {
-      return this.refuse('malformed_frame', offset, frame.seq, [], `malformed frame at offset ${offset}: seq 0 and type "lineage" go together in a ver 2 frame (found seq ${frame.seq}, type "${frame.type}", ver ${frame.ver})`).stop;
-    }
-    const wal_id = frame.lineage_wal_id;
-    if (wal_id === null) {
-      return this.refuse('malformed_frame', offset, 0, [], `malformed lineage frame at offset ${offset}: wal_id is not a 16-byte byte string`).stop;
-    }
-    if (this.state.wal_id === null) {
-      this.state.wal_id = wal_id;
-      return null;
-    }
-    if (Buffer.compare(this.state.wal_id, wal_id) !== 0) {
-      return this.refuse('non_tail_corruption', offset, 0, [], `non-tail corruption at offset ${offset}: a lineage frame claims identity ${hex(wal_id)} in a WAL whose identity is ${hex(this.state.wal_id)}; nothing from this offset on is used`).stop;
-    }
-    return null;
-  }
-
-  private checkSequence(offset: number, seq: number): ReadResult | null {
-    if (this.state.wal_id === null) {
-      return this.refuse('malformed_frame', offset, seq, [], `malformed WAL: the first frame (offset ${offset}) is a record, not a lineage frame`).stop;
-    }
-    const expected = this.state.last_seq + 1;
-    if (seq === expected) return null;
-    return this.refuse('sequence_error', offset, seq, [], `sequence error at offset ${offset}: seq ${seq} where ${expected} was expected; nothing from this offset on is used`).stop;
-  }
-
   private refuse(kind: WalErrorKind, offset: number, seq: number | null, features: string[], message: string): { stop: ReadResult } {
     return { stop: finish(this.state, this.window.size_bytes, { kind, offset, seq, features, message }) };
   }
@@ -278,7 +247,7 @@ class WalScan {
   /** A damaged frame: a torn tail if nothing trustworthy follows it, non-tail corruption otherwise. */
   private damaged(offset: number, reason: DamageReason): ReadResult {
     const bytes = this.window.size_bytes - offset;
-    const after = new TailScan(this.window, this.state.wal_id).scanFrom(offset + 1);
+    const after = new TailScan(this.window, this.state.wal_id, this.state.last_seq).scanFrom(offset + 1);
     if (after.kind === 'corruption') {
       return this.refuse('non_tail_corruption', offset, null, [], `non-tail corruption at offset ${offset} (${reason.replaceAll('_', ' ')}): ${after.why}; nothing from this offset on is used — restore the WAL from a good copy`).stop;
     }
@@ -314,20 +283,66 @@ function decodeLineageAware(body: Buffer, with_payload: boolean): DecodeOutcome 
   return { kind: 'ok', body: { ...result.body, payload: with_payload ? result.body.payload : null, lineage_wal_id } };
 }
 
+/** What the frames before a frame have proven: the WAL's identity (once a lineage frame was read) and the last seq. */
+interface Proven {
+  wal_id: Uint8Array | null;
+  last_seq: number;
+}
+
+type FrameVerdict =
+  | { kind: 'lineage'; frame: DecodedFrame; wal_id: Uint8Array }
+  | { kind: 'record'; frame: DecodedFrame }
+  | { kind: 'refused'; error: WalErrorInfo };
+
+/** Every rule of wal-format §3, §4 and §5 steps 3–4 for one digest-valid frame, given what precedes it. The main
+ *  read path and the tail scan both judge frames here, so a frame one of them refuses the other cannot accept. */
+function judgeFrame(offset: number, body: Buffer, with_payload: boolean, proven: Proven): FrameVerdict {
+  const refused = (kind: WalErrorKind, seq: number | null, features: string[], message: string): FrameVerdict => ({
+    kind: 'refused',
+    error: { kind, offset, seq, features, message },
+  });
+  const decoded = decodeLineageAware(body, with_payload);
+  if (decoded.kind === 'newer_version') return refused('newer_writer', null, [], decoded.message);
+  if (decoded.kind === 'malformed') return refused('malformed_frame', null, [], `malformed frame at offset ${offset}: ${decoded.message}; the frame is intact (its digest matches) but not of the format's shape — refused, never repaired`);
+  const frame = decoded.body;
+  const unknown = unknownFeatures(frame.features);
+  if (unknown.length > 0) {
+    return refused('newer_writer', frame.seq, unknown, `frame at offset ${offset} (seq ${frame.seq}) requires ${unknown.join(', ')}, which this build does not know: a newer walscope is needed`);
+  }
+  if (frame.type !== 'lineage' && frame.seq !== 0) {
+    if (proven.wal_id === null) return refused('malformed_frame', frame.seq, [], `malformed WAL: the first frame (offset ${offset}) is a record, not a lineage frame`);
+    const expected = proven.last_seq + 1;
+    if (frame.seq !== expected) return refused('sequence_error', frame.seq, [], `sequence error at offset ${offset}: seq ${frame.seq} where ${expected} was expected; nothing from this offset on is used`);
+    return { kind: 'record', frame };
+  }
+  if (frame.type !== 'lineage' || frame.seq !== 0 || frame.ver !== FRAME_VER_PLAIN) {
+    return refused('malformed_frame', frame.seq, [], `malformed frame at offset ${offset}: seq 0 and type "lineage" go together in a ver 2 frame (found seq ${frame.seq}, type "${frame.type}", ver ${frame.ver})`);
+  }
+  const wal_id = frame.lineage_wal_id;
+  if (wal_id === null) return refused('malformed_frame', 0, [], `malformed lineage frame at offset ${offset}: wal_id is not a 16-byte byte string`);
+  if (proven.wal_id !== null && Buffer.compare(proven.wal_id, wal_id) !== 0) {
+    return refused('non_tail_corruption', 0, [], `non-tail corruption at offset ${offset}: a lineage frame claims identity ${hex(wal_id)} in a WAL whose identity is ${hex(proven.wal_id)}; nothing from this offset on is used`);
+  }
+  return { kind: 'lineage', frame, wal_id };
+}
+
 type TailVerdict = { kind: 'tail'; trailing_lineage: number[] } | { kind: 'corruption'; why: string };
 
 /** The forward scan of wal-format §5 step 2, bounded so hostile input cannot make it run for ever. */
 class TailScan {
   private candidates = 0;
   private hashed_bytes = 0;
+  private scanned_bytes = 0;
   private readonly trailing_lineage: number[] = [];
 
   constructor(
     private readonly window: FileWindow,
     private readonly proven_wal_id: Uint8Array | null,
+    private readonly last_seq: number,
   ) {}
 
   scanFrom(start: number): TailVerdict {
+    this.scanned_bytes = this.window.size_bytes - start;
     let position = start;
     let claimed_wal_id = this.proven_wal_id;
     while (position + FRAME_HEADER_BYTES <= this.window.size_bytes) {
@@ -366,19 +381,19 @@ class TailScan {
     if (typeof header === 'string') return { kind: 'not_a_frame' };
     this.candidates += 1;
     this.hashed_bytes += header.size_bytes;
-    if (this.candidates > TAIL_SCAN_CANDIDATES_MAX || this.hashed_bytes > TAIL_SCAN_HASHED_BYTES_MAX) {
-      return { kind: 'corruption', why: 'the damaged region is too large to prove that no committed frame follows it' };
+    if (this.candidates > TAIL_SCAN_CANDIDATES_MAX) {
+      return { kind: 'corruption', why: `more than ${TAIL_SCAN_CANDIDATES_MAX} frame headers follow it, too many to prove that no committed frame is among them` };
+    }
+    if (this.hashed_bytes > TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX * this.scanned_bytes) {
+      return { kind: 'corruption', why: `the frame headers after it (up to offset ${offset}) claim ${this.hashed_bytes} bytes in all, more than ${TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX} times the ${this.scanned_bytes} bytes that follow it: they overlap, and no bounded scan can prove that no committed frame is among them` };
     }
     const frame = this.window.slice(offset, header.size_bytes);
     if (checkFrameAt(frame, 0, available_bytes) !== null) return { kind: 'not_a_frame' };
-    const decoded = decodeLineageAware(frame.subarray(FRAME_HEADER_BYTES, header.size_bytes - 32), false);
-    const isLineage = decoded.kind === 'ok' && decoded.body.type === 'lineage' && decoded.body.seq === 0 && decoded.body.lineage_wal_id !== null;
-    if (!isLineage) return { kind: 'corruption', why: `an intact frame follows at offset ${offset}` };
-    const wal_id = decoded.body.lineage_wal_id!;
-    if (claimed_wal_id !== null && Buffer.compare(claimed_wal_id, wal_id) !== 0) {
-      return { kind: 'corruption', why: `a lineage frame at offset ${offset} claims another identity (${hex(wal_id)})` };
-    }
-    return { kind: 'lineage', wal_id, size_bytes: header.size_bytes };
+    const body = frame.subarray(FRAME_HEADER_BYTES, header.size_bytes - FRAME_DIGEST_BYTES);
+    const verdict = judgeFrame(offset, body, false, { wal_id: claimed_wal_id, last_seq: this.last_seq });
+    if (verdict.kind === 'refused') return { kind: 'corruption', why: `an intact frame the reader refuses follows at offset ${offset} (${verdict.error.message})` };
+    if (verdict.kind === 'record') return { kind: 'corruption', why: `an intact record frame follows at offset ${offset}` };
+    return { kind: 'lineage', wal_id: verdict.wal_id, size_bytes: header.size_bytes };
   }
 }
 

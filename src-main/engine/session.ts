@@ -2,13 +2,14 @@
 // The order is the contract's (§5): the read happens only once the lock is held, so no other writer can be
 // mid-append while we judge its tail; and closing drains the writer before the lease is released.
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import type { DigestAlgorithmName } from '../../src-shared/wal.js';
-import { WalReadError } from './errors.js';
+import { UnsafeEntryError, WalReadError } from './errors.js';
 import { readFloor } from './feature-floor.js';
-import { nodeFileIO, type FileIO } from './file-io.js';
+import { entryAt, nodeFileIO, type FileIO } from './file-io.js';
 import { acquireLease, type Lease } from './lease.js';
 import { readWal, type ReadResult } from './reader.js';
-import { InvalidSessionIdError, isValidSessionId, sessionDir, sessionsDir, walPath } from './state-root.js';
+import { InvalidSessionIdError, isValidSessionId, leasePath, sessionDir, sessionsDir, walPath } from './state-root.js';
 import { WalWriter } from './writer.js';
 
 export interface OpenSessionOptions {
@@ -50,6 +51,7 @@ export function leaseSession(root: string, session_id: string, options: OpenSess
   const io = options.io ?? nodeFileIO;
   if (io.stat(root)?.is_directory !== true) throw new Error(`state root ${root} is not a folder; create it first`);
   const dir = sessionDir(root, session_id);
+  refuseUnsafeEntries(dir);
   const created_dirs = [sessionsDir(root), dir].filter((folder) => makeFolder(io, folder));
   const wal_path = walPath(dir);
   let existing: ReadResult | undefined;
@@ -102,6 +104,23 @@ function readUnderLease(root: string, wal_path: string, io: FileIO): ReadResult 
   const read = readWal(wal_path, { io, with_payload: false, floor_features: readFloor(root, io) });
   if (read.error !== null) throw new WalReadError(read.error);
   return read;
+}
+
+/** Refuses, before anything is created or written, a session whose folders, lease or WAL are links or special
+ *  files: the opens for writing refuse them too (O_NOFOLLOW, fstat), this only makes the refusal come first. */
+function refuseUnsafeEntries(session_dir: string): void {
+  const expected: [string, 'folder' | 'file'][] = [
+    [path.dirname(session_dir), 'folder'],
+    [session_dir, 'folder'],
+    [leasePath(session_dir), 'file'],
+    [walPath(session_dir), 'file'],
+  ];
+  for (const [entry_path, kind] of expected) {
+    const entry = entryAt(entry_path);
+    if (entry.kind === 'missing' || entry.kind === kind) continue;
+    const found = entry.kind === 'other' ? entry.found : entry.kind === 'folder' ? 'a folder' : 'a regular file';
+    throw new UnsafeEntryError(entry_path, found, kind === 'folder' ? 'a folder' : 'a regular file');
+  }
 }
 
 /** true when this call created the folder; a folder another process created first is not ours to sync. */

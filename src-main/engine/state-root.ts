@@ -1,7 +1,7 @@
 // The state root's layout (wal-format §1): where the floor, its lock, the sessions, their WALs and leases live,
 // and how a path a user hands us is recognised. Everything here only looks; nothing creates or changes a file.
 import path from 'node:path';
-import { nodeFileIO, type FileIO } from './file-io.js';
+import { nodeFileIO, type FileIO, type FileStat } from './file-io.js';
 import { SESSION_ID_PATTERN } from './limits.js';
 
 export const FLOOR_FILE_NAME = 'wal-feature-floor';
@@ -38,34 +38,48 @@ export interface SessionListing {
   sessions: string[];
   /** Everything else under sessions/, sorted: listed, never opened for writing. */
   not_sessions: string[];
+  /** Valid session ids whose entry cannot even be looked at (a symlink loop, no permission), sorted: a reader
+   *  reports each as refused, with its cause, and goes on with the others. */
+  unreadable: string[];
 }
 
 /** Lists sessions/ without creating it: a root without one simply has no sessions. */
 export function listSessions(root: string, io: FileIO = nodeFileIO): SessionListing {
   const dir = sessionsDir(root);
   const found = io.stat(dir);
-  if (found === null || !found.is_directory) return { sessions: [], not_sessions: [] };
+  if (found === null || !found.is_directory) return { sessions: [], not_sessions: [], unreadable: [] };
   const entries = io.readdir(dir);
   if (entries.length > SESSIONS_LISTED_MAX) {
     throw new Error(`${dir} holds ${entries.length} entries, more than the ${SESSIONS_LISTED_MAX} a state root may hold`);
   }
-  const listing: SessionListing = { sessions: [], not_sessions: [] };
+  const listing: SessionListing = { sessions: [], not_sessions: [], unreadable: [] };
   for (const entry of entries.sort()) {
-    const isSession = isValidSessionId(entry) && io.stat(path.join(dir, entry))?.is_directory === true;
-    (isSession ? listing.sessions : listing.not_sessions).push(entry);
+    if (!isValidSessionId(entry)) {
+      listing.not_sessions.push(entry);
+      continue;
+    }
+    let found: FileStat | null;
+    try {
+      found = io.stat(path.join(dir, entry));
+    } catch {
+      listing.unreadable.push(entry);
+      continue;
+    }
+    (found?.is_directory === true ? listing.sessions : listing.not_sessions).push(entry);
   }
   return listing;
 }
 
 export type PathKind = 'wal_file' | 'session_dir' | 'state_root' | 'missing' | 'unrecognized';
 
-/** What a user-given path is. Any regular file counts as a WAL: an export may carry any name (wal-format §1). */
+/** What a user-given path is. Any file counts as a WAL: an export may carry any name (wal-format §1). A FIFO or
+ *  a device counts too, so that opening it refuses it by name, at once, instead of it being "unrecognized". */
 export function classifyPath(target: string, io: FileIO = nodeFileIO): PathKind {
   const found = io.stat(target);
   if (found === null) return 'missing';
-  if (found.is_file) return 'wal_file';
-  if (!found.is_directory) return 'unrecognized';
-  if (io.stat(walPath(target))?.is_file === true) return 'session_dir';
+  if (!found.is_directory) return 'wal_file';
+  const wal = io.stat(walPath(target));
+  if (wal !== null && !wal.is_directory) return 'session_dir';
   if (io.stat(sessionsDir(target))?.is_directory === true) return 'state_root';
   return 'unrecognized';
 }

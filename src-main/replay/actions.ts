@@ -10,9 +10,11 @@ import type { JsonPayload, JsonValue, PlannedRecord, RecoveryPlan, SessionFold }
 import type { LeaseTenure, Payload, TornTail } from '../../src-shared/wal.js';
 import { describe, LeaseHeldError, WalReadError } from '../engine/errors.js';
 import { readFloor } from '../engine/feature-floor.js';
+import { encodeFrame } from '../engine/frame-codec.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import { probeLease } from '../engine/lease.js';
 import { readWal } from '../engine/reader.js';
+import { FRAME_VER_PLAIN } from '../engine/limits.js';
 import { leaseSession } from '../engine/session.js';
 import { isValidSessionId, leasePath, sessionDir, walPath } from '../engine/state-root.js';
 import { tornTailCopyPath, type WalWriter } from '../engine/writer.js';
@@ -142,6 +144,8 @@ function recover(root: string, session_id: string, planner: Planner, options: Re
     const problem = auditProblem(options.audit);
     if (problem !== null) return { kind: 'refused', message: `${problem}: nothing was appended` };
   }
+  const unwritable = unwritableRecord(preview.plan.records);
+  if (unwritable !== null) return unwritable;
   return underLease(root, session_id, io, options.writer_name ?? 'walscope', (fold) => {
     const plan = planner(fold);
     if (!sameRecords(plan.records, preview.plan.records)) return planChanged();
@@ -150,6 +154,19 @@ function recover(root: string, session_id: string, planner: Planner, options: Re
     const records = audit === null ? plan.records : [audit, ...plan.records];
     return (writer) => ({ kind: 'done', plan, audit, appended: appendPlan(writer, records), epoch: writer.fence });
   });
+}
+
+/** Every planned record encoded before the lease is taken: opening the writer appends a lineage frame, so a
+ *  record that cannot be written must refuse the action while nothing has been written yet. */
+function unwritableRecord(records: readonly PlannedRecord[]): Refusal | null {
+  for (const [index, record] of records.entries()) {
+    try {
+      encodeFrame({ ver: FRAME_VER_PLAIN, seq: index + 1, fence: 1, type: record.type, features: [], payload: asPayload(record.payload) });
+    } catch (error) {
+      return { kind: 'refused', message: `planned record ${index + 1} (${record.type}) cannot be written: ${describe(error)}; nothing was appended` };
+    }
+  }
+  return null;
 }
 
 /** Appends each barrier group, then makes it durable before the next group starts. */

@@ -72,7 +72,8 @@ export class SessionFolder {
     this.fold.next_tag = Math.max(this.fold.next_tag, highestTag(payload['tags']) + 1);
     const episode = this.openEpisode();
     if (episode !== null) episode.last_seq = frame.seq;
-    const handler = HANDLERS[frame.type];
+    // The type is WAL text: a type named like an Object.prototype member is unknown, not a member (§5.5).
+    const handler = Object.hasOwn(HANDLERS, frame.type) ? HANDLERS[frame.type] : undefined;
     if (handler !== undefined) handler(this, payload, ref);
     else if (STEP_NOTE_TYPES.has(frame.type)) this.attachNote(payload, ref);
     else this.show(ref);

@@ -141,13 +141,35 @@ function indeterminateIds(batch: BatchFold | null): string[] {
 
 /** run_finished with the episode's summed model usage (numeric fields), when any step recorded usage. */
 function runFinished(reason: string, episode: EpisodeFold): JsonPayload {
-  const usage: JsonPayload = {};
+  const usage = summedUsage(episode);
+  return usage === null ? { reason } : { reason, usage };
+}
+
+/** The sum of every step's numeric usage fields, or null when no step recorded one. Keys are WAL text, so the
+ *  sums live in a Map ("constructor" or "__proto__" is an ordinary field, not an Object.prototype member), and a
+ *  field whose sum a CBOR number cannot hold exactly (an integer past 2^53 - 1, or not finite) is left out:
+ *  usage only informs, and a wrong count or a refused close-out would both be worse (docs/replay.md). */
+function summedUsage(episode: EpisodeFold): JsonPayload | null {
+  // null: a partial sum was already inexact, so no later term can make the field right again.
+  const sums = new Map<string, number | null>();
   for (const step of episode.steps) {
     for (const [key, value] of Object.entries(step.usage ?? {})) {
-      if (typeof value === 'number') usage[key] = ((usage[key] as number | undefined) ?? 0) + value;
+      if (typeof value !== 'number') continue;
+      const sum = sums.has(key) ? sums.get(key)! : 0;
+      sums.set(key, sum === null || !isExactNumber(sum + value) ? null : sum + value);
     }
   }
-  return Object.keys(usage).length === 0 ? { reason } : { reason, usage };
+  const usage: JsonPayload = Object.create(null) as JsonPayload;
+  for (const [key, sum] of sums) {
+    if (sum === null) continue;
+    Object.defineProperty(usage, key, { value: sum, enumerable: true, writable: true, configurable: true });
+  }
+  return Object.keys(usage).length === 0 ? null : usage;
+}
+
+/** A number the WAL holds exactly: a safe integer, or a finite non-integral float (wal-format §3). */
+function isExactNumber(value: number): boolean {
+  return Number.isInteger(value) ? Number.isSafeInteger(value) : Number.isFinite(value);
 }
 
 function plan(fold: SessionFold, kind: RecoveryKind, episode: EpisodeFold, action: ResumeAction, message: string, groups: Group[]): RecoveryPlan {

@@ -1,9 +1,13 @@
-// Who may talk to `walscope serve`: only pages that loaded our URL (the random token, carried by a cookie after
-// the first load or by a header) and only under our own host name (a DNS-rebinding page has another Host).
+// Who may talk to `walscope serve`: only under our own host name (a DNS-rebinding page has another Host) and
+// from our own origin; and for the API, only a page that loaded our URL and holds its random token.
+//
+// The token never rides in a cookie: browsers send a 127.0.0.1 cookie to every port of 127.0.0.1, so any local
+// server a page ever talks to would receive it, and a second serve's cookie would overwrite the first's. The
+// renderer keeps it in its origin's sessionStorage (which is per port) and sends it as a header; EventSource
+// cannot send headers, so the event stream takes it as a query parameter of a same-origin request.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-export const TOKEN_COOKIE = 'walscope_token';
 export const TOKEN_HEADER = 'x-walscope-token';
 export const TOKEN_QUERY = 'token';
 const TOKEN_BYTES = 32;
@@ -12,7 +16,7 @@ export function newToken(): string {
   return randomBytes(TOKEN_BYTES).toString('base64url');
 }
 
-export type Verdict = { ok: true; via_query: boolean } | { ok: false; status: 403 | 421; message: string };
+export type Verdict = { ok: true } | { ok: false; status: 403 | 421; message: string };
 
 export class RequestGuard {
   private readonly hosts: ReadonlySet<string>;
@@ -24,19 +28,25 @@ export class RequestGuard {
     this.hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   }
 
-  check(request: IncomingMessage, url: URL): Verdict {
+  /** Host and Origin: every request, the renderer's own files included. */
+  checkOrigin(request: IncomingMessage): Verdict {
     const host = request.headers.host?.toLowerCase();
     if (host === undefined || !this.hosts.has(host)) return { ok: false, status: 421, message: 'unknown Host: walscope serves only 127.0.0.1 and localhost' };
     const origin = request.headers.origin;
     if (origin !== undefined && !this.hosts.has(origin.replace(/^http:\/\//, '').toLowerCase())) {
       return { ok: false, status: 403, message: 'cross-origin request refused' };
     }
-    const query = url.searchParams.get(TOKEN_QUERY);
-    if (query !== null && this.matches(query)) return { ok: true, via_query: true };
+    return { ok: true };
+  }
+
+  /** Host, Origin and the token: every API request and the event stream. */
+  checkApi(request: IncomingMessage, url: URL): Verdict {
+    const origin = this.checkOrigin(request);
+    if (!origin.ok) return origin;
     const header = request.headers[TOKEN_HEADER];
-    if (typeof header === 'string' && this.matches(header)) return { ok: true, via_query: false };
-    const cookie = cookieValue(request.headers.cookie, TOKEN_COOKIE);
-    if (cookie !== null && this.matches(cookie)) return { ok: true, via_query: false };
+    if (typeof header === 'string' && this.matches(header)) return { ok: true };
+    const query = url.searchParams.get(TOKEN_QUERY);
+    if (query !== null && this.matches(query)) return { ok: true };
     return { ok: false, status: 403, message: 'missing or wrong token: open the URL walscope serve printed' };
   }
 
@@ -45,12 +55,4 @@ export class RequestGuard {
     const expected = Buffer.from(this.token);
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
-}
-
-function cookieValue(header: string | undefined, name: string): string | null {
-  for (const part of header?.split(';') ?? []) {
-    const [key, ...rest] = part.trim().split('=');
-    if (key === name) return rest.join('=');
-  }
-  return null;
 }

@@ -1,15 +1,18 @@
 // `walscope serve`'s HTTP side: the renderer's files and the shared API over JSON POSTs, with events as SSE,
-// on 127.0.0.1 only. Every request passes the guard (Host, Origin, token) before anything else happens.
+// on 127.0.0.1 only. Every request passes the guard (Host and Origin; the token too for the API) before
+// anything else happens. The renderer's files hold no data and load without the token (guard.ts says why).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isApiMethod, REQUEST_BYTES_MAX, type WalscopeApi } from '../../src-shared/ipc.js';
 import { SECURITY_HEADERS } from './csp.js';
 import { EventStreams } from './event-stream.js';
-import { newToken, RequestGuard, TOKEN_COOKIE } from './guard.js';
-import { staticFile } from './static-files.js';
+import { newToken, RequestGuard } from './guard.js';
+import { decodeUrlPath, staticFile } from './static-files.js';
 
 export const API_PREFIX = '/api/';
 export const EVENTS_PATH = '/api/events';
+/** How much of a too-large body is read and dropped so that its sender can read the 413. */
+const REQUEST_DRAIN_BYTES_MAX = 1_048_576;
 
 export interface ServeOptions {
   api: WalscopeApi;
@@ -39,7 +42,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const guard = new RequestGuard(token, port);
   const streams = new EventStreams(options.api);
   server.on('request', (request, response) => {
-    handle(options, guard, streams, token, request, response).catch((error: unknown) => {
+    handle(options, guard, streams, request, response).catch((error: unknown) => {
       if (!response.headersSent) send(response, 500, { error: error instanceof Error ? error.message : String(error), code: 'internal' });
       else response.destroy();
     });
@@ -60,38 +63,47 @@ async function handle(
   options: ServeOptions,
   guard: RequestGuard,
   streams: EventStreams,
-  token: string,
   request: http.IncomingMessage,
   response: http.ServerResponse,
 ): Promise<void> {
-  const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-  const verdict = guard.check(request, url);
-  if (!verdict.ok) {
-    request.resume();
-    send(response, verdict.status, { error: verdict.message, code: 'bad_request' });
-    return;
-  }
+  const url = requestUrl(request);
+  const is_api = url !== null && url.pathname.startsWith(API_PREFIX);
+  const verdict = url !== null && is_api ? guard.checkApi(request, url) : guard.checkOrigin(request);
+  if (!verdict.ok) return refuse(request, response, verdict.status, verdict.message);
+  if (url === null) return refuse(request, response, 400, 'malformed request target');
   const headers: Record<string, string> = { ...SECURITY_HEADERS };
-  if (verdict.via_query) headers['set-cookie'] = `${TOKEN_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict`;
   if (url.pathname === EVENTS_PATH && request.method === 'GET') {
     if (!streams.add(response, headers)) send(response, 503, { error: 'too many event streams open', code: 'bad_request' });
     return;
   }
-  if (url.pathname.startsWith(API_PREFIX)) {
+  if (is_api) {
     await handleApi(options.api, url.pathname.slice(API_PREFIX.length), request, response, headers);
     return;
   }
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
-    send(response, 405, { error: 'method not allowed', code: 'bad_request' });
-    return;
-  }
-  const file = staticFile(options.renderer_dir, url.pathname);
+  if (request.method !== 'GET' && request.method !== 'HEAD') return refuse(request, response, 405, 'method not allowed');
+  const file_path = decodeUrlPath(url.pathname);
+  if (file_path === null) return refuse(request, response, 400, 'malformed percent-encoding in the path');
+  const file = staticFile(options.renderer_dir, file_path);
   if (file === null) {
     send(response, 404, { error: 'not found', code: 'not_found' });
     return;
   }
   response.writeHead(200, { ...headers, 'content-type': file.content_type, 'cache-control': 'no-cache' });
   response.end(request.method === 'HEAD' ? undefined : file.body);
+}
+
+/** The request target as a URL, or null when it is not one (the caller answers 400, not 500). */
+function requestUrl(request: http.IncomingMessage): URL | null {
+  try {
+    return new URL(request.url ?? '/', 'http://127.0.0.1');
+  } catch {
+    return null;
+  }
+}
+
+function refuse(request: http.IncomingMessage, response: http.ServerResponse, status: number, message: string): void {
+  request.resume();
+  send(response, status, { error: message, code: status === 404 ? 'not_found' : 'bad_request' });
 }
 
 async function handleApi(api: WalscopeApi, method: string, request: http.IncomingMessage, response: http.ServerResponse, headers: Record<string, string>): Promise<void> {
@@ -104,14 +116,20 @@ async function handleApi(api: WalscopeApi, method: string, request: http.Incomin
     return;
   }
   const body = await readBody(request);
+  if (body === null) {
+    // Answered at once; the rest of the body is read and dropped (readBody bounds that too) so the client
+    // gets the status instead of a reset connection, and the connection closes after it.
+    send(response, 413, { error: `a request body is at most ${REQUEST_BYTES_MAX} bytes`, code: 'bad_request' }, { ...headers, connection: 'close' });
+    return;
+  }
   let args: unknown;
   try {
-    args = body === null ? null : (JSON.parse(body) as { args?: unknown }).args;
+    args = (JSON.parse(body) as { args?: unknown }).args;
   } catch {
     args = null;
   }
   if (!Array.isArray(args)) {
-    send(response, 400, { error: 'expected {"args": [...]} of at most ' + REQUEST_BYTES_MAX + ' bytes', code: 'bad_request' });
+    send(response, 400, { error: 'expected {"args": [...]}', code: 'bad_request' });
     return;
   }
   try {
@@ -124,21 +142,19 @@ async function handleApi(api: WalscopeApi, method: string, request: http.Incomin
   }
 }
 
-/** The body as text, or null when it is larger than REQUEST_BYTES_MAX. */
+/** The body as text, or null as soon as it is larger than REQUEST_BYTES_MAX. The rest is then read and dropped,
+ *  up to REQUEST_DRAIN_BYTES_MAX more; past that the connection is cut. */
 function readBody(request: http.IncomingMessage): Promise<string | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > REQUEST_BYTES_MAX) {
-        resolve(null);
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
+      if (size > REQUEST_BYTES_MAX + REQUEST_DRAIN_BYTES_MAX) request.destroy();
+      else if (size > REQUEST_BYTES_MAX) resolve(null);
+      else chunks.push(chunk);
     });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('end', () => resolve(size > REQUEST_BYTES_MAX ? null : Buffer.concat(chunks).toString('utf8')));
     request.on('error', reject);
   });
 }

@@ -20,9 +20,18 @@ export interface StaticFile {
   content_type: string;
 }
 
-/** The file for a URL path, or null (unknown type, outside the folder, missing, too large). */
-export function staticFile(dir: string, url_path: string): StaticFile | null {
-  const relative = url_path === '/' ? 'index.html' : decodeURIComponent(url_path).replace(/^\/+/, '');
+/** A URL path with its percent-escapes decoded, or null when they are malformed (the server answers 400). */
+export function decodeUrlPath(url_path: string): string | null {
+  try {
+    return decodeURIComponent(url_path);
+  } catch {
+    return null;
+  }
+}
+
+/** The file for a decoded URL path, or null (unknown type, outside the folder, missing, too large). */
+export function staticFile(dir: string, decoded_path: string): StaticFile | null {
+  const relative = decoded_path === '/' ? 'index.html' : decoded_path.replace(/^\/+/, '');
   const file = path.resolve(dir, relative);
   if (!file.startsWith(path.resolve(dir) + path.sep)) return null;
   const content_type = CONTENT_TYPES[path.extname(file)];

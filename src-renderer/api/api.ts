@@ -11,7 +11,3 @@ declare global {
 
 export const api: WalscopeApi = window.walscope ?? httpApi();
 
-// The token is in a cookie now; keep it out of the address bar, the history and screenshots.
-if (window.walscope === undefined && new URLSearchParams(window.location.search).has('token')) {
-  window.history.replaceState(null, '', window.location.pathname);
-}

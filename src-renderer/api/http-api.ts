@@ -1,20 +1,36 @@
-// The shared API over HTTP, for the renderer in a browser (`walscope serve`). The token came with the first
-// page load and rides in an HttpOnly cookie; requests are same-origin JSON POSTs, events an EventSource.
+// The shared API over HTTP, for the renderer in a browser (`walscope serve`). The token comes in the URL
+// walscope serve printed; the page keeps it in sessionStorage, which belongs to this origin (this port) alone,
+// takes it out of the address bar and the tab's history, and sends it as a header with every request. Never
+// a cookie: a browser sends 127.0.0.1's cookies to every port of 127.0.0.1 (src-main/server/guard.ts).
 import type { ApiError, ApiMethod, WalscopeApi, WalscopeEvent } from '../../src-shared/ipc.js';
 
-async function call<T>(method: ApiMethod, args: unknown[]): Promise<T> {
-  const response = await fetch(`./api/${method}`, {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ args }),
-  });
-  const value = (await response.json()) as T | ApiError;
-  if (!response.ok) throw new Error((value as ApiError).error ?? `${method} failed (${response.status})`);
-  return value as T;
+const TOKEN_HEADER = 'x-walscope-token';
+const TOKEN_STORAGE_KEY = 'walscope_token';
+
+/** The token from the URL (then removed from it) or from an earlier load of this tab. */
+function takeToken(): string {
+  const from_url = new URLSearchParams(window.location.search).get('token');
+  if (from_url !== null) {
+    window.sessionStorage.setItem(TOKEN_STORAGE_KEY, from_url);
+    window.history.replaceState(null, '', window.location.pathname);
+    return from_url;
+  }
+  return window.sessionStorage.getItem(TOKEN_STORAGE_KEY) ?? '';
 }
 
 export function httpApi(): WalscopeApi {
+  const token = takeToken();
+  async function call<T>(method: ApiMethod, args: unknown[]): Promise<T> {
+    const response = await fetch(`./api/${method}`, {
+      method: 'POST',
+      credentials: 'omit',
+      headers: { 'content-type': 'application/json', [TOKEN_HEADER]: token },
+      body: JSON.stringify({ args }),
+    });
+    const value = (await response.json()) as T | ApiError;
+    if (!response.ok) throw new Error((value as ApiError).error ?? `${method} failed (${response.status})`);
+    return value as T;
+  }
   return {
     getWorkspace: () => call('getWorkspace', []),
     listSessions: () => call('listSessions', []),
@@ -27,7 +43,8 @@ export function httpApi(): WalscopeApi {
     runAction: (key, kind, based_on_seq, reason) => call('runAction', [key, kind, based_on_seq, reason]),
     getReport: (key) => call('getReport', [key]),
     subscribe(listener: (event: WalscopeEvent) => void) {
-      const source = new EventSource('./api/events', { withCredentials: true });
+      // EventSource cannot send a header: the token goes in the query of this same-origin request.
+      const source = new EventSource(`./api/events?token=${encodeURIComponent(token)}`);
       source.onmessage = (message: MessageEvent<string>) => listener(JSON.parse(message.data) as WalscopeEvent);
       return () => source.close();
     },

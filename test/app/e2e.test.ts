@@ -20,7 +20,7 @@ import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { replayTarget, type SessionReplay } from '../../src-main/replay/report.js';
 import { cutCopy, expectedStatus, flippedCopy, makeE2eRoot, writeXssSession, XSS_SESSION_ID, XSS_TEXT } from './e2e-root.js';
 import { saveScreenshot } from './screenshots.js';
-import { buildApp, launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
+import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
 import { installSyntheticApi, SYNTHETIC_SESSION_KEY } from './synthetic-api.js';
 
 const UPDATE_MS_MAX = 5_000;
@@ -42,7 +42,6 @@ let page: Page;
 let live: LiveSession | null = null;
 
 beforeAll(async () => {
-  buildApp();
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-e2e-'));
   ({ root, export_file: exportFile } = makeE2eRoot(work));
   [server, exportServer, chromium] = await Promise.all([serve(root), serve(exportFile), launchChromium()]);
@@ -367,7 +366,9 @@ describe('walscope serve on the demo state root, in Chromium', () => {
       await saveScreenshot(exportPage, 'export-read-only');
       const refused = await exportPage.evaluate(async () => {
         const key = document.querySelector('[data-testid=session-view]')!.getAttribute('data-session');
-        const response = await fetch('./api/runAction', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ args: [key, 'seal', 4] }) });
+        // The page's own credential: the token it keeps in this origin's sessionStorage (http-api.ts).
+        const headers = { 'content-type': 'application/json', 'x-walscope-token': sessionStorage.getItem('walscope_token') ?? '' };
+        const response = await fetch('./api/runAction', { method: 'POST', headers, body: JSON.stringify({ args: [key, 'seal', 4] }) });
         return response.json();
       });
       expect(refused).toMatchObject({ ok: false, refusal: { reason: 'read_only' } });
@@ -395,11 +396,12 @@ describe('walscope serve on the demo state root, in Chromium', () => {
         resolve(response.statusCode!);
       }).on('error', reject);
     });
-    expect(await get({})).toBe(403);
+    expect(await get({}, '/api/listSessions')).toBe(403);
     expect(await get({}, '/api/events')).toBe(403);
     expect(await get({ host: `evil.example:${server.port}` }, `/?token=${server.token}`)).toBe(421);
-    expect(await get({ host: `127.0.0.1:${server.port}`, 'x-walscope-token': 'not-the-token' })).toBe(403);
-    expect(await get({ host: `localhost:${server.port}`, 'x-walscope-token': server.token })).toBe(200);
+    expect(await get({ host: `127.0.0.1:${server.port}`, 'x-walscope-token': 'not-the-token' }, '/api/events')).toBe(403);
+    expect(await get({ host: `localhost:${server.port}`, 'x-walscope-token': server.token }, '/api/listSessions')).toBe(404);
+    expect(await get({ host: `localhost:${server.port}` })).toBe(200);
   });
 });
 

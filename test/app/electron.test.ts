@@ -1,12 +1,18 @@
 // The Electron layer's settings, with electron mocked: webPreferences, the CSP on every response, denied
-// permissions, navigation and new windows, the sender check of every IPC handler, and a preload that
-// exposes functions only.
+// permissions, navigation and new windows, the sender check of every IPC handler, a preload that exposes
+// functions only, the app:// protocol that serves the renderer, and the fuses flipped in a packaged binary.
 import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { IPC_OPEN_PATH_CHANNEL, IPC_REQUEST_CHANNEL, type WalscopeApi, type Workspace } from '../../src-shared/ipc.js';
 import { isTrustedSender, registerIpc, type IpcDeps } from '../../src-main/electron/ipc-handlers.js';
 import { menuTemplate } from '../../src-main/electron/menu.js';
 import { lockContents, secureSession, webPreferences } from '../../src-main/electron/security.js';
+import { APP_SCHEME, APP_SCHEME_PRIVILEGES, appResponse, registerAppProtocol, RENDERER_URL } from '../../src-main/electron/app-protocol.js';
+import { APP_FUSES, flipAppFuses } from '../../src-main/electron/fuses.js';
+import { CONTENT_SECURITY_POLICY } from '../../src-main/server/csp.js';
+import { useTempDirs } from '../helpers/temp.js';
 
 const exposed: Record<string, unknown> = {};
 const ipcRenderer = { invoke: vi.fn(async () => 'answer'), on: vi.fn(), removeListener: vi.fn() };
@@ -16,7 +22,7 @@ vi.mock('electron', () => ({
   webUtils: { getPathForFile: () => '/dropped/root' },
 }));
 
-const RENDERER_URL = 'file:///app/out/renderer/index.html';
+const tempDir = useTempDirs('walscope-electron-');
 
 function fakeContents() {
   const mainFrame = { url: `${RENDERER_URL}#session=x` };
@@ -130,5 +136,105 @@ describe('menu', () => {
     expect(items.map((item) => item.label)).toEqual(expect.arrayContaining(['Open State Root…', 'Open WAL Export…', 'Open Recent']));
     items.find((item) => item.label === 'Open Recent')!.submenu![0]!.click!();
     expect(actions.openRecent).toHaveBeenCalledWith('/a/root');
+  });
+});
+
+describe('the app:// protocol', () => {
+  /** A built renderer folder, with a secret file beside it that no app:// URL may reach. */
+  function rendererDir(): string {
+    const base = tempDir();
+    const dir = path.join(base, 'renderer');
+    fs.mkdirSync(path.join(dir, 'assets'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>walscope</title>');
+    fs.writeFileSync(path.join(dir, 'assets', 'index.js'), 'export {};');
+    fs.writeFileSync(path.join(dir, 'assets', 'index.css'), 'body {}');
+    fs.writeFileSync(path.join(dir, 'assets', 'index.js.map'), '{}');
+    fs.writeFileSync(path.join(base, 'secret.json'), '{"secret": true}');
+    return dir;
+  }
+
+  const get = (url: string, method = 'GET') => ({ url, method });
+
+  it('is registered before ready as a standard, secure scheme, and the window loads from it', () => {
+    expect(APP_SCHEME_PRIVILEGES).toEqual([{ scheme: 'app', privileges: { standard: true, secure: true } }]);
+    expect(RENDERER_URL).toBe('app://walscope/index.html');
+    let registered: { scheme: string; handler: (request: Request) => Response } | undefined;
+    registerAppProtocol({ handle: (scheme: string, handler: never) => (registered = { scheme, handler }) } as never, rendererDir());
+    expect(registered!.scheme).toBe(APP_SCHEME);
+    expect(registered!.handler(new Request(RENDERER_URL)).status).toBe(200);
+  });
+
+  it('serves the renderer\'s files with their MIME types and the CSP on every answer', async () => {
+    const dir = rendererDir();
+    const cases: [string, number, string][] = [
+      [RENDERER_URL, 200, 'text/html; charset=utf-8'],
+      ['app://walscope/', 200, 'text/html; charset=utf-8'],
+      ['app://walscope/assets/index.js', 200, 'text/javascript; charset=utf-8'],
+      ['app://walscope/assets/index.css', 200, 'text/css; charset=utf-8'],
+      ['app://walscope/assets/index.js.map', 404, 'text/plain; charset=utf-8'],
+      ['app://walscope/missing.js', 404, 'text/plain; charset=utf-8'],
+    ];
+    for (const [url, status, type] of cases) {
+      const response = appResponse(get(url), dir);
+      expect({ url, status: response.status, type: response.headers.get('content-type') }).toEqual({ url, status, type });
+      expect(response.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+    expect(await appResponse(get('app://walscope/assets/index.js'), dir).text()).toBe('export {};');
+  });
+
+  it('refuses traversal out of the renderer folder, other hosts, other methods and broken escapes', async () => {
+    const dir = rendererDir();
+    const refused: [string, string, number][] = [
+      ['app://walscope/../secret.json', 'GET', 404],
+      ['app://walscope/%2e%2e/secret.json', 'GET', 404],
+      ['app://walscope/assets/..%2f..%2fsecret.json', 'GET', 404],
+      ['app://walscope/..%5csecret.json', 'GET', 404],
+      [`app://walscope/${encodeURIComponent(path.join(path.dirname(dir), 'secret.json'))}`, 'GET', 404],
+      ['app://evil/index.html', 'GET', 404],
+      ['app://walscope/index.html', 'POST', 405],
+      ['app://walscope/%E0%A4%A', 'GET', 400],
+    ];
+    for (const [url, method, status] of refused) {
+      const response = appResponse(get(url, method), dir);
+      expect({ url, method, status: response.status }).toEqual({ url, method, status });
+      expect(await response.text()).not.toContain('secret');
+    }
+  });
+});
+
+describe('fuses of the packaged app', () => {
+  const SENTINEL = 'dL7pKGdnNz796PbbjQWNKmHXBZaB9tsX';
+  /** Electron's defaults for its first nine fuses ('1' on, '0' off), as an unflipped binary holds them. */
+  const DEFAULT_WIRE = '101100011';
+
+  /** A file laid out where the fuses matter like an Electron executable: bytes, the sentinel, version 1,
+   *  the wire's length, the wire, bytes. */
+  function fakeElectron(version = '1'): { file: string; before: Buffer } {
+    const file = path.join(tempDir(), 'walscope');
+    const noise = Buffer.alloc(4096, 0xa5);
+    const wire = Buffer.concat([Buffer.from(SENTINEL), Buffer.from([version.charCodeAt(0) - 0x30, DEFAULT_WIRE.length]), Buffer.from(DEFAULT_WIRE)]);
+    const before = Buffer.concat([noise, wire, noise]);
+    fs.writeFileSync(file, before);
+    return { file, before };
+  }
+
+  it('turns off RunAsNode, NODE_OPTIONS and --inspect, turns on asar-only and asar integrity, and changes nothing else', async () => {
+    const { file, before } = fakeElectron();
+    await flipAppFuses(file);
+    const after = fs.readFileSync(file);
+    const at = before.indexOf(SENTINEL) + SENTINEL.length + 2;
+    // RunAsNode, CookieEncryption, NodeOptions, Inspect, AsarIntegrity, OnlyAsar, V8Snapshot, GrantFile; the
+    // ninth fuse (newer than @electron/fuses 1.8) keeps Electron's default.
+    expect(after.subarray(at, at + 9).toString()).toBe('010011001');
+    expect(Buffer.concat([after.subarray(0, at), after.subarray(at + 9)]).equals(Buffer.concat([before.subarray(0, at), before.subarray(at + 9)]))).toBe(true);
+    expect(APP_FUSES).toMatchObject({ 0: false, 2: false, 3: false, 4: true, 5: true, 7: false });
+  });
+
+  it('refuses a binary without the fuse wire or with another wire version', async () => {
+    const plain = path.join(tempDir(), 'not-electron');
+    fs.writeFileSync(plain, Buffer.alloc(1024));
+    await expect(flipAppFuses(plain)).rejects.toThrow(/sentinel/);
+    await expect(flipAppFuses(fakeElectron('2').file)).rejects.toThrow(/version/);
   });
 });

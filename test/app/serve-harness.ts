@@ -1,6 +1,6 @@
-// Runs the real `walscope serve` (the built CLI and renderer) in a child process, and Debian's Chromium through
-// playwright-core, for the end-to-end tests.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+// Runs the real `walscope serve` (the built CLI and renderer: out/, built once by test/build-once.ts) in a child
+// process, and Debian's Chromium through playwright-core, for the end-to-end tests.
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,12 +10,6 @@ import { chromium, type BrowserContext } from 'playwright-core';
 export const REPO_DIR = path.resolve(import.meta.dirname, '../..');
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 const START_TIMEOUT_MS = 30_000;
-
-/** Builds the CLI bundle (with the session worker) and the renderer, as `npm run build:app` would. */
-export function buildApp(): void {
-  execFileSync(process.execPath, ['scripts/build-cli.mjs'], { cwd: REPO_DIR, stdio: 'inherit' });
-  execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'vite.renderer.config.ts', '--logLevel', 'warn'], { cwd: REPO_DIR, stdio: 'inherit' });
-}
 
 export interface Served {
   url: string;

@@ -9,12 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { buildDemoRoot, DemoRootError } from '../../src-main/demo/build.js';
 import { DEMO_FUTURE_FEATURE } from '../../src-main/demo/damage.js';
 import { livePorts, startLiveSession } from '../../src-main/demo/live.js';
-import { defaultDemoRoot, ledgerPathFor } from '../../src-main/demo/paths.js';
+import { defaultDemoRoot, LEDGER_FILE_NAME, ledgerPathFor } from '../../src-main/demo/paths.js';
 import { DEMO_SESSION_IDS, DEMO_SESSIONS, LIVE_SESSION_ID, type DemoSessionId } from '../../src-main/demo/sessions.js';
 import { LeaseHeldError } from '../../src-main/engine/errors.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { probeLease } from '../../src-main/engine/lease.js';
-import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
+import { listSessions, sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { replayJson, replayTarget } from '../../src-main/replay/report.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { duplicateKeys, FileLedger, MemoryLedger } from '../../src-main/runtime/ledger.js';
@@ -86,6 +86,17 @@ describe('walscope demo', () => {
     fs.writeFileSync(path.join(foreign, 'notes.txt'), 'mine');
     expect(() => buildDemoRoot(foreign)).toThrow(DemoRootError);
   });
+
+  it('`walscope demo DIR` writes only inside DIR, its ledger where the scanner sees no session', () => {
+    const parent = tempDir();
+    const root = path.join(parent, 'demo');
+    const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO, 'src-main/cli/main.ts'), 'demo', root], { cwd: REPO, encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(fs.readdirSync(parent)).toEqual(['demo']);
+    expect(ledgerPathFor(root)).toBe(path.join(root, LEDGER_FILE_NAME));
+    expect(new FileLedger(ledgerPathFor(root)).entries().length).toBeGreaterThan(0);
+    expect(listSessions(root)).toEqual({ sessions: [...DEMO_SESSION_IDS].sort(), not_sessions: [] });
+  }, 30_000);
 
   it('`walscope demo DIR --if-missing` leaves an existing demo root as it is', () => {
     const root = tempDir();

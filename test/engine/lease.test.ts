@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LeaseTenure } from '../../src-shared/wal.js';
-import { LeaseHeldError, WalReadError } from '../../src-main/engine/errors.js';
+import { EpochExhaustedError, LeaseHeldError, WalReadError } from '../../src-main/engine/errors.js';
 import { acquireLease, probeLease } from '../../src-main/engine/lease.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { openSessionForWrite } from '../../src-main/engine/session.js';
@@ -22,6 +22,7 @@ import { FaultyIO } from '../helpers/faulty-io.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { killHard, runFixture } from '../fixtures/run-fixture.js';
 import { captureError } from '../helpers/capture.js';
+import { lineageBody, rawFrame, TEST_WAL_ID, walBytes } from '../helpers/wal-bytes.js';
 
 const tempDir = useTempDirs('walscope-lease-');
 
@@ -306,13 +307,13 @@ describe('state root layout', () => {
 
   it('lists sessions and not-sessions without creating anything', () => {
     const root = tempDir();
-    expect(listSessions(root)).toEqual({ sessions: [], not_sessions: [] });
+    expect(listSessions(root)).toEqual({ sessions: [], not_sessions: [], unreadable: [] });
     expect(fs.readdirSync(root)).toEqual([]);
     openSessionForWrite(root, 'b-session', { writer_name: 'test' }).close();
     openSessionForWrite(root, 'a.session', { writer_name: 'test' }).close();
     fs.mkdirSync(path.join(sessionsDir(root), '.hidden'));
     fs.writeFileSync(path.join(sessionsDir(root), 'stray-file'), '');
-    expect(listSessions(root)).toEqual({ sessions: ['a.session', 'b-session'], not_sessions: ['.hidden', 'stray-file'] });
+    expect(listSessions(root)).toEqual({ sessions: ['a.session', 'b-session'], not_sessions: ['.hidden', 'stray-file'], unreadable: [] });
   });
 
   it('classifies a path as WAL file, session folder or state root', () => {
@@ -329,3 +330,49 @@ describe('state root layout', () => {
   });
 });
 
+
+describe('epoch overflow (issue 13, L2)', () => {
+  const EPOCH_MAX = Number.MAX_SAFE_INTEGER;
+
+  it('a lease epoch of 2^53 − 1 is refused before anything is written: the lease file still holds it', () => {
+    const root = tempDir();
+    openSessionForWrite(root, 's1', { writer_name: 'test' }).close();
+    const dir = sessionDir(root, 's1');
+    fs.writeFileSync(leasePath(dir), `${JSON.stringify({ epoch: EPOCH_MAX, pid: 1, host: 'elsewhere', acquired_ms: 1, writer: 'old' })}\n`);
+    const lease = fs.readFileSync(leasePath(dir));
+    const wal = fs.readFileSync(walPath(dir));
+    const error = captureError(() => openSessionForWrite(root, 's1', { writer_name: 'test' }));
+    expect(error).toBeInstanceOf(EpochExhaustedError);
+    expect((error as Error).message).toContain(`is already ${EPOCH_MAX}`);
+    expect(fs.readFileSync(leasePath(dir)).equals(lease)).toBe(true);
+    expect(fs.readFileSync(walPath(dir)).equals(wal)).toBe(true);
+  });
+
+  it('a WAL fence of 2^53 − 1 is refused the same way; the lease file is never left holding 2^53', () => {
+    const root = tempDir();
+    const dir = sessionDir(root, 's1');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(walPath(dir), walBytes([lineageBody(TEST_WAL_ID, EPOCH_MAX)]));
+    const wal = fs.readFileSync(walPath(dir));
+    expect(() => openSessionForWrite(root, 's1', { writer_name: 'test' })).toThrow(EpochExhaustedError);
+    const leaseText = fs.readFileSync(leasePath(dir), 'utf8');
+    expect(leaseText).toBe('');
+    expect(fs.readFileSync(walPath(dir)).equals(wal)).toBe(true);
+  });
+
+  it('2^53 itself as a fence or seq is a malformed frame, never a number a reader rounds', () => {
+    const bigUint = Buffer.from('1b0020000000000000', 'hex');
+    for (const [seq, fence] of [[Buffer.of(0x01), bigUint], [bigUint, Buffer.of(0x01)]]) {
+      const body = Buffer.concat([Buffer.of(0x86, 0x02), seq!, fence!, Buffer.from('6d', 'hex'), Buffer.from('turn_finished'), Buffer.of(0x80, 0xa0)]);
+      const read = readBytes(Buffer.concat([walBytes([lineageBody()]), rawFrame(body)]));
+      expect(read.error).toMatchObject({ kind: 'malformed_frame' });
+      expect(read.error!.message).toMatch(/(seq|fence) is 2\^53 or more/);
+    }
+  });
+
+  function readBytes(bytes: Buffer) {
+    const file = path.join(tempDir(), 'wal');
+    fs.writeFileSync(file, bytes);
+    return readWal(file);
+  }
+});

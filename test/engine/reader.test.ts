@@ -4,10 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FrameBody, ReadFrame } from '../../src-shared/wal.js';
 import { encodeCbor } from '../../src-main/engine/cbor.js';
-import { frameDigest } from '../../src-main/engine/digest.js';
 import { encodeFrame } from '../../src-main/engine/frame-codec.js';
 import { readWal, type ReadOptions } from '../../src-main/engine/reader.js';
-import { lineageBody, recordBody, sampleBodies, walBytes } from '../helpers/wal-bytes.js';
+import { lineageBody, rawFrame, recordBody, sampleBodies, walBytes } from '../helpers/wal-bytes.js';
 
 let dir: string;
 let counter = 0;
@@ -30,14 +29,6 @@ function boundaries(bodies: FrameBody[]): number[] {
   const offsets = [0];
   for (const body of bodies) offsets.push(offsets.at(-1)! + encodeFrame(body).length);
   return offsets;
-}
-
-/** A raw frame around an arbitrary body, with a correct digest: intact on disk, whatever it says. */
-function rawFrame(body: Buffer): Buffer {
-  const header = Buffer.from([0x42, 0x57, 0x41, 0x4c, 1, 1, 0, 0, 0, 0, 0, 0]);
-  header.writeUInt32LE(body.length, 8);
-  const covered = Buffer.concat([header, body]);
-  return Buffer.concat([covered, frameDigest('sha256', covered)]);
 }
 
 describe('clean reads', () => {

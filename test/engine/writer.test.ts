@@ -474,3 +474,23 @@ function readTail(file: string, length: number): Buffer {
     fs.closeSync(fd);
   }
 }
+
+describe('record types that name Object.prototype members (issue 13, M3)', () => {
+  const NAMES = ['__proto__', 'constructor', 'hasOwnProperty', 'valueOf', 'toString', 'isPrototypeOf'];
+
+  it('are written as plain unknown records and read back as they were, payload keys of those names included', () => {
+    const root = tempDir();
+    const session = openSessionForWrite(root, 's1', { writer_name: 'test' });
+    for (const name of NAMES) {
+      const payload = JSON.parse(`{"${name}": {"tags": ["x"]}, "n": 1}`) as Payload;
+      session.writer.append(name, payload);
+    }
+    session.writer.barrier();
+    session.close();
+    const { read, frames } = readBack(walPath(sessionDir(root, 's1')));
+    expect(read.error).toBeNull();
+    const records = frames.filter((frame) => frame.seq > 0);
+    expect(records.map((frame) => [frame.type, frame.ver, frame.features])).toEqual(NAMES.map((name) => [name, 2, []]));
+    for (const [index, name] of NAMES.entries()) expect(Object.keys(records[index]!.payload!)).toEqual([name, 'n']);
+  });
+});
