@@ -4,7 +4,7 @@
 import { toJsonValue } from '../../src-shared/json.js';
 import type { CborValue, ReadFrame } from '../../src-shared/wal.js';
 import { readTarget } from '../engine/inspect.js';
-import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, type Command } from './command.js';
+import { EXIT_OK, EXIT_READER_GONE, EXIT_REFUSED, parseCommandArgs, UsageError, type Command } from './command.js';
 import { FdOutput, OutputClosedError } from './fd-output.js';
 import { printable, terminalSafe, textLines } from './format.js';
 import { singleTarget } from './targets.js';
@@ -55,7 +55,7 @@ export const dumpCommand: Command = {
         write_error = error;
       }
     }
-    if (write_error instanceof OutputClosedError) return EXIT_OK;
+    if (write_error instanceof OutputClosedError) return EXIT_READER_GONE;
     if (write_error !== null) throw write_error;
     const notes: string[] = [];
     if (result.torn_tail !== null) {

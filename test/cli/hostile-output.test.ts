@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { EXIT_READER_GONE } from '../../src-main/cli/command.js';
 import { encodeFrame } from '../../src-main/engine/frame-codec.js';
 import { openSessionForWrite } from '../../src-main/engine/session.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
@@ -122,7 +123,7 @@ describe('dump streams', () => {
     expect(printed).toBeGreaterThan(wal_bytes);
   });
 
-  it('ends quietly, exit 0, when its reader closes the pipe (dump | head)', async () => {
+  it('ends quietly, with the status a shell reports for SIGPIPE, when its reader closes the pipe (dump | head)', async () => {
     const folder = bigSession(5_000, 1_000);
     for (const args of [['dump', folder], ['dump', folder, '--json']]) {
       const child = spawn(process.execPath, [...CLI, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -131,7 +132,7 @@ describe('dump streams', () => {
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
       child.stdout.destroy();
-      expect({ args, code: await exited, stderr }).toEqual({ args, code: 0, stderr: '' });
+      expect({ args, code: await exited, stderr }).toEqual({ args, code: EXIT_READER_GONE, stderr: '' });
     }
   });
 });
