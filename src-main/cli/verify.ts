@@ -34,10 +34,18 @@ type VerifiedRun = VerifyReport & { run: RunSignal | null };
 const RUN_FOLD_BYTES_MAX = 64 * 1_048_576;
 
 function verifyWithRun(wal: WalTarget): VerifiedRun {
-  const size_bytes = fs.statSync(wal.wal_path, { throwIfNoEntry: false })?.size ?? 0;
-  if (size_bytes > RUN_FOLD_BYTES_MAX) return { ...verifyTarget(wal), run: null };
+  if (sizeOf(wal.wal_path) > RUN_FOLD_BYTES_MAX) return { ...verifyTarget(wal), run: null };
   const replay = replayTarget(wal);
   return { ...verifyReportOf(wal, replay.read), run: replay.run };
+}
+
+/** 0 when the path cannot be stat'ed (a looping link, no permission): the read then names the problem. */
+function sizeOf(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
 }
 
 function humanReport(report: VerifiedRun): string {

@@ -95,7 +95,7 @@ describe('walscope demo', () => {
     expect(fs.readdirSync(parent)).toEqual(['demo']);
     expect(ledgerPathFor(root)).toBe(path.join(root, LEDGER_FILE_NAME));
     expect(new FileLedger(ledgerPathFor(root)).entries().length).toBeGreaterThan(0);
-    expect(listSessions(root)).toEqual({ sessions: [...DEMO_SESSION_IDS].sort(), not_sessions: [] });
+    expect(listSessions(root)).toEqual({ sessions: [...DEMO_SESSION_IDS].sort(), not_sessions: [], unreadable: [] });
   }, 30_000);
 
   it('`walscope demo DIR --if-missing` leaves an existing demo root as it is', () => {
