@@ -1,5 +1,5 @@
 // The window: workspace header, the session list, and the selected session.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useServiceEvents, useSession, useSessions, useWorkspace } from './queries.js';
 import { SessionList } from './components/session-list.js';
 import { SessionView } from './components/session-view.js';
@@ -18,6 +18,12 @@ export function App() {
     setSelected(key);
     window.history.replaceState(null, '', `#session=${encodeURIComponent(key)}`);
   };
+  // A link to `#session=KEY` (the History panel's sealed lineages) selects that session.
+  useEffect(() => {
+    const follow = () => setSelected(new URLSearchParams(window.location.hash.slice(1)).get('session'));
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, []);
   return (
     <div
       className="app"

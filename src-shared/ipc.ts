@@ -6,6 +6,9 @@ import type {
   CallClass,
   EpisodeState,
   EpisodeTiming,
+  MessageOrigin,
+  RequestProblem,
+  ViewInRequest,
   JsonPayload,
   JsonValue,
   PlannedRecord,
@@ -15,7 +18,7 @@ import type {
   RunSignal,
 } from './replay.js';
 import type { SupportReport } from './report.js';
-import type { DigestAlgorithmName, InProgressTail, LeaseTenure, TornTail, WalErrorInfo } from './wal.js';
+import type { ArchiveReport, DigestAlgorithmName, InProgressTail, LeaseTenure, RetirePlan, TornTail, WalErrorInfo } from './wal.js';
 
 /** Rows per page request; the renderer asks for windows, never whole lists (a session may hold 1M records). */
 export const PAGE_ROWS_MAX = 2_000;
@@ -298,6 +301,38 @@ export type WalscopeEvent =
   | { type: 'progress'; progress: Progress };
 
 /** The one API object the renderer talks to (`window.walscope` under Electron, an HTTP client in a browser). */
+/** One lineage of a session's history (wal-format §11), newest first in `SessionHistory`. */
+export interface HistoryLineage {
+  wal_id: string;
+  parent_wal_id: string | null;
+  where: 'live' | 'sealed' | 'deleted' | 'missing';
+  first_seq: number | null;
+  last_seq: number | null;
+  next_tag: number | null;
+  next_notice_seq: number | null;
+  first_ms: number | null;
+  last_ms: number | null;
+}
+
+/** A session's whole history: its lineages, what is wrong with the chain, and the archive's integrity (null
+ *  when it has no archive, or for an export that is a bare WAL file). */
+export interface SessionHistory {
+  lineages: HistoryLineage[];
+  problems: { kind: 'counter_regression' | 'missing_parent' | 'archive_corruption' | 'member_damaged'; message: string }[];
+  archive: ArchiveReport | null;
+}
+
+/** What retiring the live lineage would write, or why it cannot be retired (an export, a live lease, …). */
+export interface RetirePreview {
+  reason: 'sealed' | 'deleted';
+  plan: RetirePlan | null;
+  refusal: { code: string; message: string } | null;
+}
+
+export type RetireResult =
+  | { ok: true; message: string; successor_wal_id: string | null; epoch: number }
+  | { ok: false; refusal: { code: string; message: string } };
+
 export interface WalscopeApi {
   getWorkspace(): Promise<Workspace>;
   listSessions(): Promise<SessionSummary[]>;
@@ -313,6 +348,13 @@ export interface WalscopeApi {
   runAction(key: string, kind: ActionKind, based_on_seq: number, reason: string): Promise<ActionOutcome>;
   /** The support report of a session's WAL (read-only); the renderer saves it as HTML (report-html.ts). */
   getReport(key: string): Promise<SupportReport>;
+  /** The session's lineages (live, sealed, deleted, missing) and its archive's integrity. Read-only. */
+  getHistory(key: string): Promise<SessionHistory>;
+  previewRetire(key: string, reason: 'sealed' | 'deleted'): Promise<RetirePreview>;
+  /** Writes only when the plan under the lease equals `plan` (the one the operator confirmed). */
+  runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan): Promise<RetireResult>;
+  /** The Context view of one step (null: the last episode / its first step): its request as the model saw it. */
+  getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext>;
   /** Returns the unsubscribe function. */
   subscribe(listener: (event: WalscopeEvent) => void): () => void;
   /** Desktop only: a dropped file or folder opened as a workspace. Absent in the browser. */
@@ -332,6 +374,10 @@ export const API_METHODS: readonly ApiMethod[] = [
   'previewAction',
   'runAction',
   'getReport',
+  'getHistory',
+  'previewRetire',
+  'runRetire',
+  'getContext',
 ];
 
 /** The main side's implementation: requests by method name with positional arguments. */
@@ -353,4 +399,61 @@ export function isApiMethod(name: unknown): name is ApiMethod {
 export interface ApiError {
   error: string;
   code: 'bad_request' | 'not_found' | 'internal';
+}
+
+/** Messages of one step's request the Context view shows; past it the view says how many were left out. */
+export const CONTEXT_MESSAGES_MAX = 1_000;
+/** A message's text is cut past this in the Context view. */
+export const CONTEXT_TEXT_CHARS_MAX = 8_000;
+/** Steps the context lane shows around the selected one. */
+export const CONTEXT_LANE_STEPS_MAX = 200;
+
+/** One message of a step's request, as the Context view shows it (text, never markup). */
+export interface ContextMessage {
+  origin: MessageOrigin;
+  /** Where it came from, in words: "input", "view r1.compact v2", "step 3", "steer (seq 9)". */
+  label: string;
+  role: string;
+  text: string;
+  text_truncated: boolean;
+}
+
+/** One step in the context lane: the prompt's size at that step and whether a view applied there. */
+export interface ContextLaneStep {
+  step_id: number;
+  /** CBOR bytes of the step's request; null when it could not be rendered. */
+  size_bytes: number | null;
+  /** The view in force at this step, and whether its record was written at this step (it applied here). */
+  view: { view_id: string; version: number; applied_here: boolean } | null;
+  /** The step was refused: its view no longer assembles, or the context ceiling refused it. */
+  refused: boolean;
+}
+
+export interface ContextNotice {
+  seq: number;
+  notice_seq: number | null;
+  headers: [string, string][];
+}
+
+export interface ContextCeiling {
+  wait: { seq: number; deadline_ms: number | null } | null;
+  /** permitted: detail null; refused: its window, size and cause. */
+  decision: { seq: number; permitted: boolean; window: number | null; size: number | null; cause: string | null } | null;
+}
+
+export interface StepContext {
+  episodes: { episode: number; run_id: string | null; steps: number[] }[];
+  episode: number | null;
+  step_id: number | null;
+  view: ViewInRequest | null;
+  messages: ContextMessage[];
+  /** Messages of the request beyond CONTEXT_MESSAGES_MAX. */
+  messages_left_out: number;
+  size_bytes: number;
+  problems: RequestProblem[];
+  notices: ContextNotice[];
+  ceiling: ContextCeiling;
+  /** The step's compaction and ceiling records in words, in WAL order. */
+  notes: { seq: number; type: string; label: string; summary: string }[];
+  lane: ContextLaneStep[];
 }

@@ -12,8 +12,11 @@ export function toJsonValue(value: CborValue): JsonValue {
   if (Array.isArray(value)) return value.map(toJsonValue);
   if (value !== null && typeof value === 'object') {
     const out: { [key: string]: JsonValue } = {};
-    for (const [key, item] of Object.entries(value)) {
-      Object.defineProperty(out, key, { value: toJsonValue(item), enumerable: true, writable: true, configurable: true });
+    for (const key of Object.keys(value)) {
+      const item = toJsonValue(value[key]!);
+      // Assignment to "__proto__" would swap the prototype; defineProperty for every key is slow (V8).
+      if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+      else out[key] = item;
     }
     return out;
   }

@@ -34,6 +34,17 @@ export interface RecordRef {
   type: string;
 }
 
+/** RecordRefs in typed arrays, entry i of each array for the i-th frame; the arrays may be longer than
+ *  `count` (room to grow). `type_ids[i]` indexes `types`. Read one with replay/record-index.ts recordAt. */
+export interface RecordIndex {
+  count: number;
+  seqs: Float64Array;
+  offsets: Float64Array;
+  fences: Float64Array;
+  type_ids: Uint32Array;
+  types: string[];
+}
+
 export interface ModelAttempt {
   seq: number;
   attempt: number | null;
@@ -47,6 +58,9 @@ export interface StepNote {
   seq: number;
   type: string;
   payload: JsonPayload;
+  /** compaction_view_applied only: replacement_sha256 is the SHA-256 of the record's replacement, checked on
+   *  the record's own CBOR value (wal-format §6). */
+  replacement_digest_ok?: boolean;
 }
 
 export interface StepFold {
@@ -79,7 +93,9 @@ export interface CallTerminal {
   is_error: boolean;
   /** tool_result.reason, or tool_no_dispatch.reason. */
   reason: string | null;
-  output: JsonValue;
+  /** Where the terminal record's frame starts in the WAL. The fold keeps no tool output (most of a WAL's
+   *  bytes); read it back from here (replay/payloads.ts). */
+  offset: number;
 }
 
 export interface HeldRecord {
@@ -243,8 +259,8 @@ export interface SessionFold {
   /** The runner tag the next tagged message part gets: one more than the highest tag the WAL holds, and at
    *  least a lineage frame's next_tag (a tombstone's count carried to this lineage); 1 when there is none. */
   next_tag: number;
-  /** Every frame folded, lineage frames included (seq 0). */
-  records: RecordRef[];
+  /** Every frame folded, lineage frames included (seq 0), in file order. */
+  records: RecordIndex;
   episodes: EpisodeFold[];
   queue: QueueEntry[];
   /** Pending submission ids in drain order: interrupts first, then plain entries, each in WAL order. */
@@ -439,4 +455,65 @@ export interface EpisodeTiming {
   spans: TimedSpan[];
   /** More spans than the waterfall carries were left out. */
   spans_cut: boolean;
+}
+
+/** Where a message of a rendered request came from (wal-format §6): the run's input, a compaction view's
+ *  replacement, a step's turn (its assistant message or its tool results), or a steer. */
+export type MessageOrigin =
+  | { kind: 'input'; episode: number }
+  | { kind: 'view'; episode: number; view_id: string; version: number; seq: number }
+  | { kind: 'step'; episode: number; step_id: number }
+  | { kind: 'steer'; episode: number; seq: number };
+
+export interface RenderedMessage {
+  origin: MessageOrigin;
+  message: JsonPayload;
+}
+
+/** Why a recorded view no longer assembles (wal-format §6). */
+export type ViewProblemCause = 'malformed' | 'digest_mismatch' | 'through_step_not_before_step' | 'through_step_regressed';
+
+/** Why a step's request cannot be rendered as the model saw it, or would be invalid for a provider. */
+export interface RequestProblem {
+  kind: 'view_not_assembled' | ProviderProblem['kind'];
+  /** For view_not_assembled: which rule the view breaks. */
+  cause: ViewProblemCause | null;
+  /** The record at fault (the view's compaction_view_applied), when there is one. */
+  seq: number | null;
+  message: string;
+}
+
+/** A compaction_view_applied record as a request is rendered with it. */
+export interface ViewInRequest {
+  seq: number;
+  /** The step the record was written before: the first step that renders it. */
+  step_id: number;
+  view_id: string;
+  version: number;
+  through_step: number;
+  applied: string;
+  /** The messages of steps 1…through_step it stands in for, and their CBOR size; the replacement's size. */
+  replaced_messages: number;
+  replaced_bytes: number;
+  replacement_bytes: number;
+}
+
+/** The request of one step exactly as the model saw it: messages empty when a view no longer assembles. */
+export interface StepRequest {
+  episode: number;
+  step_id: number;
+  /** The latest view recorded at or before this step, whether or not it assembles. */
+  view: ViewInRequest | null;
+  messages: RenderedMessage[];
+  /** CBOR bytes of the messages (what request_len counts). */
+  size_bytes: number;
+  problems: RequestProblem[];
+}
+
+/** What `walscope replay SESSION --at STEP --json` prints. */
+export interface ReplayAtJson {
+  step_id: number;
+  view: null | { view_id: string; version: number; through_step: number; applied: string };
+  messages: RenderedMessage[];
+  problems: RequestProblem[];
 }

@@ -43,7 +43,19 @@ export type DamageReason =
   | 'digest_mismatch';
 
 /** The ways a WAL is refused. A torn tail is not among them: it is discarded and reported. */
-export type WalErrorKind = 'non_tail_corruption' | 'malformed_frame' | 'newer_writer' | 'sequence_error' | 'io';
+export type WalErrorKind =
+  | 'non_tail_corruption'
+  | 'malformed_frame'
+  | 'newer_writer'
+  | 'sequence_error'
+  | 'io'
+  /** The WAL may be intact, but a record holds more than this build keeps in memory to fold it (named by offset). */
+  | 'too_large'
+  /** Opening a sealed lineage (SESSION_DIR@WAL_ID): the archive is corrupt, the member's content does not match
+   *  its digest, or no member for that lineage exists (wal-format §11). */
+  | 'archive_corruption'
+  | 'archive_member_damaged'
+  | 'not_archived';
 
 export interface WalErrorInfo {
   kind: WalErrorKind;
@@ -82,6 +94,19 @@ export interface VerifyReport {
   torn_tail: TornTail | null;
   in_progress_tail: InProgressTail | null;
   error: WalErrorInfo | null;
+  /** The session's archive (wal-format §11); null when it has none, or for a bare WAL file. */
+  archive: ArchiveReport | null;
+}
+
+/** What `walscope verify --json` says of a session's archive. `error` set: the session is refused. */
+export interface ArchiveReport {
+  index: 'valid' | 'stale' | 'missing' | 'invalid';
+  /** Whole members read (with `error` set: only those before the damage). */
+  members: number;
+  torn_tail: { offset: number; bytes: number } | null;
+  error: { kind: 'archive_corruption' | 'archive_malformed' | 'newer_writer' | 'io'; offset: number | null; message: string } | null;
+  /** wal_ids (hex) of members refused alone: content not matching content_sha256, or not a readable WAL. */
+  damaged_members: string[];
 }
 
 /** The lease file's tenure record (wal-format §8). */
@@ -91,4 +116,33 @@ export interface LeaseTenure {
   host: string;
   acquired_ms: number;
   writer: string;
+}
+
+/** What retiring a lineage writes (wal-format §11), as previewed and as re-checked under the lease. */
+export interface MemberPlan {
+  wal_id: string;
+  reason: 'sealed' | 'deleted';
+  first_seq: number;
+  last_seq: number;
+  frames: number;
+  content_bytes: number;
+  content_sha256: string;
+  next_tag: number;
+  next_notice_seq: number;
+  /** Where it goes: the archive's committed end (after its torn tail is cut). */
+  offset: number;
+}
+
+export interface RetirePlan {
+  session_dir: string;
+  reason: 'sealed' | 'deleted';
+  /** The live lineage as read: its identity, records and the valid prefix a member keeps. */
+  live: { wal_id: string; parent_wal_id: string | null; records: number; last_seq: number; valid_bytes: number; torn_tail: TornTail | null };
+  /** The archive's torn tail, cut before appending; its bytes kept in `copy_name` beside it. */
+  archive_torn_tail: { offset: number; bytes: number; copy_name: string } | null;
+  /** null when a whole, matching member for the live wal_id is already archived (step 1 is skipped). */
+  member: MemberPlan | null;
+  successor: { parent_wal_id: string; next_tag: number; next_notice_seq: number };
+  /** The index is rewritten to cover the whole archive: this many members. */
+  index: { before: ArchiveReport['index']; members: number };
 }

@@ -69,8 +69,8 @@ function actionCommand(name: RecoveryKind, summary: string, planner: Planner, ac
       const audit: OperatorAudit = { operator, reason, via: 'cli' };
       const problem = auditProblem(audit);
       if (problem !== null) throw new UsageError(`${problem}; nothing was written`);
-      const approved = values.yes === true || (await confirm(preview.plan.records.length + 1));
-      if (!approved) return refuse(process.stdin.isTTY ? 'not confirmed: nothing was written' : 'not confirmed: there is no terminal to ask on; pass --yes to write');
+      const approved = values.yes === true || (await confirm(`append these ${plural(preview.plan.records.length + 1, 'record')}?`));
+      if (!approved) return refuse(process.stdin.isTTY ? 'not confirmed: nothing was written' : 'not confirmed: there is no terminal to ask on; pass --yes --reason TEXT to write');
       const outcome = act(session.root, session.id, { expected_records: preview.plan.records, writer_name: `walscope-${name}`, audit, based_on_seq: preview.based_on_seq });
       if (outcome.kind !== 'done') {
         if (values.json) await report({ kind: outcome.kind, message: outcome.message, appended: [], epoch: null });
@@ -128,7 +128,7 @@ async function askReason(): Promise<string | null> {
 }
 
 /** The state root and session id of a session folder, or why the path cannot be acted on. */
-function sessionOf(folder: string): { root: string; id: string } | string {
+export function sessionOf(folder: string): { root: string; id: string } | string {
   const resolved = path.resolve(folder);
   const kind = classifyPath(resolved);
   if (kind === 'wal_file') return `${folder} is a WAL file: exports are read-only; act on the session folder in its state root`;
@@ -141,18 +141,19 @@ function sessionOf(folder: string): { root: string; id: string } | string {
   return { root: path.dirname(parent), id };
 }
 
-async function confirm(count: number): Promise<boolean> {
+/** Asks on the terminal; false when there is none (a script must pass --yes). */
+export async function confirm(question: string): Promise<boolean> {
   if (!process.stdin.isTTY) return false;
   const prompt = readline.createInterface({ input: process.stdin, output: process.stdout });
   try {
-    const answer = await prompt.question(`append these ${plural(count, 'record')}? [y/N] `);
+    const answer = await prompt.question(`${question} [y/N] `);
     return answer.trim().toLowerCase() === 'y';
   } finally {
     prompt.close();
   }
 }
 
-async function refuse(message: string): Promise<number> {
+export async function refuse(message: string): Promise<number> {
   process.stderr.write(textLines([message]));
   return EXIT_REFUSED;
 }

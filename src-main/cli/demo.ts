@@ -43,7 +43,7 @@ async function writeRoot(root: string): Promise<boolean> {
   }
   const lines = Object.entries(DEMO_SESSIONS).map(([id, expected]) => {
     const kept = build.kept_live.includes(id as never) ? ' (kept: a live process holds it)' : '';
-    return `  ${id.padEnd(19)} ${expected.shows}${kept}`;
+    return `  ${id.padEnd(24)} ${expected.shows}${kept}`;
   });
   const example = path.join(sessionsDir(build.root), 'indeterminate');
   await writeOut(`demo state root: ${build.root}\nside-effect ledger: ${build.ledger_path}\n\n${lines.join('\n')}\n\ntry: walscope verify ${build.root}\n     walscope replay ${example}\n`);

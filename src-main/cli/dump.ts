@@ -1,6 +1,6 @@
 // `walscope dump PATH [--json] [--from SEQ] [--type T]`: every frame of one WAL, like pg_waldump. Read-only;
 // each frame is written out before the next is read (fd-output.ts), so a 1 GiB WAL streams in the memory of
-// one frame, at the pace of whoever reads the output, and `dump | head` ends quietly when head does.
+// one frame, at the pace of whoever reads the output, and `dump | head` stops quietly when head does.
 import { toJsonValue } from '../../src-shared/json.js';
 import type { CborValue, ReadFrame } from '../../src-shared/wal.js';
 import { readTarget } from '../engine/inspect.js';
@@ -30,8 +30,8 @@ export const dumpCommand: Command = {
     const out = new FdOutput(STDOUT_FD);
     if (!values.json) out.write(`${'offset'.padStart(12)}  ${'seq'.padStart(8)} ver ${'fence'.padStart(5)}  type / features / size / payload\n`);
     // The reader reports an exception thrown from on_frame as a failed read of the WAL, so a failed write is
-    // kept here and judged after the read: a closed output ends the command quietly (no one is left to read
-    // a message), any other write error is the output's failure, not the WAL's.
+    // kept here and judged after the read: a closed output ends the command quietly, with the status main.ts
+    // gives every command whose reader went away; any other write error is the output's failure, not the WAL's.
     let write_error: unknown = null;
     const emit = (text: string) => {
       try {

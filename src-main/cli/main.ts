@@ -3,9 +3,11 @@ import { EXIT_FAILED, EXIT_READER_GONE, EXIT_USAGE, UsageError, type Command } f
 import { cancelCommand, resumeCommand, sealCommand } from './actions.js';
 import { demoCommand } from './demo.js';
 import { dumpCommand } from './dump.js';
+import { lineagesCommand } from './lineages.js';
 import { terminalSafe } from './format.js';
 import { replayCommand } from './replay.js';
 import { reportCommand } from './report.js';
+import { retireCommand } from './retire.js';
 import { serveCommand } from './serve.js';
 import { verifyCommand } from './verify.js';
 
@@ -17,6 +19,8 @@ const COMMANDS: Record<string, Command> = {
   resume: resumeCommand,
   cancel: cancelCommand,
   seal: sealCommand,
+  lineages: lineagesCommand,
+  retire: retireCommand,
   serve: serveCommand,
   demo: demoCommand,
 };

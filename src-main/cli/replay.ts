@@ -9,17 +9,20 @@ import { replayJson, replayTarget, type SessionReplay } from '../replay/report.j
 import { episodeWord } from '../replay/signals.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable, textLines } from './format.js';
+import { runReplayAt } from './replay-at.js';
 import { singleTarget } from './targets.js';
 
 const TEXT_MAX = 120;
 
 export const replayCommand: Command = {
   summary: 'show what a session\'s WAL means after a crash: every call\'s class and the resume plan (read-only)',
-  usage: 'walscope replay PATH [--json]   (PATH: a session folder or a WAL file)',
+  usage: 'walscope replay PATH [--json] | walscope replay PATH --at STEP [--episode N] [--json]   (PATH: a session folder or a WAL file; --at: the request of step STEP as the model saw it, in the last episode unless --episode)',
   async run(argv) {
-    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
+    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' }, at: { type: 'string' }, episode: { type: 'string' } });
     if (positionals.length !== 1) throw new UsageError('expected exactly one PATH');
     const target = singleTarget(positionals[0]!, 'replay');
+    if (values.at !== undefined) return runReplayAt(target, { at: values.at, episode: values.episode, json: values.json === true });
+    if (values.episode !== undefined) throw new UsageError('--episode goes with --at');
     const replay = replayTarget(target);
     if (values.json) await writeOut(`${JSON.stringify(replayJson(target.session, replay), null, 2)}\n`);
     else await writeOut(outline(target, replay));
@@ -38,7 +41,8 @@ export function outline(target: WalTarget, { read, fold, resume, run }: SessionR
   for (const episode of fold.episodes) appendAll(lines, episodeLines(episode, episodeWord(episode, run, fold.episodes.length)));
   appendAll(lines, anomalyLines(fold.anomalies, ''));
   appendAll(lines, queueLines(fold));
-  lines.push('', ...planLines(resume));
+  lines.push('');
+  appendAll(lines, planLines(resume));
   return textLines(lines);
 }
 

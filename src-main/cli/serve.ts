@@ -8,6 +8,7 @@ import { classifyPath } from '../engine/state-root.js';
 import { buildDemoRoot } from '../demo/build.js';
 import { defaultDemoRoot } from '../demo/paths.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
+import { sealedLineageCopy } from './targets.js';
 
 /** The built renderer and the worker bundle, beside this bundle in out/. */
 const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
@@ -15,13 +16,19 @@ const WORKER_FILE = new URL('./session-worker.js', import.meta.url);
 
 export const serveCommand: Command = {
   summary: 'serve the inspector UI for a state root, a session or an export on 127.0.0.1',
-  usage: 'walscope serve [ROOT] [--port N]   (no ROOT: the demo state root, written on first use)',
+  usage: 'walscope serve [ROOT] [--port N]   (no ROOT: the demo state root, written on first use; SESSION_DIR@WAL_ID: a sealed lineage, read-only)',
   async run(argv) {
     const { values, positionals } = parseCommandArgs(argv, { port: { type: 'string' } });
     if (positionals.length > 1) throw new UsageError('expected at most one ROOT (a state root, a session folder or a WAL export)');
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port ${values.port}: not a port number`);
-    const target = positionals[0] ?? defaultDemoRoot();
+    const sealed = positionals[0] === undefined ? null : sealedLineageCopy(positionals[0]);
+    if (typeof sealed === 'string') {
+      process.stderr.write(`walscope serve: ${sealed}\n`);
+      return EXIT_REFUSED;
+    }
+    if (sealed !== null) process.once('exit', () => sealed.dispose());
+    const target = sealed?.file ?? positionals[0] ?? defaultDemoRoot();
     if (positionals[0] === undefined && classifyPath(target) === 'missing') buildDemoRoot(target);
     const kind = classifyPath(target);
     if (kind === 'missing' || kind === 'unrecognized') throw new UsageError(`${target}: not a state root, a session folder or a WAL file`);

@@ -9,6 +9,7 @@ import { targetsOf } from './targets.js';
 import { plural, printable, textLines } from './format.js';
 import type { RunSignal } from '../../src-shared/replay.js';
 import { replayTarget } from '../replay/report.js';
+import { archiveLines } from './lineages.js';
 
 export const verifyCommand: Command = {
   summary: 'check a WAL, a session folder or every session of a state root (read-only)',
@@ -21,7 +22,7 @@ export const verifyCommand: Command = {
     const isRoot = classifyPath(target) === 'state_root';
     if (values.json) await writeOut(`${JSON.stringify(isRoot ? reports : reports[0], null, 2)}\n`);
     else await writeOut(reports.map(humanReport).join('\n') + (isRoot ? rootSummary(reports) : ''));
-    return reports.every((report) => report.error === null) ? EXIT_OK : EXIT_REFUSED;
+    return reports.every((report) => report.error === null && report.archive?.error == null) ? EXIT_OK : EXIT_REFUSED;
   },
 };
 
@@ -58,7 +59,7 @@ function humanReport(report: VerifiedRun): string {
     lines.push(`  what to do: ${advice(report.error.kind)}`);
     lines.push(`  intact before it: ${summary}`);
   } else {
-    lines.push(`${report.torn_tail ? 'USABLE ' : 'OK     '}  ${name}`);
+    lines.push(`${report.archive?.error != null ? 'REFUSED' : report.torn_tail ? 'USABLE ' : 'OK     '}  ${name}`);
     lines.push(`  ${summary}; wal_id ${report.wal_id ?? '(none: empty file)'}`);
     lines.push(`  digests: ${report.digest_algorithms.join(', ') || 'none'}; features: ${report.features.join(', ') || 'none'}`);
   }
@@ -73,6 +74,7 @@ function humanReport(report: VerifiedRun): string {
   if (report.in_progress_tail !== null) {
     lines.push(`  tail in progress: a live writer is appending (${plural(report.in_progress_tail.bytes, 'byte')} at offset ${report.in_progress_tail.offset})`);
   }
+  if (report.archive !== null) lines.push(...archiveLines(report.archive));
   return textLines(lines);
 }
 
@@ -83,6 +85,8 @@ function advice(kind: string): string {
     case 'non_tail_corruption':
     case 'sequence_error':
       return 'committed data is damaged in the middle of the log; restore the WAL from a good copy — walscope never repairs or truncates it';
+    case 'too_large':
+      return 'the session holds more than walscope keeps in memory to show it; walscope verify still checks it whole, and nothing was changed';
     case 'malformed_frame':
       return 'an intact frame is not in the format; report it to the runtime that wrote it — walscope never repairs it';
     default:
@@ -91,7 +95,7 @@ function advice(kind: string): string {
 }
 
 function rootSummary(reports: VerifiedRun[]): string {
-  const refused = reports.filter((report) => report.error !== null).length;
+  const refused = reports.filter((report) => report.error !== null || report.archive?.error != null).length;
   const torn = reports.filter((report) => report.torn_tail !== null).length;
   return `\n${plural(reports.length, 'session')}: ${reports.length - refused} usable (${torn} with a torn tail), ${refused} refused\n`;
 }

@@ -2,15 +2,22 @@
 //   1. at-most-once: no ledger key holds two side effects; no call the WAL classes indeterminate is re-sent;
 //   2. no loss: every acknowledged byte (its barrier returned) is still in the WAL, in order, byte for byte,
 //      and every unit the caller saw is still there;
-//   3. provider-valid: no request the runtime renders pairs a tool_use with nothing;
+//   3. provider-valid: no request the runtime renders pairs a tool_use with nothing; every request it recorded
+//      sending (model_attempt_finished.request_sha256) is the step's request as replay renders it from the WAL,
+//      compaction views included; and a recovery renders a recorded view from its record alone, never asking
+//      the compaction provider again for a boundary whose view the WAL holds;
 //   4. an indeterminate call ends its episode Interrupted, with no model step after it in that run;
 //   5. resume is idempotent, epochs only grow, the feature floor is always whole and covers the WAL.
 // Plus the record set itself: the replay library finds no anomaly and the reader never refuses an image.
+import { appendAll } from '../../src-shared/arrays.js';
 import type { JsonPayload, SessionFold } from '../../src-shared/replay.js';
 import type { VisibleUnit } from '../runtime/journal.js';
 import type { DispatchRecord } from '../runtime/scripted.js';
 import { duplicateKeys, type LedgerEntry } from '../runtime/ledger.js';
-import { checkProviderValid, renderTranscript } from '../replay/transcript.js';
+import { bufferPayloadReader, OUTPUTS_UNREAD } from '../replay/payloads.js';
+import { recordAt } from '../replay/record-index.js';
+import { checkProviderValid, renderStepRequest, renderTranscript } from '../replay/transcript.js';
+import { requestBytes, sha256Hex, viewRecords } from '../replay/views.js';
 import type { DiskView } from './view.js';
 
 export type InvariantName =
@@ -41,13 +48,17 @@ export function checkImage(view: DiskView, acked: Buffer, visible: readonly Visi
     found.push({ invariant: 'no_loss', message: `${acked.length} acknowledged WAL bytes, but the image ${describeDifference(view.wal_bytes, acked)}` });
   }
   if (view.read?.error != null) found.push({ invariant: 'record_set', message: `the reader refuses the image: ${view.read.error.message}` });
-  const types = new Map(view.fold.records.map((record) => [record.seq, record.type]));
+  const types = new Map<number, string>();
+  for (let at = 0; at < view.fold.records.count; at++) {
+    const record = recordAt(view.fold.records, at);
+    types.set(record.seq, record.type);
+  }
   for (const unit of visible) {
     if (types.get(unit.seq) !== unit.type) {
       found.push({ invariant: 'no_loss', message: `the caller saw ${unit.type} seq ${unit.seq} (${unit.detail}), which the image does not hold` });
     }
   }
-  found.push(...checkFloor(view));
+  appendAll(found, checkFloor(view));
   return found;
 }
 
@@ -90,9 +101,44 @@ export function checkRequest(run_id: string, step_id: number, messages: readonly
   }));
 }
 
+/** Every request the WAL says was sent is the one replay renders for its step, byte for byte (wal-format §6):
+ *  a resumed run that rendered a view some other way, or asked its provider again, would send other bytes. */
+export function checkSentRequests(view: DiskView): Found[] {
+  const found: Found[] = [];
+  const rendered = new Map<string, string>();
+  const payloads = bufferPayloadReader(view.wal_bytes);
+  for (const sent of view.sent_requests) {
+    const episode = view.fold.episodes.find((candidate) => candidate.started_seq < sent.seq && sent.seq <= candidate.last_seq);
+    if (episode === undefined) continue;
+    const key = `${episode.episode}/${sent.step_id}`;
+    if (!rendered.has(key)) {
+      const request = renderStepRequest(view.fold, episode.episode, sent.step_id, payloads);
+      const problem = request.problems[0];
+      rendered.set(key, problem === undefined ? sha256Hex(requestBytes(request.messages.map((message) => message.message))) : `(${problem.message})`);
+    }
+    const expected = rendered.get(key)!;
+    if (expected !== sent.request_sha256) {
+      found.push({ invariant: 'provider_valid', message: `episode ${episode.episode} step ${sent.step_id}: the request recorded sent at seq ${sent.seq} (sha256 ${sent.request_sha256}) is not the step's request as replay renders it (${expected})` });
+    }
+  }
+  return found;
+}
+
+/** Boundaries (run_id/step_id) whose compaction view the WAL holds. */
+export function recordedViewKeys(fold: SessionFold): Set<string> {
+  return new Set(fold.episodes.flatMap((episode) => viewRecords(episode).map((view) => `${episode.run_id}/${view.step_id}`)));
+}
+
+/** A recovered process renders a recorded view from its record: asking the provider again is a violation. */
+export function checkViewsNotAskedAgain(recorded: ReadonlySet<string>, asked: readonly { run_id: string; step_id: number }[]): Found[] {
+  return asked
+    .filter((entry) => recorded.has(`${entry.run_id}/${entry.step_id}`))
+    .map((entry) => ({ invariant: 'provider_valid' as const, message: `run ${entry.run_id} step ${entry.step_id}: the WAL already held this boundary's view, and the compaction provider was asked again` }));
+}
+
 /** The epoch a process took is above every fence and every tenure the disk held when it started. */
 export function checkEpoch(epoch: number, before: DiskView): Found[] {
-  const max_fence = Math.max(0, ...before.fences);
+  const max_fence = before.fences.reduce((highest, fence) => Math.max(highest, fence), 0);
   const lease_epoch = before.lease_epoch ?? 0;
   if (epoch > max_fence && epoch > lease_epoch) return [];
   return [{ invariant: 'epochs', message: `epoch ${epoch} does not exceed the WAL's greatest fence ${max_fence} and the lease's epoch ${lease_epoch}` }];
@@ -106,7 +152,8 @@ export function checkSettled(view: DiskView, paused: boolean): Found[] {
   for (const anomaly of [...fold.anomalies, ...fold.episodes.flatMap((episode) => episode.anomalies)]) {
     found.push({ invariant: 'record_set', message: `${anomaly.kind}: ${anomaly.message}` });
   }
-  const transcript = checkProviderValid(renderTranscript(fold));
+  appendAll(found, checkSentRequests(view));
+  const transcript = checkProviderValid(renderTranscript(fold, OUTPUTS_UNREAD));
   for (const problem of transcript.problems) {
     found.push({ invariant: 'provider_valid', message: `the transcript has ${problem.kind} for ${problem.tool_use_id} at message ${problem.message_index}` });
   }

@@ -27,6 +27,8 @@ import {
   checkSettled,
   checkStopRule,
   indeterminateKeys,
+  checkViewsNotAskedAgain,
+  recordedViewKeys,
   type Violation,
 } from './invariants.js';
 import { Prng } from './prng.js';
@@ -122,6 +124,8 @@ class Simulation {
     const before = viewDisk(this.disk, this.script.session_id);
     const indeterminate = indeterminateKeys(this.script.session_id, before.fold);
     const dispatch_mark = this.world.plane.dispatch_log.length;
+    const recorded_views = recordedViewKeys(before.fold);
+    const asked_mark = this.world.compactor.asked.length;
     const proc = new SimProcess(this.disk, point?.after_mutations ?? null);
     const report: ProcessReport = { mutations: 0, epoch: null, end: 'error', recovery: null };
     this.processes.push(report);
@@ -149,6 +153,7 @@ class Simulation {
     report.mutations = proc.mutations;
     const dispatched = this.world.plane.dispatch_log.slice(dispatch_mark).map((entry) => entry.key);
     this.note(index, checkNoRedispatch(indeterminate, dispatched));
+    this.note(index, checkViewsNotAskedAgain(recorded_views, this.world.compactor.asked.slice(asked_mark)));
     return report;
   }
 

@@ -2,12 +2,14 @@
 // bytes, the reader's verdict, the replay library's fold, the fences in file order, the feature floor and the
 // lease's tenure. It mounts the disk as a process of its own that never writes.
 import type { SessionFold } from '../../src-shared/replay.js';
+import type { ReadFrame } from '../../src-shared/wal.js';
 import { describe } from '../engine/errors.js';
 import { readFloor } from '../engine/feature-floor.js';
 import { readTenureFile } from '../engine/lease.js';
 import { readWal, type ReadResult } from '../engine/reader.js';
 import { leasePath, sessionDir, walPath } from '../engine/state-root.js';
 import { SessionFolder } from '../replay/fold.js';
+import { integer, text, toJsonPayload } from '../replay/values.js';
 import type { SimDisk } from './disk.js';
 import { SimProcess } from './sim-io.js';
 
@@ -20,6 +22,8 @@ export interface DiskView {
   read: ReadResult | null;
   fold: SessionFold;
   fences: number[];
+  /** Every model_attempt_finished: the digest of the request the runtime says it sent (hex), by seq. */
+  sent_requests: { seq: number; step_id: number; request_sha256: string }[];
   floor: { names: string[] } | { error: string };
   lease_epoch: number | null;
 }
@@ -36,6 +40,7 @@ export function viewDisk(disk: SimDisk, session_id: string): DiskView {
   }
   const folder = new SessionFolder();
   const fences: number[] = [];
+  const sent_requests: DiskView['sent_requests'] = [];
   const wal_bytes = process.currentBytes(walPath(dir)) ?? Buffer.alloc(0);
   const read =
     wal_bytes.length === 0
@@ -46,8 +51,14 @@ export function viewDisk(disk: SimDisk, session_id: string): DiskView {
           on_frame: (frame) => {
             folder.push(frame);
             fences.push(frame.fence);
+            if (frame.type === 'model_attempt_finished') sent_requests.push(sentRequest(frame));
           },
         });
   const tenure = process.currentBytes(leasePath(dir)) === null ? null : readTenureFile(process.io, leasePath(dir));
-  return { wal_bytes, read, fold: folder.snapshot(), fences, floor, lease_epoch: tenure?.epoch ?? null };
+  return { wal_bytes, read, fold: folder.snapshot(), fences, sent_requests, floor, lease_epoch: tenure?.epoch ?? null };
+}
+
+function sentRequest(frame: ReadFrame): DiskView['sent_requests'][number] {
+  const payload = toJsonPayload(frame.payload ?? {});
+  return { seq: frame.seq, step_id: integer(payload, 'step_id') ?? 0, request_sha256: text(payload, 'request_sha256') ?? '' };
 }

@@ -15,6 +15,7 @@ import { AgentRuntime } from '../runtime/runtime.js';
 import { scriptedWorld } from '../runtime/scripted.js';
 import type { SessionScript } from '../runtime/script.js';
 import { appendNewerWriterFrame, corruptMiddleFrame } from './damage.js';
+import { makeHistory } from './history.js';
 import { appendLiveSteps } from './live.js';
 import { DEMO_MARKER_FILE, ledgerPathFor } from './paths.js';
 import { RECIPES, type Recipe } from './recipes.js';
@@ -82,6 +83,9 @@ function makeSession(root: string, id: DemoSessionId, recipe: Recipe, clock: Clo
     case 'script':
       runScript(root, recipe.script, ledger, clock, recipe.halt ?? null);
       return;
+    case 'history':
+      makeHistory(root, id, recipe.retired, recipe.archive, clock, (lineage) => runScript(root, lineageScript(recipe.script, lineage), ledger, clock, null));
+      return;
   }
 }
 
@@ -98,6 +102,11 @@ function runScript(root: string, script: SessionScript, ledger: FileLedger, cloc
     runtime.close();
   }
   if (halting !== null && !halting.halted()) throw new Error(`demo session ${script.session_id} ran to its end without reaching its halt point`);
+}
+
+/** Each lineage runs runs of its own: run ids suffixed by the lineage's number, so side effects stay distinct. */
+function lineageScript(script: SessionScript, lineage: number): SessionScript {
+  return { ...script, runs: script.runs.map((run) => ({ ...run, run_id: `${run.run_id}-l${lineage + 1}` })) };
 }
 
 /** The ledger keeps the world's record of sessions that survive the refresh, and forgets rebuilt ones. */

@@ -45,6 +45,7 @@ export function livePorts(ledger: SideEffectLedger, clock: Clock): Ports {
       release: () => undefined,
     },
     owner: { actions: () => [] },
+    compactor: { view: () => null },
   };
 }
 

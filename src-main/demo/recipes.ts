@@ -15,10 +15,14 @@ import {
 } from '../runtime/catalog.js';
 import type { HaltRule } from '../runtime/halt-io.js';
 import type { SessionScript } from '../runtime/script.js';
+import type { RetireReason } from '../engine/archive-format.js';
+import type { ArchiveState } from './history.js';
 import type { DemoSessionId } from './sessions.js';
 
 export type Recipe =
   | { kind: 'script'; script: SessionScript; halt?: HaltRule }
+  /** The script runs once per lineage (its run ids suffixed by the lineage's number); all but the last retired. */
+  | { kind: 'history'; script: SessionScript; retired: RetireReason[]; archive: ArchiveState }
   | { kind: 'damaged'; script: SessionScript; damage: 'newer_writer' | 'corrupt_middle' }
   | { kind: 'live'; steps: number };
 
@@ -56,4 +60,9 @@ export const RECIPES: Record<DemoSessionId, Recipe> = {
   'newer-writer': { kind: 'damaged', script: as('newer-writer', basicSession), damage: 'newer_writer' },
   'corrupt-middle': { kind: 'damaged', script: as('corrupt-middle', basicSession), damage: 'corrupt_middle' },
   live: { kind: 'live', steps: 3 },
+  history: { kind: 'history', script: as('history', compactionSession), retired: ['sealed', 'deleted'], archive: 'index_valid' },
+  'history-stale-index': { kind: 'history', script: as('history-stale-index', basicSession), retired: ['sealed', 'sealed'], archive: 'index_stale' },
+  'history-no-index': { kind: 'history', script: as('history-no-index', basicSession), retired: ['deleted', 'sealed'], archive: 'index_missing' },
+  'history-torn-archive': { kind: 'history', script: as('history-torn-archive', basicSession), retired: ['deleted', 'sealed'], archive: 'torn_tail' },
+  'history-damaged-archive': { kind: 'history', script: as('history-damaged-archive', basicSession), retired: ['sealed', 'deleted'], archive: 'damaged_header' },
 };

@@ -1,7 +1,7 @@
 // The demo state root's sessions: stable ids the app and its tests rely on, each with the state `walscope
 // replay` reports for it. The demo's own tests check every entry through the replay library.
 import type { EpisodeState, ResumeAction } from '../../src-shared/replay.js';
-import type { WalErrorKind } from '../../src-shared/wal.js';
+import type { ArchiveReport, WalErrorKind } from '../../src-shared/wal.js';
 
 export interface DemoExpectation {
   /** What a user meets in this session. */
@@ -14,6 +14,13 @@ export interface DemoExpectation {
   state: EpisodeState | null;
   /** The last episode's run_finished reason; null when it has none. */
   finished: string | null;
+  /** Sessions with history (wal-format §11): the lineages newest first, and what `verify` says of the archive. */
+  history?: {
+    lineages: readonly ('live' | 'sealed' | 'deleted' | 'missing')[];
+    index: ArchiveReport['index'];
+    torn_tail: boolean;
+    archive_error: 'archive_corruption' | null;
+  };
 }
 
 export const DEMO_SESSIONS = {
@@ -81,11 +88,11 @@ export const DEMO_SESSIONS = {
     finished: 'completed',
   },
   'compaction-ceiling': {
-    shows: 'compaction views and notices, context-ceiling waits and decisions, runner tags, and a cancel at a step boundary',
+    shows: 'two compaction views superseding each other with a notice at every boundary, ceiling waits that end in permission and one that ends in refusal, and a stale view that no longer assembles, refused at its step',
     integrity: 'ok',
     resume: 'none',
     state: 'finished',
-    finished: 'cancelled',
+    finished: 'error',
   },
   'torn-tail': {
     shows: 'a torn tail: the process died part-way through writing run_finished',
@@ -114,6 +121,46 @@ export const DEMO_SESSIONS = {
     resume: 'continue',
     state: 'running',
     finished: null,
+  },
+  history: {
+    shows: 'a session with history: a sealed lineage, a deleted one (a tombstone), and the live one (each the compaction script, so its last run ends refused, in error); runner tags and notice numbers carry on across them',
+    integrity: 'ok',
+    resume: 'none',
+    state: 'finished',
+    finished: 'error',
+    history: { lineages: ['live', 'deleted', 'sealed'], index: 'valid', torn_tail: false, archive_error: null },
+  },
+  'history-stale-index': {
+    shows: 'history with a stale archive index (a retire died before rewriting it): the later member is found by its header',
+    integrity: 'ok',
+    resume: 'none',
+    state: 'finished',
+    finished: 'completed',
+    history: { lineages: ['live', 'sealed', 'sealed'], index: 'stale', torn_tail: false, archive_error: null },
+  },
+  'history-no-index': {
+    shows: 'history without an archive index: every member header is read from offset 0',
+    integrity: 'ok',
+    resume: 'none',
+    state: 'finished',
+    finished: 'completed',
+    history: { lineages: ['live', 'sealed', 'deleted'], index: 'missing', torn_tail: false, archive_error: null },
+  },
+  'history-torn-archive': {
+    shows: 'an archive with a torn tail: a retire died part-way through appending a member, never committed',
+    integrity: 'ok',
+    resume: 'none',
+    state: 'finished',
+    finished: 'completed',
+    history: { lineages: ['live', 'sealed', 'deleted'], index: 'valid', torn_tail: true, archive_error: null },
+  },
+  'history-damaged-archive': {
+    shows: 'a damaged archive header with a whole member after it: archive corruption, the session refused by verify',
+    integrity: 'ok',
+    resume: 'none',
+    state: 'finished',
+    finished: 'completed',
+    history: { lineages: ['live'], index: 'invalid', torn_tail: false, archive_error: 'archive_corruption' },
   },
 } as const satisfies Record<string, DemoExpectation>;
 

@@ -23,6 +23,11 @@ export class CborError extends Error {
   }
 }
 
+/** A decode built more items than its budget allows (`items_left`): not malformed, too large for the caller. */
+export class CborItemsExceeded extends Error {
+  override name = 'CborItemsExceeded';
+}
+
 export const MAJOR_UINT = 0;
 const MAJOR_NEGINT = 1;
 const MAJOR_BYTES = 2;
@@ -153,9 +158,31 @@ interface Head {
   argument: number;
 }
 
-/** A cursor over one CBOR body. `readItem` builds values, `skipItem` validates them without building. */
+/** Maps with at most this many keys find duplicates by comparing key bytes pairwise (no strings, no Set);
+ *  larger ones use a Set of the keys' bytes as latin1 (one character per byte: equal iff the bytes are). */
+const MAP_KEYS_PAIRWISE_MAX = 16;
+/** Texts shorter than this are checked for ASCII in JS before the native UTF-8 check (a call costs more). */
+const TEXT_ASCII_SCAN_MAX = 64;
+
+/** Start/end of the keys of the maps being skipped, for the pairwise comparison. One scratch for every decoder
+ *  (a typed array per decoder cost a sixth of verify's time): decoders run one at a time, each from index 0. */
+let key_bounds = new Int32Array(8 * MAP_KEYS_PAIRWISE_MAX);
+
+/** A cursor over one CBOR body. `readItem` builds values, `skipItem` validates them without building.
+ *  The decoded head is kept in fields rather than returned as an object: `verify` decodes millions of heads,
+ *  and an allocation per head was a tenth of its time. */
 export class CborDecoder {
   position = 0;
+  /** The major type and argument of the head `readHead` or `nextHead` read last. */
+  head_major = 0;
+  head_argument = 0;
+  /** How much of `key_bounds` the maps being skipped use: nested maps stack their keys on it. */
+  private key_bounds_used = 0;
+  /** Build byte strings as lowercase hex text (the project's JSON form, src-shared/json.ts) instead of
+   *  Uint8Array: the fold keeps JSON values, and converting afterwards copied every payload twice. */
+  bytes_as_hex = false;
+  /** How many more items `readItem` may build; past it, it throws CborItemsExceeded. */
+  items_left = Number.POSITIVE_INFINITY;
 
   constructor(readonly bytes: Buffer) {}
 
@@ -168,39 +195,64 @@ export class CborDecoder {
   }
 
   readHead(): Head {
-    if (this.remaining < 1) this.fail('unexpected end of body');
-    const initial = this.bytes[this.position]!;
+    this.nextHead();
+    return { major: this.head_major, argument: this.head_argument };
+  }
+
+  /** Reads one head into `head_major` and `head_argument`. */
+  nextHead(): void {
+    const bytes = this.bytes;
+    if (this.position >= bytes.length) this.fail('unexpected end of body');
+    const initial = bytes[this.position]!;
     const major = initial >> 5;
     const info = initial & 0x1f;
     if (major === MAJOR_TAG) this.fail('CBOR tags are not allowed');
+    this.head_major = major;
     if (major === MAJOR_SIMPLE) {
       this.position += 1;
-      return { major, argument: info };
+      this.head_argument = info;
+      return;
+    }
+    if (info < 24) {
+      this.position += 1;
+      this.head_argument = info;
+      return;
     }
     if (info === 31) this.fail('indefinite lengths are not allowed');
     if (info >= 28) this.fail(`reserved additional information ${info}`);
-    const argument_bytes = info < 24 ? 0 : 1 << (info - 24);
+    const argument_bytes = 1 << (info - 24);
     if (this.remaining < 1 + argument_bytes) this.fail('unexpected end of body');
     const at = this.position + 1;
     let argument: number;
-    if (argument_bytes === 0) argument = info;
-    else if (argument_bytes === 1) argument = this.bytes[at]!;
-    else if (argument_bytes === 2) argument = this.bytes.readUInt16BE(at);
-    else if (argument_bytes === 4) argument = this.bytes.readUInt32BE(at);
+    if (argument_bytes === 1) argument = bytes[at]!;
+    else if (argument_bytes === 2) argument = (bytes[at]! << 8) | bytes[at + 1]!;
+    else if (argument_bytes === 4) argument = bytes.readUInt32BE(at);
     else {
-      const high = this.bytes.readUInt32BE(at);
-      const low = this.bytes.readUInt32BE(at + 4);
+      const high = bytes.readUInt32BE(at);
+      const low = bytes.readUInt32BE(at + 4);
       if (high > 0x200000 || (high === 0x200000 && low !== 0)) this.fail('integer beyond ±2^53');
       argument = high * 0x100000000 + low;
     }
     this.position = at + argument_bytes;
-    return { major, argument };
+    this.head_argument = argument;
+  }
+
+  /** Whether the next item is a text string of at most `size_bytes_max` bytes (nothing is consumed). */
+  atShortText(size_bytes_max: number): boolean {
+    const start = this.position;
+    this.nextHead();
+    const short = this.head_major === MAJOR_TEXT && this.head_argument <= size_bytes_max;
+    this.position = start;
+    return short;
   }
 
   readItem(depth = 0): CborValue {
     if (depth > CBOR_DEPTH_MAX) this.fail(`nesting deeper than ${CBOR_DEPTH_MAX}`);
+    if (--this.items_left < 0) throw new CborItemsExceeded(`more items than the decode may build, at body byte ${this.position}`);
     const start = this.position;
-    const { major, argument } = this.readHead();
+    this.nextHead();
+    const major = this.head_major;
+    const argument = this.head_argument;
     switch (major) {
       case MAJOR_UINT:
         return argument;
@@ -208,7 +260,7 @@ export class CborDecoder {
         if (argument > CBOR_INTEGER_MAX - 1) this.fail('integer beyond ±2^53');
         return -1 - argument;
       case MAJOR_BYTES:
-        return new Uint8Array(this.takeBytes(argument));
+        return this.bytes_as_hex ? this.takeBytes(argument).toString('hex') : new Uint8Array(this.takeBytes(argument));
       case MAJOR_TEXT:
         return this.takeText(argument);
       case MAJOR_ARRAY: {
@@ -223,13 +275,7 @@ export class CborDecoder {
         for (let index = 0; index < argument; index++) {
           const key = this.readKey();
           if (Object.prototype.hasOwnProperty.call(map, key)) this.fail(`duplicate map key "${key}"`);
-          // defineProperty keeps a hostile "__proto__" key an ordinary property instead of a prototype swap.
-          Object.defineProperty(map, key, {
-            value: this.readItem(depth + 1),
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
+          setOwn(map, key, this.readItem(depth + 1));
         }
         return map;
       }
@@ -241,45 +287,91 @@ export class CborDecoder {
   skipItem(depth = 0): void {
     if (depth > CBOR_DEPTH_MAX) this.fail(`nesting deeper than ${CBOR_DEPTH_MAX}`);
     const start = this.position;
-    const { major, argument } = this.readHead();
-    switch (major) {
+    this.nextHead();
+    const argument = this.head_argument;
+    switch (this.head_major) {
       case MAJOR_UINT:
         return;
       case MAJOR_NEGINT:
         if (argument > CBOR_INTEGER_MAX - 1) this.fail('integer beyond ±2^53');
         return;
       case MAJOR_BYTES:
-        this.takeBytes(argument);
+        this.skipBytes(argument);
         return;
-      case MAJOR_TEXT: {
-        const text = this.takeBytes(argument);
-        if (!isUtf8(text)) this.fail('text string is not valid UTF-8');
+      case MAJOR_TEXT:
+        this.skipText(argument);
         return;
-      }
       case MAJOR_ARRAY:
         this.checkCount(argument, start);
         for (let index = 0; index < argument; index++) this.skipItem(depth + 1);
         return;
-      case MAJOR_MAP: {
+      case MAJOR_MAP:
         this.checkCount(argument * 2, start);
-        const keys = new Set<string>();
-        for (let index = 0; index < argument; index++) {
-          const key = this.readKey();
-          if (keys.has(key)) this.fail(`duplicate map key "${key}"`);
-          keys.add(key);
-          this.skipItem(depth + 1);
-        }
+        if (argument <= MAP_KEYS_PAIRWISE_MAX) this.skipSmallMap(argument, depth);
+        else this.skipLargeMap(argument, depth);
         return;
-      }
       default:
         this.readSimple(argument, start);
     }
   }
 
+  /** Skips a map's entries, finding a duplicate key by comparing the bytes of every earlier key. */
+  private skipSmallMap(count: number, depth: number): void {
+    const base = this.key_bounds_used;
+    if (base + 2 * count > key_bounds.length) {
+      const grown = new Int32Array(Math.max(key_bounds.length * 2, base + 2 * count));
+      grown.set(key_bounds);
+      key_bounds = grown;
+    }
+    this.key_bounds_used = base + 2 * count;
+    for (let index = 0; index < count; index++) {
+      const key_start = this.skipKey();
+      const key_end = this.position;
+      for (let earlier = 0; earlier < index; earlier++) {
+        if (this.sameBytes(key_bounds[base + 2 * earlier]!, key_bounds[base + 2 * earlier + 1]!, key_start, key_end)) {
+          this.fail(`duplicate map key "${this.bytes.toString('utf8', key_start, key_end)}"`);
+        }
+      }
+      key_bounds[base + 2 * index] = key_start;
+      key_bounds[base + 2 * index + 1] = key_end;
+      this.skipItem(depth + 1);
+    }
+    this.key_bounds_used = base;
+  }
+
+  private skipLargeMap(count: number, depth: number): void {
+    const keys = new Set<string>();
+    for (let index = 0; index < count; index++) {
+      const key_start = this.skipKey();
+      const key = this.bytes.toString('latin1', key_start, this.position);
+      if (keys.has(key)) this.fail(`duplicate map key "${this.bytes.toString('utf8', key_start, this.position)}"`);
+      keys.add(key);
+      this.skipItem(depth + 1);
+    }
+  }
+
+  private sameBytes(left_start: number, left_end: number, right_start: number, right_end: number): boolean {
+    const length = left_end - left_start;
+    if (length !== right_end - right_start) return false;
+    const bytes = this.bytes;
+    for (let index = 0; index < length; index++) {
+      if (bytes[left_start + index] !== bytes[right_start + index]) return false;
+    }
+    return true;
+  }
+
+  /** Validates a text key and returns where its bytes start; `position` is then its end. */
+  private skipKey(): number {
+    this.nextHead();
+    if (this.head_major !== MAJOR_TEXT) this.fail('map keys must be text');
+    this.skipText(this.head_argument);
+    return this.position - this.head_argument;
+  }
+
   readKey(): string {
-    const { major, argument } = this.readHead();
-    if (major !== MAJOR_TEXT) this.fail('map keys must be text');
-    return this.takeText(argument);
+    this.nextHead();
+    if (this.head_major !== MAJOR_TEXT) this.fail('map keys must be text');
+    return this.takeText(this.head_argument);
   }
 
   private readSimple(info: number, start: number): CborValue {
@@ -309,6 +401,29 @@ export class CborDecoder {
     }
   }
 
+  private skipBytes(size_bytes: number): void {
+    if (size_bytes > this.remaining) this.fail('string length exceeds the bytes that remain');
+    this.position += size_bytes;
+  }
+
+  /** Skips a text string, failing unless it is valid UTF-8; short ASCII is checked without a native call. */
+  private skipText(size_bytes: number): void {
+    if (size_bytes > this.remaining) this.fail('string length exceeds the bytes that remain');
+    const start = this.position;
+    const end = start + size_bytes;
+    if (size_bytes < TEXT_ASCII_SCAN_MAX) {
+      const bytes = this.bytes;
+      let index = start;
+      while (index < end && bytes[index]! < 0x80) index++;
+      if (index === end) {
+        this.position = end;
+        return;
+      }
+    }
+    this.position = end;
+    if (!isUtf8(this.bytes.subarray(start, end))) this.fail('text string is not valid UTF-8');
+  }
+
   private takeBytes(size_bytes: number): Buffer {
     if (size_bytes > this.remaining) this.fail('string length exceeds the bytes that remain');
     const slice = this.bytes.subarray(this.position, this.position + size_bytes);
@@ -317,10 +432,27 @@ export class CborDecoder {
   }
 
   private takeText(size_bytes: number): string {
-    const raw = this.takeBytes(size_bytes);
-    if (!isUtf8(raw)) this.fail('text string is not valid UTF-8');
-    return raw.toString('utf8');
+    if (size_bytes > this.remaining) this.fail('string length exceeds the bytes that remain');
+    const start = this.position;
+    const end = start + size_bytes;
+    this.position = end;
+    const bytes = this.bytes;
+    if (size_bytes < TEXT_ASCII_SCAN_MAX) {
+      let index = start;
+      while (index < end && bytes[index]! < 0x80) index++;
+      if (index === end) return bytes.toString('latin1', start, end);
+    }
+    if (!isUtf8(bytes.subarray(start, end))) this.fail('text string is not valid UTF-8');
+    return bytes.toString('utf8', start, end);
   }
+}
+
+/** Sets an own, enumerable property. Plain assignment except for "__proto__", which would swap the prototype
+ *  (defineProperty keeps it an ordinary property); defineProperty for every key put objects in V8's slow mode
+ *  and was a quarter of the fold's time. */
+export function setOwn(target: { [key: string]: unknown }, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 function decodeHalf(half: number): number {

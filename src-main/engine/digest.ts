@@ -1,6 +1,6 @@
 // Frame digests (wal-format §2): SHA-256 through node:crypto (hardware SHA where the CPU has it) and BLAKE3
 // (256-bit output) through @noble/hashes. Both cover header and body together.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { blake3 } from '@noble/hashes/blake3.js';
 import type { DigestAlgorithmName } from '../../src-shared/wal.js';
 
@@ -15,9 +15,10 @@ export function digestAlgorithmName(code: number): DigestAlgorithmName | null {
 /** Bytes hashed by this process so far: lets tests bound the work a read does without timing it. */
 export const digestWork = { hashed_bytes: 0 };
 
-/** Digest of `covered` (header and body, contiguous) as 32 bytes. */
+/** Digest of `covered` (header and body, contiguous) as 32 bytes. One-shot `hash`: a Hash object per frame
+ *  cost more than hashing a small frame. */
 export function frameDigest(algorithm: DigestAlgorithmName, covered: Uint8Array): Uint8Array {
   digestWork.hashed_bytes += covered.length;
-  if (algorithm === 'sha256') return createHash('sha256').update(covered).digest();
+  if (algorithm === 'sha256') return hash('sha256', covered, 'buffer');
   return blake3(covered);
 }

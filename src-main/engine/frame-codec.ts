@@ -53,22 +53,23 @@ function assertBodyShape(body: FrameBody): void {
   for (const feature of body.features) assert.match(feature, FEATURE_NAME_PATTERN);
 }
 
-/** Frame size declared by an intact-looking header at `offset`, or the reason the header is damaged.
- *  `available_bytes` is how many bytes exist from `offset` to the end of the file. */
+/** Frame size declared by an intact-looking header at `header[at]`, or the reason the header is damaged.
+ *  `available_bytes` is how many bytes exist from that offset to the end of the file. */
 export function checkHeader(
   header: Uint8Array,
   available_bytes: number,
+  at = 0,
 ): { size_bytes: number; algorithm: DigestAlgorithmName } | DamageReason {
-  if (available_bytes < FRAME_HEADER_BYTES || header.length < FRAME_HEADER_BYTES) return 'short_header';
+  if (available_bytes < FRAME_HEADER_BYTES || header.length - at < FRAME_HEADER_BYTES) return 'short_header';
   for (let index = 0; index < FRAME_MAGIC.length; index++) {
-    if (header[index] !== FRAME_MAGIC[index]) return 'bad_magic';
+    if (header[at + index] !== FRAME_MAGIC[index]) return 'bad_magic';
   }
-  if (header[4] !== FRAME_LAYOUT) return 'unknown_layout';
-  const algorithm = digestAlgorithmName(header[5]!);
+  if (header[at + 4] !== FRAME_LAYOUT) return 'unknown_layout';
+  const algorithm = digestAlgorithmName(header[at + 5]!);
   if (algorithm === null) return 'unknown_digest_algorithm';
-  if (header[6] !== 0 || header[7] !== 0) return 'reserved_nonzero';
+  if (header[at + 6] !== 0 || header[at + 7] !== 0) return 'reserved_nonzero';
   const body_bytes =
-    header[8]! | (header[9]! << 8) | (header[10]! << 16) | (header[11]! * 0x1000000);
+    header[at + 8]! | (header[at + 9]! << 8) | (header[at + 10]! << 16) | (header[at + 11]! * 0x1000000);
   if (body_bytes < FRAME_BODY_BYTES_MIN || body_bytes > FRAME_BODY_BYTES_MAX) return 'bad_body_length';
   const size_bytes = FRAME_OVERHEAD_BYTES + body_bytes;
   if (size_bytes > available_bytes) return 'past_end';
@@ -78,17 +79,26 @@ export function checkHeader(
 /** Checks the whole frame that starts at `offset` in `buffer`: null when intact, else why it is damaged.
  *  `available_bytes` counts the bytes from `offset` to the end of the file (the buffer may hold fewer). */
 export function checkFrameAt(buffer: Buffer, offset: number, available_bytes: number): DamageReason | null {
-  const header = checkHeader(buffer.subarray(offset, offset + FRAME_HEADER_BYTES), available_bytes);
+  const header = checkHeader(buffer, available_bytes, offset);
   if (typeof header === 'string') return header;
   assert.ok(offset + header.size_bytes <= buffer.length, 'caller must hold the whole frame');
-  const coveredEnd = offset + header.size_bytes - FRAME_DIGEST_BYTES;
-  const expected = frameDigest(header.algorithm, buffer.subarray(offset, coveredEnd));
-  const stored = buffer.subarray(coveredEnd, coveredEnd + FRAME_DIGEST_BYTES);
-  return Buffer.compare(expected, stored) === 0 ? null : 'digest_mismatch';
+  const covered_end = offset + header.size_bytes - FRAME_DIGEST_BYTES;
+  return digestMatches(header.algorithm, buffer, offset, covered_end) ? null : 'digest_mismatch';
+}
+
+/** Whether the 32 bytes at `covered_end` are the digest of `buffer[covered_start, covered_end)`: compared in
+ *  place, without copying the stored digest. */
+export function digestMatches(algorithm: DigestAlgorithmName, buffer: Buffer, covered_start: number, covered_end: number): boolean {
+  const expected = frameDigest(algorithm, buffer.subarray(covered_start, covered_end));
+  for (let index = 0; index < FRAME_DIGEST_BYTES; index++) {
+    if (expected[index] !== buffer[covered_end + index]) return false;
+  }
+  return true;
 }
 
 export type BodyDecodeResult =
-  | { kind: 'ok'; body: Omit<FrameBody, 'payload'> & { payload: Payload | null } }
+  /** `payload_at`: where the payload map's CBOR starts in the body, for readers that decode it themselves. */
+  | { kind: 'ok'; body: Omit<FrameBody, 'payload'> & { payload: Payload | null }; payload_at: number }
   | { kind: 'malformed'; message: string }
   | { kind: 'newer_version'; ver: number; message: string };
 
@@ -96,9 +106,11 @@ export type BodyDecodeResult =
 export function decodeBody(bodyBytes: Buffer, with_payload: boolean): BodyDecodeResult {
   const decoder = new CborDecoder(bodyBytes);
   try {
-    const head = decoder.readHead();
-    if (head.major !== 4) return malformed('body is not a CBOR array');
-    if (head.argument < 1) return malformed('body array is empty');
+    decoder.nextHead();
+    const body_major = decoder.head_major;
+    const items = decoder.head_argument;
+    if (body_major !== 4) return malformed('body is not a CBOR array');
+    if (items < 1) return malformed('body array is empty');
     // ver, seq and fence are uints (§3): a float of the same value is a malformed frame, so their CBOR major
     // type is checked before any value is built.
     const ver = readUint(decoder);
@@ -107,7 +119,7 @@ export function decodeBody(bodyBytes: Buffer, with_payload: boolean): BodyDecode
     if (ver > FRAME_VER_GATED) {
       return { kind: 'newer_version', ver, message: `frame version ${ver} is newer than this build reads (3)` };
     }
-    if (head.argument !== 6) return malformed(`body array has ${head.argument} items, not 6`);
+    if (items !== 6) return malformed(`body array has ${items} items, not 6`);
     const seq = readUint(decoder);
     if (typeof seq === 'string') return malformed(`seq ${seq}`);
     const fence = readUint(decoder);
@@ -115,8 +127,9 @@ export function decodeBody(bodyBytes: Buffer, with_payload: boolean): BodyDecode
     const type = decoder.readItem();
     const features = decoder.readItem();
     const payloadStart = decoder.position;
-    const payloadHead = decoder.readHead();
-    if (payloadHead.major !== 5) return malformed('payload is not a map');
+    decoder.nextHead();
+    const payload_major = decoder.head_major;
+    if (payload_major !== 5) return malformed('payload is not a map');
     decoder.position = payloadStart;
     let payload: Payload | null = null;
     if (with_payload) payload = decoder.readItem() as Payload;
@@ -127,6 +140,7 @@ export function decodeBody(bodyBytes: Buffer, with_payload: boolean): BodyDecode
     return {
       kind: 'ok',
       body: { ver, seq, fence, type: type as string, features: features as string[], payload },
+      payload_at: payloadStart,
     };
   } catch (error) {
     if (error instanceof CborError) return malformed(error.message);
@@ -151,9 +165,11 @@ function checkHeadShape(ver: number, type: unknown, features: unknown): string |
 /** An unsigned integer item (CBOR major type 0) below 2^53, or what is wrong with the item: any other item,
  *  floats of integral value included, is not one. */
 function readUint(decoder: CborDecoder): number | string {
-  const head = decoder.readHead();
-  if (head.major !== MAJOR_UINT) return 'is not an unsigned integer';
-  return Number.isSafeInteger(head.argument) ? head.argument : 'is 2^53 or more';
+  decoder.nextHead();
+  const major = decoder.head_major;
+  const argument = decoder.head_argument;
+  if (major !== MAJOR_UINT) return 'is not an unsigned integer';
+  return Number.isSafeInteger(argument) ? argument : 'is 2^53 or more';
 }
 
 function malformed(message: string): BodyDecodeResult {

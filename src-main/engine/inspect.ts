@@ -2,6 +2,10 @@
 // here writes, truncates, creates or locks: exports that customers send are opened exactly like this.
 import path from 'node:path';
 import type { VerifyReport } from '../../src-shared/wal.js';
+import { archivePath } from './archive-format.js';
+import { openMember } from './archive-member.js';
+import { latestMember, readArchive } from './archive-reader.js';
+import { verifyArchive } from './archive-verify.js';
 import { describe } from './errors.js';
 import { readFloor } from './feature-floor.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
@@ -17,6 +21,8 @@ export interface WalTarget {
   root: string | null;
   /** A bare file, or a session folder outside any state root: a copy, opened read-only for ever. */
   is_export: boolean;
+  /** A sealed lineage of the session's archive (`SESSION_DIR@WAL_ID`): read-only for ever, like an export. */
+  member?: { session_dir: string; wal_id: string };
 }
 
 export class TargetError extends Error {
@@ -43,6 +49,8 @@ function shortPath(target: string): string {
 function resolveTargetsOrThrow(target: string, io: FileIO): WalTarget[] {
   const resolved = path.resolve(target);
   const kind = classifyPath(resolved, io);
+  const sealed = kind === 'missing' ? parseMemberTarget(target) : null;
+  if (sealed !== null) return [memberTarget(sealed.session_path, sealed.wal_id, io)];
   switch (kind) {
     case 'wal_file':
       return [fileTarget(resolved)];
@@ -58,6 +66,39 @@ function resolveTargetsOrThrow(target: string, io: FileIO): WalTarget[] {
     default:
       throw new TargetError(`${shortPath(target)}: not a WAL file, a session folder (holding "${WAL_FILE_NAME}") or a state root (holding "${SESSIONS_DIR_NAME}/")`);
   }
+}
+
+/** `SESSION_DIR@WAL_ID`: a sealed lineage of a session's archive, named by its 32-hex-digit wal_id. One syntax for
+ *  every command that reads a lineage (dump, replay, serve, and any later one). */
+const MEMBER_TARGET = /^(.+)@([0-9a-fA-F]{32})$/;
+
+export function parseMemberTarget(target: string): { session_path: string; wal_id: string } | null {
+  const match = MEMBER_TARGET.exec(target);
+  return match === null ? null : { session_path: match[1]!, wal_id: match[2]!.toLowerCase() };
+}
+
+function memberTarget(session_path: string, wal_id: string, io: FileIO): WalTarget {
+  const session_dir = path.resolve(session_path);
+  if (classifyPath(session_dir, io) !== 'session_dir') throw new TargetError(`${session_path}: not a session folder (holding "${WAL_FILE_NAME}"), so it has no archive to open ${wal_id} from`);
+  const base = sessionTarget(session_dir);
+  return { ...base, wal_path: `${archivePath(session_dir)}@${wal_id}`, is_export: true, member: { session_dir, wal_id } };
+}
+
+/** A sealed lineage, read as a WAL once the archive is proven readable and the member's content its own. */
+function readMemberTarget(member: NonNullable<WalTarget['member']>, options: ReadOptions & { io: FileIO }): ReadResult {
+  const archive = readArchive(member.session_dir, { io: options.io, trust_index: true });
+  if (archive.error !== null) {
+    const kind = archive.error.kind === 'archive_malformed' ? 'malformed_frame' : archive.error.kind;
+    return refusedRead({ kind, offset: archive.error.offset, seq: null, features: [], message: archive.error.message });
+  }
+  const found = latestMember(archive, member.wal_id);
+  if (found === null || found.reason !== 'sealed') {
+    const message = found === null ? `lineage ${member.wal_id} is not in the archive of ${member.session_dir} (every member header was read)` : `lineage ${member.wal_id} was deleted by retention: only its tombstone (counts) is kept`;
+    return refusedRead({ kind: 'not_archived', offset: found?.offset ?? null, seq: null, features: [], message });
+  }
+  const opened = openMember(member.session_dir, found, options);
+  if (!opened.ok) return refusedRead({ kind: 'archive_member_damaged', offset: found.offset, seq: null, features: [], message: opened.damage.message });
+  return opened.read;
 }
 
 function enclosingRoot(session_dir: string): string | null {
@@ -94,6 +135,7 @@ export function readTarget(target: WalTarget, options: Omit<ReadOptions, 'floor_
       return refusedRead(ioError(`cannot read the feature floor of ${target.root}: ${describe(error)}`));
     }
   }
+  if (target.member !== undefined) return readMemberTarget(target.member, { ...options, io, floor_features });
   // Only a session inside a state root can have a live writer; a copied folder's lease file names some other
   // machine's process and says nothing about this copy.
   let live = false;
@@ -106,11 +148,12 @@ export function readTarget(target: WalTarget, options: Omit<ReadOptions, 'floor_
 }
 
 export function verifyTarget(target: WalTarget, io: FileIO = nodeFileIO): VerifyReport {
-  return verifyReportOf(target, readTarget(target, { io, with_payload: false }));
+  return verifyReportOf(target, readTarget(target, { io, with_payload: false }), io);
 }
 
 /** The verify report of a read already made (a caller that folds the same read, say). */
-export function verifyReportOf(target: WalTarget, result: ReadResult): VerifyReport {
+export function verifyReportOf(target: WalTarget, result: ReadResult, io: FileIO = nodeFileIO): VerifyReport {
+  const archive = target.session_dir === null || target.member !== undefined ? null : verifyArchive(target.session_dir, floorOf(target, io), io);
   return {
     path: target.wal_path,
     session: target.session,
@@ -125,5 +168,14 @@ export function verifyReportOf(target: WalTarget, result: ReadResult): VerifyRep
     torn_tail: result.torn_tail,
     in_progress_tail: result.in_progress_tail,
     error: result.error,
+    archive,
   };
+}
+
+function floorOf(target: WalTarget, io: FileIO): string[] {
+  try {
+    return target.root === null ? [] : readFloor(target.root, io);
+  } catch {
+    return []; // the WAL's own read already reports an unreadable floor
+  }
 }

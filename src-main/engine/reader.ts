@@ -15,7 +15,7 @@ import type {
 import { describe } from './errors.js';
 import { unknownFeatures } from './features.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
-import { checkFrameAt, checkHeader, decodeBody } from './frame-codec.js';
+import { checkFrameAt, checkHeader, decodeBody, digestMatches } from './frame-codec.js';
 import {
   FRAME_BYTES_MAX,
   FRAME_DIGEST_BYTES,
@@ -47,8 +47,10 @@ export interface ReadOptions {
   live?: boolean;
   /** The state root's feature floor, checked before any frame is read. */
   floor_features?: readonly string[];
-  /** Called for every intact frame, lineage frames included, in file order. */
-  on_frame?: (frame: ReadFrame) => void;
+  /** Called for every intact frame, lineage frames included, in file order. `payload_cbor` is the payload map's
+   *  CBOR, already validated: a view into the reader's buffer, valid only during the call (the fold decodes
+   *  from it what it keeps, and nothing else). */
+  on_frame?: (frame: ReadFrame, payload_cbor: Buffer) => void;
   /** Continue a previous read from its checkpoint instead of from offset 0. */
   from?: ReadCheckpoint;
 }
@@ -150,7 +152,8 @@ function finish(
 
 /** A sliding window over the file: holds at least the bytes asked for, reading forward in chunks. */
 class FileWindow {
-  private buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  /** Valid from index 0 to `end - start`; replaced when a frame larger than it is loaded. */
+  buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
   private start = 0;
   private end = 0;
 
@@ -162,10 +165,17 @@ class FileWindow {
 
   /** The file's bytes [offset, offset + length), length capped at the end of the file. */
   slice(offset: number, length: number): Buffer {
+    const at = this.locate(offset, length);
+    return this.buffer.subarray(at, at + Math.min(length, this.size_bytes - offset));
+  }
+
+  /** Where the file's bytes [offset, offset + length) (capped at the end of the file) are in `buffer`, loading
+   *  them first if needed. Valid until the next call: the per-frame path reads through it without a slice. */
+  locate(offset: number, length: number): number {
     const wanted_end = Math.min(offset + length, this.size_bytes);
     assert.ok(wanted_end - offset <= FRAME_BYTES_MAX + READ_CHUNK_BYTES, 'window request beyond the frame bound');
     if (offset < this.start || wanted_end > this.end) this.load(offset, wanted_end);
-    return this.buffer.subarray(offset - this.start, wanted_end - this.start);
+    return offset - this.start;
   }
 
   private load(offset: number, wanted_end: number): void {
@@ -214,13 +224,14 @@ class WalScan {
 
   private readFrameAt(offset: number): Step {
     const available_bytes = this.window.size_bytes - offset;
-    const header = checkHeader(this.window.slice(offset, FRAME_HEADER_BYTES), available_bytes);
+    const header_at = this.window.locate(offset, FRAME_HEADER_BYTES);
+    const header = checkHeader(this.window.buffer, available_bytes, header_at);
     if (typeof header === 'string') return { stop: this.damaged(offset, header) };
-    const frameBytes = this.window.slice(offset, header.size_bytes);
-    const damage = checkFrameAt(frameBytes, 0, available_bytes);
-    if (damage !== null) return { stop: this.damaged(offset, damage) };
-    const body = frameBytes.subarray(FRAME_HEADER_BYTES, header.size_bytes - 32);
-    return this.acceptFrame(offset, header.size_bytes, header.algorithm, body);
+    const at = this.window.locate(offset, header.size_bytes);
+    const buffer = this.window.buffer;
+    const covered_end = at + header.size_bytes - FRAME_DIGEST_BYTES;
+    if (!digestMatches(header.algorithm, buffer, at, covered_end)) return { stop: this.damaged(offset, 'digest_mismatch') };
+    return this.acceptFrame(offset, header.size_bytes, header.algorithm, buffer.subarray(at + FRAME_HEADER_BYTES, covered_end));
   }
 
   private acceptFrame(offset: number, size_bytes: number, algorithm: DigestAlgorithmName, body: Buffer): Step {
@@ -236,7 +247,7 @@ class WalScan {
     this.state.max_fence = Math.max(this.state.max_fence, frame.fence);
     this.state.algorithms.add(algorithm);
     for (const feature of frame.features) this.state.feature_set.add(feature);
-    this.options.on_frame?.({ offset, size_bytes, digest_algorithm: algorithm, ...frame });
+    this.options.on_frame?.({ offset, size_bytes, digest_algorithm: algorithm, ...frame }, body.subarray(verdict.payload_at));
     return { next_offset: offset + size_bytes };
   }
 
@@ -269,7 +280,7 @@ type DecodedFrame = {
 };
 
 type DecodeOutcome =
-  | { kind: 'ok'; body: DecodedFrame }
+  | { kind: 'ok'; body: DecodedFrame; payload_at: number }
   | { kind: 'malformed'; message: string }
   | { kind: 'newer_version'; ver: number; message: string };
 
@@ -278,9 +289,11 @@ function decodeLineageAware(body: Buffer, with_payload: boolean): DecodeOutcome 
   let result = decodeBody(body, with_payload);
   if (result.kind === 'ok' && !with_payload && result.body.seq === 0) result = decodeBody(body, true);
   if (result.kind !== 'ok') return result;
-  const candidate = result.body.payload?.['wal_id'];
+  const { ver, seq, fence, type, features, payload } = result.body;
+  // Only a seq-0 frame can be a lineage frame; the reader refuses any other that claims to be one.
+  const candidate = seq === 0 ? payload?.['wal_id'] : undefined;
   const lineage_wal_id = candidate instanceof Uint8Array && candidate.length === 16 ? candidate : null;
-  return { kind: 'ok', body: { ...result.body, payload: with_payload ? result.body.payload : null, lineage_wal_id } };
+  return { kind: 'ok', body: { ver, seq, fence, type, features, payload: with_payload ? payload : null, lineage_wal_id }, payload_at: result.payload_at };
 }
 
 /** What the frames before a frame have proven: the WAL's identity (once a lineage frame was read) and the last seq. */
@@ -290,8 +303,9 @@ interface Proven {
 }
 
 type FrameVerdict =
-  | { kind: 'lineage'; frame: DecodedFrame; wal_id: Uint8Array }
-  | { kind: 'record'; frame: DecodedFrame }
+  /** `payload_at`: where the payload's CBOR starts in the body, for `on_frame`. */
+  | { kind: 'lineage'; frame: DecodedFrame; wal_id: Uint8Array; payload_at: number }
+  | { kind: 'record'; frame: DecodedFrame; payload_at: number }
   | { kind: 'refused'; error: WalErrorInfo };
 
 /** Every rule of wal-format §3, §4 and §5 steps 3–4 for one digest-valid frame, given what precedes it. The main
@@ -305,7 +319,7 @@ function judgeFrame(offset: number, body: Buffer, with_payload: boolean, proven:
   if (decoded.kind === 'newer_version') return refused('newer_writer', null, [], decoded.message);
   if (decoded.kind === 'malformed') return refused('malformed_frame', null, [], `malformed frame at offset ${offset}: ${decoded.message}; the frame is intact (its digest matches) but not of the format's shape — refused, never repaired`);
   const frame = decoded.body;
-  const unknown = unknownFeatures(frame.features);
+  const unknown = frame.features.length === 0 ? frame.features : unknownFeatures(frame.features);
   if (unknown.length > 0) {
     return refused('newer_writer', frame.seq, unknown, `frame at offset ${offset} (seq ${frame.seq}) requires ${unknown.join(', ')}, which this build does not know: a newer walscope is needed`);
   }
@@ -313,7 +327,7 @@ function judgeFrame(offset: number, body: Buffer, with_payload: boolean, proven:
     if (proven.wal_id === null) return refused('malformed_frame', frame.seq, [], `malformed WAL: the first frame (offset ${offset}) is a record, not a lineage frame`);
     const expected = proven.last_seq + 1;
     if (frame.seq !== expected) return refused('sequence_error', frame.seq, [], `sequence error at offset ${offset}: seq ${frame.seq} where ${expected} was expected; nothing from this offset on is used`);
-    return { kind: 'record', frame };
+    return { kind: 'record', frame, payload_at: decoded.payload_at };
   }
   if (frame.type !== 'lineage' || frame.seq !== 0 || frame.ver !== FRAME_VER_PLAIN) {
     return refused('malformed_frame', frame.seq, [], `malformed frame at offset ${offset}: seq 0 and type "lineage" go together in a ver 2 frame (found seq ${frame.seq}, type "${frame.type}", ver ${frame.ver})`);
@@ -323,7 +337,7 @@ function judgeFrame(offset: number, body: Buffer, with_payload: boolean, proven:
   if (proven.wal_id !== null && Buffer.compare(proven.wal_id, wal_id) !== 0) {
     return refused('non_tail_corruption', 0, [], `non-tail corruption at offset ${offset}: a lineage frame claims identity ${hex(wal_id)} in a WAL whose identity is ${hex(proven.wal_id)}; nothing from this offset on is used`);
   }
-  return { kind: 'lineage', frame, wal_id };
+  return { kind: 'lineage', frame, wal_id, payload_at: decoded.payload_at };
 }
 
 type TailVerdict = { kind: 'tail'; trailing_lineage: number[] } | { kind: 'corruption'; why: string };

@@ -76,7 +76,7 @@ export class WalWriter {
 
   private constructor(
     readonly path: string,
-    private readonly io: FileIO,
+    readonly io: FileIO,
     fd: number,
     readonly wal_id: Uint8Array,
     readonly fence: number,

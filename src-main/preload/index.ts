@@ -16,6 +16,10 @@ export const preloadApi: WalscopeApi = {
   previewAction: (key, kind) => invoke('previewAction', key, kind),
   runAction: (key, kind, based_on_seq, reason) => invoke('runAction', key, kind, based_on_seq, reason),
   getReport: (key) => invoke('getReport', key),
+  getHistory: (key) => invoke('getHistory', key),
+  previewRetire: (key, reason) => invoke('previewRetire', key, reason),
+  runRetire: (key, reason, plan) => invoke('runRetire', key, reason, plan),
+  getContext: (key, episode, step_id) => invoke('getContext', key, episode, step_id),
   subscribe(listener: (event: WalscopeEvent) => void) {
     const handler = (_event: IpcRendererEvent, event: WalscopeEvent) => listener(event);
     ipcRenderer.on(IPC_EVENT_CHANNEL, handler);

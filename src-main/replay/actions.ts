@@ -283,16 +283,17 @@ interface Folded {
 function foldSession(root: string, session_id: string, io: FileIO): Folded | Refusal {
   const wal = walPath(sessionDir(root, session_id));
   const folder = new SessionFolder();
-  if ((io.stat(wal)?.size_bytes ?? 0) === 0) return { kind: 'fold', fold: folder.snapshot(), torn_tail: null };
+  if ((io.stat(wal)?.size_bytes ?? 0) === 0) return { kind: 'fold', fold: folder.finish(), torn_tail: null };
   let floor_features: string[];
   try {
     floor_features = readFloor(root, io);
   } catch (error) {
     return { kind: 'refused', message: `cannot read the feature floor of ${root}: ${describe(error)}` };
   }
-  const read = readWal(wal, { io, floor_features, on_frame: (frame) => folder.push(frame) });
-  if (read.error !== null) return { kind: 'refused', message: `the WAL is refused (${read.error.kind}): ${read.error.message}` };
-  return { kind: 'fold', fold: folder.snapshot(), torn_tail: read.torn_tail };
+  const read = readWal(wal, { io, floor_features, with_payload: false, on_frame: (frame, payload_cbor) => folder.push(frame, payload_cbor) });
+  const error = read.error ?? folder.refusal;
+  if (error !== null) return { kind: 'refused', message: `the WAL is refused (${error.kind}): ${error.message}` };
+  return { kind: 'fold', fold: folder.finish(), torn_tail: read.torn_tail };
 }
 
 function leaseHeld(error: LeaseHeldError): Refusal {

@@ -2,27 +2,47 @@
 // at once. It attaches every record to its episode, step, batch and call; classification, the committable
 // check and the episode states are derived from that in `snapshot`. Lineage frames, informational records and
 // unknown types are kept as references, shown and never acted on (wal-format §5 step 5).
+import assert from 'node:assert/strict';
+import { appendAll } from '../../src-shared/arrays.js';
 import type {
+  ApprovalFold,
   BatchFold,
   CallFold,
   EpisodeFold,
   JsonPayload,
+  JsonValue,
   QueueEntry,
   RecordRef,
   SessionFold,
   StepFold,
 } from '../../src-shared/replay.js';
-import type { ReadFrame } from '../../src-shared/wal.js';
+import type { Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
+import { CborDecoder, CborItemsExceeded, decodeCbor, setOwn } from '../engine/cbor.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
+import { appendRecord, emptyRecordIndex } from './record-index.js';
 import { episodeState } from './state.js';
+import { replacementDigestOk, VIEW_RECORD_TYPE } from './views.js';
 import { flag, highestTag, integer, isMap, mapOrNull, text, texts, toJsonPayload, toolUses } from './values.js';
 
 export function foldFrames(frames: Iterable<ReadFrame>): SessionFold {
   const folder = new SessionFolder();
   for (const frame of frames) folder.push(frame);
-  return folder.snapshot();
+  return folder.finish();
 }
+
+/** What the fold may build from one record's payload, in CBOR items (a 16 MiB frame can hold 16 million
+ *  empty maps, ~60 bytes each once built): past it the session is refused, not folded into an out-of-memory. */
+export const FOLD_RECORD_ITEMS_MAX = 4_194_304;
+/** What the fold may keep from all of a session's payloads, in CBOR items (~1 GB at worst once built). */
+export const FOLD_SESSION_ITEMS_MAX = 16_777_216;
+
+/** Payload members the fold leaves on disk: tool outputs (up to 16 MiB each, most of a WAL's bytes). A call's
+ *  terminal keeps the record's offset; readers of the output read it back from the WAL (payloads.ts). */
+const LEFT_ON_DISK: Readonly<Record<string, string>> = { tool_result: 'output', late_result: 'output' };
+/** …except a short text, which the fold reads: records older than the outcome field say "unknown_outcome"
+ *  in their output. */
+const LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX = 32;
 
 /** Records that only decorate the step they belong to (compaction and context-ceiling machinery). */
 const STEP_NOTE_TYPES: ReadonlySet<string> = new Set([
@@ -39,28 +59,49 @@ const STEP_NOTE_TYPES: ReadonlySet<string> = new Set([
 
 type Handler = (folder: SessionFolder, payload: JsonPayload, ref: RecordRef) => void;
 
+/** Per-episode lookups that keep each record's routing O(1): a linear search per record made long episodes
+ *  quadratic (80k planned calls, 40k approvals, 40k steers before 40k steps). */
+interface EpisodeLookups {
+  steps: Map<number, StepFold>;
+  approvals: Map<string, ApprovalFold>;
+  /** Calls with a provider hold, by call_key, for late_result. */
+  held: Map<string, CallFold[]>;
+  /** Steers from this index on have not joined a step yet (they join in order, so that is a suffix). */
+  steers_unjoined_from: number;
+}
+
 export class SessionFolder {
   private readonly fold: SessionFold = {
     wal_id: null,
     last_seq: 0,
     next_tag: 1,
-    records: [],
+    records: emptyRecordIndex(),
     episodes: [],
     queue: [],
     queue_drain_order: [],
     outside: [],
     anomalies: [],
   };
-  private readonly batches = new Map<string, { episode: EpisodeFold; batch: BatchFold }>();
+  private readonly batches = new Map<string, { episode: EpisodeFold; batch: BatchFold; calls: Map<string, CallFold> }>();
   private readonly run_ids = new Map<string, number>();
-  // Indexes that keep each record's routing O(1): a linear search per record made long episodes quadratic.
-  private readonly steps_by_id = new WeakMap<EpisodeFold, Map<number, StepFold>>();
-  private readonly pending_queue = new Map<string, QueueEntry[]>();
+  private readonly lookups = new WeakMap<EpisodeFold, EpisodeLookups>();
+  /** Pending queue entries by submission id, oldest first from `next`. */
+  private readonly pending_queue = new Map<string, { entries: QueueEntry[]; next: number }>();
+  private items_kept = 0;
+  private readonly type_ids = new Map<string, number>();
+  /** Why the fold stopped: a record it cannot hold within its bounds. Frames after it are not folded. */
+  refusal: WalErrorInfo | null = null;
+  private finished = false;
 
-  push(frame: ReadFrame): void {
+  /** Folds one frame. Its payload comes from `frame.payload` when the reader built it, else from
+   *  `payload_cbor` (validated CBOR the reader hands over), decoded here without what stays on disk. */
+  push(frame: ReadFrame, payload_cbor?: Buffer): void {
+    assert.ok(!this.finished, 'a finished fold takes no more frames');
+    if (this.refusal !== null) return;
+    const payload = this.keptPayload(frame, payload_cbor);
+    if (payload === null) return;
     const ref: RecordRef = { seq: frame.seq, offset: frame.offset, fence: frame.fence, type: frame.type };
-    this.fold.records.push(ref);
-    const payload = toJsonPayload(frame.payload ?? {});
+    appendRecord(this.fold.records, ref, this.type_ids);
     if (frame.seq === 0) {
       this.fold.wal_id ??= text(payload, 'wal_id');
       this.fold.next_tag = Math.max(this.fold.next_tag, integer(payload, 'next_tag') ?? 0);
@@ -75,7 +116,7 @@ export class SessionFolder {
     // The type is WAL text: a type named like an Object.prototype member is unknown, not a member (§5.5).
     const handler = Object.hasOwn(HANDLERS, frame.type) ? HANDLERS[frame.type] : undefined;
     if (handler !== undefined) handler(this, payload, ref);
-    else if (STEP_NOTE_TYPES.has(frame.type)) this.attachNote(payload, ref);
+    else if (STEP_NOTE_TYPES.has(frame.type)) this.attachNote(payload, ref, frame.type === VIEW_RECORD_TYPE ? replacementDigestOk(viewPayload(frame, payload_cbor)) : null);
     else this.show(ref);
   }
 
@@ -86,14 +127,46 @@ export class SessionFolder {
 
   /** The fold so far, classified and checked. A copy: pushing more frames does not change it. */
   snapshot(): SessionFold {
-    const fold = structuredClone(this.fold);
-    for (const episode of fold.episodes) {
-      for (const batch of episode.batches) classifyBatch(batch);
-      episode.anomalies.push(...checkEpisode(episode));
-      episode.state = episodeState(episode);
+    return classified(structuredClone(this.fold));
+  }
+
+  /** The fold, classified and checked, without the copy: for a reader that folds once and is done (the CLI,
+   *  recovery). The folder takes no more frames after it. */
+  finish(): SessionFold {
+    this.finished = true;
+    return classified(this.fold);
+  }
+
+  /** The payload members the fold keeps, built within its bounds; null (and `refusal` set) past them. */
+  private keptPayload(frame: ReadFrame, payload_cbor: Buffer | undefined): JsonPayload | null {
+    const left_on_disk = LEFT_ON_DISK[frame.type];
+    if (frame.payload !== null || payload_cbor === undefined) {
+      const payload = frame.payload ?? {};
+      if (left_on_disk === undefined || !Object.prototype.hasOwnProperty.call(payload, left_on_disk)) return toJsonPayload(payload);
+      if (isShortText(payload[left_on_disk])) return toJsonPayload(payload);
+      const { [left_on_disk]: _on_disk, ...rest } = payload;
+      return toJsonPayload(rest);
     }
-    fold.queue_drain_order = pendingInDrainOrder(fold).map((entry) => entry.submission_id);
-    return fold;
+    const decoder = new CborDecoder(payload_cbor);
+    decoder.bytes_as_hex = true;
+    decoder.items_left = Math.min(FOLD_RECORD_ITEMS_MAX, FOLD_SESSION_ITEMS_MAX - this.items_kept);
+    try {
+      const payload = decodeMapWithout(decoder, left_on_disk);
+      this.items_kept += Math.min(FOLD_RECORD_ITEMS_MAX, FOLD_SESSION_ITEMS_MAX - this.items_kept) - decoder.items_left;
+      return payload;
+    } catch (error) {
+      if (!(error instanceof CborItemsExceeded)) throw error;
+      const whole_session = FOLD_SESSION_ITEMS_MAX - this.items_kept < FOLD_RECORD_ITEMS_MAX;
+      const bound = whole_session ? `the ${FOLD_SESSION_ITEMS_MAX.toLocaleString('en-US')} items walscope keeps for one session` : `the ${FOLD_RECORD_ITEMS_MAX.toLocaleString('en-US')} items walscope builds for one record`;
+      this.refusal = {
+        kind: 'too_large',
+        offset: frame.offset,
+        seq: frame.seq,
+        features: [],
+        message: `record ${frame.type} at offset ${frame.offset} (seq ${frame.seq}) holds more CBOR items than ${bound}: the WAL may be intact (walscope verify checks it), but this session is too large to fold here; nothing from this offset on is shown`,
+      };
+      return null;
+    }
   }
 
   // ---------------------------------------------------------------- routing
@@ -120,12 +193,17 @@ export class SessionFolder {
     else episode.shown.push(ref);
   }
 
-  step(episode: EpisodeFold, step_id: number): StepFold {
-    let steps = this.steps_by_id.get(episode);
-    if (steps === undefined) {
-      steps = new Map();
-      this.steps_by_id.set(episode, steps);
+  lookupsOf(episode: EpisodeFold): EpisodeLookups {
+    let lookups = this.lookups.get(episode);
+    if (lookups === undefined) {
+      lookups = { steps: new Map(), approvals: new Map(), held: new Map(), steers_unjoined_from: 0 };
+      this.lookups.set(episode, lookups);
     }
+    return lookups;
+  }
+
+  step(episode: EpisodeFold, step_id: number): StepFold {
+    const steps = this.lookupsOf(episode).steps;
     let step = steps.get(step_id);
     if (step === undefined) {
       step = {
@@ -162,7 +240,7 @@ export class SessionFolder {
       episode?.anomalies.push(anomaly('unknown_batch', `${ref.type} at seq ${ref.seq} names batch ${batch_id}, which was never started`, [ref.seq], batch_id, tool_call_id));
       return null;
     }
-    const call = found.batch.calls.find((candidate) => candidate.tool_call_id === tool_call_id);
+    const call = found.calls.get(tool_call_id);
     if (call === undefined) {
       found.episode.anomalies.push(anomaly('unplanned_call', `${ref.type} at seq ${ref.seq} names call ${tool_call_id}, which batch ${batch_id} did not plan`, [ref.seq], batch_id, tool_call_id));
       return null;
@@ -233,34 +311,37 @@ export class SessionFolder {
       mixed_crash: false,
     };
     const planned = Array.isArray(payload['planned_calls']) ? payload['planned_calls'] : [];
+    const calls = new Map<string, CallFold>();
     for (const entry of planned) {
       const plan = isMap(entry) ? entry : {};
       const tool_call_id = text(plan, 'tool_call_id') ?? '';
-      if (batch.calls.some((call) => call.tool_call_id === tool_call_id)) {
+      if (calls.has(tool_call_id)) {
         episode.anomalies.push(anomaly('duplicate_planned_call', `batch ${batch_id} plans call ${tool_call_id} twice`, [ref.seq], batch_id, tool_call_id));
         continue;
       }
-      batch.calls.push(plannedCall(plan, tool_call_id, batch.calls.length));
+      const call = plannedCall(plan, tool_call_id, batch.calls.length);
+      calls.set(tool_call_id, call);
+      batch.calls.push(call);
     }
     episode.batches.push(batch);
-    this.batches.set(batch_id, { episode, batch });
+    this.batches.set(batch_id, { episode, batch, calls });
     if (step_id !== null) this.step(episode, step_id).batch_id = batch_id;
   }
 
-  attachNote(payload: JsonPayload, ref: RecordRef): void {
+  attachNote(payload: JsonPayload, ref: RecordRef, replacement_digest_ok: boolean | null): void {
     const episode = this.openEpisode();
     const step_id = integer(payload, 'step_id');
     // A note without a step_id follows the step boundary it was written at: the latest step.
     const step = episode === null ? undefined : step_id !== null ? this.step(episode, step_id) : episode.steps.at(-1);
     if (step === undefined) this.show(ref);
-    else step.notes.push({ seq: ref.seq, type: ref.type, payload });
+    else step.notes.push({ seq: ref.seq, type: ref.type, payload, ...(replacement_digest_ok === null ? {} : { replacement_digest_ok }) });
   }
 
   queueRecord(payload: JsonPayload, ref: RecordRef): void {
     this.show(ref);
     const submission_id = text(payload, 'submission_id');
     if (submission_id === null) return;
-    const pending = this.pending_queue.get(submission_id) ?? [];
+    const pending = this.pending_queue.get(submission_id);
     if (ref.type === 'queued') {
       const queued: QueueEntry = {
         submission_id,
@@ -272,12 +353,14 @@ export class SessionFolder {
         closed_seq: null,
       };
       this.fold.queue.push(queued);
-      this.pending_queue.set(submission_id, [...pending, queued]);
+      if (pending === undefined) this.pending_queue.set(submission_id, { entries: [queued], next: 0 });
+      else pending.entries.push(queued);
       return;
     }
-    const entry = pending.shift();
-    if (entry === undefined) return;
-    if (pending.length === 0) this.pending_queue.delete(submission_id);
+    if (pending === undefined) return;
+    const entry = pending.entries[pending.next]!;
+    pending.next += 1;
+    if (pending.next === pending.entries.length) this.pending_queue.delete(submission_id);
     entry.state = ref.type === 'retracted' ? 'retracted' : 'delivered';
     entry.closed_seq = ref.seq;
   }
@@ -326,9 +409,9 @@ const HANDLERS: Record<string, Handler> = {
     step.usage = mapOrNull(payload, 'usage');
     step.tool_use_ids = toolUses(step.assistant_message).map((use) => use.id);
     step.natural_end = step.tool_use_ids.length === 0;
-    for (const steer of episode.steers) {
-      if (steer.joins_step === null) steer.joins_step = step.step_id;
-    }
+    const lookups = folder.lookupsOf(episode);
+    for (let index = lookups.steers_unjoined_from; index < episode.steers.length; index++) episode.steers[index]!.joins_step = step.step_id;
+    lookups.steers_unjoined_from = episode.steers.length;
   },
 
   tool_batch_started: (folder, payload, ref) => folder.startBatch(payload, ref),
@@ -355,7 +438,7 @@ const HANDLERS: Record<string, Handler> = {
       outcome: null,
       is_error: true,
       reason: text(payload, 'reason'),
-      output: null,
+      offset: ref.offset,
     });
   },
 
@@ -368,7 +451,7 @@ const HANDLERS: Record<string, Handler> = {
       outcome: resultOutcome(payload),
       is_error: flag(payload, 'is_error'),
       reason: text(payload, 'reason'),
-      output: payload['output'] ?? null,
+      offset: ref.offset,
     });
   },
 
@@ -380,9 +463,14 @@ const HANDLERS: Record<string, Handler> = {
       episode.anomalies.push(anomaly('duplicate_held', `call ${call.tool_call_id} is held twice`, [call.held.seq, ref.seq], batch.batch_id, call.tool_call_id));
       return;
     }
+    const call_key = text(payload, 'call_key') ?? '';
+    const held = folder.lookupsOf(episode).held;
+    const holding = held.get(call_key);
+    if (holding === undefined) held.set(call_key, [call]);
+    else holding.push(call);
     call.held = {
       seq: ref.seq,
-      call_key: text(payload, 'call_key') ?? '',
+      call_key,
       module: text(payload, 'module') ?? '',
       reason: text(payload, 'reason'),
       held_at_ms: integer(payload, 'held_at_ms'),
@@ -395,9 +483,9 @@ const HANDLERS: Record<string, Handler> = {
   late_result(folder, payload, ref) {
     folder.show(ref);
     const call_key = text(payload, 'call_key');
-    for (const call of folder.openEpisode()?.batches.flatMap((batch) => batch.calls) ?? []) {
-      if (call.held !== null && call.held.call_key === call_key) call.held.late_result_seq = ref.seq;
-    }
+    const episode = folder.openEpisode();
+    if (episode === null || call_key === null) return;
+    for (const call of folder.lookupsOf(episode).held.get(call_key) ?? []) call.held!.late_result_seq = ref.seq;
   },
 
   tool_batch_finished(folder, payload, ref) {
@@ -472,13 +560,55 @@ function approval(folder: SessionFolder, payload: JsonPayload, ref: RecordRef, f
   const episode = folder.openEpisode();
   const tool_call_id = text(payload, 'tool_call_id');
   if (episode === null || tool_call_id === null) return folder.show(ref);
-  let card = episode.approvals.find((candidate) => candidate.tool_call_id === tool_call_id);
+  const cards = folder.lookupsOf(episode).approvals;
+  let card = cards.get(tool_call_id);
   if (card === undefined) {
     card = { tool_call_id, requested_seq: null, resolved_seq: null, decision: null, recorded_seq: null };
     episode.approvals.push(card);
+    cards.set(tool_call_id, card);
   }
   card[field] ??= ref.seq;
   if (field === 'resolved_seq') card.decision ??= text(payload, 'decision');
+}
+
+/** A view record's payload as CBOR values: its digest covers byte strings, which the kept JSON form turns into
+ *  hex. Decoded whole (a view record is one frame, ≤ 16 MiB) only when the reader did not build it already. */
+function viewPayload(frame: ReadFrame, payload_cbor: Buffer | undefined): Payload {
+  if (frame.payload !== null || payload_cbor === undefined) return frame.payload ?? {};
+  const value = decodeCbor(payload_cbor);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Uint8Array) ? (value as Payload) : {};
+}
+
+function isShortText(value: unknown): boolean {
+  return typeof value === 'string' && Buffer.byteLength(value, 'utf8') <= LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX;
+}
+
+/** Decodes a payload map, skipping (validated, not built) the member named `left_on_disk` unless it is a
+ *  short text. */
+function decodeMapWithout(decoder: CborDecoder, left_on_disk: string | undefined): JsonPayload {
+  decoder.nextHead();
+  const count = decoder.head_argument;
+  const payload: JsonPayload = {};
+  for (let index = 0; index < count; index++) {
+    const key = decoder.readKey();
+    if (key === left_on_disk && !decoder.atShortText(LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX)) {
+      decoder.skipItem(1);
+      continue;
+    }
+    setOwn(payload, key, decoder.readItem(1) as JsonValue);
+  }
+  return payload;
+}
+
+/** Classification, the committable check and the episode states, computed on `fold` in place. */
+function classified(fold: SessionFold): SessionFold {
+  for (const episode of fold.episodes) {
+    for (const batch of episode.batches) classifyBatch(batch);
+    appendAll(episode.anomalies, checkEpisode(episode));
+    episode.state = episodeState(episode);
+  }
+  fold.queue_drain_order = pendingInDrainOrder(fold).map((entry) => entry.submission_id);
+  return fold;
 }
 
 /** A tool_result's outcome. Records older than the outcome field say unknown_outcome in reason or output. */

@@ -100,11 +100,18 @@ function waitsOnlyOnHeld(episode: EpisodeFold, batch: BatchFold): boolean {
 }
 
 function waitHeld(fold: SessionFold, episode: EpisodeFold, batch: BatchFold): RecoveryPlan {
-  const heldSince = Math.max(...batch.calls.map((call) => call.held?.seq ?? 0));
+  const heldSince = heldSeqMax(batch);
   const paused = episode.pauses.some((pause) => pause.reason === 'tool_held' && pause.seq > heldSince);
   const records = paused ? [] : [[{ type: 'run_paused', payload: { run_id: episode.run_id, reason: 'tool_held' } }]];
   const message = 'a provider holds a call and owes its late result: the run stays paused (tool_held); cancel or seal closes it out';
   return plan(fold, 'resume', episode, 'wait_held', message, records);
+}
+
+/** The latest provider hold's seq (0 when none): a loop, since spread arguments overflow past ~100k calls. */
+function heldSeqMax(batch: BatchFold): number {
+  let seq = 0;
+  for (const call of batch.calls) seq = Math.max(seq, call.held?.seq ?? 0);
+  return seq;
 }
 
 function continuePlan(fold: SessionFold, episode: EpisodeFold, batch: BatchFold | null): RecoveryPlan {

@@ -18,12 +18,18 @@ export interface SessionReplay {
   run: RunSignal;
 }
 
-/** `also` sees every frame the fold sees (a report collecting lineage frames, say), in the same one read. */
-export function replayTarget(target: WalTarget, io?: FileIO, also?: (frame: ReadFrame) => void): SessionReplay {
+/** Folds a WAL in one pass. Payloads are validated by the reader and decoded by the fold from the reader's
+ *  buffer, without what stays on disk (tool outputs); a session the fold cannot hold is refused as
+ *  `too_large`, naming the record's offset, with the prefix before it shown. `also` sees every frame the fold
+ *  sees, with its payload's CBOR (a report collecting lineage frames, say), in the same one read. */
+export function replayTarget(target: WalTarget, io?: FileIO, also?: (frame: ReadFrame, payload_cbor: Buffer) => void): SessionReplay {
   const folder = new SessionFolder();
-  const on_frame = also === undefined ? (frame: ReadFrame) => folder.push(frame) : (frame: ReadFrame) => { folder.push(frame); also(frame); };
-  const read = readTarget(target, { ...(io === undefined ? {} : { io }), on_frame });
-  const fold = folder.snapshot();
+  const on_frame = also === undefined
+    ? (frame: ReadFrame, payload_cbor: Buffer) => folder.push(frame, payload_cbor)
+    : (frame: ReadFrame, payload_cbor: Buffer) => { folder.push(frame, payload_cbor); also(frame, payload_cbor); };
+  const whole = readTarget(target, { ...(io === undefined ? {} : { io }), with_payload: false, on_frame });
+  const read = whole.error === null && folder.refusal !== null ? { ...whole, error: folder.refusal, checkpoint: null } : whole;
+  const fold = folder.finish();
   const resume = read.error === null ? planResume(fold) : refusedPlan(read.error);
   return { read, fold, resume, run: runSignal(fold, read, target.is_export) };
 }

@@ -41,7 +41,9 @@ function progressSeq(episode: EpisodeFold): number {
   for (const batch of episode.batches) {
     seq = Math.max(seq, batch.started_seq, batch.finished_seq ?? 0);
     for (const call of batch.calls) {
-      seq = Math.max(seq, call.intent?.seq ?? 0, call.held?.seq ?? 0, ...call.terminals.map((terminal) => terminal.seq));
+      seq = Math.max(seq, call.intent?.seq ?? 0, call.held?.seq ?? 0);
+      // A loop, not a spread: one call may have 150k terminals, and spread arguments overflow the stack.
+      for (const terminal of call.terminals) seq = Math.max(seq, terminal.seq);
     }
   }
   return seq;

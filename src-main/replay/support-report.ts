@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { EpisodeFold, SessionFold } from '../../src-shared/replay.js';
 import { CLASS_MEANING, REPORT_FORMAT, type ReportCall, type ReportEpisode, type ReportIntegrity, type ReportLineage, type SupportReport } from '../../src-shared/report.js';
-import type { ReadFrame } from '../../src-shared/wal.js';
+import type { Payload, ReadFrame } from '../../src-shared/wal.js';
+import { decodeCbor } from '../engine/cbor.js';
 import { scanAfterDamage } from '../engine/damage-scan.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import type { WalTarget } from '../engine/inspect.js';
@@ -14,15 +15,17 @@ import { RecoveryLog } from './recoveries.js';
 import { replayTarget } from './report.js';
 import { episodeWord } from './signals.js';
 import { episodeTiming, sumUsage } from './timing.js';
+import { toJsonPayload } from './values.js';
 
 export function supportReport(target: WalTarget, now_ms: number, io: FileIO = nodeFileIO): SupportReport {
   // Hash first: the report speaks of the file as received, before anything else reads it.
   const file = fileFacts(target.wal_path, io);
   const lineage: ReportLineage[] = [];
   const log = new RecoveryLog();
-  const on_frame = (frame: ReadFrame): void => {
-    if (frame.type === 'lineage') lineage.push(lineageOf(frame));
-    log.push({ seq: frame.seq, type: frame.type, fence: frame.fence, payload: frame.type === 'operator_action' ? (frame.payload as never) : null });
+  // Only lineage and operator_action payloads are decoded here (small, bounded by the reader's frame size).
+  const on_frame = (frame: ReadFrame, payload_cbor: Buffer): void => {
+    if (frame.type === 'lineage') lineage.push(lineageOf(frame, payloadOf(payload_cbor)));
+    log.push({ seq: frame.seq, type: frame.type, fence: frame.fence, payload: frame.type === 'operator_action' ? toJsonPayload(payloadOf(payload_cbor)) : null });
   };
   const { read, fold, resume, run } = replayTarget(target, io, on_frame);
   const episodes = fold.episodes.map((episode) => reportEpisode(episode, episodeWord(episode, run, fold.episodes.length)));
@@ -104,8 +107,12 @@ function integrityOf(target: WalTarget, read: ReadResult, io: FileIO): ReportInt
   return { verdict: 'intact', summary: `every byte is intact: ${read.records} record(s), last seq ${read.last_seq}`, intact, damage: null, after_damage: null, lost: 'Nothing.', ask_customer: null };
 }
 
-function lineageOf(frame: ReadFrame): ReportLineage {
-  const payload = frame.payload ?? {};
+function payloadOf(payload_cbor: Buffer): Payload {
+  const value = decodeCbor(payload_cbor);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array) ? (value as Payload) : {};
+}
+
+function lineageOf(frame: ReadFrame, payload: Payload): ReportLineage {
   const wal_id = payload['wal_id'];
   const writer = payload['writer'];
   const created = payload['created_ms'];

@@ -1,12 +1,17 @@
-// The conversation as the session's next request would carry it, rebuilt TURN by turn (contract §4): a model
-// step with tool calls enters only once its batch is committed (every call with exactly one terminal and
-// tool_batch_finished durable, whether the results came live or from a close-out repair). The first
-// uncommitted turn ends the episode's part of the prompt, so no rendered request ever holds a bare tool_use.
+// The conversation as a request carries it, rebuilt TURN by turn (contract §4): a model step with tool calls
+// enters only once its batch is committed (every call with exactly one terminal and tool_batch_finished
+// durable, whether the results came live or from a close-out repair). The first uncommitted turn ends the
+// episode's part of the prompt, so no rendered request ever holds a bare tool_use.
 //
 // Steers: the format has no step_started record (a model step is recorded only when it completes), so a steer
 // joins the prompt before the first model step recorded after it, or at run_finished (the end) when none
-// follows. That never puts it between a tool call and its result. Compaction views are shown on their steps,
-// not applied here.
+// follows. That never puts it between a tool call and its result.
+//
+// Compaction views (wal-format §6): from a view's step on, its replacement stands in for every turn of steps
+// 1…through_step (and the steers joining them); the run's input stays first and later turns follow. The
+// runtime renders each request with `renderTranscript` over the fold as it is at that step; `renderStepRequest`
+// renders the same request afterwards from the whole WAL, which is how `walscope replay --at` and the app show
+// what the model saw. A view that no longer assembles fails the rendering: no messages, one problem.
 import { appendAll } from '../../src-shared/arrays.js';
 import type {
   BatchFold,
@@ -16,62 +21,228 @@ import type {
   JsonValue,
   ProviderProblem,
   ProviderValidity,
+  RenderedMessage,
+  RequestProblem,
   SessionFold,
   StepFold,
+  StepRequest,
+  ViewInRequest,
 } from '../../src-shared/replay.js';
 import { EpisodeIndex } from './episode-index.js';
+import { OUTPUTS_UNREAD, terminalOutput, type PayloadReader } from './payloads.js';
 import { isMap, text } from './values.js';
+import { cborArrayHead, requestBytes, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
 
-/** Every episode's messages in order: each run's input, its committed turns and its steers. */
-export function renderTranscript(fold: SessionFold): JsonPayload[] {
-  return fold.episodes.flatMap(renderEpisode);
+interface Rendering {
+  messages: RenderedMessage[];
+  problems: RequestProblem[];
+  /** The view in force and the messages it stands in for (measured only when a caller shows them). */
+  view: ViewRecord | null;
+  replaced: RenderedMessage[];
 }
 
-function renderEpisode(episode: EpisodeFold): JsonPayload[] {
-  const index = new EpisodeIndex(episode);
-  const messages: JsonPayload[] = [...asMessages(episode.input)];
-  const steps = index.recordedSteps();
-  for (const [position, step] of steps.entries()) {
-    appendAll(messages, steersJoining(index, step.step_id));
-    const turn = renderTurn(index, step);
-    if (turn === null) {
-      appendAll(messages, steersPastCut(episode, index, steps.slice(position + 1)));
-      return messages;
-    }
-    appendAll(messages, turn);
+/** The messages the session's next request carries: every episode's input, committed turns and steers, each
+ *  episode with its latest view. Empty when a view no longer assembles (see `renderSessionRequest`). */
+export function renderTranscript(fold: SessionFold, payloads: PayloadReader): JsonPayload[] {
+  return renderSessionRequest(fold, payloads).messages.map((rendered) => rendered.message);
+}
+
+/** The session's next request with each message's origin, and the problems that stop it being rendered. */
+export function renderSessionRequest(fold: SessionFold, payloads: PayloadReader): { messages: RenderedMessage[]; problems: RequestProblem[] } {
+  return joined(fold.episodes.map((episode) => renderEpisode(episode, null, payloads)));
+}
+
+/** The request of step `step_id` of episode `episode_number` exactly as the model saw it: earlier episodes as
+ *  they ended, then this run's input, its latest view at that step in place of the turns it covers, the later
+ *  turns before the step and the steers that joined it. */
+export function renderStepRequest(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader): StepRequest {
+  const { messages, problems, view, replaced } = stepMessages(fold, episode_number, step_id, payloads);
+  const validity = checkProviderValid(messages.map((rendered) => rendered.message));
+  for (const problem of validity.problems) {
+    problems.push({ kind: problem.kind, cause: null, seq: null, message: `message ${problem.message_index}: ${problem.kind.replaceAll('_', ' ')} for ${problem.tool_use_id}` });
   }
-  appendAll(messages, steersJoining(index, null));
-  return messages;
+  const size_bytes = requestBytes(messages.map((rendered) => rendered.message)).length;
+  return { episode: episode_number, step_id, view: view === null ? null : viewInRequest(view, replaced), messages, size_bytes, problems };
 }
 
+/** The context lane: for each of `step_ids` (steps of one episode), the size of its request in canonical bytes
+ *  (null when it cannot be rendered) and the view in force. Equal to renderStepRequest's size_bytes for each,
+ *  but in one pass: every turn is rendered and measured once, and a step's size is a sum over the turns its
+ *  request holds, so a lane of many steps in a long episode costs about one rendering, not one per step. */
+export function laneSizes(fold: SessionFold, episode_number: number, step_ids: readonly number[], payloads: PayloadReader): { step_id: number; size_bytes: number | null; view: ViewInRequest | null }[] {
+  const episode = fold.episodes.find((candidate) => candidate.episode === episode_number);
+  if (episode === undefined) return [];
+  const index = new EpisodeIndex(episode);
+  const recorded = index.recordedSteps();
+  // Step ids increase in WAL order in every WAL a runtime writes; anything else is measured step by step.
+  if (!recorded.every((step, position) => position === 0 || step.step_id > recorded[position - 1]!.step_id)) {
+    return step_ids.map((step_id) => {
+      const request = renderStepRequest(fold, episode_number, step_id, payloads);
+      return { step_id, size_bytes: request.problems.length > 0 ? null : request.size_bytes, view: request.view };
+    });
+  }
+  const earlier = joined(fold.episodes.filter((candidate) => candidate.episode < episode_number).map((candidate) => renderEpisode(candidate, null, payloads)));
+  const prefix = { count: earlier.messages.length, bytes: itemsSize(messagesOf(earlier.messages)) };
+  const input = asMessages(episode.input);
+  // unit i: the steers joining recorded step i and its turn; sums[i] is the size of units before i.
+  const counts = [0];
+  const sums = [0];
+  let cut = recorded.length;
+  for (const [position, step] of recorded.entries()) {
+    const turn = renderTurn(episode.episode, index, step, payloads);
+    // The uncommitted turn ends the episode's part; the steers that joined it were already placed (unit `cut`).
+    const unit = [...steersJoining(episode, index, step.step_id), ...(turn ?? [])];
+    counts.push(counts[position]! + unit.length);
+    sums.push(sums[position]! + itemsSize(messagesOf(unit)));
+    if (turn === null) {
+      cut = position;
+      break;
+    }
+  }
+  const views = viewRecords(episode);
+  return step_ids.map((step_id) => {
+    const applicable = views.filter((view) => view.step_id <= step_id);
+    const latest = applicable.at(-1) ?? null;
+    const problem = latest === null ? null : viewProblem(latest, applicable.slice(0, -1));
+    if (earlier.problems.length > 0 || problem !== null) return { step_id, size_bytes: null, view: latest === null ? null : viewInRequest(latest, []) };
+    const before = lowerBound(recorded, step_id);
+    const covered = latest === null ? 0 : lowerBound(recorded, latest.through_step + 1);
+    const end = before <= cut ? before : cut + 1;
+    const from = Math.min(covered, end);
+    const replaced = { count: counts[from]!, bytes: sums[from]! };
+    let count = prefix.count + input.length + (latest?.replacement.length ?? 0) + counts[end]! - replaced.count;
+    let bytes = prefix.bytes + itemsSize(input) + (latest === null ? 0 : itemsSize(latest.replacement)) + sums[end]! - replaced.bytes;
+    if (before <= cut) {
+      const tail = steersAtEnd(episode, index, step_id);
+      count += tail.length;
+      bytes += itemsSize(messagesOf(tail));
+    }
+    return { step_id, size_bytes: cborArrayHead(count) + bytes, view: latest === null ? null : viewInRequest(latest, []) };
+  });
+}
+
+/** The number of recorded steps (ascending step ids) with a step_id below `step_id`. */
+function lowerBound(recorded: readonly StepFold[], step_id: number): number {
+  let low = 0;
+  let high = recorded.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (recorded[middle]!.step_id < step_id) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The CBOR size of messages as items of a larger array (without an array head of their own). */
+function itemsSize(messages: readonly JsonPayload[]): number {
+  return requestSize(messages) - cborArrayHead(messages.length);
+}
+
+const messagesOf = (rendered: readonly RenderedMessage[]): JsonPayload[] => rendered.map((entry) => entry.message);
+
+function stepMessages(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader): Rendering {
+  const earlier = fold.episodes.filter((episode) => episode.episode < episode_number).map((episode) => renderEpisode(episode, null, payloads));
+  const target = fold.episodes.find((episode) => episode.episode === episode_number);
+  const own = target === undefined ? null : renderEpisode(target, step_id, payloads);
+  return { ...joined(own === null ? earlier : [...earlier, own]), view: own?.view ?? null, replaced: own?.replaced ?? [] };
+}
+
+/** A view that no longer assembles in any episode fails the whole request: nothing is rendered around it. */
+function joined(renderings: Rendering[]): { messages: RenderedMessage[]; problems: RequestProblem[] } {
+  const problems = renderings.flatMap((rendering) => rendering.problems);
+  if (problems.length > 0) return { messages: [], problems };
+  const messages: RenderedMessage[] = [];
+  for (const rendering of renderings) appendAll(messages, rendering.messages);
+  return { messages, problems };
+}
+
+/** One episode's part of a request: all of it (up_to null), or what the request of step `up_to` held. */
+function renderEpisode(episode: EpisodeFold, up_to: number | null, payloads: PayloadReader): Rendering {
+  const index = new EpisodeIndex(episode);
+  const views = viewRecords(episode).filter((view) => up_to === null || view.step_id <= up_to);
+  const latest = views.at(-1) ?? null;
+  const problem = latest === null ? null : viewProblem(latest, views.slice(0, -1));
+  const messages = asMessages(episode.input).map((message): RenderedMessage => ({ origin: { kind: 'input', episode: episode.episode }, message }));
+  const replaced: RenderedMessage[] = [];
+  if (latest !== null && problem === null) appendAll(messages, replacementOf(episode.episode, latest));
+  const covered = (step: StepFold) => latest !== null && step.step_id <= latest.through_step;
+  const steps = index.recordedSteps().filter((step) => up_to === null || step.step_id < up_to);
+  let cut = false;
+  for (const [position, step] of steps.entries()) {
+    const into = covered(step) ? replaced : messages;
+    appendAll(into, steersJoining(episode, index, step.step_id));
+    const turn = renderTurn(episode.episode, index, step, payloads);
+    if (turn === null) {
+      if (up_to === null) appendAll(messages, steersPastCut(episode, index, steps.slice(position + 1)));
+      cut = true;
+      break;
+    }
+    appendAll(into, turn);
+  }
+  if (!cut) appendAll(messages, steersAtEnd(episode, index, up_to));
+  return { messages, problems: problem === null ? [] : [problem], view: latest, replaced };
+}
+
+/** The steers after the last rendered turn: those joining at run end, or those that joined step `up_to` (and,
+ *  while that step is in flight, those written since the last recorded step). */
+function steersAtEnd(episode: EpisodeFold, index: EpisodeIndex, up_to: number | null): RenderedMessage[] {
+  if (up_to === null) return steersJoining(episode, index, null);
+  const joining = steersJoining(episode, index, up_to);
+  if (index.step(up_to)?.seq == null) appendAll(joining, steersJoining(episode, index, null));
+  return joining;
+}
+
+function replacementOf(episode: number, view: ViewRecord): RenderedMessage[] {
+  return view.replacement.map((message) => ({ origin: { kind: 'view', episode, view_id: view.view_id, version: view.version, seq: view.seq }, message }));
+}
+
+function viewInRequest(view: ViewRecord, replaced: readonly RenderedMessage[]): ViewInRequest {
+  return {
+    seq: view.seq,
+    step_id: view.step_id,
+    view_id: view.view_id,
+    version: view.version,
+    through_step: view.through_step,
+    applied: view.applied,
+    replaced_messages: replaced.length,
+    replaced_bytes: requestSize(replaced.map((rendered) => rendered.message)),
+    replacement_bytes: requestSize(view.replacement),
+  };
+}
 
 /** The steers after an uncommitted turn. While the episode is open that turn may still commit, and they join
  *  after it then. Once run_finished is durable nothing commits it any more: the turn stays out (it would be
  *  provider-invalid), but an acknowledged steer is guaranteed a place (contract §2), so they join at the end. */
-function steersPastCut(episode: EpisodeFold, index: EpisodeIndex, later: readonly StepFold[]): JsonPayload[] {
+function steersPastCut(episode: EpisodeFold, index: EpisodeIndex, later: readonly StepFold[]): RenderedMessage[] {
   if (episode.finished === null) return [];
-  return [...later.map((step) => step.step_id), null].flatMap((step_id) => steersJoining(index, step_id));
+  return [...later.map((step) => step.step_id), null].flatMap((step_id) => steersJoining(episode, index, step_id));
 }
 
 /** The step's messages when its turn is complete or repaired; null when it is not (yet) committed. */
-function renderTurn(index: EpisodeIndex, step: StepFold): JsonPayload[] | null {
+function renderTurn(episode: number, index: EpisodeIndex, step: StepFold, payloads: PayloadReader): RenderedMessage[] | null {
+  const origin = { kind: 'step', episode, step_id: step.step_id } as const;
   const assistant = isMap(step.assistant_message) ? step.assistant_message : { role: 'assistant', content: [] };
-  if (step.natural_end) return [assistant];
+  if (step.natural_end) return [{ origin, message: assistant }];
   const batch = index.batch(step.batch_id);
   if (batch === undefined || batch.finished_seq === null || !batch.committable) return null;
-  return [assistant, { role: 'tool', content: batch.calls.map(resultBlock) }];
+  return [
+    { origin, message: assistant },
+    { origin, message: { role: 'tool', content: batch.calls.map((call) => resultBlock(call, payloads)) } },
+  ];
 }
 
-function resultBlock(call: CallFold): JsonPayload {
+function resultBlock(call: CallFold, payloads: PayloadReader): JsonPayload {
   const terminal = call.terminals[0]!;
   if (terminal.type === 'tool_no_dispatch') {
     return { type: 'tool_result', tool_use_id: call.tool_call_id, output: `not dispatched: ${terminal.reason ?? 'no reason recorded'}`, is_error: true };
   }
-  return { type: 'tool_result', tool_use_id: call.tool_call_id, output: terminal.output, is_error: terminal.is_error };
+  return { type: 'tool_result', tool_use_id: call.tool_call_id, output: terminalOutput(terminal, payloads), is_error: terminal.is_error };
 }
 
-function steersJoining(index: EpisodeIndex, step_id: number | null): JsonPayload[] {
-  return index.steersJoining(step_id).flatMap((steer) => asMessages(steer.input));
+function steersJoining(episode: EpisodeFold, index: EpisodeIndex, step_id: number | null): RenderedMessage[] {
+  return index.steersJoining(step_id).flatMap((steer) =>
+    asMessages(steer.input).map((message): RenderedMessage => ({ origin: { kind: 'steer', episode: episode.episode, seq: steer.seq }, message })),
+  );
 }
 
 function asMessages(value: JsonValue): JsonPayload[] {
@@ -108,7 +279,7 @@ export function checkProviderValid(messages: readonly JsonPayload[]): ProviderVa
 export function replayedCounts(fold: SessionFold, episode: EpisodeFold): { messages: number; model_steps: number; tool_results: number } {
   const terminals = (batch: BatchFold) => batch.calls.reduce((count, call) => count + call.terminals.length, 0);
   return {
-    messages: renderTranscript(fold).length,
+    messages: renderTranscript(fold, OUTPUTS_UNREAD).length,
     model_steps: episode.steps.filter((step) => step.seq !== null).length,
     tool_results: episode.batches.reduce((count, batch) => count + terminals(batch), 0),
   };

@@ -47,10 +47,5 @@ export function toolUses(message: JsonValue): { id: string; name: string }[] {
   return uses;
 }
 
-/** The highest runner tag in a record's `tags` member: one number, or arrays of them (one array per input
- *  message); 0 when there is none. Anything but a non-negative integer is not a tag. */
-export function highestTag(value: JsonValue | undefined): number {
-  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : 0;
-  if (!Array.isArray(value)) return 0;
-  return value.reduce<number>((highest, item) => Math.max(highest, highestTag(item)), 0);
-}
+/** One definition for the fold and the engine's lineage counters (wal-format §11). */
+export { highestTag } from '../engine/lineage-counters.js';

@@ -104,7 +104,7 @@ export class BatchRun {
           assert.fail(`call ${call.tool_call_id} of class ${call.class} has no terminal`);
       }
     });
-    const held_since = Math.max(0, ...batch.calls.map((call) => call.held?.seq ?? 0));
+    const held_since = batch.calls.reduce((highest, call) => Math.max(highest, call.held?.seq ?? 0), 0);
     const paused = episode.pauses.some((pause) => pause.reason === 'tool_held' && pause.seq > held_since);
     const run = new BatchRun(ctx, batch.batch_id, batch.step_id, batch.sequential, calls, true, batch.finished_seq !== null, step.turn_finished_seq !== null, paused);
     run.unknown_seen = batch.calls.some((call) => call.terminals[0]?.outcome === 'unknown');

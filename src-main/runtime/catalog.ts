@@ -21,8 +21,13 @@ export function run(run_id: string, steps: StepScript[], options: Partial<Omit<R
     config: { ...DEFAULT_CONFIG, ...options.configure },
     steps,
     events: options.events ?? [],
+    ...(options.views === undefined ? {} : { views: options.views }),
   };
 }
+
+/** r2's window: its first request (about 70 tokens) fits; its second, which carries a long tool output, does not. */
+const CEILING_DEMO_WINDOW_TOKENS = 150;
+const LONG_OUTPUT = 'a long tool output that pushes the next prompt over its window. '.repeat(16);
 
 const finish = (text = 'all done'): StepScript => ({ text });
 
@@ -152,16 +157,28 @@ export const maxStepsSession: SessionScript = {
   ],
 };
 
-/** Compaction views and notices, ceiling waits and decisions, runner tags, and a cancel at a step boundary. */
+/** Compaction and the context ceiling: two views superseding each other with a notice at every boundary and
+ *  ceiling waits that end in permission (r1), a ceiling wait that ends in refusal (r2), and a stale view that
+ *  no longer assembles, refused at its step (r3). */
 export const compactionSession: SessionScript = {
   session_id: 'sim-compaction',
   runs: [
     run('r1', [{ calls: [call('v1', done('a'))] }, { calls: [call('v2', done('b'))] }, finish('compacted and done')], {
-      configure: { compaction: true, ceiling_wait_ms: 30_000, render_tags: true },
+      configure: { compaction: true, ceiling_wait_ms: 30_000, ceiling_window_tokens: 4_000, render_tags: true },
+      views: [
+        { before_step: 2, version: 1, through_step: 1, summary: 'Summary of step 1: v1.txt was edited (a).' },
+        { before_step: 3, version: 2, through_step: 2, summary: 'Summary of steps 1-2: v1.txt and v2.txt were edited (a, b).' },
+      ],
     }),
-    run('r2', [{ calls: [call('v3', done('c'))] }, { calls: [call('v4', done('never'))] }], {
+    run('r2', [{ calls: [call('w1', done(LONG_OUTPUT))] }, finish('never sent')], {
+      configure: { ceiling_wait_ms: 30_000, ceiling_window_tokens: CEILING_DEMO_WINDOW_TOKENS },
+    }),
+    run('r3', [{ calls: [call('x1', done('c'))] }, { calls: [call('x2', done('d'))] }, { calls: [call('x3', done('e'))] }, finish('never sent')], {
       configure: { compaction: true, render_tags: true },
-      events: [{ trigger: { after_result: 'v3' }, event: { kind: 'cancel', at: 'step_boundary' } }],
+      views: [
+        { before_step: 3, version: 2, through_step: 2, summary: 'Summary of steps 1-2: x1.txt and x2.txt were edited (c, d).' },
+        { before_step: 4, version: 1, through_step: 1, summary: 'A stale summary of step 1, published again after version 2.' },
+      ],
     }),
   ],
 };

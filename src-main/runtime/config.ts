@@ -12,10 +12,14 @@ export function configPayload(config: RunConfig): JsonPayload {
     max_steps: config.max_steps,
     ...(config.tool_times ? { tool_times: true } : {}),
     ...(config.compaction ? { compaction: { provider: 'scripted-compactor' } } : {}),
-    ...(config.ceiling_wait_ms !== null ? { context_ceiling: { wait_ms: config.ceiling_wait_ms } } : {}),
+    ...(config.ceiling_wait_ms !== null ? { context_ceiling: ceilingPayload(config.ceiling_wait_ms, config.ceiling_window_tokens) } : {}),
     // render_tags in a run config is itself gated (runner-tags/v1): the writer raises the floor for it.
     ...(config.render_tags ? { render_tags: true } : {}),
   };
+}
+
+function ceilingPayload(wait_ms: number, window_tokens: number | null): JsonPayload {
+  return window_tokens === null ? { wait_ms } : { wait_ms, window_tokens };
 }
 
 export class RecordedConfigError extends Error {
@@ -29,13 +33,16 @@ export function parseConfig(value: JsonValue): RunConfig {
   const max_steps = value['max_steps'];
   if (typeof model !== 'string' || typeof max_steps !== 'number') throw new RecordedConfigError('run_started.config lacks model or max_steps');
   const ceiling = value['context_ceiling'];
-  const wait_ms = typeof ceiling === 'object' && ceiling !== null && !Array.isArray(ceiling) ? ceiling['wait_ms'] : undefined;
+  const ceiling_map = typeof ceiling === 'object' && ceiling !== null && !Array.isArray(ceiling) ? ceiling : {};
+  const wait_ms = ceiling_map['wait_ms'];
+  const window_tokens = ceiling_map['window_tokens'];
   const config: RunConfig = {
     model,
     max_steps,
     tool_times: value['tool_times'] === true,
     compaction: typeof value['compaction'] === 'object' && value['compaction'] !== null,
     ceiling_wait_ms: typeof wait_ms === 'number' ? wait_ms : null,
+    ceiling_window_tokens: typeof window_tokens === 'number' ? window_tokens : null,
     render_tags: value['render_tags'] === true,
   };
   try {
@@ -51,5 +58,9 @@ function assertConfig(config: RunConfig): void {
   assert.ok(Number.isSafeInteger(config.max_steps) && config.max_steps >= 1 && config.max_steps <= STEPS_PER_RUN_MAX, `max_steps ${config.max_steps}`);
   if (config.ceiling_wait_ms !== null) {
     assert.ok(Number.isSafeInteger(config.ceiling_wait_ms) && config.ceiling_wait_ms >= 0 && config.ceiling_wait_ms <= CEILING_WAIT_MS_MAX, `ceiling wait ${config.ceiling_wait_ms}`);
+  }
+  if (config.ceiling_window_tokens !== null) {
+    assert.ok(config.ceiling_wait_ms !== null, 'a ceiling window needs a ceiling wait');
+    assert.ok(Number.isSafeInteger(config.ceiling_window_tokens) && config.ceiling_window_tokens >= 1, `ceiling window ${config.ceiling_window_tokens}`);
   }
 }

@@ -7,7 +7,7 @@ import type { Payload } from '../../src-shared/wal.js';
 import type { Clock } from './clock.js';
 import type { Journal } from './journal.js';
 import type { Plants } from './plants.js';
-import type { Model, Owner, ToolPlane, ToolPolicy, ToolUse } from './ports.js';
+import type { Compactor, Model, Owner, ToolPlane, ToolPolicy, ToolUse } from './ports.js';
 import type { RunConfig } from './script.js';
 
 export interface Ports {
@@ -15,6 +15,7 @@ export interface Ports {
   policy: ToolPolicy;
   plane: ToolPlane;
   owner: Owner;
+  compactor: Compactor;
 }
 
 export interface RunContext {

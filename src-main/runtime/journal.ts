@@ -9,6 +9,7 @@ import type { Payload, ReadFrame } from '../../src-shared/wal.js';
 import { requiredFeatures } from '../engine/features.js';
 import type { WritableSession } from '../engine/session.js';
 import { SessionFolder } from '../replay/fold.js';
+import { walPayloadReader, type PayloadReader } from '../replay/payloads.js';
 import type { Plants } from './plants.js';
 
 /** Something the caller saw: it must never be a record that resume reports as lost. */
@@ -97,6 +98,12 @@ export class Journal {
     this.observer.request?.(run_id, step_id, messages);
   }
 
+  /** Payloads read back from the WAL (tool outputs stay on disk; the fold keeps where they are), through the
+   *  session's own FileIO. */
+  get payloads(): PayloadReader {
+    return walPayloadReader(this.session.writer.path, this.session.writer.io);
+  }
+
   fold(): SessionFold {
     return this.folder.snapshot();
   }
@@ -116,4 +123,7 @@ export function remember(memory: SessionMemory, frame: ReadFrame): void {
   if (payload === null) return;
   const notice = payload['notice_seq'];
   if (frame.type === 'compaction_notice' && typeof notice === 'number') memory.notice_seq_max = Math.max(memory.notice_seq_max, notice);
+  // A successor lineage carries the count on from the one it retired (wal-format §11): numbers never repeat.
+  const carried = payload['next_notice_seq'];
+  if (frame.seq === 0 && typeof carried === 'number') memory.notice_seq_max = Math.max(memory.notice_seq_max, carried - 1);
 }

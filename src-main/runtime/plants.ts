@@ -13,6 +13,9 @@ export interface Plants {
   visible_before_barrier?: boolean;
   /** Keep sending a parallel batch's side-effecting calls after one came back unknown (§3 step 5). */
   ignore_unknown_stop?: boolean;
+  /** On resume, ask the compaction provider again for a boundary whose view and notice the WAL holds (§2
+   *  "Asynchronous compaction": a resumed run renders the view from the record alone). */
+  reask_recorded_view?: boolean;
 }
 
 export type PlantName = keyof Plants;
@@ -23,4 +26,5 @@ export const PLANT_NAMES: readonly PlantName[] = [
   'redispatch_indeterminate',
   'visible_before_barrier',
   'ignore_unknown_stop',
+  'reask_recorded_view',
 ];

@@ -22,6 +22,21 @@ export interface Model {
   answer(run_id: string, step_id: number, request: readonly JsonPayload[]): ModelAnswer;
 }
 
+/** A compaction view as its provider published it for one step boundary (wal-format §6). */
+export interface PublishedView {
+  view_id: string;
+  version: number;
+  through_step: number;
+  replacement: JsonPayload[];
+  applied: 'as_published' | 'reasoning_stripped';
+}
+
+export interface Compactor {
+  /** The view published for the boundary before `step_id`, or null when none is. Asked once per boundary:
+   *  once the view is recorded, the record alone renders it (a resumed run never asks again). */
+  view(run_id: string, step_id: number): PublishedView | null;
+}
+
 export interface CallPlan {
   plan: 'dispatch' | 'no_dispatch';
   reason: NoDispatchReason | null;

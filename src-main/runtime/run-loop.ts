@@ -17,7 +17,7 @@ import { fireOwnerActions } from './owner-actions.js';
 
 export type Advance = 'continued' | 'paused' | 'finished';
 
-export type SealReason = 'completed' | 'interrupted' | 'cancelled' | 'max_steps';
+export type SealReason = 'completed' | 'interrupted' | 'cancelled' | 'max_steps' | 'context_ceiling' | 'error';
 
 export class RunLoop {
   private state: 'running' | 'paused' | 'finished' = 'running';
@@ -38,7 +38,7 @@ export class RunLoop {
   /** A loop over an episode found open in the WAL, which the replay library left to a runtime to go on with. */
   static resumed(ctx: RunContext, episode: EpisodeFold): RunLoop {
     const finished = episode.steps.filter((step) => step.seq !== null);
-    const next_step_id = Math.max(0, ...finished.map((step) => step.step_id)) + 1;
+    const next_step_id = finished.reduce((highest, step) => Math.max(highest, step.step_id), 0) + 1;
     const loop = new RunLoop(ctx, next_step_id, finished.length);
     const batch = currentBatch(episode);
     const last = lastFinishedStep(episode);
@@ -78,7 +78,9 @@ export class RunLoop {
     // At a step boundary, now and step_boundary both mean: no further model step.
     if (this.ctx.cancel.at !== null) return this.seal('cancelled', null);
     if (this.steps_taken >= this.ctx.config.max_steps) return this.seal('max_steps', step_id - 1);
-    writeStepBoundary(this.ctx, step_id);
+    const boundary = writeStepBoundary(this.ctx, step_id);
+    if (boundary.kind === 'ceiling_refused') return this.seal('context_ceiling', null);
+    if (boundary.kind === 'view_refused') return this.seal('error', null, { kind: 'view_not_assembled', message: boundary.message });
     const result = runModelStep(this.ctx, step_id);
     this.next_step_id += 1;
     this.steps_taken += 1;
@@ -112,10 +114,11 @@ export class RunLoop {
   }
 
   /** run_finished, synced before the terminal is shown and before the lease may be released (§5). */
-  private seal(reason: SealReason, last_step_id: number | null): Advance {
+  private seal(reason: SealReason, last_step_id: number | null, error: Payload | null = null): Advance {
     const journal = this.ctx.journal;
     if (last_step_id !== null && last_step_id >= 1) writeFinalNotice(this.ctx, last_step_id);
-    const seq = journal.append('run_finished', runFinishedPayload(reason, journal.fold().episodes.at(-1)!));
+    const payload = runFinishedPayload(reason, journal.fold().episodes.at(-1)!);
+    const seq = journal.append('run_finished', error === null ? payload : { ...payload, error });
     journal.show({ kind: 'run_finished', seq, type: 'run_finished', detail: `${this.ctx.run_id}: ${reason}` });
     journal.barrier();
     this.state = 'finished';

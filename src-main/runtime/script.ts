@@ -52,6 +52,16 @@ export type OwnerEvent =
 /** Where an owner event happens: at the boundary before a model step, or once a call's result is durable. */
 export type EventTrigger = { before_step: number } | { after_result: string };
 
+/** A compaction view the run's compaction provider publishes for the boundary before step `before_step`: its
+ *  summary stands in for the turns of steps 1…through_step. A through_step at or past before_step, or below an
+ *  earlier view's, is a view that no longer assembles: the runtime records it as published and refuses the step. */
+export interface ViewScript {
+  before_step: number;
+  version: number;
+  through_step: number;
+  summary: string;
+}
+
 export interface RunConfig {
   model: string;
   max_steps: number;
@@ -61,6 +71,9 @@ export interface RunConfig {
   compaction: boolean;
   /** Context-ceiling waits and decisions before model I/O, with this Setup wait; null: none. */
   ceiling_wait_ms: number | null;
+  /** The context window, in estimated tokens, a request must fit to be sent (with ceiling_wait_ms); null: no
+   *  window is enforced, every ceiling wait ends in permission. */
+  ceiling_window_tokens: number | null;
   /** runner-tags/v1: every stored message part gets a per-session tag number. */
   render_tags: boolean;
 }
@@ -75,6 +88,8 @@ export interface RunScript {
   /** The model's answer for step_id n is steps[n - 1]. */
   steps: StepScript[];
   events: { trigger: EventTrigger; event: OwnerEvent }[];
+  /** The views the compaction provider publishes (config.compaction); none when absent. */
+  views?: ViewScript[];
 }
 
 export interface SessionScript {
@@ -92,5 +107,6 @@ export const DEFAULT_CONFIG: RunConfig = {
   tool_times: false,
   compaction: false,
   ceiling_wait_ms: null,
+  ceiling_window_tokens: null,
   render_tags: false,
 };

@@ -13,12 +13,14 @@ import {
   callKeyText,
   type CallKey,
   type CallPlan,
+  type Compactor,
   type DispatchOutcome,
   type LateDelivery,
   type Model,
   type ModelAnswer,
   type Owner,
   type OwnerAction,
+  type PublishedView,
   type ToolPlane,
   type ToolPolicy,
   type ToolUse,
@@ -30,12 +32,19 @@ export interface ScriptedWorld {
   policy: ToolPolicy;
   plane: ScriptedToolPlane;
   owner: Owner;
+  compactor: ScriptedCompactor;
 }
 
 /** The world of one script. Build it once per simulated session: its plane carries state across crashes. */
 export function scriptedWorld(script: SessionScript, ledger: SideEffectLedger, clock: Clock): ScriptedWorld {
   const index = new ScriptIndex(script);
-  return { model: new ScriptedModel(index), policy: new ScriptedPolicy(index), plane: new ScriptedToolPlane(index, ledger, clock), owner: new ScriptedOwner(index) };
+  return {
+    model: new ScriptedModel(index),
+    policy: new ScriptedPolicy(index),
+    plane: new ScriptedToolPlane(index, ledger, clock),
+    owner: new ScriptedOwner(index),
+    compactor: new ScriptedCompactor(index),
+  };
 }
 
 /** Lookups into a script, validated once: unique run ids and call ids, bounded sizes. */
@@ -48,6 +57,8 @@ class ScriptIndex {
     for (const run of script.runs) {
       assert.ok(!this.runs.has(run.run_id), `run ${run.run_id} is scripted twice`);
       this.runs.set(run.run_id, run);
+      const boundaries = (run.views ?? []).map((view) => view.before_step);
+      assert.ok(new Set(boundaries).size === boundaries.length && boundaries.every((step) => step >= 1), `run ${run.run_id}: one view per step boundary`);
       for (const step of run.steps) {
         assert.ok((step.failed_attempts ?? 0) < MODEL_ATTEMPTS_MAX, `at most ${MODEL_ATTEMPTS_MAX - 1} failed attempts a step`);
         assert.ok((step.text === undefined) !== (step.calls === undefined), 'a step answers with text or with calls');
@@ -144,6 +155,22 @@ class ScriptedOwner implements Owner {
     if (event.kind !== 'queue') return event;
     // The queued send's run is scripted under its derived run id; its config travels in the queued record.
     return { ...event, config: this.index.run(queuedRunId(event.submission_id)).config };
+  }
+}
+
+/** The compaction provider of a script. It keeps the boundaries it was asked about: the simulator checks that
+ *  no recovery asks again for a view the WAL already holds. */
+export class ScriptedCompactor implements Compactor {
+  readonly asked: { run_id: string; step_id: number }[] = [];
+
+  constructor(private readonly index: ScriptIndex) {}
+
+  view(run_id: string, step_id: number): PublishedView | null {
+    this.asked.push({ run_id, step_id });
+    const view = this.index.run(run_id).views?.find((candidate) => candidate.before_step === step_id);
+    if (view === undefined) return null;
+    const replacement: JsonPayload[] = [{ role: 'user', content: [{ type: 'text', text: view.summary }] }];
+    return { view_id: `${run_id}.compact`, version: view.version, through_step: view.through_step, replacement, applied: 'as_published' };
   }
 }
 

@@ -29,9 +29,10 @@ import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES } from '../engine/limits.js';
 import { hex } from '../engine/reader.js';
 import { planResume } from '../replay/plan.js';
 import { refusedPlan } from '../replay/report.js';
+import { walPayloadReader } from '../replay/payloads.js';
 import { RecoveryLog } from '../replay/recoveries.js';
 import { episodeWord, runSignal } from '../replay/signals.js';
-import { checkProviderValid, renderTranscript } from '../replay/transcript.js';
+import { checkProviderValid, renderSessionRequest } from '../replay/transcript.js';
 import { SessionTailer, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { buildTimeline, buildTranscript, type Timeline } from './timeline.js';
 
@@ -89,15 +90,18 @@ export class SessionModel {
     if (this.views !== null) return this.views;
     const fold = this.tailer.fold();
     const read = this.tailer.read;
-    const messages = renderTranscript(fold);
+    const payloads = walPayloadReader(this.target.wal_path);
+    // A compaction view that no longer assembles leaves nothing to render: that is no valid request either.
+    const next_request = renderSessionRequest(fold, payloads);
+    const messages = next_request.messages.map((rendered) => rendered.message);
     const run = runSignal(fold, { torn_tail: read?.torn_tail ?? null, error: read?.error ?? null }, this.target.is_export);
-    const timeline = buildTimeline(fold);
+    const timeline = buildTimeline(fold, payloads);
     markLastEpisode(timeline, fold, run);
     this.views = {
       fold,
       timeline,
       transcript: buildTranscript(messages),
-      transcript_valid: checkProviderValid(messages).valid,
+      transcript_valid: next_request.problems.length === 0 && checkProviderValid(messages).valid,
       resume: read?.error ? refusedPlan(read.error) : planResume(fold),
       run,
       recoveries: this.recoveries(),

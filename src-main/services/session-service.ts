@@ -6,22 +6,30 @@ import type {
   ActionKind,
   ActionOutcome,
   ActionPreview,
+  RetirePreview,
+  RetireResult,
+  SessionHistory,
   RecordDetail,
   RowList,
   RowPage,
   SearchResult,
   SessionDetail,
   SessionSummary,
+  StepContext,
   WalscopeApi,
   WalscopeEvent,
   Workspace,
 } from '../../src-shared/ipc.js';
 import { resolveTargets, type WalTarget } from '../engine/inspect.js';
+import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
+import type { RetirePlan } from '../../src-shared/wal.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../replay/support-report.js';
 import { episodeTiming } from '../replay/timing.js';
 import { actionChoices, previewAction, runAction } from './actions.js';
+import { walPayloadReader } from '../replay/payloads.js';
+import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
 import { Debouncer, WorkspaceWatcher } from './watcher.js';
@@ -35,6 +43,7 @@ const LIST_PUSH_MS = 100;
 
 export class SessionService implements WalscopeApi {
   private readonly models = new Map<string, SessionModel>();
+  private readonly sealed = new SealedLineages();
   private readonly listeners = new Set<(event: WalscopeEvent) => void>();
   private readonly list_push = new Debouncer(() => this.emit({ type: 'sessions', sessions: this.summaries() }), LIST_PUSH_MS, LIST_PUSH_MS * 3);
   private watcher: WorkspaceWatcher | null = null;
@@ -72,6 +81,7 @@ export class SessionService implements WalscopeApi {
     if (this.probe_timer !== null) clearInterval(this.probe_timer);
     this.list_push.clear();
     this.listeners.clear();
+    this.sealed.closeAll();
     await this.watcher?.close();
   }
 
@@ -151,7 +161,7 @@ export class SessionService implements WalscopeApi {
   }
 
   private model(key: string): SessionModel {
-    const model = typeof key === 'string' ? this.models.get(key) : undefined;
+    const model = typeof key === 'string' ? (this.models.get(key) ?? this.sealed.model(key, (session) => this.models.get(session)) ?? undefined) : undefined;
     if (model === undefined) throw new NotFoundError(`no session "${String(key)}" in this workspace`);
     if (model.tailer.read === null) this.refreshModel(model);
     return model;
@@ -195,6 +205,22 @@ export class SessionService implements WalscopeApi {
     return this.model(key).search(list, query);
   }
 
+  async getHistory(key: string): Promise<SessionHistory> {
+    return historyOf(this.model(key).target);
+  }
+
+  async previewRetire(key: string, reason: 'sealed' | 'deleted'): Promise<RetirePreview> {
+    return previewRetireOf(this.model(key).target, checkRetireReason(reason));
+  }
+
+  async runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan): Promise<RetireResult> {
+    const model = this.model(key);
+    const result = runRetireOf(model.target, checkRetireReason(reason), plan);
+    this.refreshModel(model);
+    this.emitSession(model);
+    return result;
+  }
+
   async previewAction(key: string, kind: ActionKind): Promise<ActionPreview> {
     return previewAction(this.model(key), checkKind(kind));
   }
@@ -208,6 +234,11 @@ export class SessionService implements WalscopeApi {
 
   async getReport(key: string): Promise<SupportReport> {
     return supportReport(this.model(key).target, Date.now());
+  }
+
+  async getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext> {
+    const model = this.model(key);
+    return stepContext(model.fold(), walPayloadReader(model.target.wal_path), episode, step_id);
   }
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {

@@ -2,9 +2,11 @@
 // renderer can window it. Big values are cut to previews here (the record view has the whole payload), which
 // bounds what one page of rows can weigh.
 import { appendAll } from '../../src-shared/arrays.js';
+import { noteSummary } from '../../src-shared/compaction.js';
 import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
 import type { BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, SessionFold } from '../../src-shared/replay.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
+import { terminalOutput, type PayloadReader } from '../replay/payloads.js';
 
 /** A row's text is cut past this; the record view shows the rest. */
 export const ROW_TEXT_CHARS_MAX = 4_000;
@@ -17,9 +19,10 @@ export interface Timeline {
   row_of_seq: Int32Array;
 }
 
-export function buildTimeline(fold: SessionFold): Timeline {
+/** Tool outputs are read back through `payloads` (the fold keeps where they are, not what). */
+export function buildTimeline(fold: SessionFold, payloads: PayloadReader): Timeline {
   const rows: TimelineRow[] = [];
-  for (const episode of fold.episodes) appendAll(rows, episodeRows(episode));
+  for (const episode of fold.episodes) appendAll(rows, episodeRows(episode, payloads));
   for (const ref of fold.outside) {
     if (ref.seq > 0) rows.push({ kind: 'event', episode: null, type: ref.type, summary: `${ref.type} outside any episode`, seqs: [ref.seq] });
   }
@@ -33,7 +36,7 @@ export function buildTimeline(fold: SessionFold): Timeline {
 
 type Keyed = { key: number; order: number; rows: TimelineRow[] };
 
-function episodeRows(episode: EpisodeFold): TimelineRow[] {
+function episodeRows(episode: EpisodeFold, payloads: PayloadReader): TimelineRow[] {
   const n = episode.episode;
   const head: TimelineRow = {
     kind: 'episode',
@@ -69,12 +72,12 @@ function episodeRows(episode: EpisodeFold): TimelineRow[] {
       in_flight: step.seq === null,
       seqs,
     }];
-    for (const note of step.notes) rows.push({ kind: 'note', episode: n, step_id: step.step_id, type: note.type, summary: cut(compact(note.payload)), seqs: [note.seq] });
+    for (const note of step.notes) rows.push({ kind: 'note', episode: n, step_id: step.step_id, type: note.type, summary: cut(noteSummary(note.type, note.payload)), seqs: [note.seq] });
     const batch = index.batch(step.batch_id);
-    if (batch !== undefined) appendAll(rows, batchRows(n, batch));
+    if (batch !== undefined) appendAll(rows, batchRows(n, batch, payloads));
     add(step.seq ?? seqs[0] ?? step.notes[0]?.seq ?? null, rows);
   }
-  for (const batch of index.batches_without_step) add(batch.started_seq, batchRows(n, batch));
+  for (const batch of index.batches_without_step) add(batch.started_seq, batchRows(n, batch, payloads));
   for (const steer of episode.steers) {
     const text = asList(steer.input).map(messageText).join('\n');
     add(steer.seq, [{ kind: 'steer', episode: n, title: steer.title, delivery: steer.delivery, text: cut(text), seqs: [steer.seq] }]);
@@ -100,7 +103,7 @@ function event(episode: number, type: string, summary: string, seq: number): Tim
   return { kind: 'event', episode, type, summary, seqs: [seq] };
 }
 
-function batchRows(episode: number, batch: BatchFold): TimelineRow[] {
+function batchRows(episode: number, batch: BatchFold, payloads: PayloadReader): TimelineRow[] {
   const head: TimelineRow = {
     kind: 'batch',
     episode,
@@ -113,12 +116,12 @@ function batchRows(episode: number, batch: BatchFold): TimelineRow[] {
     seqs: [batch.started_seq, ...(batch.finished_seq === null ? [] : [batch.finished_seq])],
   };
   return [head, ...batch.calls.map((call): TimelineRow => {
-    const row = callRow(call);
+    const row = callRow(call, payloads);
     return { kind: 'call', episode, batch_id: batch.batch_id, call: row, seqs: row.seqs };
   })];
 }
 
-function callRow(call: CallFold): CallRow {
+function callRow(call: CallFold, payloads: PayloadReader): CallRow {
   const terminal = call.terminals[0] ?? null;
   const seqs = [
     ...(call.intent === null ? [] : [call.intent.seq]),
@@ -132,7 +135,7 @@ function callRow(call: CallFold): CallRow {
     plan: call.plan,
     safe: call.safe,
     args: preview(call.intent?.args ?? null),
-    output: preview(terminal?.output ?? null),
+    output: preview(terminal === null ? null : terminalOutput(terminal, payloads)),
     outcome: terminal?.outcome ?? null,
     reason: terminal?.reason ?? null,
     is_error: terminal?.is_error ?? false,

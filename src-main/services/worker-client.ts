@@ -83,6 +83,10 @@ export class WorkerApi implements WalscopeApi {
   previewAction: WalscopeApi['previewAction'] = (key, kind) => this.call('previewAction', [key, kind]);
   getReport: WalscopeApi['getReport'] = (key) => this.call('getReport', [key]);
   runAction: WalscopeApi['runAction'] = (key, kind, based_on_seq, reason) => this.call('runAction', [key, kind, based_on_seq, reason]);
+  getHistory: WalscopeApi['getHistory'] = (key) => this.call('getHistory', [key]);
+  previewRetire: WalscopeApi['previewRetire'] = (key, reason) => this.call('previewRetire', [key, reason]);
+  runRetire: WalscopeApi['runRetire'] = (key, reason, plan) => this.call('runRetire', [key, reason, plan]);
+  getContext: WalscopeApi['getContext'] = (key, episode, step_id) => this.call('getContext', [key, episode, step_id]);
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {
     if (this.listeners.size >= LISTENERS_MAX) throw new Error(`more than ${LISTENERS_MAX} subscribers`);

@@ -42,6 +42,10 @@ export function httpApi(): WalscopeApi {
     previewAction: (key, kind) => call('previewAction', [key, kind]),
     runAction: (key, kind, based_on_seq, reason) => call('runAction', [key, kind, based_on_seq, reason]),
     getReport: (key) => call('getReport', [key]),
+    getHistory: (key) => call('getHistory', [key]),
+    previewRetire: (key, reason) => call('previewRetire', [key, reason]),
+    runRetire: (key, reason, plan) => call('runRetire', [key, reason, plan]),
+    getContext: (key, episode, step_id) => call('getContext', [key, episode, step_id]),
     subscribe(listener: (event: WalscopeEvent) => void) {
       // EventSource cannot send a header: the token goes in the query of this same-origin request.
       const source = new EventSource(`./api/events?token=${encodeURIComponent(token)}`);

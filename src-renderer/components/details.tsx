@@ -6,7 +6,7 @@ import { formatTime } from './format.js';
 import { HexView } from './hex-view.js';
 import { PayloadTree } from './payload-tree.js';
 
-export function TimelineDetail({ row, onJump }: { row: TimelineRow; onJump: (seq: number) => void }) {
+export function TimelineDetail({ row, onJump, onContext }: { row: TimelineRow; onJump: (seq: number) => void; onContext: (episode: number, step_id: number) => void }) {
   return (
     <div className="detail" data-testid="timeline-detail">
       <h4>{row.kind}</h4>
@@ -29,6 +29,9 @@ export function TimelineDetail({ row, onJump }: { row: TimelineRow; onJump: (seq
       {(row.kind === 'event' || row.kind === 'note') && <pre className="text-block">{row.summary}</pre>}
       {row.kind === 'anomaly' && <pre className="text-block">{row.message}</pre>}
       <div className="actions">
+        {(row.kind === 'step' || row.kind === 'note') && row.step_id !== null && (
+          <button type="button" onClick={() => onContext(row.episode, row.step_id!)} data-testid="open-context">this step's context</button>
+        )}
         {row.seqs.map((seq) => (
           <button key={seq} type="button" onClick={() => onJump(seq)} data-testid="jump-record">record seq {seq}</button>
         ))}

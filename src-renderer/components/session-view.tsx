@@ -7,6 +7,7 @@ import type { RecordRow, RowList, SessionDetail, TranscriptRow } from '../../src
 import { reportHtml } from '../../src-shared/report-html.js';
 import { api } from '../api/api.js';
 import { ScaledList } from '../lists/scaled-list.js';
+import { ContextView } from './context-view.js';
 import { usePagedRows } from '../lists/paged-rows.js';
 import { useRecord } from '../queries.js';
 import { StatusChip } from './chips.js';
@@ -14,6 +15,7 @@ import { RecordDetailView, TimelineDetail } from './details.js';
 import { inline } from './format.js';
 import { IntegrityBanner } from './integrity-banner.js';
 import { RecoveryHistory, RecoveryPanel } from './recovery-panel.js';
+import { HistoryPanel } from './history-panel.js';
 import { TimelineRowView } from './timeline-row.js';
 import { tokenText, Waterfall } from './waterfall.js';
 
@@ -27,6 +29,8 @@ const TABS: { list: RowList; label: string }[] = [
 export function SessionView({ detail }: { detail: SessionDetail }) {
   const key = detail.summary.key;
   const [tab, setTab] = useState<RowList>('timeline');
+  const [context_open, setContextOpen] = useState(false);
+  const [context_step, setContextStep] = useState<{ episode: number; step_id: number } | null>(null);
   const [selected, setSelected] = useState<Record<RowList, number | null>>({ timeline: null, records: null, transcript: null });
   const [open, setOpen] = useState(false);
   const [reveal, setReveal] = useState<{ index: number } | null>(null);
@@ -134,16 +138,17 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
         <div className="session-main">
           <div className="tabs" role="tablist">
             {TABS.map((entry) => (
-              <button key={entry.list} type="button" role="tab" aria-selected={tab === entry.list} onClick={() => { setTab(entry.list); setMatch(0); }} data-testid={`tab-${entry.list}`}>
+              <button key={entry.list} type="button" role="tab" aria-selected={!context_open && tab === entry.list} onClick={() => { setTab(entry.list); setMatch(0); setContextOpen(false); }} data-testid={`tab-${entry.list}`}>
                 {entry.label} <span className="muted">{detail.rows[entry.list].toLocaleString()}</span>
               </button>
             ))}
+            <button type="button" role="tab" aria-selected={context_open} onClick={() => setContextOpen(true)} data-testid="tab-context">Context</button>
             <input ref={search_box} type="search" placeholder="Search (/)" value={query} onChange={(event) => { setQuery(event.target.value); setMatch(0); }}
               onKeyDown={(event) => { if (event.key === 'Enter') goMatch(event.shiftKey ? -1 : 1); }} aria-label="Search in session" data-testid="search-input" />
             {query.trim() !== '' && <span className="muted" data-testid="search-count">{matches.length === 0 ? 'no match' : `${match + 1} of ${matches.length}${search.data?.truncated ? '+' : ''}`}</span>}
             <label className="follow"><input type="checkbox" checked={follow} onChange={(event) => setFollow(event.target.checked)} data-testid="follow-tail" /> follow tail</label>
           </div>
-          <ScaledList
+          {context_open ? <ContextView key={JSON.stringify(context_step)} sessionKey={key} initial={context_step} /> : <ScaledList
             key={tab}
             total={total}
             row_height_px={ROW_PX[tab]}
@@ -154,17 +159,19 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
             onFirstRow={setFirst}
             label={tab}
             testid={`list-${tab}`}
-          />
+          />}
           {tab === 'transcript' && <p className="muted">The conversation as the next request would carry it{detail.transcript_valid ? '' : ' — NOT provider-valid'}.</p>}
         </div>
         <aside className="session-side">
           {open && current !== null && tab === 'timeline' && rowAt(current) !== undefined && (
-            <TimelineDetail row={rowAt(current) as Parameters<typeof TimelineDetail>[0]['row']} onJump={(seq) => void jumpToRecord(seq)} />
+            <TimelineDetail row={rowAt(current) as Parameters<typeof TimelineDetail>[0]['row']} onJump={(seq) => void jumpToRecord(seq)}
+              onContext={(episode, step_id) => { setContextStep({ episode, step_id }); setContextOpen(true); }} />
           )}
           {open && current !== null && tab === 'records' && <RecordPane sessionKey={key} index={current} onBack={jumpToTimeline} />}
           {open && current !== null && tab === 'transcript' && rowAt(current) !== undefined && <TranscriptPane row={rowAt(current) as TranscriptRow} />}
           <EpisodeWaterfall detail={detail} episode={tab === 'timeline' && current !== null ? episodeOf(rowAt(current)) : null} />
           <RecoveryPanel detail={detail} />
+          <HistoryPanel sessionKey={key} lastSeq={detail.summary.last_seq} readOnly={detail.read_only} />
           {detail.read_only && <p className="muted" data-testid="no-actions">This export is read-only: no recovery action is offered.</p>}
           <RecoveryHistory entries={detail.summary.recoveries} />
           <QueuePanel detail={detail} />

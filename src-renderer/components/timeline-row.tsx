@@ -1,5 +1,6 @@
 // One row of the session timeline. All WAL content goes through React text nodes.
 import type { CallRow, TimelineRow } from '../../src-shared/ipc.js';
+import { noteLabel } from '../../src-shared/compaction.js';
 import { ClassChip, ErrorChip } from './chips.js';
 import { formatTime, inline } from './format.js';
 import { seconds } from './waterfall.js';
@@ -29,7 +30,7 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
         </div>
       );
     case 'note':
-      return <div className="tl tl-note"><span className="badge">{row.type}</span> <span className="mono muted">{row.summary}</span></div>;
+      return <div className="tl tl-note" data-testid="note-row" data-type={row.type}><span className="badge label">{noteLabel(row.type)}</span>{row.step_id !== null && <span className="muted">step {row.step_id}</span>} <span className="text">{row.summary}</span></div>;
     case 'batch':
       return (
         <div className="tl tl-batch">

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toJsonValue } from '../../src-shared/json.js';
 import type { ReadFrame } from '../../src-shared/wal.js';
 import { startLiveSession, type LiveSession } from '../../src-main/demo/live.js';
-import { DEMO_SESSION_IDS, DEMO_SESSIONS, LIVE_SESSION_ID } from '../../src-main/demo/sessions.js';
+import { DEMO_SESSION_IDS, DEMO_SESSIONS, LIVE_SESSION_ID, type DemoExpectation } from '../../src-main/demo/sessions.js';
+import { readHistory } from '../../src-main/engine/lineage-chain.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
@@ -95,6 +96,54 @@ describe('walscope serve on the demo state root, in Chromium', () => {
     expect(overview).toContain('finished_unconfirmed');
     expect(page.url()).not.toContain('token=');
     await saveScreenshot(page, 'session-list');
+  });
+
+  it('shows each session\'s history: its lineages, and the archive\'s integrity in a banner', async () => {
+    const with_history = DEMO_SESSION_IDS.filter((id) => (DEMO_SESSIONS[id] as DemoExpectation).history !== undefined);
+    expect(with_history.length).toBeGreaterThan(0);
+    for (const id of with_history) {
+      const history = (DEMO_SESSIONS[id] as DemoExpectation).history!;
+      await openSession(id);
+      await page.locator('[data-testid=history-panel]').waitFor();
+      const wheres = await page.locator('[data-testid=history-lineage]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-where')));
+      const banner = await page.locator('[data-testid=archive-banner]').getAttribute('data-kind');
+      const expected_banner = history.archive_error ?? (history.torn_tail ? 'torn_tail' : `index_${history.index}`);
+      expect({ id, wheres, banner }).toEqual({ id, wheres: [...history.lineages], banner: expected_banner });
+    }
+    await openSession('history');
+    await saveScreenshot(page, 'history-panel');
+  });
+
+  it('opens a sealed lineage read-only in the same views, and leaves the archive untouched', async () => {
+    const dir = sessionDir(root, 'history');
+    const archive_before = fs.readFileSync(path.join(dir, 'archive'));
+    const sealed = readHistory(dir).lineages.find((lineage) => lineage.where === 'sealed')!;
+    await openSession('history');
+    await page.locator('[data-testid=open-sealed]').first().click();
+    const view = page.locator(`[data-testid=session-view][data-session="history@${sealed.wal_id}"]`);
+    await view.waitFor();
+    expect(await view.locator('[data-testid=read-only]').count()).toBe(1);
+    expect(await view.locator('[data-testid=last-seq]').textContent()).toBe(String(sealed.last_seq));
+    expect(await view.locator('[data-testid=recovery-panel]').count()).toBe(0);
+    expect(fs.readFileSync(path.join(dir, 'archive'))).toEqual(archive_before);
+  });
+
+  it('retires a lineage as an operator action: the preview lists what is written, then the history shows it', async () => {
+    const id = 'history-no-index';
+    const dir = sessionDir(root, id);
+    await openSession(id);
+    await page.locator('[data-testid=retire-sealed]').click();
+    const plan = page.locator('[data-testid=retire-plan]');
+    await plan.waitFor();
+    expect(await plan.textContent()).toMatch(/append member [0-9a-f]{12}… \(sealed, seq 1–14, \d+ content bytes\) at archive offset \d+.*successor.*archive\.index rewritten to cover 3 member\(s\) \(now missing\)/);
+    expect(fs.existsSync(path.join(dir, 'archive.index'))).toBe(false);
+    await page.locator('[data-testid=retire-confirm]').click();
+    await expect.poll(() => page.locator('[data-testid=retire-result]').getAttribute('data-ok')).toBe('true');
+    await expect.poll(() => page.locator('[data-testid=history-lineage]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-where')))).toEqual(['live', 'sealed', 'sealed', 'deleted']);
+    expect(await page.locator('[data-testid=archive-banner]').getAttribute('data-kind')).toBe('index_valid');
+    const lineages = readHistory(dir);
+    expect(lineages.problems).toEqual([]);
+    expect(lineages.archive.index).toBe('valid');
   });
 
   it('names each integrity problem in a banner', async () => {

@@ -1,5 +1,6 @@
 // The credential of `walscope serve` stays with its own port, and odd HTTP requests get a status, never a 500 or
-// a dropped connection. Real serves (the built CLI), a real probe server on another local port, and Chromium.
+// a dropped connection. Real serves (the CLI and renderer in out/, built by test/build-once.ts), a real probe
+// server on another local port, and Chromium.
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

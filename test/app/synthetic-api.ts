@@ -69,8 +69,12 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     locateSeq: (_key, seq) => Promise.resolve(seq >= 1 && seq <= rows_total ? seq - 1 : null),
     search: (_key, list, query) => Promise.resolve({ list, query, rows: [], truncated: false }),
     previewAction: refused,
+    getHistory: async () => ({ lineages: [], problems: [], archive: null }),
+    previewRetire: refused,
+    runRetire: refused,
     runAction: refused,
     getReport: refused,
+    getContext: refused,
     subscribe: () => () => undefined,
   };
   window.walscope = api;

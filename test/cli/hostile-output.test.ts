@@ -71,6 +71,15 @@ describe('one field, one line', () => {
   });
 });
 
+describe('command names', () => {
+  it('a name of an Object.prototype member is an unknown command, not a lookup of that member', () => {
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      const { code, stderr } = walscope(name);
+      expect({ name, code, stderr: stderr.split('\n')[0] }).toEqual({ name, code: 2, stderr: `walscope: unknown command "${name}"` });
+    }
+  });
+});
+
 /** A session of `records` model steps of about `text_bytes` each, written with the engine. */
 function bigSession(records: number, text_bytes: number): string {
   const root = tempDir();

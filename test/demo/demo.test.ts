@@ -10,7 +10,9 @@ import { buildDemoRoot, DemoRootError } from '../../src-main/demo/build.js';
 import { DEMO_FUTURE_FEATURE } from '../../src-main/demo/damage.js';
 import { livePorts, startLiveSession } from '../../src-main/demo/live.js';
 import { defaultDemoRoot, LEDGER_FILE_NAME, ledgerPathFor } from '../../src-main/demo/paths.js';
-import { DEMO_SESSION_IDS, DEMO_SESSIONS, LIVE_SESSION_ID, type DemoSessionId } from '../../src-main/demo/sessions.js';
+import { DEMO_SESSION_IDS, DEMO_SESSIONS, LIVE_SESSION_ID, type DemoExpectation, type DemoSessionId } from '../../src-main/demo/sessions.js';
+import { verifyArchive } from '../../src-main/engine/archive-verify.js';
+import { readHistory } from '../../src-main/engine/lineage-chain.js';
 import { LeaseHeldError } from '../../src-main/engine/errors.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { probeLease } from '../../src-main/engine/lease.js';
@@ -43,9 +45,21 @@ function observed(root: string, id: DemoSessionId) {
 }
 
 const expected = (id: DemoSessionId) => {
-  const { shows: _shows, ...state } = DEMO_SESSIONS[id];
+  const { shows: _shows, history: _history, ...state } = DEMO_SESSIONS[id] as DemoExpectation;
   return state;
 };
+
+/** What `verify` and `lineages` (the engine under them) say of a session's history. */
+function observedHistory(root: string, id: DemoSessionId) {
+  const dir = sessionDir(root, id);
+  const archive = verifyArchive(dir, [])!;
+  return {
+    lineages: readHistory(dir).lineages.map((entry) => entry.where),
+    index: archive.index,
+    torn_tail: archive.torn_tail !== null,
+    archive_error: archive.error?.kind ?? null,
+  };
+}
 
 describe('walscope demo', () => {
   it('builds every state, each confirmed by the replay library', () => {
@@ -53,6 +67,18 @@ describe('walscope demo', () => {
     const build = buildDemoRoot(root, steppedClock(1_750_000_000_000));
     expect(build.built).toEqual(DEMO_SESSION_IDS);
     for (const id of DEMO_SESSION_IDS) expect({ id, ...observed(root, id) }).toEqual({ id, ...expected(id) });
+    for (const id of DEMO_SESSION_IDS) {
+      const history = (DEMO_SESSIONS[id] as DemoExpectation).history;
+      if (history !== undefined) expect({ id, ...observedHistory(root, id) }).toEqual({ id, ...history });
+    }
+    // Counters carry on across lineages: each successor starts where its parent left off, nothing repeats.
+    const chain = readHistory(sessionDir(root, 'history'));
+    expect(chain.problems).toEqual([]);
+    for (const counter of ['next_tag', 'next_notice_seq'] as const) {
+      const values = chain.lineages.map((entry) => entry[counter]!);
+      expect({ counter, values }).toEqual({ counter, values: [...values].sort((left, right) => right - left) });
+      expect(new Set(values).size).toBe(values.length);
+    }
 
     const classes = (id: string) => replayOf(root, id).json.episodes.at(-1)!.batches.at(-1)!.calls.map((call) => call.class);
     expect(classes('indeterminate')).toEqual(['completed', 'indeterminate']);

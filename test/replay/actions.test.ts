@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeFrame } from '../../src-main/engine/frame-codec.js';
 import { cancelSession, resumeSession, sealSession, startRun, stopRun, type RecoveryOutcome } from '../../src-main/replay/actions.js';
 import { WalIoError } from '../../src-main/engine/writer.js';
+import { walPayloadReader } from '../../src-main/replay/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
 import { killHard, runFixture } from '../fixtures/run-fixture.js';
 import { FaultyIO } from '../helpers/faulty-io.js';
@@ -53,7 +54,7 @@ function expectIdempotent(root: string, again: () => RecoveryOutcome): void {
 function expectFinishedAndValid(root: string, reason: string): void {
   const fold = diskFold(root);
   expect(fold.episodes.at(-1)?.finished?.reason).toBe(reason);
-  expect(checkProviderValid(renderTranscript(fold)).valid).toBe(true);
+  expect(checkProviderValid(renderTranscript(fold, walPayloadReader(walOf(root)))).valid).toBe(true);
 }
 
 describe('cancel', () => {
@@ -175,7 +176,7 @@ describe('seal', () => {
     });
     const { appended } = act(root, (io) => sealSession(root, 's1', { io }));
     expect(appended).toEqual([{ type: 'run_finished', payload: { reason: 'interrupted', usage: { input_tokens: 10, output_tokens: 5 } } }]);
-    expect(renderTranscript(diskFold(root))).toEqual([userMessage('do the thing'), userMessage('also update the changelog')]);
+    expect(renderTranscript(diskFold(root), walPayloadReader(walOf(root)))).toEqual([userMessage('do the thing'), userMessage('also update the changelog')]);
     expectFinishedAndValid(root, 'interrupted');
   });
 });

@@ -4,10 +4,17 @@ import { describe, expect, it } from 'vitest';
 import type { JsonPayload } from '../../src-shared/replay.js';
 import type { Payload, ReadFrame } from '../../src-shared/wal.js';
 import { foldFrames, SessionFolder } from '../../src-main/replay/fold.js';
+import { recordRefs } from '../../src-main/replay/record-index.js';
 import { planResume } from '../../src-main/replay/plan.js';
+import type { PayloadReader } from '../../src-main/replay/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
 
 /** Frames with consecutive seqs (lineage frames, seq 0, in between do not count). */
+/** Payloads read back from frames held in memory, by offset, as the fold's readers read them from a WAL. */
+function payloadsOf(all: ReadFrame[]): PayloadReader {
+  return (offset) => all.find((frame) => frame.offset === offset)!.payload as JsonPayload;
+}
+
 function frames(...records: [type: string, payload: JsonPayload][]): ReadFrame[] {
   let seq = 0;
   return records.map(([type, payload], index) => {
@@ -59,7 +66,7 @@ describe('fold', () => {
       ),
     );
     expect(fold.wal_id).toBe('abcd');
-    expect(fold.records.map((ref) => ref.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(recordRefs(fold.records).map((ref) => ref.seq)).toEqual([0, 1, 2, 3, 4]);
     const episode = fold.episodes[0]!;
     expect(episode.shown.map((ref) => ref.type)).toEqual(['brand_new_record']);
     expect(episode.steps[0]!.attempts).toEqual([{ seq: 2, attempt: 1, outcome: 'ok', http_status: null, ts_ms: 7 }]);
@@ -208,8 +215,7 @@ describe('fold', () => {
 
 describe('transcript', () => {
   it('renders committed turns only (the first uncommitted turn ends it), steers before the next recorded step', () => {
-    const fold = foldFrames(
-      frames(
+    const history = frames(
         start(),
         ['steered', { input: [user('also this')] }],
         step(1, ['a']),
@@ -222,18 +228,17 @@ describe('transcript', () => {
         batch('b2', 2, ['b']),
         intent('b2', 'b'),
         ['steered', { input: [user('late')] }],
-      ),
     );
+    const fold = foldFrames(history);
     expect(fold.episodes[0]!.steers.map((steer) => steer.joins_step)).toEqual([1, null]);
-    const messages = renderTranscript(fold);
+    const messages = renderTranscript(fold, payloadsOf(history));
     expect(messages.map((message) => message['role'])).toEqual(['user', 'user', 'assistant', 'tool']);
     expect(messages[1]).toEqual(user('also this'));
     expect(checkProviderValid(messages)).toEqual({ valid: true, problems: [] });
   });
 
   it('places a steer after the last step and before run_finished at run_finished: after the turn, before the next run', () => {
-    const fold = foldFrames(
-      frames(
+    const history = frames(
         start('r1'),
         step(1, ['a']),
         batch('b1', 1, ['a']),
@@ -245,10 +250,10 @@ describe('transcript', () => {
         ['steered', { input: [user('at the boundary')] }],
         ['run_finished', { reason: 'cancelled' }],
         ['run_started', { run_id: 'r2', session: 's', config: {}, input: [user('next run')] }],
-      ),
     );
+    const fold = foldFrames(history);
     expect(fold.episodes[0]!.steers.map((steer) => steer.joins_step)).toEqual([null, null]);
-    const messages = renderTranscript(fold);
+    const messages = renderTranscript(fold, payloadsOf(history));
     expect(messages).toEqual([
       user('go'),
       fold.episodes[0]!.steps[0]!.assistant_message,
@@ -261,11 +266,11 @@ describe('transcript', () => {
 
   it('keeps a steer of a finished episode whose last turn was never committed, at the end; an open one waits', () => {
     const history = frames(start('r1'), step(1, ['a']), ['steered', { input: [user('also this')] }], ['run_finished', { reason: 'interrupted' }]);
-    const finished = renderTranscript(foldFrames(history));
+    const finished = renderTranscript(foldFrames(history), payloadsOf(history));
     expect(finished).toEqual([user('go'), user('also this')]);
     expect(checkProviderValid(finished).valid).toBe(true);
     // While the episode is open the turn may still commit, and the steer then joins after it.
-    expect(renderTranscript(foldFrames(history.slice(0, -1)))).toEqual([user('go')]);
+    expect(renderTranscript(foldFrames(history.slice(0, -1)), payloadsOf(history))).toEqual([user('go')]);
   });
 
   it('finds a tool_use without its result, an orphan result and a duplicate', () => {

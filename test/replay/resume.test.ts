@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CallClass, ResumeAction } from '../../src-shared/replay.js';
 import { resumeSession } from '../../src-main/replay/actions.js';
+import { walPayloadReader } from '../../src-main/replay/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
 import { FaultyIO } from '../helpers/faulty-io.js';
 import { useTempDirs } from '../helpers/temp.js';
@@ -385,6 +386,6 @@ describe('resume, one WAL per class and action', () => {
     const again = resumeSession(root, 's1');
     expect(again.kind === 'done' && again.appended).toEqual([]);
     expect(walBytes(root).equals(bytes_after)).toBe(true);
-    expect(checkProviderValid(renderTranscript(diskFold(root)))).toEqual({ valid: true, problems: [] });
+    expect(checkProviderValid(renderTranscript(diskFold(root), walPayloadReader(walOf(root))))).toEqual({ valid: true, problems: [] });
   });
 });

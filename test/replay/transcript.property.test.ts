@@ -7,8 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cancelSession, resumeSession, sealSession, stopRun, type RecoveryOutcome } from '../../src-main/replay/actions.js';
+import { walPayloadReader } from '../../src-main/replay/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
-import { diskFold, SessionScript, walBytes } from './session-script.js';
+import { diskFold, SessionScript, walBytes, walOf } from './session-script.js';
 
 const CALL_STATES = ['never_left', 'intent', 'held', 'held_delivered', 'completed', 'unknown', 'no_dispatch'] as const;
 type CallState = (typeof CALL_STATES)[number];
@@ -55,7 +56,7 @@ describe('transcript validity after every action', () => {
             const outcome = ACTIONS[action]!(root);
             expect(outcome.kind).toBe('done');
             const fold = diskFold(root);
-            expect(checkProviderValid(renderTranscript(fold))).toEqual({ valid: true, problems: [] });
+            expect(checkProviderValid(renderTranscript(fold, walPayloadReader(walOf(root))))).toEqual({ valid: true, problems: [] });
             const calls = fold.episodes[0]!.batches[0]!.calls;
             for (const call of calls) expect(call.terminals.length).toBeLessThanOrEqual(1);
             const keeps_open = outcome.kind === 'done' && ['continue', 'wait_held'].includes(outcome.plan.action);

@@ -2,6 +2,7 @@
 // receives a dispatch, a power loss at that instant must keep the call's intent; whenever the caller sees a
 // unit, a power loss must keep its record; and in a sequential batch a call behind a held one is sent only
 // once the held call's terminal is durable. The planted bugs break exactly these moments.
+import { recordRefs } from '../../src-main/replay/record-index.js';
 import { describe, expect, it } from 'vitest';
 import { SimDisk } from '../../src-main/crashsim/disk.js';
 import { Prng } from '../../src-main/crashsim/prng.js';
@@ -48,7 +49,7 @@ function protocolBreaks(script: SessionScript, plants: Plants = {}): string[] {
     plants,
     observer: {
       visible: (unit) => {
-        const held = durable().records.find((record) => record.seq === unit.seq);
+        const held = recordRefs(durable().records).find((record) => record.seq === unit.seq);
         if (held?.type !== unit.type) breaks.push(`the caller saw ${unit.type} seq ${unit.seq} before it was durable`);
       },
     },

@@ -12,6 +12,7 @@ import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { resumeSession } from '../../src-main/replay/actions.js';
 import { replayTarget } from '../../src-main/replay/report.js';
+import { terminalOutput, walPayloadReader } from '../../src-main/replay/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
 import {
   approvalsSession,
@@ -83,7 +84,7 @@ const EXPECTED_ENDS: Record<string, string[]> = {
   'sim-steer-queue': ['cancelled', 'completed', 'completed'],
   'sim-cancel-now': ['cancelled'],
   'sim-max-steps': ['max_steps'],
-  'sim-compaction': ['completed', 'cancelled'],
+  'sim-compaction': ['completed', 'context_ceiling', 'error'],
   'sim-held-never': [],
 };
 
@@ -97,7 +98,7 @@ describe('reference runtime, forward path', () => {
     expect(fold.anomalies).toEqual([]);
     expect(fold.episodes.flatMap((episode) => episode.anomalies)).toEqual([]);
     expect(fold.episodes.filter((episode) => episode.finished !== null).map((episode) => episode.finished!.reason)).toEqual(EXPECTED_ENDS[script.session_id]);
-    expect(checkProviderValid(renderTranscript(fold)).valid).toBe(true);
+    expect(checkProviderValid(renderTranscript(fold, walPayloadReader(path.join(root, 'sessions', script.session_id, 'wal')))).valid).toBe(true);
     expect(duplicateKeys(ports.plane.ledger.entries())).toEqual([]);
     expect(resume.action).toBe(script.session_id === 'sim-held-never' ? 'wait_held' : 'none');
   });
@@ -139,7 +140,7 @@ describe('reference runtime, forward path', () => {
     const batch = replay(root, script.session_id).fold.episodes[0]!.batches[0]!;
     expect(ports.plane.dispatch_log.map((entry) => entry.tool_call_id)).toEqual(['u1']);
     expect(batch.calls.map((entry) => entry.class)).toEqual(['indeterminate', 'interrupted']);
-    expect(batch.calls[1]!.terminals[0]!.output).toContain('another call of its batch has an unknown outcome');
+    expect(terminalOutput(batch.calls[1]!.terminals[0]!, walPayloadReader(path.join(root, 'sessions', script.session_id, 'wal')))).toContain('another call of its batch has an unknown outcome');
   });
 
   it('an interrupting send cancels at the step boundary and drains before the plain one', () => {
@@ -158,7 +159,7 @@ describe('reference runtime, forward path', () => {
   it('gated records raise the floor; runner tags continue the count across runs, never reused', () => {
     const root = tempDir();
     runProcess(root, compactionSession, world(compactionSession));
-    expect(readFloor(root)).toEqual(expect.arrayContaining(['compaction-view/v1', 'context-ceiling/v1', 'run-cancel-at/v1', 'runner-tags/v1']));
+    expect(readFloor(root)).toEqual(expect.arrayContaining(['compaction-view/v1', 'context-ceiling/v1', 'runner-tags/v1']));
     const tags: number[] = [];
     const walk = (value: unknown) => {
       if (typeof value === 'number') tags.push(value);
@@ -169,8 +170,8 @@ describe('reference runtime, forward path', () => {
       expect.arrayContaining(['compaction_view_applied', 'compaction_notice', 'context_ceiling_wait', 'context_ceiling_decided']),
     );
     readWal(path.join(root, 'sessions', compactionSession.session_id, 'wal'), { on_frame: (frame) => walk(frame.payload?.['tags']) });
-    // r1: input, three assistant blocks, two results; r2: input, one block, one result.
-    expect(tags).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // r1: input, three assistant blocks, two results; r2 renders no tags; r3: input, three blocks, three results.
+    expect(tags).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
   });
 
   it('tool-times observations are on intents, no-dispatch records and results, in a gated frame', () => {

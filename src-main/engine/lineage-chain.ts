@@ -1,0 +1,231 @@
+// A session's whole history (wal-format §11): the live `wal`, then each `parent_wal_id` in turn, found in the
+// archive as a sealed member (read in full) or a tombstone (counts only). A parent found nowhere after a
+// covering read is `missing`, never skipped; a successor starting its counters below its parent's is a
+// counter regression, reported and never repaired. Read-only, like every reader of the engine.
+import type { ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
+import { latestMember, readArchive, type ArchiveError, type ArchiveMember, type ArchiveScan } from './archive-reader.js';
+import { openMember } from './archive-member.js';
+import { nodeFileIO, type FileIO } from './file-io.js';
+import { CounterFold, startCounters, type LineageCounters } from './lineage-counters.js';
+import { hex, ioError, readWal, refusedRead, type ReadResult } from './reader.js';
+import { walPath } from './state-root.js';
+
+export type LineageWhere = 'live' | 'sealed' | 'deleted' | 'missing';
+
+export interface LineageEntry {
+  wal_id: string;
+  parent_wal_id: string | null;
+  where: LineageWhere;
+  first_seq: number | null;
+  last_seq: number | null;
+  /** The counters a successor of this lineage carries on from (for `live`: what retiring it now would give). */
+  next_tag: number | null;
+  next_notice_seq: number | null;
+  /** The earliest and latest created_ms/ts_ms its frames carry (a member's sealed_ms counts): null when unread. */
+  first_ms: number | null;
+  last_ms: number | null;
+  /** The member's offset in the archive (sealed, deleted). */
+  offset: number | null;
+}
+
+export type LineageProblem =
+  | { kind: 'counter_regression'; wal_id: string; parent_wal_id: string; counter: 'next_tag' | 'next_notice_seq'; value: number; parent_value: number; message: string }
+  | { kind: 'missing_parent'; wal_id: string; parent_wal_id: string; message: string }
+  | { kind: 'archive_corruption'; error_kind: ArchiveError['kind']; offset: number | null; message: string }
+  | { kind: 'member_damaged'; wal_id: string; offset: number; message: string };
+
+export interface SessionHistory {
+  lineages: LineageEntry[];
+  problems: LineageProblem[];
+  archive: ArchiveScan;
+  /** The live WAL's refusal, when it is refused: the history shown is then the archive's alone. */
+  live_error: WalErrorInfo | null;
+}
+
+export interface HistoryOptions {
+  io?: FileIO;
+  floor_features?: readonly string[];
+  live?: boolean;
+}
+
+/** What reading one lineage tells the chain: its identity, parent, start counters, end counters, span. */
+interface LineageRead {
+  read: ReadResult;
+  parent_wal_id: string | null;
+  start: LineageCounters;
+  end: LineageCounters;
+  first_seq: number | null;
+  first_ms: number | null;
+  last_ms: number | null;
+}
+
+export function readLineage(read: (on_frame: (frame: ReadFrame) => void) => ReadResult): LineageRead {
+  const counters = new CounterFold();
+  let first: ReadFrame | null = null;
+  let first_seq: number | null = null;
+  let first_ms: number | null = null;
+  let last_ms: number | null = null;
+  const result = read((frame) => {
+    if (first === null && frame.seq === 0) first = frame;
+    if (first_seq === null && frame.seq > 0) first_seq = frame.seq;
+    counters.push(frame);
+    // The time span: the earliest and latest stamp any frame carries (lineage created_ms, record ts_ms).
+    const stamp = frame.payload?.['ts_ms'] ?? frame.payload?.['created_ms'];
+    if (typeof stamp !== 'number') return;
+    first_ms = Math.min(first_ms ?? stamp, stamp);
+    last_ms = Math.max(last_ms ?? stamp, stamp);
+  });
+  const lineage = (first as ReadFrame | null)?.payload ?? null;
+  const parent = lineage?.['parent_wal_id'];
+  return {
+    read: result,
+    parent_wal_id: parent instanceof Uint8Array ? hex(parent) : null,
+    start: startCounters(lineage),
+    end: counters.value,
+    first_seq,
+    first_ms,
+    last_ms,
+  };
+}
+
+export function readHistory(session_dir: string, options: HistoryOptions = {}): SessionHistory {
+  const io = options.io ?? nodeFileIO;
+  const archive = readArchive(session_dir, { io, trust_index: true });
+  const problems: LineageProblem[] = [];
+  if (archive.error !== null) problems.push(archiveProblem(archive.error));
+  const lineages: LineageEntry[] = [];
+  const live = readLineage((on_frame) => readWal(walPath(session_dir), { io, floor_features: options.floor_features, live: options.live, on_frame }));
+  const listed = new Set<string>();
+  let child: { wal_id: string; start: LineageCounters; parent_wal_id: string | null } | null = null;
+  if (live.read.wal_id !== null) {
+    const wal_id = hex(live.read.wal_id);
+    lineages.push(liveEntry(wal_id, live));
+    listed.add(wal_id);
+    child = { wal_id, start: live.start, parent_wal_id: live.parent_wal_id };
+  }
+  while (child !== null && child.parent_wal_id !== null && !listed.has(child.parent_wal_id)) {
+    const parent_wal_id: string = child.parent_wal_id;
+    const member = latestMember(archive, parent_wal_id);
+    if (member === null) {
+      // Absence is reported only after a covering read; a damaged archive already failed loud above.
+      if (archive.error === null) {
+        lineages.push(missingEntry(parent_wal_id));
+        problems.push({ kind: 'missing_parent', wal_id: child.wal_id, parent_wal_id, message: `lineage ${child.wal_id} names parent ${parent_wal_id}, which is in neither the live WAL nor the archive (the whole archive was read)` });
+      }
+      break;
+    }
+    listed.add(parent_wal_id);
+    const opened = memberLineage(session_dir, member, io, options, problems);
+    lineages.push(opened.entry);
+    problems.push(...regressions(child, opened.entry));
+    child = opened.next;
+  }
+  // Members no parent link reaches (after a tombstone, whose parent is not recorded): newest first.
+  for (const member of [...archive.members].reverse()) {
+    const wal_id = hex(member.wal_id);
+    if (listed.has(wal_id)) continue;
+    listed.add(wal_id);
+    lineages.push(memberLineage(session_dir, member, io, options, problems).entry);
+  }
+  return { lineages, problems, archive, live_error: live.read.error };
+}
+
+export type LineageLookup =
+  | { found: true; where: 'live' | 'sealed' | 'deleted'; offset: number | null }
+  | { found: false; proven: true }
+  | { found: false; proven: false; error: ArchiveError };
+
+/** Where lineage `wal_id` is. Absence only after the whole archive was covered; otherwise the archive's error. */
+export function findLineage(session_dir: string, wal_id: string, options: HistoryOptions = {}): LineageLookup {
+  const io = options.io ?? nodeFileIO;
+  const live = readWal(walPath(session_dir), { io, with_payload: false, floor_features: options.floor_features, live: options.live });
+  if (live.wal_id !== null && hex(live.wal_id) === wal_id) return { found: true, where: 'live', offset: null };
+  const archive = readArchive(session_dir, { io, trust_index: true });
+  const member = latestMember(archive, wal_id);
+  if (member !== null && archive.error === null) return { found: true, where: member.reason, offset: member.offset };
+  if (archive.error !== null) return { found: false, proven: false, error: archive.error };
+  return { found: false, proven: true };
+}
+
+function liveEntry(wal_id: string, live: LineageRead): LineageEntry {
+  return {
+    wal_id,
+    parent_wal_id: live.parent_wal_id,
+    where: 'live',
+    first_seq: live.first_seq ?? 0,
+    last_seq: live.read.last_seq,
+    next_tag: live.end.next_tag,
+    next_notice_seq: live.end.next_notice_seq,
+    first_ms: live.first_ms,
+    last_ms: live.last_ms,
+    offset: null,
+  };
+}
+
+function missingEntry(wal_id: string): LineageEntry {
+  return { wal_id, parent_wal_id: null, where: 'missing', first_seq: null, last_seq: null, next_tag: null, next_notice_seq: null, first_ms: null, last_ms: null, offset: null };
+}
+
+function memberLineage(
+  session_dir: string,
+  member: ArchiveMember,
+  io: FileIO,
+  options: HistoryOptions,
+  problems: LineageProblem[],
+): { entry: LineageEntry; next: { wal_id: string; start: LineageCounters; parent_wal_id: string | null } | null } {
+  const wal_id = hex(member.wal_id);
+  const entry: LineageEntry = {
+    wal_id,
+    parent_wal_id: null,
+    where: member.reason,
+    first_seq: member.first_seq,
+    last_seq: member.last_seq,
+    next_tag: member.next_tag,
+    next_notice_seq: member.next_notice_seq,
+    first_ms: null,
+    last_ms: member.sealed_ms,
+    offset: member.offset,
+  };
+  if (member.reason === 'deleted') return { entry, next: null };
+  let damage: string | null = null;
+  const opened = readLineage((on_frame) => {
+    const result = openMember(session_dir, member, { io, floor_features: options.floor_features, on_frame });
+    if (result.ok) return result.read;
+    damage = result.damage.message;
+    return refusedRead(ioError(result.damage.message));
+  });
+  if (damage !== null) {
+    problems.push({ kind: 'member_damaged', wal_id, offset: member.offset, message: damage });
+    return { entry, next: null };
+  }
+  if (opened.read.error !== null) {
+    problems.push({ kind: 'member_damaged', wal_id, offset: member.offset, message: `member ${wal_id} at offset ${member.offset} is refused as a WAL: ${opened.read.error.message}` });
+    return { entry, next: null };
+  }
+  entry.parent_wal_id = opened.parent_wal_id;
+  entry.first_ms = opened.first_ms;
+  entry.last_ms = Math.max(opened.last_ms ?? member.sealed_ms, member.sealed_ms);
+  return { entry, next: { wal_id, start: opened.start, parent_wal_id: opened.parent_wal_id } };
+}
+
+function regressions(child: { wal_id: string; start: LineageCounters }, parent: LineageEntry): LineageProblem[] {
+  const found: LineageProblem[] = [];
+  for (const counter of ['next_tag', 'next_notice_seq'] as const) {
+    const parent_value = parent[counter];
+    if (parent_value === null || child.start[counter] >= parent_value) continue;
+    found.push({
+      kind: 'counter_regression',
+      wal_id: child.wal_id,
+      parent_wal_id: parent.wal_id,
+      counter,
+      value: child.start[counter],
+      parent_value,
+      message: `lineage ${child.wal_id} starts ${counter} at ${child.start[counter]}, below its parent ${parent.wal_id}'s ${parent_value}: numbers would repeat — reported, never repaired`,
+    });
+  }
+  return found;
+}
+
+function archiveProblem(error: ArchiveError): LineageProblem {
+  return { kind: 'archive_corruption', error_kind: error.kind, offset: error.offset, message: error.message };
+}

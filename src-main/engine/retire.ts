@@ -1,0 +1,220 @@
+// Retiring a session's live lineage (wal-format §11): under the session's lease, in three steps —
+//   1. append the member (sealed: header and the WAL's valid prefix; deleted: a tombstone) to `archive`, barrier;
+//   2. write the successor (one lineage frame naming the parent and carrying the counters on), fsync it, rename
+//      it over `wal`, sync the session folder;
+//   3. rewrite `archive.index` to cover the whole archive.
+// Every step is idempotent: a member already there for the live wal_id, whole and matching, is not appended
+// again; a live lineage that holds no records (the successor of a finished retire) is not retired again, and
+// only step 3 is completed. The plan is computed the same way without the lease (a preview) and under it.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { MemberPlan, Payload, RetirePlan } from '../../src-shared/wal.js';
+import { WAL_ID_BYTES, type RetireReason } from './archive-format.js';
+import { latestMember, readArchive, type ArchiveMember } from './archive-reader.js';
+import { appendMember, cutTornTail, prefixDigest, tornCopyName, writeIndex, writeSynced } from './archive-writer.js';
+import { describe, WalReadError } from './errors.js';
+import { readFloor } from './feature-floor.js';
+import { nodeFileIO, type FileIO } from './file-io.js';
+import { encodeFrame } from './frame-codec.js';
+import { probeLease } from './lease.js';
+import { readLineage } from './lineage-chain.js';
+import { FRAME_VER_PLAIN } from './limits.js';
+import { hex, readWal } from './reader.js';
+import { leaseSession } from './session.js';
+import { isValidSessionId, sessionDir, walPath } from './state-root.js';
+
+/** The successor is written under this name, then renamed over `wal`. */
+export const SUCCESSOR_TEMP_NAME = 'wal.successor';
+
+export type { MemberPlan, RetirePlan };
+
+export interface OperatorStamp {
+  operator: string;
+  reason: string;
+  via: string;
+}
+
+export interface RetireOptions {
+  io?: FileIO;
+  writer_name: string;
+  reason: RetireReason;
+  /** The operator who approved it: recorded as an operator_action in the retiring lineage, first. */
+  operator?: OperatorStamp;
+  /** The plan the operator approved: if the session under the lease calls for another, nothing is written. */
+  expected?: RetirePlan;
+  now_ms?: () => number;
+}
+
+export type RetireRefusal = { kind: 'refused'; code: RetireRefusalCode; message: string };
+export type RetireRefusalCode = 'not_a_session' | 'lease_held' | 'wal_refused' | 'archive_refused' | 'plan_changed' | 'nothing_to_retire';
+
+export type RetireOutcome =
+  | { kind: 'retired'; plan: RetirePlan; member: ArchiveMember | null; successor_wal_id: string; epoch: number }
+  | { kind: 'index_completed'; epoch: number }
+  | RetireRefusal;
+
+/** What retiring would write now, read without the lease (for --dry-run and for the operator's approval). */
+export function previewRetire(root: string, session_id: string, reason: RetireReason, io: FileIO = nodeFileIO): { kind: 'plan'; plan: RetirePlan } | RetireRefusal {
+  const dir = checkedSessionDir(root, session_id, io);
+  if (typeof dir !== 'string') return dir;
+  const probe = probeLease(dir, io);
+  if (probe.state === 'live') return refusal('lease_held', `a live writer holds the lease of ${dir} (${probe.holder === null ? 'no tenure yet' : `pid ${probe.holder.pid} on ${probe.holder.host}`}): retire it when it has stopped`);
+  const planned = planRetire(root, dir, reason, io);
+  return 'kind' in planned ? planned : { kind: 'plan', plan: planned };
+}
+
+export function retireLineage(root: string, session_id: string, options: RetireOptions): RetireOutcome {
+  const io = options.io ?? nodeFileIO;
+  const dir = checkedSessionDir(root, session_id, io);
+  if (typeof dir !== 'string') return dir;
+  let leased;
+  try {
+    leased = leaseSession(root, session_id, { io, writer_name: options.writer_name });
+  } catch (error) {
+    if (error instanceof WalReadError) return refusal('wal_refused', `the live WAL is refused: ${error.message}`);
+    if ((error as { code?: string }).code === 'lease_held') return refusal('lease_held', describe(error));
+    throw error;
+  }
+  try {
+    return retireUnderLease(root, dir, options, io, leased);
+  } finally {
+    leased.release();
+  }
+}
+
+function retireUnderLease(root: string, dir: string, options: RetireOptions, io: FileIO, leased: ReturnType<typeof leaseSession>): RetireOutcome {
+  const now_ms = options.now_ms ?? Date.now;
+  const epoch = leased.lease.epoch;
+  let plan = planRetire(root, dir, options.reason, io);
+  if ('kind' in plan) return plan.code === 'nothing_to_retire' ? completeIndex(io, dir, epoch, plan) : plan;
+  if (options.expected !== undefined && !samePlan(plan, options.expected)) {
+    return refusal('plan_changed', 'the session changed since the preview: nothing was written; preview it again');
+  }
+  if (options.operator !== undefined && plan.member !== null) {
+    stampOperator(leased, options.operator, plan.live.last_seq, now_ms());
+    const replanned = planRetire(root, dir, options.reason, io);
+    if ('kind' in replanned) return replanned;
+    plan = replanned;
+  }
+  const archive = readArchive(dir, { io });
+  assert.equal(archive.error, null, 'planRetire refuses a damaged archive');
+  cutTornTail(io, dir, archive);
+  const members = [...archive.members];
+  let member: ArchiveMember | null = null;
+  if (plan.member !== null) {
+    const content = options.reason === 'sealed' ? { file: walPath(dir), bytes: plan.member.content_bytes } : null;
+    member = appendMember(io, dir, archive.committed_bytes, memberHeader(plan.member, now_ms()), epoch, content);
+    members.push(member);
+  }
+  const successor_wal_id = writeSuccessor(io, dir, plan, options.writer_name, epoch, now_ms());
+  writeIndex(io, dir, members, epoch);
+  return { kind: 'retired', plan, member, successor_wal_id, epoch };
+}
+
+/** A finished retire's successor holds no records: only the index may still be owed (a crash after step 2). */
+function completeIndex(io: FileIO, dir: string, epoch: number, refusal_: RetireRefusal): RetireOutcome {
+  const archive = readArchive(dir, { io });
+  if (archive.error !== null || !archive.present || archive.index === 'valid') return refusal_;
+  cutTornTail(io, dir, archive);
+  writeIndex(io, dir, archive.members, epoch);
+  return { kind: 'index_completed', epoch };
+}
+
+function stampOperator(leased: ReturnType<typeof leaseSession>, stamp: OperatorStamp, based_on_seq: number, ts_ms: number): void {
+  const session = leased.openWriter();
+  const payload: Payload = { action: 'retire', operator: stamp.operator, reason: stamp.reason, based_on_seq, via: stamp.via, ts_ms };
+  session.writer.append('operator_action', payload);
+  session.writer.barrier();
+  session.writer.close();
+}
+
+/** Reads the live WAL and the archive as they are and computes every byte-relevant value retiring writes. */
+function planRetire(root: string, dir: string, reason: RetireReason, io: FileIO): RetirePlan | RetireRefusal {
+  const wal = walPath(dir);
+  const lineage = readLineage((on_frame) => readWal(wal, { io, floor_features: readFloor(root, io), on_frame }));
+  const read = lineage.read;
+  if (read.error !== null) return refusal('wal_refused', `the live WAL is refused (${read.error.kind}): ${read.error.message}`);
+  if (read.wal_id === null) return refusal('nothing_to_retire', `${wal} holds no lineage yet: there is nothing to retire`);
+  if (read.records === 0) return refusal('nothing_to_retire', `lineage ${hex(read.wal_id)} holds no records (a fresh successor): there is nothing to retire`);
+  const archive = readArchive(dir, { io });
+  if (archive.error !== null) return refusal('archive_refused', `the archive is refused, so nothing is appended to it: ${archive.error.message}`);
+  const wal_id = hex(read.wal_id);
+  const counters = lineage.end;
+  const content_bytes = reason === 'sealed' ? read.valid_bytes : 0;
+  const sha = prefixDigest(io, wal, content_bytes);
+  const existing = latestMember(archive, wal_id);
+  const member: MemberPlan = {
+    wal_id,
+    reason,
+    first_seq: lineage.first_seq ?? 0,
+    last_seq: read.last_seq,
+    frames: read.frames,
+    content_bytes,
+    content_sha256: hex(sha),
+    next_tag: Math.max(counters.next_tag, existing?.next_tag ?? 0),
+    next_notice_seq: Math.max(counters.next_notice_seq, existing?.next_notice_seq ?? 0),
+    offset: archive.committed_bytes,
+  };
+  const archived = existing !== null && existing.reason === reason && hex(existing.content_sha256) === member.content_sha256 && existing.last_seq === member.last_seq;
+  const tail = archive.torn_tail;
+  return {
+    session_dir: dir,
+    reason,
+    live: { wal_id, parent_wal_id: lineage.parent_wal_id, records: read.records, last_seq: read.last_seq, valid_bytes: read.valid_bytes, torn_tail: read.torn_tail },
+    archive_torn_tail: tail === null ? null : { offset: tail.offset, bytes: tail.bytes, copy_name: tornCopyName(io, archive) },
+    member: archived ? null : member,
+    successor: { parent_wal_id: wal_id, next_tag: member.next_tag, next_notice_seq: member.next_notice_seq },
+    index: { before: archive.index, members: archive.members.length + (archived ? 0 : 1) },
+  };
+}
+
+function memberHeader(member: MemberPlan, sealed_ms: number) {
+  return {
+    wal_id: Buffer.from(member.wal_id, 'hex'),
+    reason: member.reason,
+    first_seq: member.first_seq,
+    last_seq: member.last_seq,
+    frames: member.frames,
+    content_bytes: member.content_bytes,
+    content_sha256: Buffer.from(member.content_sha256, 'hex'),
+    sealed_ms,
+    next_tag: member.next_tag,
+    next_notice_seq: member.next_notice_seq,
+  };
+}
+
+/** Step 2: the successor's one lineage frame, synced under a temporary name, renamed over `wal`, folder synced. */
+function writeSuccessor(io: FileIO, dir: string, plan: RetirePlan, writer: string, epoch: number, created_ms: number): string {
+  const wal_id = new Uint8Array(randomBytes(WAL_ID_BYTES));
+  const payload: Payload = {
+    wal_id,
+    created_ms,
+    writer,
+    parent_wal_id: Buffer.from(plan.successor.parent_wal_id, 'hex'),
+    next_tag: plan.successor.next_tag,
+    next_notice_seq: plan.successor.next_notice_seq,
+    epoch,
+  };
+  const frame = encodeFrame({ ver: FRAME_VER_PLAIN, seq: 0, fence: epoch, type: 'lineage', features: [], payload });
+  const temp = path.join(dir, SUCCESSOR_TEMP_NAME);
+  writeSynced(io, temp, frame);
+  io.rename(temp, walPath(dir));
+  io.fsyncDirectory(dir);
+  return hex(wal_id);
+}
+
+function samePlan(actual: RetirePlan, expected: RetirePlan): boolean {
+  return JSON.stringify(actual) === JSON.stringify(expected);
+}
+
+function checkedSessionDir(root: string, session_id: string, io: FileIO): string | RetireRefusal {
+  if (!isValidSessionId(session_id)) return refusal('not_a_session', `"${session_id}" is not a session id`);
+  const dir = sessionDir(root, session_id);
+  if (io.stat(walPath(dir))?.is_file !== true) return refusal('not_a_session', `${dir} holds no WAL: there is nothing to retire`);
+  return dir;
+}
+
+function refusal(code: RetireRefusalCode, message: string): RetireRefusal {
+  return { kind: 'refused', code, message };
+}

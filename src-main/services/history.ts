@@ -1,0 +1,104 @@
+// A session's history for the app (wal-format §11): the lineage chain, its problems, and the archive's
+// integrity, read exactly as `walscope lineages` and `verify` read them. Read-only; a bare WAL file (an export
+// of one lineage) has no history beyond itself.
+import type { RetirePreview, RetireResult, SessionHistory } from '../../src-shared/ipc.js';
+import type { RetirePlan } from '../../src-shared/wal.js';
+import { readFloor } from '../engine/feature-floor.js';
+import { extractSealedLineage } from '../engine/archive-member.js';
+import { resolveTargets, type WalTarget } from '../engine/inspect.js';
+import { probeLease } from '../engine/lease.js';
+import { readHistory } from '../engine/lineage-chain.js';
+import { previewRetire, retireLineage } from '../engine/retire.js';
+import { walPath } from '../engine/state-root.js';
+import { NotFoundError } from './errors.js';
+import { SessionModel } from './session-model.js';
+
+export function historyOf(target: WalTarget): SessionHistory {
+  const dir = target.session_dir;
+  if (dir === null || target.member !== undefined || target.wal_path !== walPath(dir)) return { lineages: [], problems: [], archive: null };
+  const live = target.root !== null && probeLease(dir).state === 'live';
+  const history = readHistory(dir, { floor_features: target.root === null ? [] : readFloor(target.root), live });
+  const scan = history.archive;
+  const archive = scan.present || scan.index !== 'missing'
+    ? {
+        index: scan.index,
+        members: scan.members.length,
+        torn_tail: scan.torn_tail === null ? null : { offset: scan.torn_tail.offset, bytes: scan.torn_tail.bytes },
+        error: scan.error,
+        damaged_members: history.problems.flatMap((problem) => (problem.kind === 'member_damaged' ? [problem.wal_id] : [])),
+      }
+    : null;
+  return {
+    lineages: history.lineages.map(({ offset: _offset, ...lineage }) => lineage),
+    problems: history.problems.map((problem) => ({ kind: problem.kind, message: problem.message })),
+    archive,
+  };
+}
+
+export type RetireReasonName = 'sealed' | 'deleted';
+
+export function checkRetireReason(reason: unknown): RetireReasonName {
+  if (reason !== 'sealed' && reason !== 'deleted') throw new NotFoundError(`no retire reason "${String(reason)}": "sealed" or "deleted"`);
+  return reason;
+}
+
+/** Exports (a bare file, a folder outside a state root, a sealed lineage) are never retired. */
+function retirable(target: WalTarget): { root: string; session: string } | null {
+  if (target.is_export || target.root === null || target.session === null || target.member !== undefined) return null;
+  return { root: target.root, session: target.session };
+}
+
+const READ_ONLY = { code: 'read_only', message: 'an export is opened read-only: no lease is taken and nothing is written' };
+
+export function previewRetireOf(target: WalTarget, reason: RetireReasonName): RetirePreview {
+  const at = retirable(target);
+  if (at === null) return { reason, plan: null, refusal: READ_ONLY };
+  const preview = previewRetire(at.root, at.session, reason);
+  return preview.kind === 'plan' ? { reason, plan: preview.plan, refusal: null } : { reason, plan: null, refusal: { code: preview.code, message: preview.message } };
+}
+
+export function runRetireOf(target: WalTarget, reason: RetireReasonName, plan: RetirePlan): RetireResult {
+  const at = retirable(target);
+  if (at === null) return { ok: false, refusal: READ_ONLY };
+  const outcome = retireLineage(at.root, at.session, { writer_name: 'walscope-app-retire', reason, expected: plan });
+  if (outcome.kind === 'refused') return { ok: false, refusal: { code: outcome.code, message: outcome.message } };
+  if (outcome.kind === 'index_completed') return { ok: true, message: `already retired: the index was completed under lease epoch ${outcome.epoch}`, successor_wal_id: null, epoch: outcome.epoch };
+  const member = outcome.member === null ? 'the member was already archived' : `member appended at archive offset ${outcome.member.offset}`;
+  return { ok: true, message: `retired ${outcome.plan.live.wal_id} (${reason}): ${member}; successor ${outcome.successor_wal_id}; index rewritten`, successor_wal_id: outcome.successor_wal_id, epoch: outcome.epoch };
+}
+
+/** At most this many sealed lineages are open at once; opening another closes the least recently opened. */
+export const SEALED_OPEN_MAX = 16;
+
+const SEALED_KEY = /^(.+)@([0-9a-f]{32})$/;
+
+/** Sealed lineages opened read-only in the same views, under the key `SESSION@WAL_ID`: each a verified copy of
+ *  the member's content in a private temporary folder (the archive is only read), removed on close. */
+export class SealedLineages {
+  private readonly open = new Map<string, { model: SessionModel; dispose(): void }>();
+
+  /** The model for `key`, opening it; null when `key` does not name a sealed lineage of a known session. */
+  model(key: string, session: (key: string) => SessionModel | undefined): SessionModel | null {
+    const opened = this.open.get(key);
+    if (opened !== undefined) return opened.model;
+    const match = SEALED_KEY.exec(key);
+    const base = match === null ? undefined : session(match[1]!);
+    const dir = base?.target.session_dir ?? null;
+    if (base === undefined || dir === null || base.target.member !== undefined) return null;
+    const copy = extractSealedLineage(dir, match![2]!);
+    if (typeof copy === 'string') throw new NotFoundError(copy);
+    const model = new SessionModel(key, resolveTargets(copy.file)[0]!);
+    if (this.open.size >= SEALED_OPEN_MAX) this.closeOne(this.open.keys().next().value!);
+    this.open.set(key, { model, dispose: copy.dispose });
+    return model;
+  }
+
+  closeAll(): void {
+    for (const key of [...this.open.keys()]) this.closeOne(key);
+  }
+
+  private closeOne(key: string): void {
+    this.open.get(key)?.dispose();
+    this.open.delete(key);
+  }
+}

@@ -1,0 +1,108 @@
+// A session's history (wal-format §11): the lineage chain newest first — live, sealed, deleted (a tombstone:
+// counts only), missing — with each lineage's records, time span and counters, what is wrong with the chain,
+// and the archive's integrity as a banner. Everything shown is text; wal_ids are hex the engine produced.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { RetirePreview, RetireResult, SessionHistory } from '../../src-shared/ipc.js';
+import { api } from '../api/api.js';
+import { keys } from '../queries.js';
+import { formatTime } from './format.js';
+
+export function HistoryPanel({ sessionKey, lastSeq, readOnly }: { sessionKey: string; lastSeq: number; readOnly: boolean }) {
+  // The live lineage grows; the query refetches when the session's last seq moves.
+  const history = useQuery({ queryKey: ['history', sessionKey, lastSeq], queryFn: () => api.getHistory(sessionKey) });
+  if (history.error) return <p className="error" data-testid="history-error">{history.error.message}</p>;
+  const data = history.data;
+  if (data === undefined) return null;
+  if (data.archive === null && data.lineages.length <= 1 && data.problems.length === 0) return readOnly ? null : <section className="panel history" aria-label="History" data-testid="history-panel"><h3>History</h3><p className="muted">One lineage, no archive yet.</p><RetireActions sessionKey={sessionKey} /></section>;
+  return (
+    <section className="panel history" aria-label="History" data-testid="history-panel">
+      <h3>History</h3>
+      <ArchiveBanner archive={data.archive} />
+      <table>
+        <thead>
+          <tr><th>lineage</th><th>where</th><th>seq</th><th>time span</th><th>next tag</th><th>next notice</th></tr>
+        </thead>
+        <tbody>
+          {data.lineages.map((lineage) => (
+            <tr key={`${lineage.where}-${lineage.wal_id}`} data-testid="history-lineage" data-where={lineage.where}>
+              <td className="mono" title={lineage.parent_wal_id === null ? 'no parent recorded' : `parent ${lineage.parent_wal_id}`}>{lineage.wal_id.slice(0, 12)}…</td>
+              <td>{lineage.where === 'sealed' ? <a href={`#session=${encodeURIComponent(`${sessionKey}@${lineage.wal_id}`)}`} data-testid="open-sealed" title="open this lineage read-only">sealed</a> : lineage.where}</td>
+              <td>{lineage.first_seq === null ? '—' : `${lineage.first_seq}–${lineage.last_seq}`}</td>
+              <td>{formatTime(lineage.first_ms)} – {formatTime(lineage.last_ms)}</td>
+              <td>{lineage.next_tag ?? '—'}</td>
+              <td>{lineage.next_notice_seq ?? '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {data.problems.map((problem, index) => (
+        <p key={index} className="error" data-testid="history-problem" data-kind={problem.kind}>{problem.kind.replaceAll('_', ' ')}: {problem.message}</p>
+      ))}
+      <p className="muted">A sealed lineage opens read-only (click “sealed”), here or with <span className="mono">walscope serve SESSION_DIR@WAL_ID</span>.</p>
+      {!readOnly && <RetireActions sessionKey={sessionKey} />}
+    </section>
+  );
+}
+
+/** Retire the live lineage: a preview of exactly what would be written, then a confirmation. */
+function RetireActions({ sessionKey }: { sessionKey: string }) {
+  const client = useQueryClient();
+  const [preview, setPreview] = useState<RetirePreview | null>(null);
+  const [result, setResult] = useState<RetireResult | null>(null);
+  const ask = useMutation({ mutationFn: (reason: 'sealed' | 'deleted') => api.previewRetire(sessionKey, reason), onSuccess: (value) => { setResult(null); setPreview(value); } });
+  const run = useMutation({
+    mutationFn: (value: RetirePreview) => api.runRetire(sessionKey, value.reason, value.plan!),
+    onSuccess: (value) => {
+      setPreview(null);
+      setResult(value);
+      void client.invalidateQueries({ queryKey: keys.session(sessionKey) });
+      void client.invalidateQueries({ queryKey: ['history', sessionKey] });
+    },
+  });
+  const plan = preview?.plan ?? null;
+  return (
+    <div className="retire">
+      <div className="actions">
+        <button type="button" onClick={() => ask.mutate('sealed')} disabled={ask.isPending || run.isPending} data-testid="retire-sealed">Retire (seal)…</button>
+        <button type="button" onClick={() => ask.mutate('deleted')} disabled={ask.isPending || run.isPending} data-testid="retire-deleted">Retire (delete)…</button>
+      </div>
+      {ask.error && <p className="error">{ask.error.message}</p>}
+      {preview !== null && (
+        <div className="confirm" role="dialog" aria-label="Confirm retire" data-testid="retire-dialog">
+          {preview.refusal !== null ? (
+            <p className="refusal" data-testid="retire-refusal" data-code={preview.refusal.code}>Refused: {preview.refusal.message}</p>
+          ) : plan !== null && (
+            <ol data-testid="retire-plan">
+              {plan.archive_torn_tail !== null && <li>keep the archive's torn tail ({plan.archive_torn_tail.bytes} bytes at offset {plan.archive_torn_tail.offset}) in {plan.archive_torn_tail.copy_name}, then cut it</li>}
+              <li>{plan.member === null ? 'member already archived: skipped' : `append member ${plan.member.wal_id.slice(0, 12)}… (${plan.member.reason}, seq ${plan.member.first_seq}–${plan.member.last_seq}, ${plan.member.content_bytes} content bytes) at archive offset ${plan.member.offset}`}</li>
+              <li>successor: a new lineage with parent {plan.successor.parent_wal_id.slice(0, 12)}…, next_tag {plan.successor.next_tag}, next_notice_seq {plan.successor.next_notice_seq}</li>
+              <li>archive.index rewritten to cover {plan.index.members} member(s) (now {plan.index.before})</li>
+            </ol>
+          )}
+          <div className="actions">
+            {plan !== null && <button type="button" className="danger" onClick={() => run.mutate(preview)} disabled={run.isPending} data-testid="retire-confirm">Retire ({preview.reason})</button>}
+            <button type="button" onClick={() => setPreview(null)} data-testid="retire-close">Close</button>
+          </div>
+        </div>
+      )}
+      {run.error && <p className="error">{run.error.message}</p>}
+      {result !== null && <p className={result.ok ? '' : 'refusal'} data-testid="retire-result" data-ok={result.ok}>{result.ok ? result.message : `Refused: ${result.refusal.message}`}</p>}
+    </div>
+  );
+}
+
+function ArchiveBanner({ archive }: { archive: SessionHistory['archive'] }) {
+  if (archive === null) return null;
+  if (archive.error !== null) {
+    return <div className="banner banner-error" role="alert" data-testid="archive-banner" data-kind={archive.error.kind}>Archive {archive.error.kind.replaceAll('_', ' ')} at offset {archive.error.offset ?? '?'}: no older history is served and no lineage is reported absent. Restore the archive from a good copy.</div>;
+  }
+  if (archive.torn_tail !== null) {
+    return <div className="banner banner-warn" role="status" data-testid="archive-banner" data-kind="torn_tail">Archive torn tail: {archive.torn_tail.bytes} bytes at offset {archive.torn_tail.offset} were never committed (a retire died mid-append); the next retire keeps a copy and cuts them.</div>;
+  }
+  if (archive.damaged_members.length > 0) {
+    return <div className="banner banner-warn" role="status" data-testid="archive-banner" data-kind="member_damaged">{archive.damaged_members.length} archived lineage(s) damaged: refused alone, the rest readable.</div>;
+  }
+  const note = archive.index === 'valid' ? '' : ` — index ${archive.index}: the members it does not cover are found by reading their headers`;
+  return <div className="banner banner-info" role="status" data-testid="archive-banner" data-kind={`index_${archive.index}`}>Archive: {archive.members} member(s){note}.</div>;
+}
