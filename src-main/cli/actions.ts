@@ -109,7 +109,8 @@ function previewLines(name: RecoveryKind, preview: RecoveryPreview, contradicts:
   return lines;
 }
 
-function osUser(): string {
+/** The --operator default: the OS user running the command. */
+export function osUser(): string {
   try {
     return os.userInfo().username || 'unknown';
   } catch {
