@@ -16,3 +16,18 @@ if (!existsSync(CHROMIUM_PATH)) {
   execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
   execFileSync(INSTALL[0], INSTALL[1], { stdio: 'inherit', env });
 }
+
+// The fleet tests start Debian's nats-server (JetStream) on a free port; install it the same way.
+const NATS_SERVER_PATH = '/usr/sbin/nats-server';
+const NATS_INSTALL = ['apt-get', ['install', '-y', '--no-install-recommends', 'nats-server']];
+
+if (!existsSync(NATS_SERVER_PATH)) {
+  if (process.getuid?.() !== 0) {
+    console.error(`walscope tests need nats-server at ${NATS_SERVER_PATH}: run  sudo apt-get update && sudo ${NATS_INSTALL[0]} ${NATS_INSTALL[1].join(' ')}`);
+    process.exit(1);
+  }
+  console.log(`Installing Debian's nats-server for the fleet tests (${NATS_SERVER_PATH} is missing)…`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
+  execFileSync(NATS_INSTALL[0], NATS_INSTALL[1], { stdio: 'inherit', env });
+}

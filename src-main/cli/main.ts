@@ -3,6 +3,7 @@ import { EXIT_FAILED, EXIT_READER_GONE, EXIT_USAGE, UsageError, type Command } f
 import { cancelCommand, resumeCommand, sealCommand } from './actions.js';
 import { demoCommand } from './demo.js';
 import { dumpCommand } from './dump.js';
+import { agentCommand, fetchCommand, fleetCommand } from './fleet.js';
 import { lineagesCommand } from './lineages.js';
 import { terminalSafe } from './format.js';
 import { replayCommand } from './replay.js';
@@ -23,6 +24,9 @@ const COMMANDS: Record<string, Command> = {
   retire: retireCommand,
   serve: serveCommand,
   demo: demoCommand,
+  fleet: fleetCommand,
+  agent: agentCommand,
+  fetch: fetchCommand,
 };
 
 function help(): string {

@@ -1,0 +1,117 @@
+// `walscope fleet init|ls` and `walscope agent ROOT`: the fleet's commands (docs/fleet.md).
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { FleetAgent } from '../fleet/agent.js';
+import { fleetRows } from '../fleet/client.js';
+import { fetchSession } from '../fleet/fetch.js';
+import { BUS_FLAGS, BUS_USAGE, busOptions, connectBus } from '../fleet/connection.js';
+import { initTopology, TopologyMissingError } from '../fleet/topology.js';
+import { classifyPath } from '../engine/state-root.js';
+import { WorkerApi } from '../services/worker-client.js';
+import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
+
+const WORKER_FILE = new URL('./session-worker.js', import.meta.url);
+
+function walscopeVersion(): string {
+  try {
+    const require = createRequire(import.meta.url);
+    return (require(path.join(path.dirname(fileURLToPath(import.meta.url)), '../../package.json')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function withBus<T>(values: Record<string, string | boolean | undefined>, name: string, run: (nc: NatsConnection) => Promise<T>): Promise<T> {
+  const options = busOptions(values as Record<string, string | undefined>, name);
+  if (typeof options === 'string') throw new UsageError(options);
+  const nc = await connectBus(options);
+  try {
+    return await run(nc);
+  } finally {
+    await nc.drain().catch(() => undefined);
+  }
+}
+
+export const fleetCommand: Command = {
+  summary: 'set up a NATS server for the fleet (init) or list every host\'s sessions (ls)',
+  usage: `walscope fleet init ${BUS_USAGE}\n       walscope fleet ls [--status S] [--host H] [--json] ${BUS_USAGE}`,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(argv, { ...BUS_FLAGS, status: { type: 'string' }, host: { type: 'string' }, json: { type: 'boolean' } });
+    const [sub, ...extra] = positionals;
+    if (extra.length > 0) throw new UsageError(`unexpected ${extra.join(' ')}`);
+    if (sub === 'init') {
+      const report = await withBus(values, 'walscope fleet init', initTopology);
+      await writeOut([...report.created.map((n) => `created ${n}`), ...report.present.map((n) => `present ${n}`)].join('\n') + '\n');
+      return EXIT_OK;
+    }
+    if (sub === 'ls') {
+      try {
+        const filter = { ...(values.status === undefined ? {} : { status: values.status }), ...(values.host === undefined ? {} : { host: values.host }) };
+        const { rows, hosts } = await withBus(values, 'walscope fleet ls', (nc) => fleetRows(nc, filter));
+        if (values.json === true) {
+          await writeOut(JSON.stringify({ hosts, sessions: rows }, null, 2) + '\n');
+        } else {
+          const lines = rows.map((r) => `${r.host}\t${r.session}\t${r.status}${r.stale ? ' (stale: host offline)' : ''}\tseq ${r.last_seq}\t${r.why}`);
+          await writeOut(lines.length === 0 ? 'no sessions\n' : lines.join('\n') + '\n');
+        }
+        return EXIT_OK;
+      } catch (error) {
+        if (!(error instanceof TopologyMissingError)) throw error;
+        process.stderr.write(`walscope fleet ls: ${error.message}\n`);
+        return EXIT_REFUSED;
+      }
+    }
+    throw new UsageError(sub === undefined ? 'expected init or ls' : `no fleet command "${sub}"`);
+  },
+};
+
+export const agentCommand: Command = {
+  summary: 'put a state root\'s sessions on a NATS fleet and answer its API there',
+  usage: `walscope agent ROOT [--host NAME] ${BUS_USAGE}`,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(argv, { ...BUS_FLAGS, host: { type: 'string' } });
+    if (positionals.length !== 1) throw new UsageError('expected one ROOT (a state root)');
+    const root = path.resolve(positionals[0]!);
+    if (classifyPath(root) !== 'state_root') throw new UsageError(`${root}: not a state root`);
+    const host = values.host ?? os.hostname();
+    const options = busOptions(values, `walscope agent ${host}`);
+    if (typeof options === 'string') throw new UsageError(options);
+    const nc = await connectBus(options);
+    const api = await WorkerApi.start(WORKER_FILE, root);
+    let agent: FleetAgent;
+    try {
+      agent = await FleetAgent.start({ nc, api, host, root, version: walscopeVersion() });
+    } catch (error) {
+      await api.close();
+      await nc.close();
+      if (!(error instanceof TopologyMissingError)) throw error;
+      process.stderr.write(`walscope agent: ${error.message}\n`);
+      return EXIT_REFUSED;
+    }
+    await writeOut(`walscope agent: host ${host} on ${options.url}, root ${root}\n`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await agent.close();
+    await nc.drain().catch(() => undefined);
+    await api.close();
+    return EXIT_OK;
+  },
+};
+
+export const fetchCommand: Command = {
+  summary: 'copy a session\'s WAL from a fleet host into DIR as a read-only export, verified by SHA-256',
+  usage: `walscope fetch HOST SESSION DIR ${BUS_USAGE}`,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(argv, BUS_FLAGS);
+    if (positionals.length !== 3) throw new UsageError('expected HOST SESSION DIR');
+    const [host, session, dir] = positionals as [string, string, string];
+    const result = await withBus(values, 'walscope fetch', (nc) => fetchSession(nc, host, session, path.resolve(dir)));
+    await writeOut(`${result.path}\t${result.size_bytes} bytes\tsha256 ${result.sha256}\n`);
+    return EXIT_OK;
+  },
+};

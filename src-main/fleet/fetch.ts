@@ -1,0 +1,131 @@
+// Copying a session's WAL from its host through the agent: request/reply on `walscope.fetch.<host>`, in chunks
+// below the server's max payload, verified end to end by SHA-256. The agent first fixes a size (a WAL only
+// grows at its end, so the prefix up to that size no longer changes) and hashes that prefix; the copy must match.
+// The copy lands as a session folder outside any state root — an export, read-only for ever — with the file
+// mode 0444 and the folder synced, written under a temporary name and renamed only once verified.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { headers, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import type { WalscopeApi } from '../../src-shared/ipc.js';
+import { encodeToken, fetchSubject } from './names.js';
+
+export const FETCH_CHUNK_BYTES_MAX = 256 * 1024;
+export const FETCH_TIMEOUT_MS = 10_000;
+const CHUNK_MARGIN_BYTES = 4_096;
+
+export type FetchRequest = { op: 'stat'; session: string } | { op: 'chunk'; session: string; offset: number; length: number };
+type StatReply = { ok: true; size_bytes: number; sha256: string } | { ok: false; error: string };
+
+/** The agent's side: answers stat and chunk requests for its root's sessions. */
+export function answerFetch(nc: NatsConnection, api: WalscopeApi, host: string): { unsubscribe(): void } {
+  return nc.subscribe(fetchSubject(host), {
+    callback: (error, msg) => {
+      if (error === null) void serveFetch(api, msg, nc.info?.max_payload ?? 1_048_576);
+    },
+  });
+}
+
+async function serveFetch(api: WalscopeApi, msg: Msg, max_payload: number): Promise<void> {
+  try {
+    const request = msg.json<FetchRequest>();
+    const wal_path = (await api.getSession(request.session)).wal_path;
+    if (request.op === 'stat') {
+      const size_bytes = fs.statSync(wal_path).size;
+      msg.respond(JSON.stringify({ ok: true, size_bytes, sha256: await hashPrefix(wal_path, size_bytes) } satisfies StatReply));
+      return;
+    }
+    const length = Math.min(request.length, FETCH_CHUNK_BYTES_MAX, max_payload - CHUNK_MARGIN_BYTES);
+    if (!Number.isSafeInteger(request.offset) || request.offset < 0 || !(length > 0)) throw new Error('bad chunk request');
+    const fd = fs.openSync(wal_path, 'r');
+    try {
+      const buffer = Buffer.alloc(length);
+      const read = fs.readSync(fd, buffer, 0, length, request.offset);
+      msg.respond(buffer.subarray(0, read));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (error) {
+    // Errors travel in a header, so a chunk's bytes are only ever WAL bytes.
+    const h = headers();
+    h.set(ERROR_HEADER, oneLine((error as Error).message));
+    msg.respond(new Uint8Array(0), { headers: h });
+  }
+}
+
+const ERROR_HEADER = 'Walscope-Error';
+
+function oneLine(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ').slice(0, 500);
+}
+
+function replyError(msg: Msg): string | null {
+  return msg.headers?.get(ERROR_HEADER) || null;
+}
+
+async function hashPrefix(file: string, size_bytes: number): Promise<string> {
+  const hash = createHash('sha256');
+  if (size_bytes > 0) for await (const chunk of fs.createReadStream(file, { start: 0, end: size_bytes - 1 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+export interface FetchResult {
+  path: string;
+  size_bytes: number;
+  sha256: string;
+}
+
+/** The viewer's side: copies HOST's SESSION into DIR/<host>.<session>/wal, or throws saying why. */
+export async function fetchSession(nc: NatsConnection, host: string, session: string, dir: string): Promise<FetchResult> {
+  const subject = fetchSubject(host);
+  const stat_msg = await nc.request(subject, JSON.stringify({ op: 'stat', session } satisfies FetchRequest), { timeout: FETCH_TIMEOUT_MS });
+  const stat_error = replyError(stat_msg);
+  if (stat_error !== null) throw new Error(`${host} ${session}: ${stat_error}`);
+  const stat = stat_msg.json<StatReply>();
+  if (!stat.ok) throw new Error(`${host} ${session}: ${stat.error}`);
+  const folder = path.join(dir, `${encodeToken(host)}.${encodeToken(session)}`);
+  if (fs.existsSync(folder)) throw new Error(`${folder} exists: fetch never overwrites; remove it or pick another DIR`);
+  fs.mkdirSync(dir, { recursive: true });
+  const temp = `${folder}.partial-${process.pid}`;
+  fs.mkdirSync(temp);
+  try {
+    const file = path.join(temp, 'wal');
+    const fd = fs.openSync(file, 'wx', 0o644);
+    const hash = createHash('sha256');
+    try {
+      for (let offset = 0; offset < stat.size_bytes; ) {
+        const length = Math.min(FETCH_CHUNK_BYTES_MAX, stat.size_bytes - offset);
+        const reply = await nc.request(subject, JSON.stringify({ op: 'chunk', session, offset, length } satisfies FetchRequest), { timeout: FETCH_TIMEOUT_MS });
+        const chunk_error = replyError(reply);
+        if (chunk_error !== null) throw new Error(`${host} ${session} at offset ${offset}: ${chunk_error}`);
+        const bytes = reply.data;
+        if (bytes.length === 0 || bytes.length > length) throw new Error(`${host} ${session}: the agent sent ${bytes.length} bytes at offset ${offset} where 1 to ${length} were asked`);
+        fs.writeSync(fd, bytes, 0, bytes.length, offset);
+        hash.update(bytes);
+        offset += bytes.length;
+      }
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    const sha256 = hash.digest('hex');
+    if (sha256 !== stat.sha256) throw new Error(`${host} ${session}: the copy's SHA-256 ${sha256} is not the agent's ${stat.sha256}; nothing was kept`);
+    fs.chmodSync(file, 0o444);
+    syncDir(temp);
+    fs.renameSync(temp, folder);
+    syncDir(dir);
+    return { path: folder, size_bytes: stat.size_bytes, sha256 };
+  } catch (error) {
+    fs.rmSync(temp, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function syncDir(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,0 +1,133 @@
+// A real nats-server (Debian's, installed by scripts/ensure-test-deps.mjs) with JetStream on a free port and a
+// temporary store, and real `walscope agent` child processes: what the fleet tests stand on.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export const REPO_DIR = path.resolve(import.meta.dirname, '../..');
+export const NATS_SERVER = '/usr/sbin/nats-server';
+const READY_TIMEOUT_MS = 10_000;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export class NatsServer {
+  private child: ChildProcess | null = null;
+  private constructor(
+    readonly port: number,
+    private readonly args: string[],
+  ) {}
+
+  get url(): string {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+
+  /** `config`: a server config file's text; `store_dir` is appended as its JetStream store. */
+  static async start(dir: string, config?: string): Promise<NatsServer> {
+    const port = await freePort();
+    const store = path.join(dir, 'store');
+    let args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store];
+    if (config !== undefined) {
+      const file = path.join(dir, 'server.conf');
+      fs.writeFileSync(file, config);
+      args = ['-c', file, ...args];
+    }
+    const server = new NatsServer(port, args);
+    await server.restart();
+    return server;
+  }
+
+  /** Starts (again) on the same port and store. */
+  async restart(): Promise<void> {
+    const child = spawn(NATS_SERVER, this.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    let log = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`nats-server did not start: ${log}`)), READY_TIMEOUT_MS);
+      const read = (chunk: Buffer) => {
+        log += chunk.toString();
+        if (log.includes('Server is ready')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout!.on('data', read);
+      child.stderr!.on('data', read);
+      child.once('exit', (code) => reject(new Error(`nats-server exited (${code}): ${log}`)));
+    });
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = null;
+    if (child === null || child.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  }
+}
+
+export class AgentProcess {
+  output = '';
+  private constructor(readonly child: ChildProcess) {
+    child.stdout!.on('data', (c: Buffer) => (this.output += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (this.output += c.toString()));
+  }
+
+  static async start(root: string, host: string, url: string, extra: string[] = []): Promise<AgentProcess> {
+    const child = spawn(process.execPath, ['bin/walscope.js', 'agent', root, '--host', host, '--nats', url, ...extra], { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+    const agent = new AgentProcess(child);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`agent ${host} did not start: ${agent.output}`)), 30_000);
+      child.stdout!.on('data', () => {
+        if (agent.output.includes('walscope agent: host')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`agent ${host} exited (${code}): ${agent.output}`));
+      });
+    });
+    return agent;
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      this.child.once('exit', () => resolve());
+      this.child.kill(signal);
+    });
+  }
+}
+
+export function walscope(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, ['bin/walscope.js', ...args], { cwd: REPO_DIR, encoding: 'utf8', timeout: 30_000 });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+export async function until<T>(what: string, timeout_ms: number, probe: () => Promise<T | null | undefined | false>): Promise<T> {
+  const deadline = Date.now() + timeout_ms;
+  let last: unknown = null;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== null && value !== undefined && value !== false) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeout_ms} ms${last === null ? '' : ` (last error: ${String(last)})`}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
