@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { openSessionForWrite } from '../src-main/engine/session.js';
 import { sessionDir, walPath } from '../src-main/engine/state-root.js';
 import { BIG_SESSION_ID, bigSessionRoot, MILLION_SESSION_ID, millionSessionRoot } from './bench-data.js';
+import { benchService } from './bench-service.js';
 import { benchFleet } from './bench-fleet.js';
 
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -141,5 +142,7 @@ function main(): void {
 }
 
 main();
+// The app's figures (walscope serve on the big session, the 2,000-session root, the live tail).
+await benchService();
 // The fleet section lives in its own file (scripts/bench-fleet.ts).
 await benchFleet();

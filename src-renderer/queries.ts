@@ -2,10 +2,11 @@
 // invalidates only that session's queries, and only mounted ones (the visible pages) refetch.
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import type { Progress, RowList, RowPage, WalscopeEvent } from '../src-shared/ipc.js';
+import type { Progress, RowList, RowPage, SessionDetail, WalscopeEvent } from '../src-shared/ipc.js';
 import { api } from './api/api.js';
 
 export const PAGE_ROWS = 100;
+const READING_POLL_MS = 500;
 
 export const keys = {
   workspace: ['workspace'] as const,
@@ -24,8 +25,21 @@ export function useSessions() {
   return useQuery({ queryKey: keys.sessions, queryFn: () => api.listSessions() });
 }
 
+/** While a big session is still being read its detail says `loading`: it is asked again until it is read (the
+ *  service's event also says so, but may overtake the answer it follows). Its pages are refetched then. */
 export function useSession(key: string | null) {
-  return useQuery({ queryKey: keys.session(key ?? ''), queryFn: () => api.getSession(key!), enabled: key !== null });
+  const client = useQueryClient();
+  return useQuery({
+    queryKey: keys.session(key ?? ''),
+    queryFn: async () => {
+      const before = client.getQueryData<SessionDetail>(keys.session(key!));
+      const detail = await api.getSession(key!);
+      if (before?.summary.status === 'loading' && detail.summary.status !== 'loading') void client.invalidateQueries({ queryKey: [...keys.session(key!), 'rows'] });
+      return detail;
+    },
+    enabled: key !== null,
+    refetchInterval: (query) => (query.state.data?.summary.status === 'loading' ? READING_POLL_MS : false),
+  });
 }
 
 export function usePage<L extends RowList>(key: string, list: L, page: number) {

@@ -25,6 +25,9 @@ export const PAGE_ROWS_MAX = 2_000;
 /** Matches one search returns; the UI says "first N" past it. */
 export const SEARCH_MATCHES_MAX = 1_000;
 export const SEARCH_QUERY_CHARS_MAX = 200;
+/** A search over payloads on disk answers after at most about this long with the matches so far
+ *  (`SearchResult.complete` false); asking again with the same query goes on. */
+export const SEARCH_STEP_MS = 200;
 /** Raw bytes of one frame shown as hex; larger frames are cut, with the cut said. */
 export const RECORD_HEX_BYTES_MAX = 65_536;
 /** A payload tree larger than this (as JSON text) is cut to a preview. */
@@ -250,6 +253,8 @@ export interface SearchResult {
   query: string;
   rows: number[];
   truncated: boolean;
+  /** false while rows remain unsearched: ask again with the same query for more matches. */
+  complete: boolean;
 }
 
 export type ActionKind = Exclude<RecoveryKind, 'stop'>;
@@ -398,7 +403,80 @@ export function isApiMethod(name: unknown): name is ApiMethod {
 /** Errors cross the transport as this shape; the renderer shows `message` as text. */
 export interface ApiError {
   error: string;
-  code: 'bad_request' | 'not_found' | 'internal';
+  code: ApiErrorCode;
+}
+
+export type ApiErrorCode = 'bad_request' | 'not_found' | 'internal';
+
+/** The one error of the API on every side of every transport (worker, preload, HTTP): a code and a reason. */
+export class ApiFailure extends Error {
+  override name = 'ApiFailure';
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What an error becomes on the wire: an ApiFailure keeps its code, anything else is internal. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiFailure) return { error: error.message, code: error.code };
+  return { error: error instanceof Error ? error.message : String(error), code: 'internal' };
+}
+
+type ArgCheck = (value: unknown) => string | null;
+const SESSION_KEY_CHARS_MAX = 4_096;
+const key: ArgCheck = (value) => (typeof value === 'string' && value.length > 0 && value.length <= SESSION_KEY_CHARS_MAX ? null : 'a session key (text)');
+const count: ArgCheck = (value) => (Number.isSafeInteger(value) && (value as number) >= 0 ? null : 'a whole number ≥ 0');
+const countOrNull: ArgCheck = (value) => (value === null ? null : count(value) === null ? null : 'a whole number ≥ 0 or null');
+const list: ArgCheck = (value) => (value === 'timeline' || value === 'records' || value === 'transcript' ? null : 'one of timeline, records, transcript');
+const text: ArgCheck = (value) => (typeof value === 'string' ? null : 'text');
+const action: ArgCheck = (value) => (value === 'resume' || value === 'cancel' || value === 'seal' ? null : 'one of resume, cancel, seal');
+const retireReason: ArgCheck = (value) => (value === 'sealed' || value === 'deleted' ? null : 'one of sealed, deleted');
+// The plan is compared field by field with a fresh preview under the lease before anything is written; here it
+// need only be the object a preview returned.
+const retirePlan: ArgCheck = (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? null : 'the plan previewRetire returned (an object)');
+
+/** Each method's arguments, checked once where a request enters (HTTP, the Electron IPC, the worker). */
+const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
+  getWorkspace: [],
+  listSessions: [],
+  getSession: [['key', key]],
+  getRows: [['key', key], ['list', list], ['start', count], ['count', count]],
+  getRecord: [['key', key], ['index', count]],
+  locateSeq: [['key', key], ['seq', count]],
+  search: [['key', key], ['list', list], ['query', text]],
+  previewAction: [['key', key], ['kind', action]],
+  runAction: [['key', key], ['kind', action], ['based_on_seq', count], ['reason', text]],
+  getReport: [['key', key]],
+  getHistory: [['key', key]],
+  previewRetire: [['key', key], ['reason', retireReason]],
+  runRetire: [['key', key], ['reason', retireReason], ['plan', retirePlan]],
+  getContext: [['key', key], ['episode', countOrNull], ['step_id', countOrNull]],
+};
+
+/** Calls `method` on `api` with `args` from the wire: an unknown method is not found, arguments of the wrong
+ *  number or kind are a bad request that names the argument. The one dispatcher of every transport. */
+export function dispatchApi(api: WalscopeApi, method: unknown, args: unknown): Promise<unknown> {
+  if (!isApiMethod(method)) return Promise.reject(new ApiFailure('not_found', `no API method ${String(method).slice(0, 100)}`));
+  const expected = API_ARGUMENTS[method];
+  if (!Array.isArray(args) || args.length !== expected.length) {
+    return Promise.reject(new ApiFailure('bad_request', `${method} takes ${expected.length} argument(s): ${expected.map(([name]) => name).join(', ') || 'none'}`));
+  }
+  for (const [index, [name, check]] of expected.entries()) {
+    const problem = check(args[index]);
+    if (problem !== null) return Promise.reject(new ApiFailure('bad_request', `${method}: ${name} must be ${problem}`));
+  }
+  const call = api[method] as (...values: unknown[]) => Promise<unknown>;
+  return call.apply(api, args);
+}
+
+/** The API's request methods over any transport: `send` carries one call and returns its answer. */
+export function apiClient(send: (method: ApiMethod, args: unknown[]) => Promise<unknown>): Pick<WalscopeApi, ApiMethod> {
+  const client: Partial<Record<ApiMethod, (...args: unknown[]) => Promise<unknown>>> = {};
+  for (const method of API_METHODS) client[method] = (...args: unknown[]) => send(method, args);
+  return client as Pick<WalscopeApi, ApiMethod>;
 }
 
 /** Messages of one step's request the Context view shows; past it the view says how many were left out. */

@@ -1,7 +1,7 @@
 // The shared API over Electron IPC. Every handler first checks its sender: the main frame of our own window,
 // showing our own renderer page; anything else (another frame, a navigated page) is refused.
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
-import { IPC_OPEN_PATH_CHANNEL, IPC_REQUEST_CHANNEL, isApiMethod, REQUEST_BYTES_MAX, type WalscopeApi, type Workspace } from '../../src-shared/ipc.js';
+import { dispatchApi, IPC_OPEN_PATH_CHANNEL, IPC_REQUEST_CHANNEL, isApiMethod, REQUEST_BYTES_MAX, type WalscopeApi, type Workspace } from '../../src-shared/ipc.js';
 
 export interface IpcDeps {
   /** The service of the open workspace (it changes when the user opens another). */
@@ -35,9 +35,7 @@ export function registerIpc(ipc: Pick<IpcMain, 'handle'>, deps: IpcDeps): void {
     if (!isTrustedSender(event, deps)) throw new UntrustedSenderError('refused: the request did not come from walscope\'s own window');
     if (!isApiMethod(method) || !Array.isArray(args)) throw new Error('bad request');
     if (JSON.stringify(args).length > REQUEST_BYTES_MAX) throw new Error(`request larger than ${REQUEST_BYTES_MAX} bytes`);
-    const api = deps.api();
-    const call = api[method] as (...values: unknown[]) => Promise<unknown>;
-    return call.apply(api, args);
+    return dispatchApi(deps.api(), method, args);
   });
   ipc.handle(IPC_OPEN_PATH_CHANNEL, async (event, path: unknown) => {
     if (!isTrustedSender(event, deps)) throw new UntrustedSenderError('refused: the request did not come from walscope\'s own window');

@@ -106,7 +106,9 @@ function enclosingRoot(session_dir: string): string | null {
   return path.basename(parent) === SESSIONS_DIR_NAME ? path.dirname(parent) : null;
 }
 
-function sessionTarget(session_dir: string): WalTarget {
+/** The target of a session folder, whether or not it holds a `wal` yet: reading a missing one is an I/O error
+ *  of that session alone. */
+export function sessionTarget(session_dir: string): WalTarget {
   const root = enclosingRoot(session_dir);
   const id = path.basename(session_dir);
   return { wal_path: walPath(session_dir), session: id, session_dir, root, is_export: root === null };

@@ -92,12 +92,23 @@ export class SessionFolder {
   /** Why the fold stopped: a record it cannot hold within its bounds. Frames after it are not folded. */
   refusal: WalErrorInfo | null = null;
   private finished = false;
+  /** Episodes a frame may have changed since the last `snapshotSince`: the open one, and an earlier one that a
+   *  late tool record reaches through its batch. */
+  private readonly changed = new Set<EpisodeFold>();
 
   /** Folds one frame. Its payload comes from `frame.payload` when the reader built it, else from
    *  `payload_cbor` (validated CBOR the reader hands over), decoded here without what stays on disk. */
   push(frame: ReadFrame, payload_cbor?: Buffer): void {
     assert.ok(!this.finished, 'a finished fold takes no more frames');
     if (this.refusal !== null) return;
+    const open_before = this.openEpisode();
+    this.route(frame, payload_cbor);
+    if (open_before !== null) this.changed.add(open_before);
+    const open_after = this.openEpisode();
+    if (open_after !== null) this.changed.add(open_after);
+  }
+
+  private route(frame: ReadFrame, payload_cbor: Buffer | undefined): void {
     const payload = this.keptPayload(frame, payload_cbor);
     if (payload === null) return;
     const ref: RecordRef = { seq: frame.seq, offset: frame.offset, fence: frame.fence, type: frame.type };
@@ -169,6 +180,26 @@ export class SessionFolder {
     }
   }
 
+  /** The same fold as `snapshot`, made from `previous` (this folder's last `snapshotSince`, or null): episodes
+   *  no frame reached since then are taken from it as they are, so a live session's append costs its open
+   *  episode, not the whole session. Record references are immutable and shared, not copied. */
+  snapshotSince(previous: SessionFold | null): { fold: SessionFold; episodes_rebuilt: number } {
+    const { records, episodes, outside, anomalies, queue, ...scalars } = this.fold;
+    let episodes_rebuilt = 0;
+    const copied = episodes.map((episode, index) => {
+      const kept = previous?.episodes[index];
+      if (kept !== undefined && !this.changed.has(episode)) return kept;
+      episodes_rebuilt += 1;
+      return classifyEpisode(structuredClone(episode));
+    });
+    this.changed.clear();
+    // The record index is shared, not copied: entries below its count never change (appends write past it, and
+    // growing replaces the arrays), so a copy of its fields with the count frozen is this moment's index.
+    const fold: SessionFold = { ...scalars, records: { ...records, types: records.types.slice() }, episodes: copied, outside: outside.slice(), anomalies: structuredClone(anomalies), queue: structuredClone(queue) };
+    fold.queue_drain_order = pendingInDrainOrder(fold).map((entry) => entry.submission_id);
+    return { fold, episodes_rebuilt };
+  }
+
   // ---------------------------------------------------------------- routing
 
   /** The last episode while it has no run_finished. */
@@ -235,6 +266,7 @@ export class SessionFolder {
     const batch_id = text(payload, 'batch_id') ?? '';
     const tool_call_id = text(payload, 'tool_call_id') ?? '';
     const found = this.batches.get(batch_id);
+    if (found !== undefined) this.changed.add(found.episode);
     const episode = found?.episode ?? this.episodeFor(ref);
     if (found === undefined) {
       episode?.anomalies.push(anomaly('unknown_batch', `${ref.type} at seq ${ref.seq} names batch ${batch_id}, which was never started`, [ref.seq], batch_id, tool_call_id));
@@ -364,6 +396,13 @@ export class SessionFolder {
     entry.state = ref.type === 'retracted' ? 'retracted' : 'delivered';
     entry.closed_seq = ref.seq;
   }
+}
+
+function classifyEpisode(episode: EpisodeFold): EpisodeFold {
+  for (const batch of episode.batches) classifyBatch(batch);
+  appendAll(episode.anomalies, checkEpisode(episode));
+  episode.state = episodeState(episode);
+  return episode;
 }
 
 function plannedCall(plan: JsonPayload, tool_call_id: string, index: number): CallFold {
@@ -602,11 +641,7 @@ function decodeMapWithout(decoder: CborDecoder, left_on_disk: string | undefined
 
 /** Classification, the committable check and the episode states, computed on `fold` in place. */
 function classified(fold: SessionFold): SessionFold {
-  for (const episode of fold.episodes) {
-    for (const batch of episode.batches) classifyBatch(batch);
-    appendAll(episode.anomalies, checkEpisode(episode));
-    episode.state = episodeState(episode);
-  }
+  for (const episode of fold.episodes) classifyEpisode(episode);
   fold.queue_drain_order = pendingInDrainOrder(fold).map((entry) => entry.submission_id);
   return fold;
 }

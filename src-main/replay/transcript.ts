@@ -52,6 +52,29 @@ export function renderSessionRequest(fold: SessionFold, payloads: PayloadReader)
   return joined(fold.episodes.map((episode) => renderEpisode(episode, null, payloads)));
 }
 
+/** One episode's part of the session's next request, rendered alone: `renderSessionRequest` is these parts
+ *  joined (`joinEpisodeRequests`), so a caller that keeps the parts of episodes no frame reached re-renders only
+ *  the open one. */
+export function renderEpisodeRequest(episode: EpisodeFold, payloads: PayloadReader): { messages: RenderedMessage[]; problems: RequestProblem[] } {
+  const { messages, problems } = renderEpisode(episode, null, payloads);
+  return { messages, problems };
+}
+
+/** The session's next request from its episodes' parts, in episode order. */
+export function joinEpisodeRequests(parts: readonly { messages: RenderedMessage[]; problems: RequestProblem[] }[]): { messages: RenderedMessage[]; problems: RequestProblem[] } {
+  return joined(parts.map((part) => ({ ...part, view: null, replaced: [] })));
+}
+
+/** `rendered` (a message of an episode's part rendered with OUTPUTS_UNREAD; `index` that episode's) with its
+ *  tool outputs read back through `payloads`: a step's tool message is rendered again from its batch; any other
+ *  message holds no output. */
+export function withOutputs(index: EpisodeIndex, rendered: RenderedMessage, payloads: PayloadReader): JsonPayload {
+  if (rendered.origin.kind !== 'step' || rendered.message['role'] !== 'tool') return rendered.message;
+  const step = index.step(rendered.origin.step_id);
+  const turn = step === undefined ? null : renderTurn(rendered.origin.episode, index, step, payloads);
+  return turn?.[1]?.message ?? rendered.message;
+}
+
 /** The request of step `step_id` of episode `episode_number` exactly as the model saw it: earlier episodes as
  *  they ended, then this run's input, its latest view at that step in place of the turns it covers, the later
  *  turns before the step and the steers that joined it. */

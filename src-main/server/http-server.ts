@@ -3,13 +3,14 @@
 // anything else happens. The renderer's files hold no data and load without the token (guard.ts says why).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isApiMethod, REQUEST_BYTES_MAX, type WalscopeApi } from '../../src-shared/ipc.js';
+import { dispatchApi, isApiMethod, REQUEST_BYTES_MAX, toApiError, type ApiErrorCode, type WalscopeApi } from '../../src-shared/ipc.js';
 import { SECURITY_HEADERS } from './csp.js';
 import { EventStreams } from './event-stream.js';
 import { newToken, RequestGuard } from './guard.js';
 import { decodeUrlPath, staticFile } from './static-files.js';
 
 export const API_PREFIX = '/api/';
+const STATUS_OF: Record<ApiErrorCode, number> = { bad_request: 400, not_found: 404, internal: 500 };
 export const EVENTS_PATH = '/api/events';
 /** How much of a too-large body is read and dropped so that its sender can read the 413. */
 const REQUEST_DRAIN_BYTES_MAX = 1_048_576;
@@ -133,12 +134,10 @@ async function handleApi(api: WalscopeApi, method: string, request: http.Incomin
     return;
   }
   try {
-    const call = api[method] as (...values: unknown[]) => Promise<unknown>;
-    const value = await call.apply(api, args);
-    send(response, 200, value ?? null, headers);
+    send(response, 200, (await dispatchApi(api, method, args)) ?? null, headers);
   } catch (error) {
-    const not_found = error instanceof Error && error.name === 'NotFoundError';
-    send(response, not_found ? 404 : 500, { error: error instanceof Error ? error.message : String(error), code: not_found ? 'not_found' : 'internal' }, headers);
+    const failure = toApiError(error);
+    send(response, STATUS_OF[failure.code], failure, headers);
   }
 }
 

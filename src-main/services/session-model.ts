@@ -1,5 +1,8 @@
 // One session as the app sees it: its tailer, and the views derived from the fold (summary, timeline,
-// transcript, search), rebuilt only when new frames arrived. Read-only: actions go through actions.ts.
+// transcript, search), remade only when new frames arrived and then only for the episodes they reached.
+// Whatever goes wrong reading or folding one session (an I/O error, a fold that throws, a folder with no WAL)
+// stays in this session: it shows as the session's `failure`, never as an exception out of the service.
+// Read-only: actions go through actions.ts.
 import fs from 'node:fs';
 import type {
   LeaseView,
@@ -11,7 +14,6 @@ import type {
   SessionDetail,
   SessionStatus,
   SessionSummary,
-  TranscriptRow,
 } from '../../src-shared/ipc.js';
 import {
   PAGE_ROWS_MAX,
@@ -19,48 +21,114 @@ import {
   RECORD_PAYLOAD_CHARS_MAX,
   SEARCH_MATCHES_MAX,
   SEARCH_QUERY_CHARS_MAX,
+  SEARCH_STEP_MS,
 } from '../../src-shared/ipc.js';
+import { formatBytes } from '../../src-shared/format.js';
 import { toJsonValue } from '../../src-shared/json.js';
-import type { CallClass, JsonValue, RecoveryEntry, RecoveryPlan, RunSignal, SessionFold } from '../../src-shared/replay.js';
+import type { JsonPayload, JsonValue, RecoveryEntry, RunSignal, SessionFold } from '../../src-shared/replay.js';
+import type { WalErrorInfo } from '../../src-shared/wal.js';
+import { describe } from '../engine/errors.js';
 import type { WalTarget } from '../engine/inspect.js';
-import { checkFrameAt, decodeBody } from '../engine/frame-codec.js';
-import { probeLease } from '../engine/lease.js';
+import { FrameFile, readFrameAt } from '../engine/frame-access.js';
 import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES } from '../engine/limits.js';
-import { hex } from '../engine/reader.js';
-import { planResume } from '../replay/plan.js';
-import { refusedPlan } from '../replay/report.js';
-import { walPayloadReader } from '../replay/payloads.js';
+import { probeLease } from '../engine/lease.js';
+import { hex, ioError } from '../engine/reader.js';
+import { SessionFolder } from '../replay/fold.js';
+import { walPayloadReader, type PayloadReader } from '../replay/payloads.js';
 import { RecoveryLog } from '../replay/recoveries.js';
-import { episodeWord, runSignal } from '../replay/signals.js';
-import { checkProviderValid, renderSessionRequest } from '../replay/transcript.js';
+import { runSignal } from '../replay/signals.js';
+import type { RecordIndex } from './record-index.js';
 import { SessionTailer, type TailProgress, type TailUpdate } from './session-tailer.js';
-import { buildTimeline, buildTranscript, type Timeline } from './timeline.js';
+import { listLength, ViewBuilder, type SessionViews } from './session-views.js';
 
 /** Recoveries a session summary carries (the most recent); the WAL keeps them all. */
 const RECOVERIES_LISTED_MAX = 50;
 
-interface Views {
-  fold: SessionFold;
-  timeline: Timeline;
-  transcript: TranscriptRow[];
-  transcript_valid: boolean;
-  resume: RecoveryPlan;
-  run: RunSignal;
-  recoveries: RecoveryEntry[];
-  /** Lowercased row texts for search, built on the first search. */
-  search_text: Partial<Record<RowList, string[]>>;
-}
-
 export class SessionModel {
-  readonly tailer: SessionTailer;
-  private views: Views | null = null;
+  /** Made on first use and dropped on release: thousands of listed sessions hold no index or fold. */
+  private tailer_: SessionTailer | null = null;
+  private builder = new ViewBuilder();
+  private views: SessionViews | null = null;
+  private summary_: SessionSummary | null = null;
   private lease_: LeaseView = { state: 'absent' };
+  /** What made this session unreadable beyond what the reader reports (an exception while reading, folding
+   *  or laying out); cleared by the next refresh that succeeds. */
+  private failure_: WalErrorInfo | null = null;
+  private refreshed = false;
+  private records_search: RecordsSearch | null = null;
+  private payloads_: PayloadReader | null = null;
+  /** Only the summary is kept: the fold and views were dropped to bound memory (a root holds thousands of
+   *  sessions; only the ones on screen stay resident). The next refresh reads the WAL afresh. */
+  private released = false;
+  /** A released session's file or lease changed since its summary was made. */
+  private stale = false;
 
   constructor(
     readonly key: string,
     readonly target: WalTarget,
   ) {
-    this.tailer = new SessionTailer(target);
+  }
+
+  get tailer(): SessionTailer {
+    this.tailer_ ??= new SessionTailer(this.target);
+    return this.tailer_;
+  }
+
+  /** False until the first refresh: the list shows the session as still being read. */
+  get is_read(): boolean {
+    return this.refreshed;
+  }
+
+  /** Unread, or released with a summary that no longer holds. */
+  get needs_read(): boolean {
+    return !this.refreshed || (this.released && this.stale);
+  }
+
+  get is_resident(): boolean {
+    return this.refreshed && !this.released;
+  }
+
+  /** Keeps the summary, drops everything else. */
+  release(): void {
+    if (!this.refreshed || this.released) return;
+    this.summary();
+    this.released = true;
+    this.stale = false;
+    this.tailer_ = null;
+    this.payloads_ = null;
+    this.builder = new ViewBuilder();
+    this.views = null;
+  }
+
+  /** Takes a summary made earlier (the summary cache) instead of reading the WAL; the session stays released. */
+  adopt(summary: SessionSummary): void {
+    this.summary_ = { ...summary, key: this.key, last_activity_ms: mtimeOf(this.target.wal_path) };
+    this.refreshed = true;
+    this.released = true;
+    this.stale = false;
+  }
+
+  /** The extent of the file this session's summary was made from, when that summary may be kept in the
+   *  summary cache: not while a writer is live (it changes under us), not after an I/O error (it may pass). */
+  summaryExtent(): { size_bytes: number; verified_end: number } | null {
+    const read = this.tailer_?.read ?? null;
+    if (!this.is_resident || read === null || this.failure_ !== null || read.error?.kind === 'io') return null;
+    if (this.lease_.state === 'live' || read.in_progress_tail !== null) return null;
+    return { size_bytes: read.bytes, verified_end: read.valid_bytes };
+  }
+
+  /** The file changed under a released session: its summary is re-made by the next refresh. */
+  markStale(): void {
+    if (this.released) this.stale = true;
+  }
+
+  get failure(): WalErrorInfo | null {
+    return this.failure_;
+  }
+
+  /** Episodes whose fold copy or views were rebuilt since this model was made: the work appends cost. */
+  get episodes_rebuilt(): { fold: number; views: number } {
+    return { fold: this.tailer.episodes_rebuilt, views: this.builder.episodes_rebuilt };
   }
 
   get lease(): LeaseView {
@@ -75,54 +143,97 @@ export class SessionModel {
   probeLease(): boolean {
     if (this.target.is_export || this.target.session_dir === null) return false;
     const before = this.lease_.state;
-    this.lease_ = probeLease(this.target.session_dir);
+    try {
+      this.lease_ = probeLease(this.target.session_dir);
+    } catch (error) {
+      this.lease_ = { state: 'absent' };
+      this.failure_ ??= ioError(`cannot read the lease of ${this.target.session_dir}: ${describe(error)}`);
+    }
+    // Only live or not changes a status: a cached summary stays good when the lease is merely found free.
+    if ((before === 'live') !== (this.lease_.state === 'live')) {
+      if (this.released) this.stale = true;
+      else this.summary_ = null;
+    }
     return before !== this.lease_.state;
   }
 
-  refresh(on_progress?: (progress: TailProgress) => void): TailUpdate {
+  /** Reads what was appended. Never throws: a failure is kept as this session's `failure` and the session's
+   *  views start over from an empty fold, so the next refresh reads it afresh. */
+  refresh(on_progress?: (progress: TailProgress) => void, slice_bytes?: number): TailUpdate {
+    const failed_before = this.failure_ !== null;
+    this.failure_ = null;
     this.probeLease();
-    const update = this.tailer.refresh(on_progress);
-    if (update.frames_added > 0 || update.restarted) this.views = null;
+    let update: TailUpdate;
+    try {
+      update = this.tailer.refresh(on_progress, slice_bytes);
+      // A slice short of the end: the session is still being read, and its last summary (if any) stands.
+      if (!update.complete) return update;
+      if (update.restarted) this.payloads_ = null;
+      if (update.frames_added > 0 || update.restarted || failed_before) this.views = null;
+      this.settle();
+      this.derived();
+    } catch (error) {
+      this.settle();
+      this.fail(error);
+      update = { frames_added: 0, restarted: true, complete: true };
+    }
+    this.summary_ = null;
     return update;
   }
 
-  private derived(): Views {
+  private settle(): void {
+    this.refreshed = true;
+    this.released = false;
+    this.stale = false;
+  }
+
+  private fail(error: unknown): void {
+    this.failure_ = ioError(`cannot show ${this.target.wal_path}: ${describe(error)}`);
+    this.tailer_ = null;
+    this.payloads_ = null;
+    this.builder = new ViewBuilder();
+    this.views = null;
+  }
+
+  private derived(): SessionViews {
     if (this.views !== null) return this.views;
+    if (this.failure_ !== null) {
+      const fold = new SessionFolder().snapshot();
+      const run = runSignal(fold, { torn_tail: null, error: this.failure_ }, this.target.is_export);
+      this.views = this.builder.build(fold, this.payloads(), this.failure_, { run, recoveries: [] });
+      return this.views;
+    }
     const fold = this.tailer.fold();
     const read = this.tailer.read;
-    const payloads = walPayloadReader(this.target.wal_path);
-    // A compaction view that no longer assembles leaves nothing to render: that is no valid request either.
-    const next_request = renderSessionRequest(fold, payloads);
-    const messages = next_request.messages.map((rendered) => rendered.message);
     const run = runSignal(fold, { torn_tail: read?.torn_tail ?? null, error: read?.error ?? null }, this.target.is_export);
-    const timeline = buildTimeline(fold, payloads);
-    markLastEpisode(timeline, fold, run);
-    this.views = {
-      fold,
-      timeline,
-      transcript: buildTranscript(messages),
-      transcript_valid: next_request.problems.length === 0 && checkProviderValid(messages).valid,
-      resume: read?.error ? refusedPlan(read.error) : planResume(fold),
-      run,
-      recoveries: this.recoveries(),
-      search_text: {},
-    };
+    this.views = this.builder.build(fold, this.payloads(), read?.error ?? null, { run, recoveries: this.recoveries() });
     return this.views;
+  }
+
+  /** Tool outputs read back from this session's WAL (the fold keeps only where they are), the last few kept. */
+  payloads(): PayloadReader {
+    return (this.payloads_ ??= cachedPayloads(walPayloadReader(this.target.wal_path)));
+  }
+
+  /** The reader's refusal, or this model's own failure. */
+  private error(): WalErrorInfo | null {
+    return this.failure_ ?? this.tailer.read?.error ?? null;
   }
 
   fold(): SessionFold {
     return this.derived().fold;
   }
 
+  /** The list's line for this session; kept until a refresh or a lease change makes it stale. */
   summary(): SessionSummary {
-    const read = this.tailer.read;
-    const views = read === null ? null : this.derived();
-    const fold = views?.fold ?? null;
-    const last = fold?.episodes.at(-1) ?? null;
-    const class_counts: Partial<Record<CallClass, number>> = {};
-    for (const episode of fold?.episodes ?? []) {
-      for (const batch of episode.batches) for (const call of batch.calls) class_counts[call.class] = (class_counts[call.class] ?? 0) + 1;
-    }
+    this.summary_ ??= this.makeSummary();
+    return this.summary_;
+  }
+
+  private makeSummary(): SessionSummary {
+    const read = this.tailer_?.read ?? null;
+    const views = this.refreshed ? this.derived() : null;
+    const last = views?.fold.episodes.at(-1) ?? null;
     const [status, status_detail] = views === null ? (['loading', 'reading the WAL'] as const) : this.status(views);
     return {
       key: this.key,
@@ -130,13 +241,13 @@ export class SessionModel {
       status,
       status_detail,
       last_activity_ms: mtimeOf(this.target.wal_path),
-      episodes: fold?.episodes.length ?? 0,
+      episodes: views?.fold.episodes.length ?? 0,
       records: read?.records ?? 0,
       last_seq: read?.last_seq ?? 0,
-      size_bytes: read?.bytes ?? 0,
+      size_bytes: read?.bytes ?? sizeOf(this.target.wal_path),
       episode_state: last?.state ?? null,
       finish_reason: last?.finished?.reason ?? null,
-      class_counts,
+      class_counts: views?.class_counts ?? {},
       run: views?.run ?? null,
       recoveries: views?.recoveries.slice(-RECOVERIES_LISTED_MAX) ?? [],
     };
@@ -149,25 +260,22 @@ export class SessionModel {
     for (let at = 0; at < index.length; at++) {
       const type = index.typeName(at);
       const row = index.row(at);
-      log.push({ seq: row.seq, type, fence: row.fence, payload: type === 'operator_action' ? this.payloadAt(at).payload : null });
+      log.push({ seq: row.seq, type, fence: row.fence, payload: type === 'operator_action' ? this.payloadAt(row.offset) : null });
     }
     return log.entries();
   }
 
-  /** One frame's payload, re-read from disk and its digest re-checked. */
-  private payloadAt(index: number): { bytes: Buffer; intact: boolean; payload: JsonValue } {
-    const row = this.tailer.index.row(index);
-    const bytes = readBytes(this.target.wal_path, row.offset, row.size_bytes);
-    const intact = bytes.length === row.size_bytes && checkFrameAt(bytes, 0, bytes.length) === null;
-    const decoded = bytes.length === row.size_bytes ? decodeBody(bytes.subarray(FRAME_HEADER_BYTES, row.size_bytes - FRAME_DIGEST_BYTES), true) : null;
-    const payload = decoded?.kind === 'ok' && decoded.body.payload !== null ? toJsonValue(decoded.body.payload) : null;
-    return { bytes, intact, payload };
+  /** The payload of the frame at `offset`, re-read from disk and its digest re-checked; null when it is not intact. */
+  private payloadAt(offset: number): JsonValue {
+    const frame = readFrameAt(this.target.wal_path, offset);
+    return frame.kind === 'ok' && frame.body.kind === 'ok' && frame.body.body.payload !== null ? toJsonValue(frame.body.body.payload) : null;
   }
 
-  private status(views: Views): [SessionStatus, string] {
-    const read = this.tailer.read!;
+  private status(views: SessionViews): [SessionStatus, string] {
+    const error = this.error();
     const durable = views.run.last_durable === null ? '' : `; last durable state: ${views.run.last_durable}`;
-    if (read.error !== null) return ['refused', `${read.error.kind.replaceAll('_', ' ')}: ${read.error.message}${durable}`];
+    if (error !== null) return ['refused', `${error.kind.replaceAll('_', ' ')}: ${missingWalMessage(this.target) ?? error.message}${durable}`];
+    const read = this.tailer.read!;
     if (this.lease_.state === 'live') {
       const holder = this.lease_.holder;
       return ['live', holder === null ? 'a live writer holds the lease' : `written by pid ${holder.pid} on ${holder.host}`];
@@ -189,44 +297,71 @@ export class SessionModel {
     }
   }
 
+  /** While the WAL is being read (first read, or again after a release): what is known so far. The records
+   *  read so far can be paged; the timeline, transcript and plan come when the read completes. */
+  private readingDetail(): Omit<SessionDetail, 'actions' | 'timing'> {
+    const read = this.tailer_?.read ?? null;
+    const done_bytes = read?.valid_bytes ?? 0;
+    const total_bytes = sizeOf(this.target.wal_path);
+    return {
+      summary: { ...this.summary(), status: 'loading', status_detail: `reading the WAL: ${formatBytes(done_bytes)} of ${formatBytes(total_bytes)} (${percent(done_bytes, total_bytes)}); records read so far can be browsed` },
+      wal_path: this.target.wal_path,
+      wal_id: null,
+      read_only: this.read_only,
+      lease: this.lease_,
+      integrity: { torn_tail: null, in_progress_tail: null, error: null },
+      digest_algorithms: read?.digest_algorithms ?? [],
+      features: read?.features ?? [],
+      rows: { timeline: 0, records: this.tailer.index.length, transcript: 0 },
+      resume: {
+        kind: 'resume',
+        action: 'none',
+        episode: null,
+        message: 'the WAL is still being read: the plan comes when it is read to its end',
+        replayed: { messages: 0, model_steps: 0, tool_results: 0 },
+        redone: [],
+        indeterminate: [],
+        records: [],
+      },
+      queue: [],
+      transcript_valid: true,
+    };
+  }
+
   /** The header of the session view; the service adds the action choices (services/actions.ts). */
   detail(): Omit<SessionDetail, 'actions' | 'timing'> {
+    if (!this.is_resident) return this.readingDetail();
     const views = this.derived();
-    const read = this.tailer.read;
+    const read = this.failure_ === null ? this.tailer.read : null;
     return {
       summary: this.summary(),
       wal_path: this.target.wal_path,
       wal_id: views.fold.wal_id,
       read_only: this.read_only,
       lease: this.lease_,
-      integrity: { torn_tail: read?.torn_tail ?? null, in_progress_tail: read?.in_progress_tail ?? null, error: read?.error ?? null },
+      integrity: { torn_tail: read?.torn_tail ?? null, in_progress_tail: read?.in_progress_tail ?? null, error: this.error() },
       digest_algorithms: read?.digest_algorithms ?? [],
       features: read?.features ?? [],
       rows: this.rowCounts(),
       resume: views.resume,
       queue: views.fold.queue.map((entry) => ({ submission_id: entry.submission_id, seq: entry.seq, state: entry.state, delivery: entry.delivery, title: entry.title })),
-      transcript_valid: views.transcript_valid,
+      transcript_valid: views.transcriptValid(),
     };
   }
 
   rowCounts(): Record<RowList, number> {
+    if (!this.is_resident) return { timeline: 0, records: this.tailer.index.length, transcript: 0 };
     const views = this.derived();
-    return { timeline: views.timeline.rows.length, records: this.tailer.index.length, transcript: views.transcript.length };
+    return { timeline: listLength(views, 'timeline'), records: this.tailer.index.length, transcript: listLength(views, 'transcript') };
   }
 
   rows<L extends RowList>(list: L, start: number, count: number): RowPage<L> {
     const first = clampInt(start, 0, Number.MAX_SAFE_INTEGER);
     const size = clampInt(count, 0, PAGE_ROWS_MAX);
-    const views = this.derived();
     const pick = (): RowTypes[RowList][] => {
-      switch (list) {
-        case 'timeline':
-          return views.timeline.rows.slice(first, first + size);
-        case 'transcript':
-          return views.transcript.slice(first, first + size);
-        default:
-          return this.tailer.index.rows(first, size);
-      }
+      if (list === 'records') return this.tailer.index.rows(first, size);
+      if (!this.is_resident) return [];
+      return list === 'timeline' ? this.derived().timeline.slice(first, size) : this.derived().transcript(first, size);
     };
     return { key: this.key, list, start: first, total: this.rowCounts()[list], rows: pick() as RowTypes[L][] };
   }
@@ -239,14 +374,17 @@ export class SessionModel {
   record(index: number): RecordDetail | null {
     if (!Number.isSafeInteger(index) || index < 0 || index >= this.tailer.index.length) return null;
     const row = this.tailer.index.row(index);
-    const read = this.payloadAt(index);
-    const { bytes, intact } = read;
-    let payload = read.payload;
+    const frame = readFrameAt(this.target.wal_path, row.offset);
+    const bytes = frame.kind === 'io' ? Buffer.alloc(0) : frame.bytes;
+    // Intact, and the very frame that was indexed: a file rewritten since holds something else at this offset.
+    const intact = frame.kind === 'ok' && bytes.length === row.size_bytes;
+    const decoded = intact ? frame.body : null;
+    let payload = decoded?.kind === 'ok' && decoded.body.payload !== null ? toJsonValue(decoded.body.payload) : null;
     const payload_text = JSON.stringify(payload) ?? '';
     const payload_truncated = payload_text.length > RECORD_PAYLOAD_CHARS_MAX;
     if (payload_truncated) payload = `${payload_text.slice(0, RECORD_PAYLOAD_CHARS_MAX)}…`;
     const shown = bytes.subarray(0, RECORD_HEX_BYTES_MAX);
-    const timeline_row = row.seq > 0 ? (this.derived().timeline.row_of_seq[row.seq] ?? -1) : -1;
+    const timeline_row = row.seq > 0 && this.is_resident ? (this.derived().timelineRowOf(row.seq) ?? -1) : -1;
     return {
       ...row,
       digest_ok: intact,
@@ -260,49 +398,115 @@ export class SessionModel {
 
   search(list: RowList, query: string): SearchResult {
     const needle = query.slice(0, SEARCH_QUERY_CHARS_MAX).toLowerCase();
-    const texts = this.searchTexts(list);
+    if (list === 'records') return this.searchRecords(needle);
     const rows: number[] = [];
     let truncated = false;
     if (needle.length > 0) {
-      for (let index = 0; index < texts.length; index++) {
-        if (!texts[index]!.includes(needle)) continue;
-        if (rows.length === SEARCH_MATCHES_MAX) {
-          truncated = true;
-          break;
+      let base = 0;
+      for (const texts of this.is_resident ? this.derived().searchParts(list) : []) {
+        for (let index = 0; index < texts.length && !truncated; index++) {
+          if (!texts[index]!.includes(needle)) continue;
+          if (rows.length === SEARCH_MATCHES_MAX) truncated = true;
+          else rows.push(base + index);
         }
-        rows.push(index);
+        base += texts.length;
       }
     }
-    return { list, query: needle, rows, truncated };
+    return { list, query: needle, rows, truncated, complete: true };
   }
 
-  private searchTexts(list: RowList): string[] {
-    const views = this.derived();
-    if (list === 'records') {
-      // Records grow without rebuilding views: their text is cheap, so it is made per search.
-      const index = this.tailer.index;
-      const texts: string[] = [];
-      for (let at = 0; at < index.length; at++) texts.push(`${index.typeName(at)} seq ${index.row(at).seq}`.toLowerCase());
-      return texts;
+  /** Records match on their type, seq and payload text. Payloads are on disk, so a search over many records
+   *  runs in steps of SEARCH_STEP_MS: each answer carries the matches so far, and asking again with the same
+   *  query goes on from where the last step stopped (over records appended meanwhile too). */
+  private searchRecords(needle: string): SearchResult {
+    const index = this.tailer.index;
+    let search = this.records_search;
+    if (search === null || search.needle !== needle || search.index !== index) {
+      search = this.records_search = { needle, index, next: 0, rows: [], truncated: false };
     }
-    const cached = views.search_text[list];
-    if (cached !== undefined) return cached;
-    const source = list === 'timeline' ? views.timeline.rows : views.transcript;
-    const texts = source.map((row) => JSON.stringify(row).toLowerCase());
-    views.search_text[list] = texts;
-    return texts;
+    if (needle.length > 0 && search.next < index.length && !search.truncated) this.searchStep(search);
+    return { list: 'records', query: needle, rows: [...search.rows], truncated: search.truncated, complete: search.truncated || search.next >= index.length };
+  }
+
+  private searchStep(search: RecordsSearch): void {
+    const file = FrameFile.open(this.target.wal_path);
+    if (!(file instanceof FrameFile)) {
+      search.next = search.index.length;
+      return;
+    }
+    // Payload bytes are matched as they are stored (CBOR text is UTF-8), compared through the same latin1
+    // lowercasing on both sides: no decoding per record.
+    const needle_bytes = Buffer.from(search.needle, 'utf8').toString('latin1').toLowerCase();
+    const deadline_ms = performance.now() + SEARCH_STEP_MS;
+    try {
+      while (search.next < search.index.length && !search.truncated) {
+        if (search.next % 64 === 0 && performance.now() > deadline_ms) break;
+        const at = search.next++;
+        const row = search.index.row(at);
+        let found = `${row.type} seq ${row.seq}`.toLowerCase().includes(search.needle);
+        if (!found) {
+          const frame = file.checked(row.offset);
+          found = frame.kind === 'ok' && frame.bytes.toString('latin1', FRAME_HEADER_BYTES, frame.bytes.length - FRAME_DIGEST_BYTES).toLowerCase().includes(needle_bytes);
+        }
+        if (!found) continue;
+        if (search.rows.length === SEARCH_MATCHES_MAX) search.truncated = true;
+        else search.rows.push(at);
+      }
+    } finally {
+      file.close();
+    }
   }
 }
 
-/** The last episode's row says "cut short" or "open in this copy", with its last durable state, instead of the
- *  fold's "running" when nothing is running it. */
-function markLastEpisode(timeline: Timeline, fold: SessionFold, run: RunSignal): void {
-  const last = fold.episodes.at(-1);
-  if (last === undefined) return;
-  const index = timeline.rows.findLastIndex((row) => row.kind === 'episode' && row.episode === last.episode);
-  const row = timeline.rows[index];
-  if (row?.kind !== 'episode') return;
-  timeline.rows[index] = { ...row, state_word: episodeWord(last, run, last.episode), last_durable: run.last_durable };
+/** Payloads kept by a session's reader: a page of rows re-read while scrolling costs no read, and the cache holds
+ *  at most this many payloads of at most this many bytes of their text in all (an output is up to 16 MiB). */
+const PAYLOADS_CACHED_MAX = 256;
+const PAYLOADS_CACHED_CHARS_MAX = 8 * 1024 * 1024;
+
+/** `read` with the payloads it read last kept, least recently used dropped first. An offset names one record
+ *  of an append-only WAL: a file replaced under it restarts the session's read, and its reader with it. */
+function cachedPayloads(read: PayloadReader): PayloadReader {
+  const kept = new Map<number, { payload: JsonPayload; chars: number }>();
+  let chars_kept = 0;
+  return (offset) => {
+    const hit = kept.get(offset);
+    if (hit !== undefined) {
+      kept.delete(offset);
+      kept.set(offset, hit);
+      return hit.payload;
+    }
+    const payload = read(offset);
+    const chars = JSON.stringify(payload).length;
+    if (chars > PAYLOADS_CACHED_CHARS_MAX) return payload;
+    kept.set(offset, { payload, chars });
+    chars_kept += chars;
+    for (const [oldest, entry] of kept) {
+      if (kept.size <= PAYLOADS_CACHED_MAX && chars_kept <= PAYLOADS_CACHED_CHARS_MAX) break;
+      kept.delete(oldest);
+      chars_kept -= entry.chars;
+    }
+    return payload;
+  };
+}
+
+interface RecordsSearch {
+  needle: string;
+  /** The index searched: a restarted read makes a new one, and the search starts over. */
+  index: RecordIndex;
+  next: number;
+  rows: number[];
+  truncated: boolean;
+}
+
+/** A session folder with no `wal` (a writer that died between taking the lease and creating its WAL, or a copy
+ *  still writing it under another name) says so in words, not as an errno. */
+function missingWalMessage(target: WalTarget): string | null {
+  try {
+    fs.lstatSync(target.wal_path);
+    return null;
+  } catch {
+    return `the session folder holds no "wal" file yet (${target.wal_path}): a writer that stopped before creating it, or a copy still in progress`;
+  }
 }
 
 function clampInt(value: number, min: number, max: number): number {
@@ -310,26 +514,22 @@ function clampInt(value: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, Math.trunc(value)));
 }
 
+function percent(done: number, total: number): string {
+  return `${total === 0 ? 100 : Math.floor((100 * done) / total)} %`;
+}
+
+function sizeOf(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
 function mtimeOf(file: string): number | null {
   try {
     return fs.statSync(file).mtimeMs;
   } catch {
     return null;
-  }
-}
-
-function readBytes(file: string, offset: number, length: number): Buffer {
-  const buffer = Buffer.alloc(length);
-  const fd = fs.openSync(file, 'r');
-  try {
-    let filled = 0;
-    while (filled < length) {
-      const count = fs.readSync(fd, buffer, filled, length - filled, offset + filled);
-      if (count === 0) break;
-      filled += count;
-    }
-    return buffer.subarray(0, filled);
-  } finally {
-    fs.closeSync(fd);
   }
 }

@@ -1,6 +1,12 @@
 // The session service: what the app shows of a workspace (a state root, one session folder, or an export),
 // kept current from file events. It implements the shared API directly; the worker host runs it off the main
 // thread, and the HTTP server and Electron IPC carry its calls.
+//
+// Opening is progressive: the list (ids, sizes, mtimes, status `loading`) is there at once, and the WALs are
+// read one session per turn of the event loop, most recently active first, so requests are answered between
+// them; a session asked for is read at once. Failure stays local: one session that cannot be read shows its
+// cause in its own line, and a listing that fails keeps the last good one.
+import fs from 'node:fs';
 import path from 'node:path';
 import type {
   ActionKind,
@@ -20,34 +26,61 @@ import type {
   WalscopeEvent,
   Workspace,
 } from '../../src-shared/ipc.js';
-import { resolveTargets, type WalTarget } from '../engine/inspect.js';
-import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
+import { describe } from '../engine/errors.js';
+import { resolveTargets, sessionTarget, type WalTarget } from '../engine/inspect.js';
+import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../replay/support-report.js';
 import { episodeTiming } from '../replay/timing.js';
 import { actionChoices, previewAction, runAction } from './actions.js';
-import { walPayloadReader } from '../replay/payloads.js';
 import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
+import { SummaryCache } from './summary-cache.js';
 import { Debouncer, WorkspaceWatcher } from './watcher.js';
 
 /** A live session's lease is re-probed this often: the OS drops a dead writer's lock without touching any file,
  *  so no file event says "the writer stopped". Only sessions shown live are probed. */
 export const LIVE_PROBE_INTERVAL_MS = 1_000;
 export const LISTENERS_MAX = 64;
+/** Sessions whose fold and views stay in memory: the ones asked for most recently. The rest keep a summary. */
+export const RESIDENT_SESSIONS_MAX = 3;
 /** The session list is pushed at most this often while sessions change. */
 const LIST_PUSH_MS = 100;
+/** A background read takes at most about this many bytes of one WAL per turn of the event loop. */
+export const READ_SLICE_BYTES = 8 * 1_048_576;
+const LEASE_PROBES_PER_TURN = 200;
+/** The summary cache is written this long after the last summary changed (and on close). */
+const CACHE_WRITE_MS = 1_000;
+
+export interface OpenOptions {
+  watch?: boolean;
+  /** Keep summaries between runs in the user's cache folder (default true). */
+  cache?: boolean;
+}
 
 export class SessionService implements WalscopeApi {
   private readonly models = new Map<string, SessionModel>();
+  /** Keys of resident sessions, least recently asked for first. */
+  private readonly resident: string[] = [];
+  /** Sessions whose summary came from the cache and whose lease is not probed yet. */
+  private readonly lease_sweep: SessionModel[] = [];
   private readonly sealed = new SealedLineages();
   private readonly listeners = new Set<(event: WalscopeEvent) => void>();
   private readonly list_push = new Debouncer(() => this.emit({ type: 'sessions', sessions: this.summaries() }), LIST_PUSH_MS, LIST_PUSH_MS * 3);
+  private readonly cache_write = new Debouncer(() => this.cache?.flush(), CACHE_WRITE_MS, CACHE_WRITE_MS * 5);
+  private cache: SummaryCache | null = null;
+  /** How the sessions' summaries were made, for the tests and the benchmark. */
+  readonly counts = { sessions_read: 0, summaries_from_cache: 0 };
   private watcher: WorkspaceWatcher | null = null;
   private probe_timer: NodeJS.Timeout | null = null;
+  private read_timer: NodeJS.Immediate | null = null;
+  /** The session the background reads are in the middle of. */
+  private reading: SessionModel | null = null;
+  private closed = false;
+  private watching: Promise<void> = Promise.resolve();
   private workspace: Workspace;
 
   private constructor(readonly workspace_path: string) {
@@ -60,17 +93,21 @@ export class SessionService implements WalscopeApi {
     }
   }
 
-  /** Opens a workspace: lists its sessions, reads each WAL once, then follows file events. */
-  static async open(workspace_path: string, options: { watch?: boolean } = {}): Promise<SessionService> {
+  /** Opens a workspace: lists its sessions and follows file events; the WALs are read in the background
+   *  (`whenRead` says when every one has been). */
+  static async open(workspace_path: string, options: OpenOptions = {}): Promise<SessionService> {
     const service = new SessionService(path.resolve(workspace_path));
     service.discover();
-    for (const model of service.models.values()) service.refreshModel(model);
+    if (options.cache !== false) service.adoptCached();
+    service.scheduleReads();
     if (options.watch !== false) {
       service.watcher = new WorkspaceWatcher(service.watchTarget(), {
         changed: (key) => service.onChanged(key),
         listing: () => service.onListing(),
       });
-      await service.watcher.whenReady();
+      // The URL does not wait for the watcher (thousands of folders take seconds to watch): once it is
+      // ready, whatever changed while it was starting is caught up.
+      service.watching = service.watcher.whenReady().then(() => service.catchUp());
       service.probe_timer = setInterval(() => service.probeLive(), LIVE_PROBE_INTERVAL_MS);
       service.probe_timer.unref();
     }
@@ -78,8 +115,12 @@ export class SessionService implements WalscopeApi {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.read_timer !== null) clearImmediate(this.read_timer);
     if (this.probe_timer !== null) clearInterval(this.probe_timer);
     this.list_push.clear();
+    this.cache_write.clear();
+    this.cache?.flush();
     this.listeners.clear();
     this.sealed.closeAll();
     await this.watcher?.close();
@@ -91,13 +132,108 @@ export class SessionService implements WalscopeApi {
     return { kind: 'file', file: model.target.wal_path, key: model.key };
   }
 
-  /** (Re)lists the workspace's sessions: new ones are added, vanished ones dropped. */
+  /** Sessions whose WAL is exactly what it was when their summary was cached show that summary unread. */
+  private adoptCached(): void {
+    const root = this.workspace.kind === 'state_root' ? this.workspace.path : ([...this.models.values()][0]?.target.root ?? null);
+    this.cache = SummaryCache.load(this.workspace.path, root);
+    this.cache.keepOnly(new Set(this.models.keys()));
+    for (const model of this.models.values()) {
+      const summary = this.cache.lookup(model.key, model.target.wal_path);
+      if (summary === null) continue;
+      model.adopt(summary);
+      this.lease_sweep.push(model);
+      this.counts.summaries_from_cache += 1;
+    }
+    this.cache_write.schedule('cache');
+  }
+
+  /** Resolves once file events are followed. */
+  whenWatching(): Promise<void> {
+    return this.watching;
+  }
+
+  /** What changed before the watcher was ready: new or gone sessions, and WALs whose size is not the one their
+   *  summary was made from. */
+  private catchUp(): void {
+    if (this.closed) return;
+    this.onListing();
+    for (const model of this.models.values()) {
+      if (!model.is_read) continue;
+      if (model.is_resident) this.refreshModel(model);
+      else if (sizeOf(model.target.wal_path) !== model.summary().size_bytes) model.markStale();
+    }
+    this.scheduleReads();
+  }
+
+  /** Resolves once every session's summary is current. */
+  async whenRead(): Promise<void> {
+    while (!this.closed && (this.lease_sweep.length > 0 || [...this.models.values()].some((model) => model.needs_read))) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+
+  /** Reads the next session that needs it, then yields to the event loop before the one after it. A session
+   *  read here and not asked for keeps only its summary. */
+  private scheduleReads(): void {
+    if (this.read_timer !== null || this.closed) return;
+    this.read_timer = setImmediate(() => {
+      this.read_timer = null;
+      // A session taken from the cache may have a live writer now: its lease is probed (a few hundred per
+      // turn: each probe reads the OS's lock table) before any WAL is read.
+      if (this.lease_sweep.length > 0) {
+        for (const model of this.lease_sweep.splice(0, LEASE_PROBES_PER_TURN)) model.probeLease();
+        this.scheduleReads();
+        return;
+      }
+      const next = this.reading !== null && !this.reading.is_resident && this.models.get(this.reading.key) === this.reading ? this.reading : this.nextUnread();
+      if (next === null) {
+        // Every summary is current: keep them now (a worker may be terminated without a close).
+        this.cache_write.clear();
+        this.cache?.flush();
+        return;
+      }
+      this.reading = next;
+      if (this.refreshModel(next, READ_SLICE_BYTES)) {
+        this.reading = null;
+        if (!this.resident.includes(next.key)) next.release();
+      }
+      this.scheduleReads();
+    });
+  }
+
+  /** Marks `model` as just asked for and releases the least recently asked. One not resident is read next,
+   *  in slices (`complete`: read it to its end now, as an action must). */
+  private makeResident(model: SessionModel, complete: boolean): void {
+    const at = this.resident.indexOf(model.key);
+    if (at >= 0) this.resident.splice(at, 1);
+    this.resident.push(model.key);
+    while (this.resident.length > RESIDENT_SESSIONS_MAX) this.models.get(this.resident.shift()!)?.release();
+    if (model.is_resident) return;
+    // A WAL that takes one slice is read now: only a big one answers "still reading" for a while.
+    if (complete || (sizeOf(model.target.wal_path) ?? 0) <= READ_SLICE_BYTES) {
+      this.refreshModel(model);
+      return;
+    }
+    this.reading = model;
+    this.scheduleReads();
+  }
+
+  /** The session needing a read that was written to most recently. */
+  private nextUnread(): SessionModel | null {
+    let best: SessionModel | null = null;
+    for (const model of this.models.values()) {
+      if (!model.needs_read) continue;
+      if (best === null || (model.summary().last_activity_ms ?? 0) > (best.summary().last_activity_ms ?? 0)) best = model;
+    }
+    return best;
+  }
+
+  /** (Re)lists the workspace's sessions: new ones are added, vanished ones dropped. A session folder is a
+   *  session whatever it holds: one with no `wal` yet shows that as its own error. */
   private discover(): boolean {
     let targets: [string, WalTarget][];
     if (this.workspace.kind === 'state_root') {
       const listing = listSessions(this.workspace.path);
       this.workspace = { ...this.workspace, not_sessions: listing.not_sessions };
-      targets = listing.sessions.map((id) => [id, resolveTargets(sessionDir(this.workspace.path, id))[0]!]);
+      targets = listing.sessions.map((id) => [id, sessionTarget(sessionDir(this.workspace.path, id))]);
     } else {
       const target = resolveTargets(this.workspace.path)[0]!;
       targets = [[target.session ?? path.basename(target.wal_path), target]];
@@ -105,7 +241,11 @@ export class SessionService implements WalscopeApi {
     let changed = false;
     const keys = new Set(targets.map(([key]) => key));
     for (const key of [...this.models.keys()]) {
-      if (!keys.has(key)) changed = this.models.delete(key) || changed;
+      if (keys.has(key)) continue;
+      this.models.delete(key);
+      const at = this.resident.indexOf(key);
+      if (at >= 0) this.resident.splice(at, 1);
+      changed = true;
     }
     for (const [key, target] of targets) {
       if (this.models.has(key)) continue;
@@ -115,12 +255,24 @@ export class SessionService implements WalscopeApi {
     return changed;
   }
 
-  private refreshModel(model: SessionModel): void {
-    const first = model.tailer.read === null;
+  /** Refreshes `model` (a slice of it with `slice_bytes`); true when its read reached the end of its WAL. */
+  private refreshModel(model: SessionModel, slice_bytes?: number): boolean {
+    const first = !model.is_resident;
     const lease_before = model.lease.state;
-    const update = model.refresh(first ? (progress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined);
+    const update = model.refresh(first ? (progress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined, slice_bytes);
+    if (!update.complete) {
+      this.progress(model, model.tailer.bytes_read, sizeOf(model.target.wal_path) ?? model.tailer.bytes_read, false);
+      return false;
+    }
+    this.counts.sessions_read += first ? 1 : 0;
     if (first) this.progress(model, model.tailer.bytes_read, model.tailer.bytes_read, true);
-    if (update.frames_added > 0 || update.restarted || model.lease.state !== lease_before) this.emitSession(model);
+    const extent = this.cache === null ? null : model.summaryExtent();
+    if (extent !== null) {
+      this.cache!.store(model.key, model.target.wal_path, extent.size_bytes, extent.verified_end, model.summary());
+      this.cache_write.schedule('cache');
+    }
+    if (first || update.frames_added > 0 || update.restarted || model.lease.state !== lease_before) this.emitSession(model);
+    return true;
   }
 
   private progress(model: SessionModel, done_bytes: number, total_bytes: number, finished: boolean): void {
@@ -130,24 +282,36 @@ export class SessionService implements WalscopeApi {
   private onChanged(key: string): void {
     const model = this.models.get(key);
     if (model === undefined) this.onListing();
-    else this.refreshModel(model);
+    else if (model.is_resident) this.refreshModel(model);
+    else {
+      model.markStale();
+      this.scheduleReads();
+    }
   }
 
+  /** A listing that fails (the folder unreadable for a moment, say) keeps the sessions already listed. */
   private onListing(): void {
-    if (!this.discover()) return;
-    for (const model of this.models.values()) if (model.tailer.read === null) this.refreshModel(model);
+    try {
+      if (!this.discover()) return;
+    } catch (error) {
+      process.emitWarning(`walscope: cannot list ${this.workspace.path}: ${describe(error)}`);
+      return;
+    }
+    this.scheduleReads();
     this.emit({ type: 'workspace', workspace: this.workspace });
     this.list_push.schedule('list');
   }
 
   private probeLive(): void {
     for (const model of this.models.values()) {
-      if (model.lease.state !== 'live') continue;
-      if (model.probeLease()) {
-        this.refreshModel(model);
-        this.emitSession(model);
-        this.list_push.schedule('list');
+      if (model.lease.state !== 'live' || !model.probeLease()) continue;
+      if (!model.is_resident) {
+        this.scheduleReads();
+        continue;
       }
+      this.refreshModel(model);
+      this.emitSession(model);
+      this.list_push.schedule('list');
     }
   }
 
@@ -160,10 +324,12 @@ export class SessionService implements WalscopeApi {
     for (const listener of this.listeners) listener(event);
   }
 
-  private model(key: string): SessionModel {
+  /** The session `key` (or a sealed lineage of one, `SESSION@WAL_ID`); one still being read answers with what
+   *  is read so far unless `complete`. */
+  private model(key: string, complete = false): SessionModel {
     const model = typeof key === 'string' ? (this.models.get(key) ?? this.sealed.model(key, (session) => this.models.get(session)) ?? undefined) : undefined;
     if (model === undefined) throw new NotFoundError(`no session "${String(key)}" in this workspace`);
-    if (model.tailer.read === null) this.refreshModel(model);
+    this.makeResident(model, complete);
     return model;
   }
 
@@ -181,11 +347,12 @@ export class SessionService implements WalscopeApi {
 
   async getSession(key: string): Promise<SessionDetail> {
     const model = this.model(key);
+    // While the WAL is still being read there is no plan to act on and no fold to time.
+    if (!model.is_resident) return { ...model.detail(), actions: [], timing: [] };
     return { ...model.detail(), actions: actionChoices(model), timing: model.fold().episodes.map(episodeTiming) };
   }
 
   async getRows<L extends RowList>(key: string, list: L, start: number, count: number): Promise<RowPage<L>> {
-    checkList(list);
     return this.model(key).rows(list, start, count);
   }
 
@@ -200,8 +367,6 @@ export class SessionService implements WalscopeApi {
   }
 
   async search(key: string, list: RowList, query: string): Promise<SearchResult> {
-    checkList(list);
-    if (typeof query !== 'string') throw new NotFoundError('the query must be text');
     return this.model(key).search(list, query);
   }
 
@@ -222,23 +387,23 @@ export class SessionService implements WalscopeApi {
   }
 
   async previewAction(key: string, kind: ActionKind): Promise<ActionPreview> {
-    return previewAction(this.model(key), checkKind(kind));
+    return previewAction(this.model(key, true), kind);
   }
 
   async runAction(key: string, kind: ActionKind, based_on_seq: number, reason: string): Promise<ActionOutcome> {
-    const model = this.model(key);
-    const outcome = runAction(model, checkKind(kind), based_on_seq, reason);
+    const model = this.model(key, true);
+    const outcome = runAction(model, kind, based_on_seq, reason);
     this.emitSession(model);
     return outcome;
   }
 
   async getReport(key: string): Promise<SupportReport> {
-    return supportReport(this.model(key).target, Date.now());
+    return supportReport(this.model(key, true).target, Date.now());
   }
 
   async getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext> {
-    const model = this.model(key);
-    return stepContext(model.fold(), walPayloadReader(model.target.wal_path), episode, step_id);
+    const model = this.model(key, true);
+    return stepContext(model.fold(), model.payloads(), episode, step_id);
   }
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {
@@ -248,12 +413,10 @@ export class SessionService implements WalscopeApi {
   }
 }
 
-function checkKind(kind: ActionKind): ActionKind {
-  if (kind !== 'resume' && kind !== 'cancel' && kind !== 'seal') throw new NotFoundError(`no action "${String(kind)}"`);
-  return kind;
-}
-
-/** A list name from the wire: anything but the three lists (say "constructor") would reach an inherited member. */
-function checkList(list: unknown): asserts list is RowList {
-  if (list !== 'timeline' && list !== 'records' && list !== 'transcript') throw new NotFoundError(`no list "${String(list)}"`);
+function sizeOf(file: string): number | null {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return null;
+  }
 }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import type { SessionFold } from '../../src-shared/replay.js';
 import type { ReadFrame } from '../../src-shared/wal.js';
 import { readTarget, type WalTarget } from '../engine/inspect.js';
+import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import { FRAME_DIGEST_BYTES } from '../engine/limits.js';
 import type { ReadCheckpoint, ReadResult } from '../engine/reader.js';
 import { SessionFolder } from '../replay/fold.js';
@@ -24,6 +25,8 @@ export interface TailUpdate {
   frames_added: number;
   /** The file was cut back or replaced and the view restarted from offset 0. */
   restarted: boolean;
+  /** The read reached the end of the file (false after a slice that stopped short of it). */
+  complete: boolean;
 }
 
 interface FileMark {
@@ -39,6 +42,10 @@ export class SessionTailer {
   private mark: FileMark | null = null;
   private last: ReadResult | null = null;
   private fold_cache: SessionFold | null = null;
+  /** The last snapshot, kept after new frames so the next one reuses its untouched episodes. */
+  private fold_previous: SessionFold | null = null;
+  /** Episodes the fold snapshots re-copied and re-classified, over this tailer's life. */
+  episodes_rebuilt = 0;
 
   constructor(readonly target: WalTarget) {}
 
@@ -55,33 +62,47 @@ export class SessionTailer {
     return this.last?.bytes ?? 0;
   }
 
-  /** The fold of every frame read so far, classified; cached until the next frame arrives. */
+  /** The fold of every frame read so far, classified; cached until the next frame arrives, and then remade
+   *  from the last one: only the episodes the new frames reached are copied again. */
   fold(): SessionFold {
-    this.fold_cache ??= this.folder.snapshot();
-    return this.fold_cache;
+    if (this.fold_cache !== null) return this.fold_cache;
+    const { fold, episodes_rebuilt } = this.folder.snapshotSince(this.fold_previous);
+    this.episodes_rebuilt += episodes_rebuilt;
+    this.fold_cache = fold;
+    this.fold_previous = fold;
+    return fold;
   }
 
-  refresh(on_progress?: (progress: TailProgress) => void): TailUpdate {
+  /** Reads what was appended since the last refresh; with `slice_bytes`, at most about that many bytes of it
+   *  (a big first read is done in slices, so the worker answers requests between them). */
+  refresh(on_progress?: (progress: TailProgress) => void, slice_bytes?: number): TailUpdate {
     const restarted = this.needsRestart();
     if (restarted) this.reset();
     const before = this.index_.length;
     let next_report = (this.checkpoint?.offset ?? 0) + PROGRESS_STEP_BYTES;
     const total_bytes = fileSize(this.target.wal_path);
-    const on_frame = (frame: ReadFrame): void => {
-      this.folder.push(frame);
+    // Payloads are not built by the reader: the fold decodes what it keeps from the CBOR it is handed and leaves
+    // tool outputs on disk, so reading a 1 GiB session builds no 1 GB of output strings.
+    const on_frame = (frame: ReadFrame, payload_cbor: Buffer): void => {
+      this.folder.push(frame, payload_cbor);
       this.index_.push(frame);
       if (on_progress !== undefined && frame.offset >= next_report) {
         next_report = frame.offset + PROGRESS_STEP_BYTES;
         on_progress({ done_bytes: frame.offset, total_bytes });
       }
     };
-    const result = readTarget(this.target, { on_frame, ...(this.checkpoint === null ? {} : { from: this.checkpoint }) });
+    const start = this.checkpoint?.offset ?? 0;
+    const capped = slice_bytes !== undefined && start + slice_bytes < total_bytes;
+    const io = capped ? cappedFileIO(nodeFileIO, start + slice_bytes) : nodeFileIO;
+    const result = readTarget(this.target, { io, on_frame, with_payload: false, ...(this.checkpoint === null ? {} : { from: this.checkpoint }) });
     this.last = result;
     this.checkpoint = result.checkpoint;
     this.mark = this.checkpoint === null ? null : markOf(this.target.wal_path, this.checkpoint.offset);
     const frames_added = this.index_.length - before;
+    // A frame larger than the slice: read on to the end rather than stand still.
+    if (capped && frames_added === 0 && result.checkpoint !== null) return { ...this.refresh(on_progress), restarted };
     if (frames_added > 0 || restarted) this.fold_cache = null;
-    return { frames_added, restarted };
+    return { frames_added, restarted, complete: !capped || result.checkpoint === null || result.bytes >= total_bytes };
   }
 
   /** Restart from 0 when the last read was refused (the refusal may be gone), or the file shrank below the
@@ -102,7 +123,20 @@ export class SessionTailer {
     this.checkpoint = null;
     this.mark = null;
     this.fold_cache = null;
+    this.fold_previous = null;
   }
+}
+
+/** The file as if it ended at `size_bytes_max`: a slice's partial last frame is left for the next slice (the
+ *  checkpoint stays before it). */
+function cappedFileIO(io: FileIO, size_bytes_max: number): FileIO {
+  return {
+    ...io,
+    fstat(fd) {
+      const stats = io.fstat(fd);
+      return { ...stats, size_bytes: Math.min(stats.size_bytes, size_bytes_max) };
+    },
+  };
 }
 
 function fileSize(file: string): number {

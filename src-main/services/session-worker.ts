@@ -1,9 +1,8 @@
 // The session worker's entry: it owns the SessionService, so reading, verifying and folding a large WAL
 // happen here and the thread that serves the window or the HTTP requests never blocks on them.
 import { parentPort, workerData } from 'node:worker_threads';
-import { isApiMethod } from '../../src-shared/ipc.js';
+import { dispatchApi, toApiError } from '../../src-shared/ipc.js';
 import { describe } from '../engine/errors.js';
-import { NotFoundError } from './errors.js';
 import { SessionService } from './session-service.js';
 import type { FromWorker, ToWorker, WorkerInit } from './worker-protocol.js';
 
@@ -15,14 +14,9 @@ SessionService.open(init.workspace_path).then(
   (service) => {
     service.subscribe((event) => post({ kind: 'event', event }));
     port.on('message', (request: ToWorker) => {
-      if (!isApiMethod(request.method)) {
-        post({ kind: 'reply', id: request.id, ok: false, message: `no method ${String(request.method)}`, not_found: true });
-        return;
-      }
-      const call = service[request.method] as (...args: unknown[]) => Promise<unknown>;
-      call.apply(service, request.args).then(
+      dispatchApi(service, request.method, request.args).then(
         (value) => post({ kind: 'reply', id: request.id, ok: true, value }),
-        (error: unknown) => post({ kind: 'reply', id: request.id, ok: false, message: describe(error), not_found: error instanceof NotFoundError }),
+        (error: unknown) => post({ kind: 'reply', id: request.id, ok: false, error: toApiError(error) }),
       );
     });
     post({ kind: 'ready' });

@@ -4,7 +4,7 @@
 import { appendAll } from '../../src-shared/arrays.js';
 import { noteSummary } from '../../src-shared/compaction.js';
 import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
-import type { BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, SessionFold } from '../../src-shared/replay.js';
+import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, SessionFold } from '../../src-shared/replay.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { terminalOutput, type PayloadReader } from '../replay/payloads.js';
 
@@ -19,14 +19,14 @@ export interface Timeline {
   row_of_seq: Int32Array;
 }
 
-/** Tool outputs are read back through `payloads` (the fold keeps where they are, not what). */
+/** The whole timeline at once (tests, and callers without a live session): the episodes' rows, then the rows
+ *  of records outside any episode and of session anomalies. Tool outputs are read back through `payloads` (the
+ *  fold keeps where they are, not what). */
 export function buildTimeline(fold: SessionFold, payloads: PayloadReader): Timeline {
   const rows: TimelineRow[] = [];
   for (const episode of fold.episodes) appendAll(rows, episodeRows(episode, payloads));
-  for (const ref of fold.outside) {
-    if (ref.seq > 0) rows.push({ kind: 'event', episode: null, type: ref.type, summary: `${ref.type} outside any episode`, seqs: [ref.seq] });
-  }
-  for (const found of fold.anomalies) rows.push({ kind: 'anomaly', episode: null, anomaly: found.kind, message: found.message, seqs: found.seqs });
+  appendAll(rows, outsideRows(fold.outside));
+  appendAll(rows, sessionAnomalyRows(fold.anomalies));
   const row_of_seq = new Int32Array(fold.last_seq + 1).fill(-1);
   rows.forEach((row, index) => {
     for (const seq of row.seqs) if (seq > 0 && seq <= fold.last_seq && row_of_seq[seq] === -1) row_of_seq[seq] = index;
@@ -34,9 +34,21 @@ export function buildTimeline(fold: SessionFold, payloads: PayloadReader): Timel
   return { rows, row_of_seq };
 }
 
+export function outsideRows(refs: readonly RecordRef[]): TimelineRow[] {
+  const rows: TimelineRow[] = [];
+  for (const ref of refs) {
+    if (ref.seq > 0) rows.push({ kind: 'event', episode: null, type: ref.type, summary: `${ref.type} outside any episode`, seqs: [ref.seq] });
+  }
+  return rows;
+}
+
+export function sessionAnomalyRows(anomalies: readonly Anomaly[]): TimelineRow[] {
+  return anomalies.map((found) => ({ kind: 'anomaly', episode: null, anomaly: found.kind, message: found.message, seqs: found.seqs }));
+}
+
 type Keyed = { key: number; order: number; rows: TimelineRow[] };
 
-function episodeRows(episode: EpisodeFold, payloads: PayloadReader): TimelineRow[] {
+export function episodeRows(episode: EpisodeFold, payloads: PayloadReader): TimelineRow[] {
   const n = episode.episode;
   const head: TimelineRow = {
     kind: 'episode',
@@ -149,7 +161,11 @@ function callRow(call: CallFold, payloads: PayloadReader): CallRow {
 }
 
 export function buildTranscript(messages: readonly JsonPayload[]): TranscriptRow[] {
-  return messages.map((message, index) => ({ index, role: roleOf(message), content: preview(message['content'] ?? null) }));
+  return messages.map(transcriptRow);
+}
+
+export function transcriptRow(message: JsonPayload, index: number): TranscriptRow {
+  return { index, role: roleOf(message), content: preview(message['content'] ?? null) };
 }
 
 function asList(value: JsonValue): JsonValue[] {

@@ -1,8 +1,7 @@
 // The main thread's handle on the session worker: the same WalscopeApi, each call a message. Pending calls
 // are bounded; a worker that dies fails them all rather than leaving them waiting.
 import { Worker } from 'node:worker_threads';
-import type { ApiMethod, WalscopeApi, WalscopeEvent } from '../../src-shared/ipc.js';
-import { NotFoundError } from './errors.js';
+import { apiClient, ApiFailure, type ApiMethod, type WalscopeApi, type WalscopeEvent } from '../../src-shared/ipc.js';
 import type { FromWorker, ToWorker, WorkerInit } from './worker-protocol.js';
 
 export const PENDING_CALLS_MAX = 1_024;
@@ -53,7 +52,7 @@ export class WorkerApi implements WalscopeApi {
     if (pending === undefined) return;
     this.pending.delete(message.id);
     if (message.ok) pending.resolve(message.value);
-    else pending.reject(message.not_found ? new NotFoundError(message.message) : new Error(message.message));
+    else pending.reject(new ApiFailure(message.error.code, message.error.error));
   }
 
   private fail(error: Error): void {
@@ -73,20 +72,21 @@ export class WorkerApi implements WalscopeApi {
     });
   }
 
-  getWorkspace: WalscopeApi['getWorkspace'] = () => this.call('getWorkspace', []);
-  listSessions: WalscopeApi['listSessions'] = () => this.call('listSessions', []);
-  getSession: WalscopeApi['getSession'] = (key) => this.call('getSession', [key]);
-  getRows: WalscopeApi['getRows'] = (key, list, start, count) => this.call('getRows', [key, list, start, count]);
-  getRecord: WalscopeApi['getRecord'] = (key, index) => this.call('getRecord', [key, index]);
-  locateSeq: WalscopeApi['locateSeq'] = (key, seq) => this.call('locateSeq', [key, seq]);
-  search: WalscopeApi['search'] = (key, list, query) => this.call('search', [key, list, query]);
-  previewAction: WalscopeApi['previewAction'] = (key, kind) => this.call('previewAction', [key, kind]);
-  getReport: WalscopeApi['getReport'] = (key) => this.call('getReport', [key]);
-  runAction: WalscopeApi['runAction'] = (key, kind, based_on_seq, reason) => this.call('runAction', [key, kind, based_on_seq, reason]);
-  getHistory: WalscopeApi['getHistory'] = (key) => this.call('getHistory', [key]);
-  previewRetire: WalscopeApi['previewRetire'] = (key, reason) => this.call('previewRetire', [key, reason]);
-  runRetire: WalscopeApi['runRetire'] = (key, reason, plan) => this.call('runRetire', [key, reason, plan]);
-  getContext: WalscopeApi['getContext'] = (key, episode, step_id) => this.call('getContext', [key, episode, step_id]);
+  private readonly client = apiClient((method, args) => this.call(method, args));
+  getWorkspace = this.client.getWorkspace;
+  listSessions = this.client.listSessions;
+  getSession = this.client.getSession;
+  getRows = this.client.getRows;
+  getRecord = this.client.getRecord;
+  locateSeq = this.client.locateSeq;
+  search = this.client.search;
+  previewAction = this.client.previewAction;
+  runAction = this.client.runAction;
+  getHistory = this.client.getHistory;
+  previewRetire = this.client.previewRetire;
+  runRetire = this.client.runRetire;
+  getContext = this.client.getContext;
+  getReport = this.client.getReport;
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {
     if (this.listeners.size >= LISTENERS_MAX) throw new Error(`more than ${LISTENERS_MAX} subscribers`);

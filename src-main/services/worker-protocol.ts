@@ -1,6 +1,6 @@
 // Messages between the main thread and the session worker: requests by API method name, replies by id, and
 // the service's events pushed as they happen.
-import type { ApiMethod, WalscopeEvent } from '../../src-shared/ipc.js';
+import type { ApiError, ApiMethod, WalscopeEvent } from '../../src-shared/ipc.js';
 
 export interface WorkerInit {
   workspace_path: string;
@@ -12,5 +12,5 @@ export type FromWorker =
   | { kind: 'ready' }
   | { kind: 'failed'; message: string }
   | { kind: 'reply'; id: number; ok: true; value: unknown }
-  | { kind: 'reply'; id: number; ok: false; message: string; not_found: boolean }
+  | { kind: 'reply'; id: number; ok: false; error: ApiError }
   | { kind: 'event'; event: WalscopeEvent };

@@ -2,7 +2,7 @@
 // walscope serve printed; the page keeps it in sessionStorage, which belongs to this origin (this port) alone,
 // takes it out of the address bar and the tab's history, and sends it as a header with every request. Never
 // a cookie: a browser sends 127.0.0.1's cookies to every port of 127.0.0.1 (src-main/server/guard.ts).
-import type { ApiError, ApiMethod, WalscopeApi, WalscopeEvent } from '../../src-shared/ipc.js';
+import { apiClient, ApiFailure, type ApiError, type ApiMethod, type WalscopeApi, type WalscopeEvent } from '../../src-shared/ipc.js';
 
 const TOKEN_HEADER = 'x-walscope-token';
 const TOKEN_STORAGE_KEY = 'walscope_token';
@@ -20,32 +20,22 @@ function takeToken(): string {
 
 export function httpApi(): WalscopeApi {
   const token = takeToken();
-  async function call<T>(method: ApiMethod, args: unknown[]): Promise<T> {
+  async function call(method: ApiMethod, args: unknown[]): Promise<unknown> {
     const response = await fetch(`./api/${method}`, {
       method: 'POST',
       credentials: 'omit',
       headers: { 'content-type': 'application/json', [TOKEN_HEADER]: token },
       body: JSON.stringify({ args }),
     });
-    const value = (await response.json()) as T | ApiError;
-    if (!response.ok) throw new Error((value as ApiError).error ?? `${method} failed (${response.status})`);
-    return value as T;
+    const value = (await response.json()) as unknown;
+    if (!response.ok) {
+      const failure = value as Partial<ApiError>;
+      throw new ApiFailure(failure.code ?? 'internal', failure.error ?? `${method} failed (${response.status})`);
+    }
+    return value;
   }
   return {
-    getWorkspace: () => call('getWorkspace', []),
-    listSessions: () => call('listSessions', []),
-    getSession: (key) => call('getSession', [key]),
-    getRows: (key, list, start, count) => call('getRows', [key, list, start, count]),
-    getRecord: (key, index) => call('getRecord', [key, index]),
-    locateSeq: (key, seq) => call('locateSeq', [key, seq]),
-    search: (key, list, query) => call('search', [key, list, query]),
-    previewAction: (key, kind) => call('previewAction', [key, kind]),
-    runAction: (key, kind, based_on_seq, reason) => call('runAction', [key, kind, based_on_seq, reason]),
-    getReport: (key) => call('getReport', [key]),
-    getHistory: (key) => call('getHistory', [key]),
-    previewRetire: (key, reason) => call('previewRetire', [key, reason]),
-    runRetire: (key, reason, plan) => call('runRetire', [key, reason, plan]),
-    getContext: (key, episode, step_id) => call('getContext', [key, episode, step_id]),
+    ...apiClient(call),
     subscribe(listener: (event: WalscopeEvent) => void) {
       // EventSource cannot send a header: the token goes in the query of this same-origin request.
       const source = new EventSource(`./api/events?token=${encodeURIComponent(token)}`);

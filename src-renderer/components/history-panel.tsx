@@ -1,7 +1,7 @@
 // A session's history (wal-format §11): the lineage chain newest first — live, sealed, deleted (a tombstone:
 // counts only), missing — with each lineage's records, time span and counters, what is wrong with the chain,
 // and the archive's integrity as a banner. Everything shown is text; wal_ids are hex the engine produced.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { RetirePreview, RetireResult, SessionHistory } from '../../src-shared/ipc.js';
 import { api } from '../api/api.js';
@@ -9,8 +9,9 @@ import { keys } from '../queries.js';
 import { formatTime } from './format.js';
 
 export function HistoryPanel({ sessionKey, lastSeq, readOnly }: { sessionKey: string; lastSeq: number; readOnly: boolean }) {
-  // The live lineage grows; the query refetches when the session's last seq moves.
-  const history = useQuery({ queryKey: ['history', sessionKey, lastSeq], queryFn: () => api.getHistory(sessionKey) });
+  // The live lineage grows; the query refetches when the session's last seq moves. The last answer stays shown
+  // meanwhile: a retire moves the last seq, and unmounting the panel then would drop the retire's result.
+  const history = useQuery({ queryKey: ['history', sessionKey, lastSeq], queryFn: () => api.getHistory(sessionKey), placeholderData: keepPreviousData });
   if (history.error) return <p className="error" data-testid="history-error">{history.error.message}</p>;
   const data = history.data;
   if (data === undefined) return null;

@@ -19,6 +19,8 @@ import { HistoryPanel } from './history-panel.js';
 import { TimelineRowView } from './timeline-row.js';
 import { tokenText, Waterfall } from './waterfall.js';
 
+/** How often a search still in progress is asked for more matches. */
+const SEARCH_POLL_MS = 150;
 const ROW_PX: Record<RowList, number> = { timeline: 30, records: 24, transcript: 30 };
 const TABS: { list: RowList; label: string }[] = [
   { list: 'timeline', label: 'Timeline' },
@@ -52,6 +54,8 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
     queryKey: ['search', key, tab, query, detail.summary.last_seq],
     queryFn: () => api.search(key, tab, query),
     enabled: query.trim().length > 0,
+    // A records search over payloads on disk comes in steps: asked again until every record was searched.
+    refetchInterval: (current) => (current.state.data?.complete === false ? SEARCH_POLL_MS : false),
   });
   const matches = search.data?.rows ?? [];
 
@@ -145,7 +149,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
             <button type="button" role="tab" aria-selected={context_open} onClick={() => setContextOpen(true)} data-testid="tab-context">Context</button>
             <input ref={search_box} type="search" placeholder="Search (/)" value={query} onChange={(event) => { setQuery(event.target.value); setMatch(0); }}
               onKeyDown={(event) => { if (event.key === 'Enter') goMatch(event.shiftKey ? -1 : 1); }} aria-label="Search in session" data-testid="search-input" />
-            {query.trim() !== '' && <span className="muted" data-testid="search-count">{matches.length === 0 ? 'no match' : `${match + 1} of ${matches.length}${search.data?.truncated ? '+' : ''}`}</span>}
+            {query.trim() !== '' && <span className="muted" data-testid="search-count">{matches.length === 0 ? (search.data?.complete === false ? 'searching…' : 'no match') : `${match + 1} of ${matches.length}${search.data?.truncated || search.data?.complete === false ? '+' : ''}`}</span>}
             <label className="follow"><input type="checkbox" checked={follow} onChange={(event) => setFollow(event.target.checked)} data-testid="follow-tail" /> follow tail</label>
           </div>
           {context_open ? <ContextView key={JSON.stringify(context_step)} sessionKey={key} initial={context_step} /> : <ScaledList

@@ -88,9 +88,10 @@ describe('walscope serve on the demo state root, in Chromium', () => {
   it('lists every demo session with the status its state implies', async () => {
     await page.goto(server.url);
     await expect.poll(() => page.locator('[data-testid=session-row]').count()).toBe(DEMO_SESSION_IDS.length);
-    for (const id of DEMO_SESSION_IDS) {
-      expect({ id, status: await row(id).getAttribute('data-status') }).toEqual({ id, status: statusOf(id) });
-    }
+    // Statuses fill in as the worker reads the sessions in the background: the list shows "loading" until then.
+    const statuses = async () => Promise.all(DEMO_SESSION_IDS.map(async (id) => ({ id, status: await row(id).getAttribute('data-status') })));
+    await expect.poll(async () => (await statuses()).some(({ status }) => status === 'loading'), { timeout: 60_000 }).toBe(false);
+    expect(await statuses()).toEqual(DEMO_SESSION_IDS.map((id) => ({ id, status: statusOf(id) })));
     const overview = await page.locator('[data-testid=workspace-overview] [data-testid=status-chip]').evaluateAll((chips) => chips.map((chip) => chip.getAttribute('data-status')));
     expect(new Set(overview)).toEqual(new Set(DEMO_SESSION_IDS.map(statusOf)));
     expect(overview).toContain('finished_unconfirmed');
@@ -420,7 +421,7 @@ describe('walscope serve on the demo state root, in Chromium', () => {
         const key = document.querySelector('[data-testid=session-view]')!.getAttribute('data-session');
         // The page's own credential: the token it keeps in this origin's sessionStorage (http-api.ts).
         const headers = { 'content-type': 'application/json', 'x-walscope-token': sessionStorage.getItem('walscope_token') ?? '' };
-        const response = await fetch('./api/runAction', { method: 'POST', headers, body: JSON.stringify({ args: [key, 'seal', 4] }) });
+        const response = await fetch('./api/runAction', { method: 'POST', headers, body: JSON.stringify({ args: [key, 'seal', 4, 'an export must refuse'] }) });
         return response.json();
       });
       expect(refused).toMatchObject({ ok: false, refusal: { reason: 'read_only' } });

@@ -67,7 +67,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     },
     getRecord: refused,
     locateSeq: (_key, seq) => Promise.resolve(seq >= 1 && seq <= rows_total ? seq - 1 : null),
-    search: (_key, list, query) => Promise.resolve({ list, query, rows: [], truncated: false }),
+    search: (_key, list, query) => Promise.resolve({ list, query, rows: [], truncated: false, complete: true }),
     previewAction: refused,
     getHistory: async () => ({ lineages: [], problems: [], archive: null }),
     previewRetire: refused,

@@ -104,6 +104,7 @@ describe('record types named like Object.prototype members', () => {
     withPrototypeTypes(root);
     const service = await SessionService.open(root, { watch: false });
     try {
+      await service.whenRead();
       const [summary] = await service.listSessions();
       expect(summary).toMatchObject({ session_id: 's1', records: TYPES.length + 2 });
       const detail = await service.getSession(summary!.key);

@@ -1,0 +1,282 @@
+// The app's figures for `npm run bench` (issue 9), measured through the real `walscope serve` child process
+// and its HTTP API, as the browser sees it: the URL, the first list, every status, a second open from the
+// summary cache, peak resident memory of the whole process (its worker included), the first records page and
+// the full status of a 1 GiB session beside `walscope verify` on the same file, and the live tail (append →
+// event, append → new row) on sessions of 100,000 and 1,000,000 records.
+// Run alone: `npx tsx scripts/bench-service.ts [root|big|live]…` (all three by default).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import type { RowPage, SessionDetail, SessionSummary, WalscopeEvent } from '../src-shared/ipc.js';
+import { sessionDir, walPath } from '../src-main/engine/state-root.js';
+import { BIG_SESSION_ID, bigSessionRoot, LiveAppender, manySessionsRoot, MILLION_SESSION_ID, millionSessionRoot, smallOutputBytes, writeSessionWal } from './bench-data.js';
+
+const REPO = path.resolve(import.meta.dirname, '..');
+const LIVE_APPENDS = 60;
+/** Polls of the whole list are spaced: each answer is the list of 2,000 sessions, made by the worker. */
+const POLL_MS = 250;
+const QUIET_MS = 2_000;
+const WAIT_MS_MAX = 15 * 60_000;
+
+interface Served {
+  child: ChildProcess;
+  started_ms: number;
+  url_ms: number;
+  call<T>(method: string, args?: unknown[]): Promise<T>;
+  origin: string;
+  token: string;
+  stop(): Promise<void>;
+}
+
+async function serve(target: string, cache_dir: string): Promise<Served> {
+  const started_ms = performance.now();
+  const child = spawn(process.execPath, [path.join(REPO, 'bin/walscope.js'), 'serve', target, '--port', '0'], {
+    env: { ...process.env, WALSCOPE_CACHE_DIR: cache_dir },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      const found = /(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(line);
+      if (found !== null) resolve(found[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited (${code})`)));
+  });
+  const url_ms = performance.now() - started_ms;
+  const parsed = new URL(url);
+  const token = parsed.searchParams.get('token')!;
+  const call = async <T>(method: string, args: unknown[] = []): Promise<T> => {
+    const response = await fetch(`${parsed.origin}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-walscope-token': token }, body: JSON.stringify({ args }) });
+    const value = (await response.json()) as T;
+    if (!response.ok) throw new Error(`${method}: ${JSON.stringify(value)}`);
+    return value;
+  };
+  return {
+    child,
+    started_ms,
+    url_ms,
+    call,
+    origin: parsed.origin,
+    token,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Peak resident memory of the whole serve process (main thread and session worker), MB. */
+function peakRssMb(child: ChildProcess): number {
+  const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1_024;
+}
+
+async function until<T>(probe: () => Promise<T | null>): Promise<T> {
+  const deadline = Date.now() + WAIT_MS_MAX;
+  for (;;) {
+    const value = await probe();
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+const seconds = (ms: number) => `${(ms / 1_000).toFixed(2)} s`;
+
+async function benchRoot(): Promise<void> {
+  const root = manySessionsRoot();
+  const cache_dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-bench-cache-'));
+  try {
+    const cold = await serve(root, cache_dir);
+    const first = await cold.call<SessionSummary[]>('listSessions');
+    const first_ms = performance.now() - cold.started_ms;
+    const known_at_first = first.filter((session) => session.status !== 'loading').length;
+    await until(async () => ((await cold.call<SessionSummary[]>('listSessions')).some((session) => session.status === 'loading') ? null : true));
+    const all_ms = performance.now() - cold.started_ms;
+    const rss_mb = peakRssMb(cold.child);
+    await cold.stop();
+    const warm = await serve(root, cache_dir);
+    await until(async () => ((await warm.call<SessionSummary[]>('listSessions')).some((session) => session.status === 'loading') ? null : true));
+    const second_ms = performance.now() - warm.started_ms;
+    const warm_rss_mb = peakRssMb(warm.child);
+    await warm.stop();
+    console.log(`\nwalscope serve on a root of ${first.length} sessions (${(dirBytes(root) / 1_048_576).toFixed(0)} MiB)`);
+    console.log(`  URL printed          ${seconds(cold.url_ms)}  (aim: < 1 s)`);
+    console.log(`  first list           ${seconds(first_ms)}  (aim: < 1 s; ${known_at_first} statuses known then)`);
+    console.log(`  every status, cold   ${seconds(all_ms)}  (aim: < 10 s)`);
+    console.log(`  second open          ${seconds(second_ms)}  (aim: < 1 s, from the summary cache)`);
+    console.log(`  peak RSS cold / warm ${rss_mb.toFixed(0)} / ${warm_rss_mb.toFixed(0)} MB`);
+  } finally {
+    fs.rmSync(cache_dir, { recursive: true, force: true });
+  }
+}
+
+function dirBytes(root: string): number {
+  let total = 0;
+  const sessions = path.join(root, 'sessions');
+  for (const id of fs.readdirSync(sessions)) total += fs.statSync(walPath(path.join(sessions, id))).size;
+  return total;
+}
+
+async function benchBig(): Promise<void> {
+  const root = bigSessionRoot();
+  const wal = walPath(sessionDir(root, BIG_SESSION_ID));
+  const verify_started = performance.now();
+  spawnSync(process.execPath, [path.join(REPO, 'bin/walscope.js'), 'verify', wal, '--json'], { stdio: 'ignore' });
+  const verify_ms = performance.now() - verify_started;
+  const cache_dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-bench-cache-'));
+  try {
+    const served = await serve(root, cache_dir);
+    let first_page_ms = 0;
+    let status_ms = 0;
+    let outcome = 'ok';
+    try {
+      await until(async () => {
+        const page = await served.call<RowPage<'records'>>('getRows', [BIG_SESSION_ID, 'records', 0, 100]);
+        return page.rows.length > 0 ? page : null;
+      });
+      first_page_ms = performance.now() - served.started_ms;
+      await until(async () => ((await served.call<SessionDetail>('getSession', [BIG_SESSION_ID])).summary.status === 'loading' ? null : true));
+      status_ms = performance.now() - served.started_ms;
+    } catch (error) {
+      outcome = `failed: ${(error as Error).message.slice(0, 200)}`;
+    }
+    const rss_mb = peakRssMb(served.child);
+    await served.stop();
+    console.log(`\nwalscope serve on one ${(fs.statSync(wal).size / 1_048_576).toFixed(0)} MiB session`);
+    console.log(`  URL printed          ${seconds(served.url_ms)}  (aim: < 1 s)`);
+    console.log(`  first records page   ${seconds(first_page_ms)}  (the tail-first page is not built yet: this is the head)`);
+    console.log(`  full status          ${seconds(status_ms)}  = ${(status_ms / verify_ms).toFixed(2)} × verify (${seconds(verify_ms)})  (aim: ≤ 1.5 ×)`);
+    console.log(`  peak RSS             ${rss_mb.toFixed(0)} MB  (aim: < 500 MB)  ${outcome}`);
+  } finally {
+    fs.rmSync(cache_dir, { recursive: true, force: true });
+  }
+}
+
+/** Reads the server's event stream, calling `on_event` for each event. */
+async function followEvents(served: Served, on_event: (event: WalscopeEvent) => void): Promise<() => void> {
+  const controller = new AbortController();
+  const response = await fetch(`${served.origin}/api/events`, { headers: { 'x-walscope-token': served.token }, signal: controller.signal });
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffered = '';
+  void (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffered += decoder.decode(value, { stream: true });
+        let end: number;
+        while ((end = buffered.indexOf('\n\n')) >= 0) {
+          const block = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          if (block.startsWith('data: ')) on_event(JSON.parse(block.slice(6)) as WalscopeEvent);
+        }
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  return () => controller.abort();
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function benchLive(label: string, make_root: (dir: string) => string, session_id: string): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-bench-live-'));
+  const cache_dir = path.join(dir, 'cache');
+  try {
+    const root = make_root(dir);
+    const served = await serve(root, cache_dir);
+    await until(async () => ((await served.call<SessionDetail>('getSession', [session_id])).summary.status === 'loading' ? null : true));
+    let last_seq = 0;
+    let event_at = 0;
+    const stop_events = await followEvents(served, (event) => {
+      if (event.type === 'session' && event.key === session_id && event.last_seq > last_seq) {
+        last_seq = event.last_seq;
+        event_at = performance.now();
+      }
+    });
+    const appender = new LiveAppender(root, session_id);
+    const to_event: number[] = [];
+    const to_row: number[] = [];
+    try {
+      // The appender's lineage frame and run_started come first: wait until their events have settled.
+      const opened = performance.now();
+      await until(async () => (event_at > opened && performance.now() - event_at > QUIET_MS ? true : null));
+      for (let round = 0; round < LIVE_APPENDS; round++) {
+        const before = last_seq;
+        appender.appendRecord();
+        const appended_at = performance.now();
+        await until(async () => (last_seq > before ? true : null));
+        to_event.push(event_at - appended_at);
+        const detail = await served.call<SessionDetail>('getSession', [session_id]);
+        const page = await served.call<RowPage<'records'>>('getRows', [session_id, 'records', detail.rows.records - 1, 1]);
+        if (page.rows[0]?.type !== 'run_paused') throw new Error(`the new row is not there: ${JSON.stringify(page.rows[0])}`);
+        to_row.push(performance.now() - appended_at);
+      }
+    } finally {
+      appender.close();
+      stop_events();
+    }
+    const rss_mb = peakRssMb(served.child);
+    await served.stop();
+    console.log(`  ${label.padEnd(18)} append → event p50 ${percentile(to_event, 50).toFixed(0)} ms, p99 ${percentile(to_event, 99).toFixed(0)} ms; append → new row p50 ${percentile(to_row, 50).toFixed(0)} ms, p99 ${percentile(to_row, 99).toFixed(0)} ms (aim p99 < 100 ms); peak RSS ${rss_mb.toFixed(0)} MB`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function liveHeading(): void {
+  console.log(`\nlive tail through walscope serve (${LIVE_APPENDS} appends of one record each, through the writer under the lease)`);
+}
+
+async function benchLiveTail(): Promise<void> {
+  liveHeading();
+  await benchLive100k();
+  await benchLive1m();
+}
+
+async function benchLive100k(): Promise<void> {
+  await benchLive('100,000 records', (dir) => {
+    const root = path.join(dir, 'root');
+    writeSessionWal(walPath(sessionDir(root, 'live')), { seed: 5, records_target: 100_000, outputBytes: smallOutputBytes, text_chars_max: 80 });
+    return root;
+  }, 'live');
+}
+
+async function benchLive1m(): Promise<void> {
+  await benchLive('1,000,000 records', (dir) => {
+    const root = path.join(dir, 'root');
+    fs.mkdirSync(sessionDir(root, MILLION_SESSION_ID), { recursive: true });
+    fs.copyFileSync(walPath(sessionDir(millionSessionRoot(), MILLION_SESSION_ID)), walPath(sessionDir(root, MILLION_SESSION_ID)));
+    return root;
+  }, MILLION_SESSION_ID);
+}
+
+const SECTIONS: Record<string, () => Promise<void>> = {
+  root: benchRoot,
+  big: benchBig,
+  live: benchLiveTail,
+  'live-100k': async () => (liveHeading(), await benchLive100k()),
+  'live-1m': async () => (liveHeading(), await benchLive1m()),
+};
+
+/** The app's section of `npm run bench`. */
+export async function benchService(names: readonly string[] = Object.keys(SECTIONS)): Promise<void> {
+  for (const name of names) {
+    const section = SECTIONS[name];
+    if (section === undefined) throw new Error(`unknown section ${name}: use ${Object.keys(SECTIONS).join(', ')}`);
+    await section();
+  }
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  await benchService(process.argv.slice(2).length > 0 ? process.argv.slice(2) : undefined);
+}

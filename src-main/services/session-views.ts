@@ -1,0 +1,210 @@
+// A session's views (timeline, transcript, class counts, search texts) kept per episode, shaped like the log.
+// `SessionFolder.snapshotSince` hands back the same episode object for every episode no new frame reached, and
+// its views are reused from here by identity: an append to a live session rebuilds the open episode's views,
+// never the closed ones (the counters say how much was rebuilt, for the tests that hold this).
+import type { RowList, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
+import type { CallClass, EpisodeFold, JsonPayload, RecoveryEntry, RecoveryPlan, RenderedMessage, RequestProblem, RunSignal, SessionFold } from '../../src-shared/replay.js';
+import type { WalErrorInfo } from '../../src-shared/wal.js';
+import { planResume } from '../replay/plan.js';
+import { episodeWord } from '../replay/signals.js';
+import { refusedPlan } from '../replay/report.js';
+import { EpisodeIndex } from '../replay/episode-index.js';
+import { OUTPUTS_UNREAD, type PayloadReader } from '../replay/payloads.js';
+import { checkProviderValid, joinEpisodeRequests, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
+import { episodeRows, outsideRows, sessionAnomalyRows, transcriptRow } from './timeline.js';
+
+/** A list made of parts (one per episode, then the session's own rows), indexed as if it were one array. */
+export class Segments<T> {
+  private readonly starts: number[] = [];
+  readonly length: number;
+
+  constructor(readonly parts: readonly (readonly T[])[]) {
+    let total = 0;
+    for (const part of parts) {
+      this.starts.push(total);
+      total += part.length;
+    }
+    this.length = total;
+  }
+
+  slice(start: number, count: number): T[] {
+    const out: T[] = [];
+    const end = Math.min(this.length, start + count);
+    if (start >= end) return out;
+    let part = this.partOf(start);
+    let at = start - this.starts[part]!;
+    for (let index = start; index < end; index++) {
+      while (at >= this.parts[part]!.length) {
+        part += 1;
+        at = 0;
+      }
+      out.push(this.parts[part]![at]!);
+      at += 1;
+    }
+    return out;
+  }
+
+  /** Where part `part` starts in the whole list. */
+  startOf(part: number): number {
+    return this.starts[part]!;
+  }
+
+  /** The part holding index `index` (0 ≤ index < length): the last part starting at or before it. */
+  private partOf(index: number): number {
+    let low = 0;
+    let high = this.parts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.starts[middle]! <= index) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+}
+
+/** One episode's views. Rows and messages are laid out when a page first needs them: a session read only for
+ *  its line in the list never pays for them. */
+interface EpisodeViews {
+  rows: TimelineRow[] | null;
+  class_counts: Partial<Record<CallClass, number>>;
+  /** Lowercased texts for search, made on the first search that needs them. */
+  search: { timeline?: string[] };
+  /** The episode's part of the next request, its outputs unread (their shape is all validity and counts
+   *  need); a transcript page reads the outputs of the messages it shows. */
+  request: { messages: RenderedMessage[]; problems: RequestProblem[] } | null;
+  index: EpisodeIndex | null;
+}
+
+export interface SessionViews {
+  fold: SessionFold;
+  readonly timeline: Segments<TimelineRow>;
+  /** The next request's messages, their tool outputs unread (`transcript` reads those it shows). */
+  readonly messages: Segments<RenderedMessage>;
+  resume: RecoveryPlan;
+  class_counts: Partial<Record<CallClass, number>>;
+  /** How the run stands: finished, cut, open in an export, finished with calls of unknown outcome. */
+  run: RunSignal;
+  /** Every recovery an operator ran on this WAL (operator_action and the records it wrote). */
+  recoveries: RecoveryEntry[];
+  /** The provider-validity check of the whole transcript, made when a detail asks for it. */
+  transcriptValid(): boolean;
+  transcript(start: number, count: number): TranscriptRow[];
+  /** The first timeline row showing record `seq`, or null. */
+  timelineRowOf(seq: number): number | null;
+  /** Lowercased texts of a list's rows, per part (episode), for search. */
+  searchParts(list: 'timeline' | 'transcript'): readonly (readonly string[])[];
+}
+
+export class ViewBuilder {
+  private readonly per_episode = new WeakMap<EpisodeFold, EpisodeViews>();
+  /** Episodes whose views were (re)built, over this builder's life: what a live append cost. */
+  episodes_rebuilt = 0;
+
+  /** Tool outputs shown in rows and messages are read back through `payloads`. `signals` come from the whole
+   *  read (its end, its operator actions), so they are made by the caller for every build. */
+  build(fold: SessionFold, payloads: PayloadReader, read_error: WalErrorInfo | null, signals: { run: RunSignal; recoveries: RecoveryEntry[] }): SessionViews {
+    const parts = fold.episodes.map((episode) => this.episodeViews(episode));
+    const rowsOf = (index: number): TimelineRow[] => {
+      const rows = (parts[index]!.rows ??= episodeRows(fold.episodes[index]!, payloads));
+      // The last episode's row shows the run signal; the kept rows stay as built, since the signal can change
+      // (a tail torn later) while the episode does not.
+      return index === fold.episodes.length - 1 ? markLastEpisode(rows, fold.episodes[index]!, signals.run) : rows;
+    };
+    // The next request is the episodes' parts joined: a compaction view in force decides which turns each part
+    // carries, and a view that no longer assembles leaves no request at all (replay/transcript.ts). A part is
+    // kept per episode, so an append re-renders the open episode's part only.
+    const requestOf = (index: number) => (parts[index]!.request ??= renderEpisodeRequest(fold.episodes[index]!, OUTPUTS_UNREAD));
+    let request: { messages: RenderedMessage[]; problems: RequestProblem[] } | null = null;
+    const nextRequest = () => (request ??= joinEpisodeRequests(parts.map((_, index) => requestOf(index))));
+    const shown = (rendered: RenderedMessage): JsonPayload => {
+      const at = rendered.origin.episode - 1;
+      const part = parts[at];
+      if (part === undefined || fold.episodes[at]?.episode !== rendered.origin.episode) return rendered.message;
+      return withOutputs((part.index ??= new EpisodeIndex(fold.episodes[at]!)), rendered, payloads);
+    };
+    let session_rows: TimelineRow[] | null = null;
+    let timeline: Segments<TimelineRow> | null = null;
+    let messages: Segments<RenderedMessage> | null = null;
+    let valid: boolean | null = null;
+    const class_counts: Partial<Record<CallClass, number>> = {};
+    for (const part of parts) {
+      for (const [name, count] of Object.entries(part.class_counts) as [CallClass, number][]) class_counts[name] = (class_counts[name] ?? 0) + count;
+    }
+    const views: SessionViews = {
+      fold,
+      get timeline() {
+        session_rows ??= [...outsideRows(fold.outside), ...sessionAnomalyRows(fold.anomalies)];
+        timeline ??= new Segments<TimelineRow>([...parts.map((_, index) => rowsOf(index)), session_rows]);
+        return timeline;
+      },
+      get messages() {
+        messages ??= new Segments<RenderedMessage>([nextRequest().messages]);
+        return messages;
+      },
+      resume: read_error !== null ? refusedPlan(read_error) : planResume(fold),
+      class_counts,
+      run: signals.run,
+      recoveries: signals.recoveries,
+      transcriptValid: () => (valid ??= nextRequest().problems.length === 0 && checkProviderValid(nextRequest().messages.map((rendered) => rendered.message)).valid),
+      transcript: (start, count) => views.messages.slice(start, count).map((rendered, offset) => transcriptRow(shown(rendered), start + offset)),
+      timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
+      searchParts: (list) => {
+        const texts = (rows: readonly unknown[]): string[] => rows.map((row) => JSON.stringify(row).toLowerCase());
+        if (list === 'transcript') return [texts((views.messages.parts[0] ?? []).map(shown))];
+        return views.timeline.parts.map((rows, index) => {
+          const part = parts[index];
+          return part === undefined ? texts(rows) : (part.search.timeline ??= texts(rows));
+        });
+      },
+    };
+    return views;
+  }
+
+  private episodeViews(episode: EpisodeFold): EpisodeViews {
+    const known = this.per_episode.get(episode);
+    if (known !== undefined) return known;
+    this.episodes_rebuilt += 1;
+    const class_counts: Partial<Record<CallClass, number>> = {};
+    for (const batch of episode.batches) for (const call of batch.calls) class_counts[call.class] = (class_counts[call.class] ?? 0) + 1;
+    const views: EpisodeViews = { rows: null, class_counts, search: {}, request: null, index: null };
+    this.per_episode.set(episode, views);
+    return views;
+  }
+}
+
+/** The last episode's row says "cut short" or "open in this copy", with its last durable state, instead of the
+ *  fold's "running" when nothing is running it. A copy of `rows` with that row replaced. */
+function markLastEpisode(rows: readonly TimelineRow[], last: EpisodeFold, run: RunSignal): TimelineRow[] {
+  const index = rows.findLastIndex((row) => row.kind === 'episode' && row.episode === last.episode);
+  const row = rows[index];
+  const marked = [...rows];
+  if (row?.kind === 'episode') marked[index] = { ...row, state_word: episodeWord(last, run, last.episode), last_durable: run.last_durable };
+  return marked;
+}
+
+/** The episode a seq most likely shows in is the last one started at or before it; a late record of an earlier
+ *  batch, or one outside every episode, is found by looking through the rest. */
+function rowOfSeq(fold: SessionFold, timeline: Segments<TimelineRow>, seq: number): number | null {
+  if (!Number.isSafeInteger(seq) || seq < 1) return null;
+  let guess = -1;
+  for (let low = 0, high = fold.episodes.length - 1; low <= high; ) {
+    const middle = (low + high) >> 1;
+    if (fold.episodes[middle]!.started_seq <= seq) {
+      guess = middle;
+      low = middle + 1;
+    } else {
+      high = middle - 1;
+    }
+  }
+  const order = guess < 0 ? [] : [guess];
+  for (let part = 0; part < timeline.parts.length; part++) if (part !== guess) order.push(part);
+  for (const part of order) {
+    const found = timeline.parts[part]!.findIndex((row) => row.seqs.includes(seq));
+    if (found >= 0) return timeline.startOf(part) + found;
+  }
+  return null;
+}
+
+export function listLength(views: SessionViews, list: Exclude<RowList, 'records'>): number {
+  return list === 'timeline' ? views.timeline.length : views.messages.length;
+}

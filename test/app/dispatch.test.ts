@@ -1,0 +1,75 @@
+// One dispatcher for every transport (issue 9): arguments are checked once where a request enters, a bad one
+// is a 400 that names the argument (not a 404, not a 500), an unknown method is a 404, and a failure keeps its
+// code across the worker boundary. Through the real HTTP server with a real session service.
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiFailure, dispatchApi } from '../../src-shared/ipc.js';
+import { startServer, type RunningServer } from '../../src-main/server/http-server.js';
+import { SessionService } from '../../src-main/services/session-service.js';
+import { useTempDirs } from '../helpers/temp.js';
+import { writeFinished } from './wal-fixture.js';
+
+const tempDir = useTempDirs('walscope-dispatch-');
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+async function served(): Promise<{ server: RunningServer; post: (method: string, body: unknown) => Promise<{ status: number; body: { error?: string; code?: string } }> }> {
+  const root = tempDir();
+  writeFinished(root, 's');
+  const service = await SessionService.open(root, { watch: false, cache: false });
+  cleanup.push(() => service.close());
+  const server = await startServer({ api: service, renderer_dir: tempDir(), port: 0 });
+  cleanup.push(() => server.close());
+  const post = async (method: string, body: unknown) => {
+    const response = await fetch(`http://127.0.0.1:${server.port}/api/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-walscope-token': server.token },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as { error?: string; code?: string } };
+  };
+  return { server, post };
+}
+
+describe('the API dispatcher', () => {
+  it.each([
+    ['getRows', ['s', 'constructor', 0, 10], /list must be one of timeline, records, transcript/],
+    ['getRows', ['s', 'records', -1, 10], /start must be a whole number/],
+    ['getRows', ['s', 'records', 0], /takes 4 argument/],
+    ['search', ['s', 'records', { toString: 1 }], /query must be text/],
+    ['getSession', [42], /key must be a session key/],
+    ['previewAction', ['s', 'stop'], /kind must be one of resume, cancel, seal/],
+    ['runAction', ['s', 'seal', 1.5, 'disk replaced'], /based_on_seq must be a whole number/],
+    ['runAction', ['s', 'seal', 1, 42], /reason must be text/],
+    ['getReport', [42], /key must be a session key/],
+    ['getHistory', [], /takes 1 argument/],
+    ['previewRetire', ['s', 'archived'], /reason must be one of sealed, deleted/],
+    ['runRetire', ['s', 'sealed', null], /plan must be the plan previewRetire returned/],
+    ['runRetire', ['s', 'sealed', [1]], /plan must be the plan previewRetire returned/],
+    ['getContext', ['s', -1, null], /episode must be a whole number/],
+  ])('%s %j is a 400 naming the argument', async (method, args, reason) => {
+    const { post } = await served();
+    const answer = await post(method, { args });
+    expect(answer.status).toBe(400);
+    expect(answer.body.code).toBe('bad_request');
+    expect(answer.body.error).toMatch(reason);
+  });
+
+  it('an unknown method and an unknown session are 404s; a good call answers', async () => {
+    const { post } = await served();
+    expect((await post('constructor', { args: [] })).status).toBe(404);
+    expect(await post('getSession', { args: ['nope'] })).toMatchObject({ status: 404, body: { code: 'not_found' } });
+    expect((await post('listSessions', { args: [] })).status).toBe(200);
+    expect((await post('getHistory', { args: ['s'] })).status).toBe(200);
+    expect(await post('previewRetire', { args: ['s', 'sealed'] })).toMatchObject({ status: 200 });
+  });
+
+  it('dispatchApi itself refuses before calling the service', async () => {
+    let called = false;
+    const api = { getSession: () => ((called = true), Promise.resolve(null)) } as never;
+    await expect(dispatchApi(api, 'getSession', [''])).rejects.toBeInstanceOf(ApiFailure);
+    await expect(dispatchApi(api, 'getSession', [''])).rejects.toMatchObject({ code: 'bad_request' });
+    expect(called).toBe(false);
+  });
+});

@@ -1,0 +1,126 @@
+// A live append costs the open episode, not the session (issue 9: "closed episodes are computed once; only the
+// open episode's views change; no whole-session clone"). The work is counted, not timed: how many episodes the
+// fold copied and re-classified and how many episodes' views were laid out again. And the reused views are the
+// same as a full rebuild's.
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { encodeFrame } from '../../src-main/engine/frame-codec.js';
+import { sessionTarget } from '../../src-main/engine/inspect.js';
+import { FRAME_VER_PLAIN } from '../../src-main/engine/limits.js';
+import { readWal } from '../../src-main/engine/reader.js';
+import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
+import { SessionFolder } from '../../src-main/replay/fold.js';
+import { walPayloadReader } from '../../src-main/replay/payloads.js';
+import { SessionModel } from '../../src-main/services/session-model.js';
+import { buildTimeline } from '../../src-main/services/timeline.js';
+import { useTempDirs } from '../helpers/temp.js';
+import { withSession } from './wal-fixture.js';
+
+const tempDir = useTempDirs('walscope-incremental-');
+const EPISODES = 1_000;
+const NOTES_PER_EPISODE = 98;
+const BIG_TEST_MS_MAX = 120_000;
+
+type Frame = { type: string; payload: Record<string, unknown> };
+
+const user = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });
+
+/** One finished episode: run_started, a step with a tool call, its batch, intent, result, the batch's end,
+ *  notes, run_finished. */
+function episodeFrames(n: number, notes: number, finished = true): Frame[] {
+  const call = `call-${n}`;
+  const frames: Frame[] = [
+    { type: 'run_started', payload: { run_id: `run-${n}`, session: 'big', config: { model: 'm' }, input: [user(`task ${n}`)] } },
+    {
+      type: 'model_step_finished',
+      payload: { step_id: 1, assistant_message: { role: 'assistant', content: [{ type: 'tool_use', id: call, name: 'lookup', input: { n } }] }, usage: { input_tokens: 1, output_tokens: 1 } },
+    },
+    { type: 'tool_batch_started', payload: { batch_id: `b${n}`, step_id: 1, sequential: false, planned_calls: [{ tool_call_id: call, name: 'lookup', plan: 'dispatch' }] } },
+    { type: 'tool_dispatch_intent', payload: { batch_id: `b${n}`, tool_call_id: call, args: { n } } },
+  ];
+  for (let note = 0; note < notes; note++) frames.push({ type: 'run_note', payload: { note: `episode ${n} note ${note}` } });
+  if (finished) {
+    frames.push({ type: 'tool_result', payload: { batch_id: `b${n}`, tool_call_id: call, outcome: 'ok', output: { found: n } } });
+    frames.push({ type: 'tool_batch_finished', payload: { batch_id: `b${n}` } });
+    frames.push({ type: 'run_finished', payload: { reason: 'completed' } });
+  }
+  return frames;
+}
+
+/** Appends frames to the session's WAL with the codec (one write), continuing its seq and fence. */
+function append(root: string, frames: Frame[]): void {
+  const file = walPath(sessionDir(root, 'big'));
+  const head = readWal(file);
+  const bytes = frames.map((frame, index) =>
+    encodeFrame({ ver: FRAME_VER_PLAIN, seq: head.last_seq + 1 + index, fence: head.max_fence, type: frame.type, features: [], payload: frame.payload as never }),
+  );
+  fs.appendFileSync(file, Buffer.concat(bytes));
+}
+
+function bigSession(root: string): void {
+  withSession(root, 'big', () => undefined);
+  const frames: Frame[] = [];
+  for (let n = 1; n <= EPISODES; n++) for (const frame of episodeFrames(n, NOTES_PER_EPISODE)) frames.push(frame);
+  for (const frame of episodeFrames(EPISODES + 1, 0, false)) frames.push(frame);
+  append(root, frames);
+}
+
+describe('live appends recompute only the open episode', () => {
+  it(`appending to a ${(EPISODES * (NOTES_PER_EPISODE + 7)).toLocaleString('en')}-record session rebuilds one episode`, () => {
+    const root = tempDir();
+    bigSession(root);
+    const model = new SessionModel('big', sessionTarget(sessionDir(root, 'big')));
+    model.refresh();
+    expect(model.summary().records).toBeGreaterThan(100_000);
+    expect(model.episodes_rebuilt).toEqual({ fold: EPISODES + 1, views: EPISODES + 1 });
+
+    append(root, [{ type: 'run_note', payload: { note: 'live 1' } }, { type: 'run_note', payload: { note: 'live 2' } }]);
+    expect(model.refresh().frames_added).toBe(2);
+    model.detail();
+    expect(model.episodes_rebuilt).toEqual({ fold: EPISODES + 2, views: EPISODES + 2 });
+    const rows = model.rowCounts().timeline;
+    expect(model.rows('timeline', rows - 1, 1).rows[0]).toMatchObject({ kind: 'event', type: 'run_note' });
+
+    // The open episode finishes and another starts: both change, nothing else does.
+    append(root, [
+      { type: 'tool_result', payload: { batch_id: `b${EPISODES + 1}`, tool_call_id: `call-${EPISODES + 1}`, outcome: 'ok', output: {} } },
+      { type: 'tool_batch_finished', payload: { batch_id: `b${EPISODES + 1}` } },
+      { type: 'run_finished', payload: { reason: 'completed' } },
+      ...episodeFrames(EPISODES + 2, 1, false),
+    ]);
+    model.refresh();
+    model.detail();
+    expect(model.episodes_rebuilt).toEqual({ fold: EPISODES + 4, views: EPISODES + 4 });
+    expect(model.summary().episodes).toBe(EPISODES + 2);
+    expect(model.summary().status).toBe('needs_operator');
+  }, BIG_TEST_MS_MAX);
+
+  it('a late record for a closed episode rebuilds that episode too, and every view equals a full rebuild', () => {
+    const root = tempDir();
+    withSession(root, 'big', () => undefined);
+    append(root, [...episodeFrames(1, 2, false).slice(0, 4), { type: 'run_finished', payload: { reason: 'failed' } }, ...episodeFrames(2, 2, false)]);
+    const model = new SessionModel('big', sessionTarget(sessionDir(root, 'big')));
+    model.refresh();
+    model.detail();
+    const before = model.episodes_rebuilt;
+    // A tool_result naming episode 1's batch after episode 1 finished: the fold files it under episode 1.
+    append(root, [{ type: 'tool_result', payload: { batch_id: 'b1', tool_call_id: 'call-1', outcome: 'ok', output: { late: true } } }]);
+    model.refresh();
+    model.detail();
+    expect(model.episodes_rebuilt.fold - before.fold).toBe(2);
+    expect(model.episodes_rebuilt.views - before.views).toBe(2);
+
+    const full = new SessionFolder();
+    readWal(walPath(sessionDir(root, 'big')), { on_frame: (frame) => full.push(frame) });
+    const fold = full.snapshot();
+    expect(model.fold()).toEqual(fold);
+    const timeline = buildTimeline(fold, walPayloadReader(walPath(sessionDir(root, 'big'))));
+    const counts = model.rowCounts();
+    expect(model.rows('timeline', 0, counts.timeline).rows).toEqual(timeline.rows);
+    for (const [seq, row] of timeline.row_of_seq.entries()) {
+      if (seq === 0) continue;
+      const index = model.locateSeq(seq);
+      expect(model.record(index!)?.timeline_row ?? -1).toBe(row);
+    }
+  });
+});

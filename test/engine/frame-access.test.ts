@@ -1,0 +1,54 @@
+// readFrameAt: one frame by offset through FileIO, checked as the reader checks it.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readFrameAt } from '../../src-main/engine/frame-access.js';
+import { readWal } from '../../src-main/engine/reader.js';
+import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
+import type { ReadFrame } from '../../src-shared/wal.js';
+import { useTempDirs } from '../helpers/temp.js';
+import { writeFinished } from '../app/wal-fixture.js';
+
+const tempDir = useTempDirs('walscope-frame-access-');
+
+function sample(): { wal: string; frames: ReadFrame[] } {
+  const root = tempDir();
+  writeFinished(root, 's');
+  const wal = walPath(sessionDir(root, 's'));
+  const frames: ReadFrame[] = [];
+  readWal(wal, { on_frame: (frame) => frames.push(frame) });
+  return { wal, frames };
+}
+
+describe('readFrameAt', () => {
+  it('reads every indexed frame back, payload and all', () => {
+    const { wal, frames } = sample();
+    for (const frame of frames) {
+      const found = readFrameAt(wal, frame.offset);
+      expect(found.kind).toBe('ok');
+      if (found.kind !== 'ok' || found.body.kind !== 'ok') throw new Error('not intact');
+      const body = found.body;
+      expect(found.bytes.length).toBe(frame.size_bytes);
+      expect({ seq: body.body.seq, type: body.body.type }).toEqual({ seq: frame.seq, type: frame.type });
+      expect(body.body.payload).toEqual(frame.payload);
+    }
+  });
+
+  it('names the damage of a flipped byte, a cut frame and an offset that is not a frame', () => {
+    const { wal, frames } = sample();
+    const last = frames.at(-1)!;
+    const bytes = fs.readFileSync(wal);
+    bytes[last.offset + 20] = bytes[last.offset + 20]! ^ 0x10;
+    fs.writeFileSync(wal, bytes);
+    expect(readFrameAt(wal, last.offset)).toMatchObject({ kind: 'damaged', reason: 'digest_mismatch' });
+    fs.truncateSync(wal, last.offset + last.size_bytes - 5);
+    expect(readFrameAt(wal, last.offset)).toMatchObject({ kind: 'damaged', reason: 'past_end' });
+    expect(readFrameAt(wal, last.offset + 1)).toMatchObject({ kind: 'damaged', reason: 'bad_magic' });
+    expect(readFrameAt(wal, bytes.length + 100)).toMatchObject({ kind: 'damaged', reason: 'short_header' });
+  });
+
+  it('an unreadable file is an I/O outcome, not an exception', () => {
+    expect(readFrameAt(path.join(tempDir(), 'missing'), 0).kind).toBe('io');
+    expect(readFrameAt(tempDir(), 0).kind).toBe('io');
+  });
+});
