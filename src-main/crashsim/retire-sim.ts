@@ -8,6 +8,8 @@
 //   - counters never regress: no lineage starts below its parent, and no runner tag or notice number repeats;
 //   - a stale index never hides a member: the index-trusting read finds exactly what reading every header finds;
 //   - a lookup never reports absence without coverage: every retired lineage is found;
+//   - a retire that died after step 1 is finished by the next ordinary writer (§11): once the runtime's writer
+//     opened the session, that lineage is no longer live, its successor names it, and its member is whole;
 // and once settled, one more process changes nothing: retiring is idempotent.
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -28,7 +30,7 @@ import { SIM_ROOT } from './view.js';
 
 export const RETIRE_CLOCK_START_MS = 1_760_000_000_000;
 
-export type RetireInvariant = 'lineage_lost' | 'counter_regression' | 'index_hides_member' | 'absence_without_coverage' | 'history_unreadable' | 'retire_idempotent' | 'process_error';
+export type RetireInvariant = 'lineage_lost' | 'counter_regression' | 'index_hides_member' | 'absence_without_coverage' | 'history_unreadable' | 'retire_idempotent' | 'retire_unfinished' | 'process_error';
 
 export interface RetireViolation {
   invariant: RetireInvariant;
@@ -50,6 +52,8 @@ export interface RetireSimOptions {
   script?: RetireScript;
   /** Tests only: wraps each process's FileIO, to plant a bug (a dropped barrier) the invariants must catch. */
   wrap_io?: (io: FileIO) => FileIO;
+  /** Tests only: false plants a writer that ignores an interrupted retire. */
+  finish_interrupted_retire?: boolean;
 }
 
 export function simulateRetire(crashes: CrashPoint[], seed: number, options: RetireSimOptions = {}): RetireSimResult {
@@ -67,7 +71,11 @@ export function simulateRetire(crashes: CrashPoint[], seed: number, options: Ret
     const proc = new SimProcess(disk, point?.after_mutations ?? null);
     let crashed = false;
     try {
-      driveRetireScript(proc.at(SIM_ROOT), script, wrap(proc.io), now_ms, { retired: (wal_id, reason) => retired.set(wal_id, reason) });
+      const observer = {
+        retired: (wal_id: string, reason: RetireReason) => retired.set(wal_id, reason),
+        writer_recovered: (wal_id: string) => note(index, checkFinished(disk, script, wal_id, retired)),
+      };
+      driveRetireScript(proc.at(SIM_ROOT), script, wrap(proc.io), now_ms, observer, { finish_interrupted_retire: options.finish_interrupted_retire });
     } catch (error) {
       crashed = proc.crashed;
       if (!crashed) note(index, [{ invariant: 'process_error', message: `process ${index} failed: ${error instanceof Error ? (error.stack ?? error.message) : describe(error)}` }]);
@@ -127,6 +135,21 @@ export function checkHistory(disk: SimDisk, script: RetireScript, retired: Reado
   }
   found.push(...checkRetired(dir, io, retired), ...repeatedNumbers(dir, io));
   return found;
+}
+
+/** Right after the ordinary writer opened the session: the retire of `wal_id` it found interrupted is finished,
+ *  and that lineage is from now on retired for good (the other invariants then keep it). */
+function checkFinished(disk: SimDisk, script: RetireScript, wal_id: string, retired: Map<string, RetireReason>): Omit<RetireViolation, 'process'>[] {
+  const reader = new SimProcess(disk, null);
+  const dir = sessionDir(reader.at(SIM_ROOT), script.session_id);
+  const io = reader.io;
+  const live = readHistory(dir, { io }).lineages.find((entry) => entry.where === 'live');
+  const member = latestMember(readArchive(dir, { io }), wal_id);
+  if (live === undefined || live.wal_id === wal_id || live.parent_wal_id !== wal_id || member === null) {
+    return [{ invariant: 'retire_unfinished', message: `lineage ${wal_id} was archived by a retire that died after step 1, and the writer that opened the session left it ${live?.wal_id === wal_id ? 'live' : 'without a successor naming it'}` }];
+  }
+  retired.set(wal_id, member.reason);
+  return [];
 }
 
 function checkRetired(dir: string, io: FileIO, retired: ReadonlyMap<string, RetireReason>): Omit<RetireViolation, 'process'>[] {

@@ -7,26 +7,18 @@
 // again; a live lineage that holds no records (the successor of a finished retire) is not retired again, and
 // only step 3 is completed. The plan is computed the same way without the lease (a preview) and under it.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import type { MemberPlan, Payload, RetirePlan } from '../../src-shared/wal.js';
-import { WAL_ID_BYTES, type RetireReason } from './archive-format.js';
-import { latestMember, readArchive, type ArchiveMember } from './archive-reader.js';
-import { appendMember, cutTornTail, prefixDigest, tornCopyName, writeIndex, writeSynced } from './archive-writer.js';
+import type { RetireReason } from './archive-format.js';
+import { readArchive, type ArchiveMember } from './archive-reader.js';
+import { appendMember, cutTornTail, writeIndex } from './archive-writer.js';
 import { describe, WalReadError } from './errors.js';
-import { readFloor } from './feature-floor.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
-import { encodeFrame } from './frame-codec.js';
 import { probeLease } from './lease.js';
-import { readLineage } from './lineage-chain.js';
-import { FRAME_VER_PLAIN } from './limits.js';
-import { hex, readWal } from './reader.js';
+import { finishRetire, planRetire, refusal, type RetireRefusal } from './retire-steps.js';
 import { leaseSession } from './session.js';
 import { isValidSessionId, sessionDir, walPath } from './state-root.js';
 
-/** The successor is written under this name, then renamed over `wal`. */
-export const SUCCESSOR_TEMP_NAME = 'wal.successor';
-
+export { SUCCESSOR_TEMP_NAME, type RetireRefusal, type RetireRefusalCode } from './retire-steps.js';
 export type { MemberPlan, RetirePlan };
 
 export interface OperatorStamp {
@@ -45,9 +37,6 @@ export interface RetireOptions {
   expected?: RetirePlan;
   now_ms?: () => number;
 }
-
-export type RetireRefusal = { kind: 'refused'; code: RetireRefusalCode; message: string };
-export type RetireRefusalCode = 'not_a_session' | 'lease_held' | 'wal_refused' | 'archive_refused' | 'plan_changed' | 'nothing_to_retire';
 
 export type RetireOutcome =
   | { kind: 'retired'; plan: RetirePlan; member: ArchiveMember | null; successor_wal_id: string; epoch: number }
@@ -70,7 +59,7 @@ export function retireLineage(root: string, session_id: string, options: RetireO
   if (typeof dir !== 'string') return dir;
   let leased;
   try {
-    leased = leaseSession(root, session_id, { io, writer_name: options.writer_name });
+    leased = leaseSession(root, session_id, { io, writer_name: options.writer_name, finish_interrupted_retire: false });
   } catch (error) {
     if (error instanceof WalReadError) return refusal('wal_refused', `the live WAL is refused: ${error.message}`);
     if ((error as { code?: string }).code === 'lease_held') return refusal('lease_held', describe(error));
@@ -107,8 +96,7 @@ function retireUnderLease(root: string, dir: string, options: RetireOptions, io:
     member = appendMember(io, dir, archive.committed_bytes, memberHeader(plan.member, now_ms()), epoch, content);
     members.push(member);
   }
-  const successor_wal_id = writeSuccessor(io, dir, plan, options.writer_name, epoch, now_ms());
-  writeIndex(io, dir, members, epoch);
+  const successor_wal_id = finishRetire(io, dir, plan, members, options.writer_name, epoch, now_ms());
   return { kind: 'retired', plan, member, successor_wal_id, epoch };
 }
 
@@ -129,46 +117,6 @@ function stampOperator(leased: ReturnType<typeof leaseSession>, stamp: OperatorS
   session.writer.close();
 }
 
-/** Reads the live WAL and the archive as they are and computes every byte-relevant value retiring writes. */
-function planRetire(root: string, dir: string, reason: RetireReason, io: FileIO): RetirePlan | RetireRefusal {
-  const wal = walPath(dir);
-  const lineage = readLineage((on_frame) => readWal(wal, { io, floor_features: readFloor(root, io), on_frame }));
-  const read = lineage.read;
-  if (read.error !== null) return refusal('wal_refused', `the live WAL is refused (${read.error.kind}): ${read.error.message}`);
-  if (read.wal_id === null) return refusal('nothing_to_retire', `${wal} holds no lineage yet: there is nothing to retire`);
-  if (read.records === 0) return refusal('nothing_to_retire', `lineage ${hex(read.wal_id)} holds no records (a fresh successor): there is nothing to retire`);
-  const archive = readArchive(dir, { io });
-  if (archive.error !== null) return refusal('archive_refused', `the archive is refused, so nothing is appended to it: ${archive.error.message}`);
-  const wal_id = hex(read.wal_id);
-  const counters = lineage.end;
-  const content_bytes = reason === 'sealed' ? read.valid_bytes : 0;
-  const sha = prefixDigest(io, wal, content_bytes);
-  const existing = latestMember(archive, wal_id);
-  const member: MemberPlan = {
-    wal_id,
-    reason,
-    first_seq: lineage.first_seq ?? 0,
-    last_seq: read.last_seq,
-    frames: read.frames,
-    content_bytes,
-    content_sha256: hex(sha),
-    next_tag: Math.max(counters.next_tag, existing?.next_tag ?? 0),
-    next_notice_seq: Math.max(counters.next_notice_seq, existing?.next_notice_seq ?? 0),
-    offset: archive.committed_bytes,
-  };
-  const archived = existing !== null && existing.reason === reason && hex(existing.content_sha256) === member.content_sha256 && existing.last_seq === member.last_seq;
-  const tail = archive.torn_tail;
-  return {
-    session_dir: dir,
-    reason,
-    live: { wal_id, parent_wal_id: lineage.parent_wal_id, records: read.records, last_seq: read.last_seq, valid_bytes: read.valid_bytes, torn_tail: read.torn_tail },
-    archive_torn_tail: tail === null ? null : { offset: tail.offset, bytes: tail.bytes, copy_name: tornCopyName(io, archive) },
-    member: archived ? null : member,
-    successor: { parent_wal_id: wal_id, next_tag: member.next_tag, next_notice_seq: member.next_notice_seq },
-    index: { before: archive.index, members: archive.members.length + (archived ? 0 : 1) },
-  };
-}
-
 function memberHeader(member: MemberPlan, sealed_ms: number) {
   return {
     wal_id: Buffer.from(member.wal_id, 'hex'),
@@ -184,26 +132,6 @@ function memberHeader(member: MemberPlan, sealed_ms: number) {
   };
 }
 
-/** Step 2: the successor's one lineage frame, synced under a temporary name, renamed over `wal`, folder synced. */
-function writeSuccessor(io: FileIO, dir: string, plan: RetirePlan, writer: string, epoch: number, created_ms: number): string {
-  const wal_id = new Uint8Array(randomBytes(WAL_ID_BYTES));
-  const payload: Payload = {
-    wal_id,
-    created_ms,
-    writer,
-    parent_wal_id: Buffer.from(plan.successor.parent_wal_id, 'hex'),
-    next_tag: plan.successor.next_tag,
-    next_notice_seq: plan.successor.next_notice_seq,
-    epoch,
-  };
-  const frame = encodeFrame({ ver: FRAME_VER_PLAIN, seq: 0, fence: epoch, type: 'lineage', features: [], payload });
-  const temp = path.join(dir, SUCCESSOR_TEMP_NAME);
-  writeSynced(io, temp, frame);
-  io.rename(temp, walPath(dir));
-  io.fsyncDirectory(dir);
-  return hex(wal_id);
-}
-
 function samePlan(actual: RetirePlan, expected: RetirePlan): boolean {
   return JSON.stringify(actual) === JSON.stringify(expected);
 }
@@ -213,8 +141,4 @@ function checkedSessionDir(root: string, session_id: string, io: FileIO): string
   const dir = sessionDir(root, session_id);
   if (io.stat(walPath(dir))?.is_file !== true) return refusal('not_a_session', `${dir} holds no WAL: there is nothing to retire`);
   return dir;
-}
-
-function refusal(code: RetireRefusalCode, message: string): RetireRefusal {
-  return { kind: 'refused', code, message };
 }

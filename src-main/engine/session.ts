@@ -9,6 +9,7 @@ import { readFloor } from './feature-floor.js';
 import { entryAt, nodeFileIO, type FileIO } from './file-io.js';
 import { acquireLease, type Lease } from './lease.js';
 import { readWal, type ReadResult } from './reader.js';
+import { finishInterruptedRetire } from './retire-steps.js';
 import { InvalidSessionIdError, isValidSessionId, leasePath, sessionDir, sessionsDir, walPath } from './state-root.js';
 import { WalWriter } from './writer.js';
 
@@ -16,6 +17,8 @@ export interface OpenSessionOptions {
   io?: FileIO;
   writer_name: string;
   digest?: DigestAlgorithmName;
+  /** false only for `retire`, which finishes an interrupted retire its own way (same steps, its own outcome). */
+  finish_interrupted_retire?: boolean;
 }
 
 export interface WritableSession {
@@ -45,7 +48,9 @@ export function openSessionForWrite(root: string, session_id: string, options: O
   return leaseSession(root, session_id, options).openWriter();
 }
 
-/** Takes the session's lease and reads its WAL under it, without opening the writer (see LeasedSession). */
+/** Takes the session's lease and reads its WAL under it, without opening the writer (see LeasedSession). A
+ *  retire that died after its step 1 is finished first (wal-format §11), so the caller reads, decides and
+ *  writes on the successor; the successor's own frame carries this tenure's epoch. */
 export function leaseSession(root: string, session_id: string, options: OpenSessionOptions): LeasedSession {
   if (!isValidSessionId(session_id)) throw new InvalidSessionIdError(session_id);
   const io = options.io ?? nodeFileIO;
@@ -63,6 +68,17 @@ export function leaseSession(root: string, session_id: string, options: OpenSess
       return existing?.max_fence ?? 0;
     },
   });
+  const fence_at_lease = existing?.max_fence ?? 0;
+  if (options.finish_interrupted_retire !== false) {
+    try {
+      if (finishInterruptedRetire(root, dir, existing, { io, writer_name: options.writer_name, epoch: lease.epoch }) !== null) {
+        existing = readUnderLease(root, wal_path, io);
+      }
+    } catch (error) {
+      lease.release();
+      throw error;
+    }
+  }
   const openWriter = (): WritableSession => {
     assert.ok(!lease.released, 'the lease must still be held to open the writer');
     let writer: WalWriter;
@@ -75,6 +91,7 @@ export function leaseSession(root: string, session_id: string, options: OpenSess
         created_dirs,
         digest: options.digest,
         existing,
+        fence_at_lease,
       });
     } catch (error) {
       lease.release();

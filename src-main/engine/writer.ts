@@ -37,6 +37,9 @@ export interface WalWriterOptions {
   created_dirs?: readonly string[];
   /** A read of this WAL the caller already made under the lease, so the file is not read twice. */
   existing?: ReadResult;
+  /** The WAL's greatest fence when the lease was taken, if this tenure wrote frames since (the successor of a
+   *  retire it finished): those carry its own epoch, so only the fences before must be exceeded. */
+  fence_at_lease?: number;
 }
 
 export interface AppendResult {
@@ -252,15 +255,15 @@ function readPrior(io: FileIO, wal_path: string, options: WalWriterOptions): Rea
   if (found !== null && !found.is_file) throw new Error(`${wal_path} is not a file; a WAL must be a regular file`);
   if (found === null || found.size_bytes === 0) return null;
   const prior = options.existing ?? readWal(wal_path, { io, with_payload: false });
-  checkPrior(prior, options.fence);
+  checkPrior(prior, options.fence, options.fence_at_lease ?? prior.max_fence);
   return prior;
 }
 
-function checkPrior(prior: ReadResult, fence: number): void {
+function checkPrior(prior: ReadResult, fence: number, fence_at_lease: number): void {
   if (prior.error !== null) throw new WalReadError(prior.error);
   assert.equal(prior.in_progress_tail, null, 'a writer reads the WAL as not live: it holds the lease');
   assert.ok(prior.valid_bytes === 0 || prior.wal_id !== null, 'an intact prefix starts with a lineage frame');
-  assert.ok(fence > prior.max_fence, `fence ${fence} must exceed the WAL's greatest fence ${prior.max_fence}: take the lease`);
+  assert.ok(fence > fence_at_lease && fence >= prior.max_fence, `fence ${fence} must exceed the WAL's greatest fence ${fence_at_lease} when the lease was taken: take the lease`);
 }
 
 /** Where a repair keeps the torn tail it cuts off (etcd's wal keeps a `.broken` file): beside the WAL, named

@@ -7,7 +7,7 @@
 // from the disk (how many lineages the archive holds, how many records the live one has), never remembered.
 import type { Payload } from '../../src-shared/wal.js';
 import type { RetireReason } from '../engine/archive-format.js';
-import { readArchive } from '../engine/archive-reader.js';
+import { latestMember, readArchive } from '../engine/archive-reader.js';
 import type { FileIO } from '../engine/file-io.js';
 import { readHistory } from '../engine/lineage-chain.js';
 import { hex } from '../engine/reader.js';
@@ -29,6 +29,14 @@ export interface RetireScript {
 export interface RetireObserver {
   /** A retire returned: lineage `wal_id` is retired for good and must never be lost. */
   retired?(wal_id: string, reason: RetireReason): void;
+  /** The runtime's ordinary writer opened the session on lineage `wal_id`, which a retire had archived before
+   *  it died (after step 1): the writer must have finished that retire. */
+  writer_recovered?(wal_id: string): void;
+}
+
+export interface DriveOptions {
+  /** Tests only: false plants the bug of a writer that ignores an interrupted retire. */
+  finish_interrupted_retire?: boolean;
 }
 
 export const RETIRE_WRITER = 'runtime-retire';
@@ -43,7 +51,8 @@ export const retireSession: RetireScript = {
   ],
 };
 
-export function driveRetireScript(root: string, script: RetireScript, io: FileIO, now_ms: () => number, observer: RetireObserver = {}): void {
+export function driveRetireScript(root: string, script: RetireScript, io: FileIO, now_ms: () => number, observer: RetireObserver = {}, options: DriveOptions = {}): void {
+  recoverInterruptedRetire(root, script.session_id, io, observer, options);
   for (let guard = 0; guard <= script.lineages.length * 2; guard++) {
     const position = whereAmI(root, script, io);
     if (position === null) return;
@@ -55,6 +64,18 @@ export function driveRetireScript(root: string, script: RetireScript, io: FileIO
     if (outcome.kind === 'retired') observer.retired?.(outcome.plan.live.wal_id, lineage.retire);
   }
   throw new Error(`retire script ${script.session_id} did not settle`);
+}
+
+/** A process starting on a session whose retire died after step 1 opens it as the runtime does, with an
+ *  ordinary writer, which finishes that retire (wal-format §11) before it could append anything. */
+function recoverInterruptedRetire(root: string, session_id: string, io: FileIO, observer: RetireObserver, options: DriveOptions): void {
+  const dir = sessionDir(root, session_id);
+  if (io.stat(walPath(dir)) === null) return;
+  const live = readHistory(dir, { io }).lineages.find((entry) => entry.where === 'live');
+  if (live === undefined || latestMember(readArchive(dir, { io, trust_index: true }), live.wal_id) === null) return;
+  const finish_interrupted_retire = options.finish_interrupted_retire ?? true;
+  openSessionForWrite(root, session_id, { io, writer_name: RETIRE_WRITER, finish_interrupted_retire }).close();
+  observer.writer_recovered?.(live.wal_id);
 }
 
 /** Which scripted lineage is live, and how many records it holds; null when the script is done. */

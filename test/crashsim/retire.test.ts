@@ -36,6 +36,13 @@ describe('crash simulator, retiring lineages', () => {
     expect(report.failures[0]!.violations[0]!.invariant).toBe('lineage_lost');
   });
 
+  it('a writer that ignores a retire interrupted after step 1 is caught: the runtime that opens the session next must finish it', () => {
+    const report = exhaustiveRetireSuite(['synced'], { finish_interrupted_retire: false });
+    expect(report.failures.length).toBeGreaterThan(0);
+    const invariants = new Set(report.failures.flatMap((failure) => failure.violations.map((violation) => violation.invariant)));
+    expect([...invariants]).toEqual(['retire_unfinished']);
+  });
+
   it('any interleaving of retires and crashes leaves a readable history, with nothing lost or repeated', () => {
     const lineage = fc.record({ records: fc.integer({ min: 1, max: 3 }), retire: fc.constantFrom<'sealed' | 'deleted'>('sealed', 'deleted') });
     const script = fc.array(lineage, { minLength: 1, maxLength: 3 }).map((retired): RetireScript => ({

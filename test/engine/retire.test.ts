@@ -164,3 +164,83 @@ describe('retiring a lineage', () => {
     expect(types).toEqual(['lineage']);
   });
 });
+
+describe('an ordinary writer after a retire that died between steps 1 and 2', () => {
+  /** A sealed (or deleted) retire whose successor write fails: the member is in the archive, `wal` is the old one. */
+  function interruptedRetire(reason: 'sealed' | 'deleted'): { root: string; dir: string; wal_before: Buffer; wal_id: string } {
+    const { root, dir } = writeSession();
+    const wal_before = fs.readFileSync(walPath(dir));
+    const faulty = new FaultyIO().fail('write', { path: /wal\.successor$/ });
+    expect(() => retireLineage(root, 's1', { io: faulty.io, writer_name: 'test', reason })).toThrow(/EIO/);
+    const wal_id = hex(readWal(walPath(dir)).wal_id!);
+    expect(readArchive(dir).members.map((member) => hex(member.wal_id))).toEqual([wal_id]);
+    expect(fs.readFileSync(walPath(dir))).toEqual(wal_before);
+    return { root, dir, wal_before, wal_id };
+  }
+
+  it.each(['sealed', 'deleted'] as const)('finishes the %s retire (successor, index) before it appends, then writes to the successor', (reason) => {
+    const { root, dir, wal_before, wal_id } = interruptedRetire(reason);
+    const recorder = new FaultyIO();
+    const session = openSessionForWrite(root, 's1', { io: recorder.io, writer_name: 'runtime' });
+    session.writer.append('turn_finished', { step_id: 9 });
+    session.close();
+    const steps = recorder.mutations().filter((effect) => effect.op !== 'open' && effect.path !== null && !effect.path.endsWith('/lease')).map((effect) => `${effect.op} ${path.basename(effect.path!)}`);
+    const renamed = steps.indexOf('rename wal.successor');
+    const indexed = steps.indexOf('rename archive.index.tmp');
+    expect(steps.slice(0, renamed + 2)).toEqual(['write wal.successor', 'fsync wal.successor', 'rename wal.successor', 'fsyncDirectory s1']);
+    expect(steps[indexed + 1]).toBe('fsyncDirectory s1');
+    expect(steps.indexOf('write wal')).toBeGreaterThan(indexed);
+    expect(steps).not.toContain('write archive');
+    // Re-read from disk: one member, the old lineage whole; the index covers it; the successor carries on.
+    const archive = readArchive(dir);
+    expect(archive).toMatchObject({ index: 'valid', error: null, torn_tail: null });
+    expect(archive.members).toHaveLength(1);
+    const member = archive.members[0]!;
+    expect(member).toMatchObject({ reason, last_seq: 3, next_tag: 4, next_notice_seq: 5 });
+    if (reason === 'sealed') expect(fs.readFileSync(path.join(dir, 'archive')).subarray(member.content_offset, member.end)).toEqual(wal_before);
+    const frames: { type: string; seq: number; payload: unknown }[] = [];
+    const successor = readWal(walPath(dir), { on_frame: (frame) => frames.push(frame) });
+    expect(hex(successor.wal_id!)).not.toBe(wal_id);
+    expect(frames[0]!.payload).toMatchObject({ parent_wal_id: member.wal_id, next_tag: 4, next_notice_seq: 5 });
+    expect(frames.map((frame) => `${frame.type}@${frame.seq}`)).toEqual(['lineage@0', 'lineage@0', 'turn_finished@1']);
+    const history = readHistory(dir);
+    expect(history.problems).toEqual([]);
+    expect(history.lineages.map((entry) => [entry.where, entry.wal_id])).toEqual([['live', hex(successor.wal_id!)], [reason, wal_id]]);
+  });
+
+  it('leaves a stale member alone: the WAL grew since step 1, so the live WAL is authoritative and only appended to', () => {
+    const { root, dir, wal_id } = interruptedRetire('sealed');
+    // The WAL grows past the member (as a writer that did not finish the retire left it).
+    const grown = openSessionForWrite(root, 's1', { writer_name: 'old-runtime', finish_interrupted_retire: false });
+    grown.writer.append('turn_finished', { step_id: 4 });
+    grown.close();
+    const archive_before = fs.readFileSync(path.join(dir, 'archive'));
+    const session = openSessionForWrite(root, 's1', { writer_name: 'runtime' });
+    session.writer.append('turn_finished', { step_id: 5 });
+    session.close();
+    expect(fs.readFileSync(path.join(dir, 'archive'))).toEqual(archive_before);
+    const live = readWal(walPath(dir));
+    expect(hex(live.wal_id!)).toBe(wal_id);
+    expect(live.last_seq).toBe(5);
+    // The next retire appends a newer member holding every record, and the history loses nothing.
+    const outcome = retireLineage(root, 's1', { writer_name: 'test', reason: 'sealed' });
+    expect(outcome.kind).toBe('retired');
+    const members = readArchive(dir).members;
+    expect(members.map((member) => [hex(member.wal_id), member.last_seq])).toEqual([[wal_id, 3], [wal_id, 5]]);
+    expect(readHistory(dir).problems).toEqual([]);
+  });
+
+  it('does not retire a lineage whose member holds different content (a damaged member is no interrupted retire)', () => {
+    const { root, dir, wal_id } = interruptedRetire('sealed');
+    const archive_file = path.join(dir, 'archive');
+    const bytes = fs.readFileSync(archive_file);
+    const member = readArchive(dir).members[0]!;
+    bytes[member.end - 1] = bytes[member.end - 1]! ^ 0x01;
+    fs.writeFileSync(archive_file, bytes);
+    const session = openSessionForWrite(root, 's1', { writer_name: 'runtime' });
+    session.writer.append('turn_finished', { step_id: 5 });
+    session.close();
+    expect(hex(readWal(walPath(dir)).wal_id!)).toBe(wal_id);
+    expect(fs.readFileSync(archive_file)).toEqual(bytes);
+  });
+});

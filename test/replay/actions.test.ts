@@ -3,7 +3,12 @@
 // from disk.
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { readArchive } from '../../src-main/engine/archive-reader.js';
 import { encodeFrame } from '../../src-main/engine/frame-codec.js';
+import { readHistory } from '../../src-main/engine/lineage-chain.js';
+import { hex, readWal } from '../../src-main/engine/reader.js';
+import { retireLineage } from '../../src-main/engine/retire.js';
+import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { cancelSession, resumeSession, sealSession, startRun, stopRun, type RecoveryOutcome } from '../../src-main/replay/actions.js';
 import { WalIoError } from '../../src-main/engine/writer.js';
 import { walPayloadReader } from '../../src-main/replay/payloads.js';
@@ -316,5 +321,24 @@ describe('an approved plan that no longer holds', () => {
     const outcome = sealSession(root, 's1', { expected_records: [{ type: 'run_finished', payload: { reason: 'interrupted' }, barrier: 0 }] });
     expect(outcome.kind).toBe('refused');
     expect(walBytes(root).equals(bytes)).toBe(true);
+  });
+});
+
+describe('a recovery action after a retire that died between its steps 1 and 2', () => {
+  it('finishes the retire under its lease, then finds its plan changed: the run is in the sealed lineage, the successor holds nothing of it', () => {
+    const root = tempDir();
+    heldBatch(root);
+    const dir = sessionDir(root, 's1');
+    const wal_id = hex(readWal(walPath(dir)).wal_id!);
+    const faulty = new FaultyIO().fail('write', { path: /wal\.successor$/ });
+    expect(() => retireLineage(root, 's1', { io: faulty.io, writer_name: 'test', reason: 'sealed' })).toThrow(/EIO/);
+    expect(sealSession(root, 's1')).toMatchObject({ kind: 'refused', message: expect.stringContaining('changed') });
+    const successor = readWal(walPath(dir));
+    expect(hex(successor.wal_id!)).not.toBe(wal_id);
+    expect(successor.records).toBe(0);
+    expect(readArchive(dir)).toMatchObject({ index: 'valid', members: [expect.objectContaining({ reason: 'sealed' })] });
+    expect(readHistory(dir).lineages.map((entry) => [entry.where, entry.wal_id])).toEqual([['live', hex(successor.wal_id!)], ['sealed', wal_id]]);
+    // Asked again, the action plans on the successor: nothing to seal there, nothing appended.
+    expect(sealSession(root, 's1')).toMatchObject({ kind: 'done', appended: [] });
   });
 });

@@ -112,7 +112,8 @@ describe('no recovery action truncates a digest-valid frame', () => {
             expect(after.subarray(offset, offset + size).equals(bytes.subarray(offset, offset + size)), `${name}: the intact frame at ${offset} was cut or overwritten`).toBe(true);
           }
         }),
-        { numRuns: 40 },
+        // A fixed seed: the counts below are a property of these 40 cases, not of chance.
+        { numRuns: 40, seed: 20_261_130 },
       );
       // Not vacuous: in many runs the action wrote (and so repaired a torn tail), in many it refused.
       expect(outcomes.wrote).toBeGreaterThan(5);
