@@ -5,26 +5,17 @@
 import type { ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
 import { latestMember, readArchive, type ArchiveError, type ArchiveMember, type ArchiveScan } from './archive-reader.js';
 import { openMember } from './archive-member.js';
+import type { HistoryLineage } from '../../src-shared/ipc.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
 import { CounterFold, startCounters, type LineageCounters } from './lineage-counters.js';
 import { hex, ioError, readWal, refusedRead, type ReadResult } from './reader.js';
 import { walPath } from './state-root.js';
 
-export type LineageWhere = 'live' | 'sealed' | 'deleted' | 'missing';
+export type LineageWhere = HistoryLineage['where'];
 
-export interface LineageEntry {
-  wal_id: string;
-  parent_wal_id: string | null;
-  where: LineageWhere;
-  first_seq: number | null;
-  last_seq: number | null;
-  /** The counters a successor of this lineage carries on from (for `live`: what retiring it now would give). */
-  next_tag: number | null;
-  next_notice_seq: number | null;
-  /** The earliest and latest created_ms/ts_ms its frames carry (a member's sealed_ms counts): null when unread. */
-  first_ms: number | null;
-  last_ms: number | null;
-  /** The member's offset in the archive (sealed, deleted). */
+/** A lineage as the app shows it (src-shared's HistoryLineage: ids, where, seq range, the counters a successor
+ *  carries on from, the time span its frames carry), plus the member's offset in the archive (sealed, deleted). */
+export interface LineageEntry extends HistoryLineage {
   offset: number | null;
 }
 
