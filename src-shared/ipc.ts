@@ -5,15 +5,19 @@
 import type {
   CallClass,
   EpisodeState,
+  EpisodeTiming,
   MessageOrigin,
   RequestProblem,
   ViewInRequest,
   JsonPayload,
   JsonValue,
   PlannedRecord,
+  RecoveryEntry,
   RecoveryKind,
   RecoveryPlan,
+  RunSignal,
 } from './replay.js';
+import type { SupportReport } from './report.js';
 import type { ArchiveReport, DigestAlgorithmName, InProgressTail, LeaseTenure, RetirePlan, TornTail, WalErrorInfo } from './wal.js';
 
 /** Rows per page request; the renderer asks for windows, never whole lists (a session may hold 1M records). */
@@ -46,6 +50,7 @@ export type SessionStatus =
   | 'torn_tail'
   | 'paused_held'
   | 'needs_operator'
+  | 'finished_unconfirmed'
   | 'finished'
   | 'idle'
   | 'loading';
@@ -68,6 +73,11 @@ export interface SessionSummary {
   finish_reason: string | null;
   /** Counts of call classes over the session, for the list's chips. */
   class_counts: Partial<Record<CallClass, number>>;
+  /** How the last run stands (unconfirmed calls, error results, the last durable state of a cut WAL); null
+   *  while loading. */
+  run: RunSignal | null;
+  /** The session's recovery history (operator_action records, most recent last; at most the last 50). */
+  recoveries: RecoveryEntry[];
 }
 
 export type LeaseView = { state: 'live'; holder: LeaseTenure | null } | { state: 'free'; last: LeaseTenure | null } | { state: 'absent' };
@@ -95,6 +105,32 @@ export interface SessionDetail {
   queue: QueueView[];
   /** The provider-validity check of the transcript the next request would carry. */
   transcript_valid: boolean;
+  /** Resume, Cancel and Seal: which apply now, and why the others do not. */
+  actions: ActionChoice[];
+  /** Per episode: when its work happened (as recorded), its waterfall, tokens and failed attempts. */
+  timing: EpisodeTiming[];
+}
+
+/** One recovery action as offered in the session view: computed by the service, shown by the renderer. */
+export interface ActionChoice {
+  kind: ActionKind;
+  /** true when it would write something and this workspace may write it now. */
+  applies: boolean;
+  /** Why it applies (what it would do) or why not. */
+  why: string;
+  /** Records it would append (the audit record not counted). */
+  records: number;
+  /** How the run would end (its run_finished reason), or null when it writes none. */
+  finishes_as: string | null;
+  /** Set when it contradicts the recommended (resume) plan: said before confirmation. */
+  contradicts: string | null;
+}
+
+/** A torn tail the action's writer truncates before appending (the bytes are kept in `copy_path` first). */
+export interface TailRepair {
+  offset: number;
+  bytes: number;
+  copy_path: string;
 }
 
 export interface QueueView {
@@ -119,8 +155,9 @@ export interface CallRow {
   outcome: string | null;
   reason: string | null;
   is_error: boolean;
-  /** tool-times: when the intent was written (the result's finished_at_ms shows in the record view). */
+  /** tool-times: when the intent was written, and when the counting result says the call finished. */
   dispatched_at_ms: number | null;
+  finished_at_ms: number | null;
   /** Held calls: what holds them, and the successors waiting behind. */
   held: { call_key: string; module: string; reason: string | null; held_at_ms: number | null; seq: number } | null;
   behind: string | null;
@@ -131,7 +168,18 @@ export interface CallRow {
 
 /** One row of the session timeline: episodes → turns → steps → batches, flattened so it can be windowed. */
 export type TimelineRow =
-  | { kind: 'episode'; episode: number; run_id: string | null; state: EpisodeState; finish_reason: string | null; seqs: number[] }
+  | {
+      kind: 'episode';
+      episode: number;
+      run_id: string | null;
+      state: EpisodeState;
+      /** The word shown: `state`, unless the WAL is cut or an export ends mid-run ("cut short", …). */
+      state_word: string;
+      /** The last durable state when the WAL is cut or the copy ends mid-run; null otherwise. */
+      last_durable: string | null;
+      finish_reason: string | null;
+      seqs: number[];
+    }
   | { kind: 'input'; episode: number; role: string; text: string; seqs: number[] }
   | { kind: 'steer'; episode: number; title: string | null; delivery: string | null; text: string; seqs: number[] }
   | {
@@ -142,6 +190,8 @@ export type TimelineRow =
       tool_calls: number;
       usage: JsonPayload | null;
       attempts: { attempt: number | null; outcome: string | null; http_status: number | null }[];
+      /** The last model attempt's recorded time (ts_ms), or null when none carries one. */
+      ts_ms: number | null;
       in_flight: boolean;
       seqs: number[];
     }
@@ -216,6 +266,10 @@ export interface ActionPreview {
   /** The session's last seq the plan was made from: the confirmation carries it back. */
   based_on_seq: number;
   refusal: ActionRefusal | null;
+  /** A write besides the appends: the torn tail the writer truncates first. */
+  tail_repair: TailRepair | null;
+  /** Said before confirmation when this action contradicts the recommended plan. */
+  contradicts: string | null;
 }
 
 export type ActionRefusal =
@@ -224,6 +278,7 @@ export type ActionRefusal =
   | { reason: 'refused_wal'; message: string }
   | { reason: 'nothing_to_do'; message: string }
   | { reason: 'stale_plan'; message: string }
+  | { reason: 'audit'; message: string }
   | { reason: 'unavailable'; message: string };
 
 export interface WrittenRecord extends PlannedRecord {
@@ -293,8 +348,11 @@ export interface WalscopeApi {
   locateSeq(key: string, seq: number): Promise<number | null>;
   search(key: string, list: RowList, query: string): Promise<SearchResult>;
   previewAction(key: string, kind: ActionKind): Promise<ActionPreview>;
-  /** Writes only when the session is still at `based_on_seq`: what was confirmed is what gets written. */
-  runAction(key: string, kind: ActionKind, based_on_seq: number): Promise<ActionOutcome>;
+  /** Writes only when the session is still at `based_on_seq`: what was confirmed is what gets written, with
+   *  the operator's `reason` in its operator_action record (required). */
+  runAction(key: string, kind: ActionKind, based_on_seq: number, reason: string): Promise<ActionOutcome>;
+  /** The support report of a session's WAL (read-only); the renderer saves it as HTML (report-html.ts). */
+  getReport(key: string): Promise<SupportReport>;
   /** The session's lineages (live, sealed, deleted, missing) and its archive's integrity. Read-only. */
   getHistory(key: string): Promise<SessionHistory>;
   previewRetire(key: string, reason: 'sealed' | 'deleted'): Promise<RetirePreview>;
@@ -320,6 +378,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'search',
   'previewAction',
   'runAction',
+  'getReport',
   'getHistory',
   'previewRetire',
   'runRetire',
@@ -389,7 +448,8 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   locateSeq: [['key', key], ['seq', count]],
   search: [['key', key], ['list', list], ['query', text]],
   previewAction: [['key', key], ['kind', action]],
-  runAction: [['key', key], ['kind', action], ['based_on_seq', count]],
+  runAction: [['key', key], ['kind', action], ['based_on_seq', count], ['reason', text]],
+  getReport: [['key', key]],
   getHistory: [['key', key]],
   previewRetire: [['key', key], ['reason', retireReason]],
   runRetire: [['key', key], ['reason', retireReason], ['plan', retirePlan]],

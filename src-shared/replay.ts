@@ -315,6 +315,8 @@ export interface ReplayCallJson {
   terminal: { type: 'tool_result' | 'tool_no_dispatch'; seq: number } | null;
   outcome: ToolOutcome | null;
   reason: string | null;
+  /** The result says the tool failed (tool_result.is_error); false without a result. */
+  is_error: boolean;
   dispatched_at_ms: number | null;
   finished_at_ms: number | null;
 }
@@ -356,6 +358,8 @@ export interface ReplayJson {
   episodes: ReplayEpisodeJson[];
   /** Anomalies outside any episode. */
   anomalies: Anomaly[];
+  /** How the last run stands: `finished_unconfirmed` when it finished holding an unknown-outcome call. */
+  run: RunSignal;
   resume: ResumePlan;
 }
 
@@ -370,6 +374,87 @@ export interface ProviderProblem {
 export interface ProviderValidity {
   valid: boolean;
   problems: ProviderProblem[];
+}
+
+/** A dispatched call whose outcome is unknown (wal-format §10 `indeterminate`): its intent is durable, its
+ *  result is not, so its side effect may or may not have happened. Recovery never sends it again; the owner
+ *  has to find out. */
+export interface UnconfirmedCall {
+  episode: number;
+  batch_id: string;
+  tool_call_id: string;
+  name: string;
+  /** The intent's seq: the record that proves it was dispatched. */
+  intent_seq: number | null;
+  /** The unknown-outcome tool_result's seq once a close-out wrote it; null while the call has no terminal. */
+  closed_out_seq: number | null;
+  /** What may have happened and what to check, in the owner's terms ("edit_file c2.txt may have been
+   *  applied — check c2.txt"). */
+  may_have: string;
+}
+
+/** How a session's last run stands, as an operator reads it. `finished_unconfirmed`: the run is over, but a
+ *  call's side effect is unconfirmed and the owner must decide; `cut`: the WAL ends in damage (a torn tail,
+ *  a refused frame) and the run's state past it is unknown. */
+export type RunStatus = 'no_run' | 'open' | 'finished' | 'finished_unconfirmed' | 'cut';
+
+export interface RunSignal {
+  status: RunStatus;
+  /** One sentence for the operator. */
+  detail: string;
+  /** Unknown-outcome calls of the session's last episode (earlier episodes' are history: a new run was
+   *  started after them, which is the owner's decision). */
+  unconfirmed: UnconfirmedCall[];
+  /** The last durable state of the last episode when the WAL is cut or damaged, or it is an export whose
+   *  episode has no run_finished; null otherwise. */
+  last_durable: string | null;
+  /** tool_results recorded with is_error: true, over the session. */
+  error_results: number;
+}
+
+/** One recovery action as its operator_action record (wal-format §6) and the records it wrote tell it. */
+export interface RecoveryEntry {
+  seq: number;
+  action: string;
+  operator: string;
+  reason: string;
+  via: string;
+  ts_ms: number | null;
+  based_on_seq: number | null;
+  /** The lease epoch it wrote under. */
+  fence: number;
+  /** The records it appended after its audit record, in WAL order (its tenure: the same fence). */
+  records: { seq: number; type: string }[];
+  /** More records than `records` lists were written. */
+  records_cut: boolean;
+}
+
+/** One bar of an episode's waterfall, on the WAL's own clock (ms since the epoch, as recorded). */
+export interface TimedSpan {
+  kind: 'step' | 'batch' | 'call' | 'held';
+  label: string;
+  /** The record time the bar starts at; for a step, the last recorded time before its attempts. */
+  start_ms: number;
+  /** null: still open when the WAL ends (a held call whose late result has not come). */
+  end_ms: number | null;
+  /** Failed model attempts (steps), or a tool result with is_error (calls). */
+  failed: number;
+  seq: number | null;
+}
+
+/** When an episode's work happened, and what it cost, from the times and usage its records carry. */
+export interface EpisodeTiming {
+  episode: number;
+  /** false when none of its records carries a time: then nothing here is invented, the spans are empty. */
+  times_recorded: boolean;
+  first_ms: number | null;
+  last_ms: number | null;
+  /** Numeric usage fields summed over its steps. */
+  tokens: Record<string, number>;
+  failed_attempts: number;
+  spans: TimedSpan[];
+  /** More spans than the waterfall carries were left out. */
+  spans_cut: boolean;
 }
 
 /** Where a message of a rendered request came from (wal-format §6): the run's input, a compaction view's

@@ -7,6 +7,7 @@ import { agentCommand, fetchCommand, fleetCommand } from './fleet.js';
 import { lineagesCommand } from './lineages.js';
 import { terminalSafe } from './format.js';
 import { replayCommand } from './replay.js';
+import { reportCommand } from './report.js';
 import { retireCommand } from './retire.js';
 import { serveCommand } from './serve.js';
 import { verifyCommand } from './verify.js';
@@ -15,6 +16,7 @@ const COMMANDS: Record<string, Command> = {
   verify: verifyCommand,
   dump: dumpCommand,
   replay: replayCommand,
+  report: reportCommand,
   resume: resumeCommand,
   cancel: cancelCommand,
   seal: sealCommand,

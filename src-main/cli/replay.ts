@@ -2,10 +2,11 @@
 // steps, batches and calls with their classes, anomalies, and the resume plan. Read-only: it never locks,
 // creates or writes anything.
 import { appendAll } from '../../src-shared/arrays.js';
-import type { Anomaly, BatchFold, CallFold, EpisodeFold, PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
+import type { Anomaly, BatchFold, CallFold, EpisodeFold, PlannedRecord, RecoveryPlan, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { replayJson, replayTarget, type SessionReplay } from '../replay/report.js';
+import { episodeWord } from '../replay/signals.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable, textLines } from './format.js';
 import { runReplayAt } from './replay-at.js';
@@ -29,14 +30,15 @@ export const replayCommand: Command = {
   },
 };
 
-export function outline(target: WalTarget, { read, fold, resume }: SessionReplay): string {
+export function outline(target: WalTarget, { read, fold, resume, run }: SessionReplay): string {
   const lines: string[] = [];
   const name = target.session === null ? target.wal_path : `session ${target.session} (${target.wal_path})`;
   lines.push(`${name}: ${plural(fold.episodes.length, 'episode')}, last seq ${fold.last_seq}, wal_id ${fold.wal_id ?? '(none)'}`);
   if (read.error !== null) lines.push(`REFUSED ${read.error.kind.replaceAll('_', ' ')}: ${read.error.message} (shown: the intact prefix)`);
   if (read.torn_tail !== null) lines.push(`torn tail: ${plural(read.torn_tail.bytes, 'byte')} at offset ${read.torn_tail.offset} never committed, not used`);
   if (read.in_progress_tail !== null) lines.push('a live writer is appending: this is a snapshot');
-  for (const episode of fold.episodes) appendAll(lines, episodeLines(episode));
+  appendAll(lines, runLines(run));
+  for (const episode of fold.episodes) appendAll(lines, episodeLines(episode, episodeWord(episode, run, fold.episodes.length)));
   appendAll(lines, anomalyLines(fold.anomalies, ''));
   appendAll(lines, queueLines(fold));
   lines.push('');
@@ -45,10 +47,17 @@ export function outline(target: WalTarget, { read, fold, resume }: SessionReplay
 }
 
 
-function episodeLines(episode: EpisodeFold): string[] {
+function runLines(run: RunSignal): string[] {
+  const lines = [`run: ${run.status.replaceAll('_', ' ')}: ${printable(run.detail, 400)}`];
+  for (const call of run.unconfirmed) lines.push(`  UNCONFIRMED ${printable(call.tool_call_id, TEXT_MAX)}: ${printable(call.may_have, 400)}`);
+  if (run.error_results > 0) lines.push(`  ${plural(run.error_results, 'tool result')} recorded as errors (is_error)`);
+  return lines;
+}
+
+function episodeLines(episode: EpisodeFold, word: string): string[] {
   const finished = episode.finished === null ? '' : ` (${episode.finished.reason ?? 'no reason'} at seq ${episode.finished.seq})`;
   const index = new EpisodeIndex(episode);
-  const lines = ['', `episode ${episode.episode}  run ${printable(episode.run_id ?? '?', TEXT_MAX)}  ${episode.state}${finished}  seq ${episode.started_seq}–${episode.last_seq}`];
+  const lines = ['', `episode ${episode.episode}  run ${printable(episode.run_id ?? '?', TEXT_MAX)}  ${word}${finished}  seq ${episode.started_seq}–${episode.last_seq}`];
   for (const step of episode.steps) {
     const recorded = step.seq === null ? 'in flight (no model_step_finished)' : `seq ${step.seq}`;
     const ending = step.natural_end ? ', natural end' : '';
@@ -82,9 +91,10 @@ function callLine(call: CallFold): string {
   const terminal = call.terminals[0];
   const where = terminal === undefined ? (call.intent === null ? 'no intent' : `intent seq ${call.intent.seq}, no terminal`) : `${terminal.type} seq ${terminal.seq}`;
   const detail = terminal?.reason === null || terminal === undefined ? '' : ` (${printable(terminal.reason, TEXT_MAX)})`;
+  const failed = terminal?.is_error === true ? ' ERROR (is_error)' : '';
   const held = call.held === null ? '' : `, held by ${printable(call.held.module, TEXT_MAX)} (key ${printable(call.held.call_key, TEXT_MAX)}) at seq ${call.held.seq}`;
   const behind = call.behind === null ? '' : `, behind ${call.behind}`;
-  return `${call.class.padEnd(14)} ${printable(call.tool_call_id, TEXT_MAX)}  ${printable(call.name, TEXT_MAX)}  ${where}${detail}${held}${behind}`;
+  return `${call.class.padEnd(14)} ${printable(call.tool_call_id, TEXT_MAX)}  ${printable(call.name, TEXT_MAX)}  ${where}${failed}${detail}${held}${behind}`;
 }
 
 function anomalyLines(anomalies: Anomaly[], indent: string): string[] {

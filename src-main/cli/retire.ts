@@ -1,17 +1,18 @@
-// `walscope retire SESSION_FOLDER --seal|--delete [--dry-run] [--yes] [--json] [--operator NAME --reason TEXT]`:
+// `walscope retire SESSION_FOLDER --seal|--delete [--dry-run] [--yes] [--json] [--reason TEXT [--operator NAME]]`:
 // retires the session's live lineage (wal-format §11): prints exactly what it will write — the archive member,
 // the successor's lineage frame, the index — and writes only after an interactive "y" (or --yes), under the
 // session's lease. Refused under a live lease and for exports (a WAL file, a folder outside a state root).
 import type { RetireReason } from '../engine/archive-format.js';
 import { describe } from '../engine/errors.js';
 import { previewRetire, retireLineage, type RetirePlan } from '../engine/retire.js';
-import { confirm, refuse, sessionOf } from './actions.js';
+import { auditProblem } from '../replay/actions.js';
+import { confirm, osUser, refuse, sessionOf } from './actions.js';
 import { EXIT_OK, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable } from './format.js';
 
 export const retireCommand: Command = {
   summary: 'retire a session\'s live lineage into its archive (--seal keeps the bytes, --delete keeps a tombstone)',
-  usage: 'walscope retire SESSION_FOLDER --seal|--delete [--dry-run] [--yes] [--json] [--operator NAME --reason TEXT]',
+  usage: 'walscope retire SESSION_FOLDER --seal|--delete [--dry-run] [--yes] [--json] [--reason TEXT [--operator NAME]]',
   async run(argv) {
     const { values, positionals } = parseCommandArgs(argv, {
       seal: { type: 'boolean' },
@@ -24,13 +25,16 @@ export const retireCommand: Command = {
     });
     if (positionals.length !== 1) throw new UsageError('expected exactly one SESSION_FOLDER');
     if (values.seal === values.delete) throw new UsageError('pass exactly one of --seal (keep the bytes) and --delete (keep a tombstone)');
-    if ((values.operator === undefined) !== (values.reason === undefined)) throw new UsageError('--operator and --reason go together');
+    // As resume|cancel|seal record theirs: --operator defaults to the OS user, and names nobody without a reason.
+    if (values.operator !== undefined && values.reason === undefined) throw new UsageError('--operator needs --reason TEXT: the audit record says who approved it and why');
     const reason: RetireReason = values.seal === true ? 'sealed' : 'deleted';
     const session = sessionOf(positionals[0]!);
     if (typeof session === 'string') return refuse(session);
     const preview = previewRetire(session.root, session.id, reason);
     if (preview.kind !== 'plan') return refuse(`${preview.code}: ${preview.message}`);
-    const operator = values.operator === undefined ? undefined : { operator: values.operator, reason: values.reason!, via: 'cli' };
+    const operator = values.reason === undefined ? undefined : { operator: values.operator ?? osUser(), reason: values.reason, via: 'cli' as const };
+    const problem = operator === undefined ? null : auditProblem(operator);
+    if (problem !== null) throw new UsageError(`${problem}; nothing was written`);
     await writeOut(values.json ? `${JSON.stringify({ plan: preview.plan, operator: operator ?? null }, null, 2)}\n` : planText(preview.plan, operator?.operator));
     if (values['dry-run']) return EXIT_OK;
     const approved = values.yes === true || (await confirm(`retire lineage ${preview.plan.live.wal_id} (${reason})?`));

@@ -1,11 +1,14 @@
 // `walscope verify PATH [--json]`: checks every WAL that PATH names, read-only.
 import type { VerifyReport } from '../../src-shared/wal.js';
-import { verifyTarget } from '../engine/inspect.js';
+import fs from 'node:fs';
+import { verifyReportOf, verifyTarget, type WalTarget } from '../engine/inspect.js';
 import { classifyPath } from '../engine/state-root.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { targetsOf } from './targets.js';
-import { plural, textLines } from './format.js';
+import { plural, printable, textLines } from './format.js';
+import type { RunSignal } from '../../src-shared/replay.js';
+import { replayTarget } from '../replay/report.js';
 import { archiveLines } from './lineages.js';
 
 export const verifyCommand: Command = {
@@ -15,7 +18,7 @@ export const verifyCommand: Command = {
     const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('expected exactly one PATH');
     const target = positionals[0]!;
-    const reports: VerifyReport[] = targetsOf(target).map((wal) => verifyTarget(wal));
+    const reports: VerifiedRun[] = targetsOf(target).map(verifyWithRun);
     const isRoot = classifyPath(target) === 'state_root';
     if (values.json) await writeOut(`${JSON.stringify(isRoot ? reports : reports[0], null, 2)}\n`);
     else await writeOut(reports.map(humanReport).join('\n') + (isRoot ? rootSummary(reports) : ''));
@@ -23,7 +26,30 @@ export const verifyCommand: Command = {
   },
 };
 
-function humanReport(report: VerifyReport): string {
+/** verify's report plus how the last run stands (`run.status` `finished_unconfirmed`: an unknown outcome);
+ *  `run` is null for a WAL larger than RUN_FOLD_BYTES_MAX, whose fold verify does not build (`replay` does). */
+type VerifiedRun = VerifyReport & { run: RunSignal | null };
+
+/** Up to this size verify folds the WAL in its one read to say how the run stands; past it, verify stays a
+ *  streaming check that holds no records in memory (a 1 GiB WAL's fold would). */
+const RUN_FOLD_BYTES_MAX = 64 * 1_048_576;
+
+function verifyWithRun(wal: WalTarget): VerifiedRun {
+  if (sizeOf(wal.wal_path) > RUN_FOLD_BYTES_MAX) return { ...verifyTarget(wal), run: null };
+  const replay = replayTarget(wal);
+  return { ...verifyReportOf(wal, replay.read), run: replay.run };
+}
+
+/** 0 when the path cannot be stat'ed (a looping link, no permission): the read then names the problem. */
+function sizeOf(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+function humanReport(report: VerifiedRun): string {
   const name = report.session === null ? report.path : `session ${report.session} (${report.path})`;
   const lines: string[] = [];
   const summary = `${plural(report.records, 'record')} (last seq ${report.last_seq}), ${plural(report.frames, 'frame')}, ${formatBytes(report.bytes)}`;
@@ -37,6 +63,9 @@ function humanReport(report: VerifyReport): string {
     lines.push(`  ${summary}; wal_id ${report.wal_id ?? '(none: empty file)'}`);
     lines.push(`  digests: ${report.digest_algorithms.join(', ') || 'none'}; features: ${report.features.join(', ') || 'none'}`);
   }
+  if (report.run === null) lines.push(`  run: not folded (over ${formatBytes(RUN_FOLD_BYTES_MAX)}); \`walscope replay\` says how it stands`);
+  else lines.push(`  run: ${report.run.status.replaceAll('_', ' ')}: ${printable(report.run.detail, 400)}`);
+  for (const call of report.run?.unconfirmed ?? []) lines.push(`    UNCONFIRMED ${printable(call.tool_call_id, 120)}: ${printable(call.may_have, 400)}`);
   if (report.torn_tail !== null) {
     const tail = report.torn_tail;
     lines.push(`  torn tail: ${plural(tail.bytes, 'byte')} at offset ${tail.offset} (${tail.reason.replaceAll('_', ' ')}) were never committed and are not used; a writer opening this session under its lease truncates them`);
@@ -65,7 +94,7 @@ function advice(kind: string): string {
   }
 }
 
-function rootSummary(reports: VerifyReport[]): string {
+function rootSummary(reports: VerifiedRun[]): string {
   const refused = reports.filter((report) => report.error !== null || report.archive?.error != null).length;
   const torn = reports.filter((report) => report.torn_tail !== null).length;
   return `\n${plural(reports.length, 'session')}: ${reports.length - refused} usable (${torn} with a torn tail), ${refused} refused\n`;

@@ -150,7 +150,11 @@ export function readTarget(target: WalTarget, options: Omit<ReadOptions, 'floor_
 }
 
 export function verifyTarget(target: WalTarget, io: FileIO = nodeFileIO): VerifyReport {
-  const result = readTarget(target, { io, with_payload: false });
+  return verifyReportOf(target, readTarget(target, { io, with_payload: false }), io);
+}
+
+/** The verify report of a read already made (a caller that folds the same read, say). */
+export function verifyReportOf(target: WalTarget, result: ReadResult, io: FileIO = nodeFileIO): VerifyReport {
   const archive = target.session_dir === null || target.member !== undefined ? null : verifyArchive(target.session_dir, floorOf(target, io), io);
   return {
     path: target.wal_path,

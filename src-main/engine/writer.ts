@@ -48,7 +48,7 @@ export interface AppendResult {
   size_bytes: number;
 }
 
-export type WalIoOperation = 'write' | 'fstat' | 'fdatasync' | 'fsync_directory' | 'truncate';
+export type WalIoOperation = 'write' | 'fstat' | 'fdatasync' | 'fsync_directory' | 'truncate' | 'keep_torn_tail';
 
 /** A write or sync of the WAL failed. The writer is poisoned; what the disk holds is the next writer's to read. */
 export class WalIoError extends Error {
@@ -105,7 +105,10 @@ export class WalWriter {
       if (size_bytes !== (prior?.bytes ?? 0)) {
         throw new Error(`${wal_path} is ${size_bytes} bytes but was ${prior?.bytes ?? 0} when read: another process writes it; open only under the lease`);
       }
-      if (prior?.torn_tail) truncateTornTail(io, fd, wal_path, prior.valid_bytes);
+      if (prior?.torn_tail) {
+        keepTornTail(io, fd, wal_path, prior.valid_bytes, size_bytes);
+        truncateTornTail(io, fd, wal_path, prior.valid_bytes);
+      }
       const continuing = prior !== null && prior.wal_id !== null;
       const absolute = path.resolve(wal_path);
       const writer = new WalWriter(absolute, io, fd, continuing ? prior.wal_id! : new Uint8Array(randomBytes(WAL_ID_BYTES)),
@@ -261,6 +264,46 @@ function checkPrior(prior: ReadResult, fence: number, fence_at_lease: number): v
   assert.equal(prior.in_progress_tail, null, 'a writer reads the WAL as not live: it holds the lease');
   assert.ok(prior.valid_bytes === 0 || prior.wal_id !== null, 'an intact prefix starts with a lineage frame');
   assert.ok(fence > fence_at_lease && fence >= prior.max_fence, `fence ${fence} must exceed the WAL's greatest fence ${fence_at_lease} when the lease was taken: take the lease`);
+}
+
+/** Where a repair keeps the torn tail it cuts off (etcd's wal keeps a `.broken` file): beside the WAL, named
+ *  by the offset the tail started at, so the evidence survives the repair. */
+export function tornTailCopyPath(wal_path: string, offset: number): string {
+  assert.ok(Number.isSafeInteger(offset) && offset >= 0, `offset ${offset}`);
+  return `${wal_path}.torn-at-${offset}.broken`;
+}
+
+const TAIL_COPY_CHUNK_BYTES = 65_536;
+
+/** Copies bytes [valid_bytes, size_bytes) of the WAL to tornTailCopyPath, durably (file fsync, rename, folder
+ *  fsync) BEFORE the truncation, so a crash leaves the tail in the WAL, in the copy, or in both. The copy is
+ *  written to a temporary name and renamed: a crash mid-copy never leaves a partial `.broken` file, and a
+ *  repeat after a crash between copy and truncation rewrites the same bytes. */
+function keepTornTail(io: FileIO, fd: number, wal_path: string, valid_bytes: number, size_bytes: number): void {
+  assert.ok(valid_bytes < size_bytes, 'a torn tail has bytes');
+  const copy_path = tornTailCopyPath(wal_path, valid_bytes);
+  const temporary_path = `${copy_path}.tmp`;
+  try {
+    const out = io.open(temporary_path, 'write_truncate');
+    try {
+      const chunk = new Uint8Array(Math.min(TAIL_COPY_CHUNK_BYTES, size_bytes - valid_bytes));
+      for (let position = valid_bytes; position < size_bytes;) {
+        const length = Math.min(chunk.length, size_bytes - position);
+        const count = io.read(fd, chunk, 0, length, position);
+        if (count <= 0) throw new Error(`the WAL ended at ${position} while copying its torn tail (expected ${size_bytes})`);
+        writeFully(io, out, chunk.subarray(0, count), position - valid_bytes);
+        position += count;
+      }
+      io.fsync(out);
+    } finally {
+      io.close(out);
+    }
+    io.rename(temporary_path, copy_path);
+    io.fsyncDirectory(path.dirname(wal_path));
+  } catch (error) {
+    throw new WalIoError('keep_torn_tail', copy_path, valid_bytes, error);
+  }
+  assert.equal(io.stat(copy_path)?.size_bytes, size_bytes - valid_bytes, 'the copy holds the whole torn tail');
 }
 
 /** Cuts the never-committed bytes off and syncs the cut, so appends land after the intact prefix. */

@@ -7,7 +7,7 @@
 // epoch) from a fresh read: that plan is the one written, barrier group by barrier group, and it must equal
 // the one the operator approved, or nothing is appended.
 import type { JsonPayload, JsonValue, PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
-import type { LeaseTenure, Payload } from '../../src-shared/wal.js';
+import type { LeaseTenure, Payload, TornTail } from '../../src-shared/wal.js';
 import { describe, LeaseHeldError, WalReadError } from '../engine/errors.js';
 import { readFloor } from '../engine/feature-floor.js';
 import { encodeFrame } from '../engine/frame-codec.js';
@@ -17,7 +17,7 @@ import { readWal } from '../engine/reader.js';
 import { FRAME_VER_PLAIN } from '../engine/limits.js';
 import { leaseSession } from '../engine/session.js';
 import { isValidSessionId, leasePath, sessionDir, walPath } from '../engine/state-root.js';
-import type { WalWriter } from '../engine/writer.js';
+import { tornTailCopyPath, type WalWriter } from '../engine/writer.js';
 import { SessionFolder } from './fold.js';
 import { planCancel, planResume, planSeal, planStop } from './plan.js';
 
@@ -26,7 +26,26 @@ export interface RecoveryOptions {
   writer_name?: string;
   /** The records the operator approved; if the WAL under the lease calls for others, nothing is appended. */
   expected_records?: readonly PlannedRecord[];
+  /** Who approved the action and why (wal-format §6 operator_action): when the action appends anything, the
+   *  audit record is written first, in its first barrier. Every operator surface (CLI, app) passes one; the
+   *  runtime's own recovery, which nobody approves, does not. */
+  audit?: OperatorAudit;
+  /** The last seq of the view the operator approved from; defaults to the WAL's last seq when planned. */
+  based_on_seq?: number;
+  /** The audit record's clock (ms since the epoch); Date.now by default. */
+  now_ms?: () => number;
 }
+
+/** Who approves a recovery action, why, and from where (wal-format §6 operator_action). */
+export interface OperatorAudit {
+  operator: string;
+  reason: string;
+  via: 'cli' | 'app' | 'fleet';
+}
+
+/** Limits on the audit texts: a reason is a sentence or a ticket reference, not a document. */
+export const OPERATOR_CHARS_MAX = 200;
+export const REASON_CHARS_MAX = 2_000;
 
 export interface AppendedRecord {
   seq: number;
@@ -38,7 +57,17 @@ export type Refusal =
   | { kind: 'lease_held'; message: string; holder: LeaseTenure | null }
   | { kind: 'refused'; message: string };
 
-export type RecoveryOutcome = { kind: 'done'; plan: RecoveryPlan; appended: AppendedRecord[]; epoch: number | null } | Refusal;
+export type RecoveryOutcome =
+  | {
+      kind: 'done';
+      plan: RecoveryPlan;
+      /** The operator_action written first, when the action appended anything and an audit was given. */
+      audit: PlannedRecord | null;
+      /** Every record appended, the audit record first: `[audit, ...plan.records]` by position. */
+      appended: AppendedRecord[];
+      epoch: number | null;
+    }
+  | Refusal;
 
 export type Planner = (fold: SessionFold) => RecoveryPlan;
 
@@ -55,10 +84,52 @@ export const sealSession = (root: string, session_id: string, options: RecoveryO
 export const stopRun = (root: string, session_id: string, reason: 'interrupted' | 'max_steps', options: RecoveryOptions = {}): RecoveryOutcome =>
   recover(root, session_id, (fold) => planStop(fold, reason), options);
 
+/** A torn tail the writer will truncate before appending; its bytes are kept in `copy_path` first. */
+export interface TailRepairPlan {
+  offset: number;
+  bytes: number;
+  copy_path: string;
+}
+
+export interface RecoveryPreview {
+  kind: 'plan';
+  plan: RecoveryPlan;
+  /** The WAL's last seq the plan was made from. */
+  based_on_seq: number;
+  /** Set when carrying the plan out also truncates a torn tail (only when the plan appends anything: the
+   *  writer that truncates is opened only to append). */
+  tail_repair: TailRepairPlan | null;
+}
+
 /** The plan an action would carry out now, read without the lease (for --dry-run and for confirmation). */
-export function previewRecovery(root: string, session_id: string, planner: Planner, io: FileIO = nodeFileIO): { kind: 'plan'; plan: RecoveryPlan } | Refusal {
+export function previewRecovery(root: string, session_id: string, planner: Planner, io: FileIO = nodeFileIO): RecoveryPreview | Refusal {
   const looked = lookWithoutLease(root, session_id, io);
-  return looked.kind === 'fold' ? { kind: 'plan', plan: planner(looked.fold) } : looked;
+  if (looked.kind !== 'fold') return looked;
+  const plan = planner(looked.fold);
+  const torn = looked.torn_tail;
+  const wal = walPath(sessionDir(root, session_id));
+  const tail_repair = torn === null || plan.records.length === 0 ? null : { offset: torn.offset, bytes: torn.bytes, copy_path: tornTailCopyPath(wal, torn.offset) };
+  return { kind: 'plan', plan, based_on_seq: looked.fold.last_seq, tail_repair };
+}
+
+/** The operator_action an approved action writes first (wal-format §6). */
+export function operatorActionRecord(action: RecoveryPlan['kind'], audit: OperatorAudit, based_on_seq: number, ts_ms: number): PlannedRecord {
+  checkAudit(audit);
+  return { type: 'operator_action', payload: { action, operator: audit.operator, reason: audit.reason, based_on_seq, via: audit.via, ts_ms }, barrier: 0 };
+}
+
+/** Why an audit cannot be written as given, or null. */
+export function auditProblem(audit: OperatorAudit): string | null {
+  if (audit.operator.trim().length === 0) return 'the operator name is empty';
+  if (audit.operator.length > OPERATOR_CHARS_MAX) return `the operator name is longer than ${OPERATOR_CHARS_MAX} characters`;
+  if (audit.reason.trim().length === 0) return 'a reason is required: say why this action is taken';
+  if (audit.reason.length > REASON_CHARS_MAX) return `the reason is longer than ${REASON_CHARS_MAX} characters`;
+  return null;
+}
+
+function checkAudit(audit: OperatorAudit): void {
+  const problem = auditProblem(audit);
+  if (problem !== null) throw new Error(problem);
 }
 
 function recover(root: string, session_id: string, planner: Planner, options: RecoveryOptions): RecoveryOutcome {
@@ -68,13 +139,20 @@ function recover(root: string, session_id: string, planner: Planner, options: Re
   if (options.expected_records !== undefined && !sameRecords(preview.plan.records, options.expected_records)) {
     return planChanged();
   }
-  if (preview.plan.records.length === 0) return { kind: 'done', plan: preview.plan, appended: [], epoch: null };
+  if (preview.plan.records.length === 0) return { kind: 'done', plan: preview.plan, audit: null, appended: [], epoch: null };
+  if (options.audit !== undefined) {
+    const problem = auditProblem(options.audit);
+    if (problem !== null) return { kind: 'refused', message: `${problem}: nothing was appended` };
+  }
   const unwritable = unwritableRecord(preview.plan.records);
   if (unwritable !== null) return unwritable;
   return underLease(root, session_id, io, options.writer_name ?? 'walscope', (fold) => {
     const plan = planner(fold);
     if (!sameRecords(plan.records, preview.plan.records)) return planChanged();
-    return (writer) => ({ kind: 'done', plan, appended: appendPlan(writer, plan.records), epoch: writer.fence });
+    const now_ms = options.now_ms ?? Date.now;
+    const audit = options.audit === undefined ? null : operatorActionRecord(plan.kind, options.audit, options.based_on_seq ?? preview.based_on_seq, now_ms());
+    const records = audit === null ? plan.records : [audit, ...plan.records];
+    return (writer) => ({ kind: 'done', plan, audit, appended: appendPlan(writer, records), epoch: writer.fence });
   });
 }
 
@@ -151,7 +229,7 @@ function existingStart(fold: SessionFold, run_id: string): StartOutcome | null {
 // ---------------------------------------------------------------- reading and the lease
 
 /** The session's fold read without any lock, or why there is nothing to act on. */
-function lookWithoutLease(root: string, session_id: string, io: FileIO): { kind: 'fold'; fold: SessionFold } | Refusal {
+function lookWithoutLease(root: string, session_id: string, io: FileIO): Folded | Refusal {
   if (!isValidSessionId(session_id)) return { kind: 'refused', message: `"${session_id}" is not a session id` };
   const dir = sessionDir(root, session_id);
   const probe = probeLease(dir, io);
@@ -196,10 +274,16 @@ function underLease<T>(
   }
 }
 
-function foldSession(root: string, session_id: string, io: FileIO): { kind: 'fold'; fold: SessionFold } | Refusal {
+interface Folded {
+  kind: 'fold';
+  fold: SessionFold;
+  torn_tail: TornTail | null;
+}
+
+function foldSession(root: string, session_id: string, io: FileIO): Folded | Refusal {
   const wal = walPath(sessionDir(root, session_id));
   const folder = new SessionFolder();
-  if ((io.stat(wal)?.size_bytes ?? 0) === 0) return { kind: 'fold', fold: folder.finish() };
+  if ((io.stat(wal)?.size_bytes ?? 0) === 0) return { kind: 'fold', fold: folder.finish(), torn_tail: null };
   let floor_features: string[];
   try {
     floor_features = readFloor(root, io);
@@ -209,7 +293,7 @@ function foldSession(root: string, session_id: string, io: FileIO): { kind: 'fol
   const read = readWal(wal, { io, floor_features, with_payload: false, on_frame: (frame, payload_cbor) => folder.push(frame, payload_cbor) });
   const error = read.error ?? folder.refusal;
   if (error !== null) return { kind: 'refused', message: `the WAL is refused (${error.kind}): ${error.message}` };
-  return { kind: 'fold', fold: folder.finish() };
+  return { kind: 'fold', fold: folder.finish(), torn_tail: read.torn_tail };
 }
 
 function leaseHeld(error: LeaseHeldError): Refusal {

@@ -1,30 +1,37 @@
 // Reading a WAL into its fold and the `walscope replay --json` object. Read-only: exports and live sessions
 // are read exactly as `verify` reads them (inspect.ts), never locked, created or written.
-import type { RecoveryPlan, ReplayJson, SessionFold } from '../../src-shared/replay.js';
+import type { RecoveryPlan, ReplayJson, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
 import type { FileIO } from '../engine/file-io.js';
 import { readTarget, type WalTarget } from '../engine/inspect.js';
 import type { ReadResult } from '../engine/reader.js';
 import { SessionFolder } from './fold.js';
 import { planResume } from './plan.js';
+import { runSignal } from './signals.js';
 
 export interface SessionReplay {
   read: ReadResult;
   fold: SessionFold;
   /** The resume plan, or an empty one naming the refusal when the WAL is refused. */
   resume: RecoveryPlan;
+  /** How the last run stands for the operator: finished, finished with an unconfirmed side effect, cut, … */
+  run: RunSignal;
 }
 
 /** Folds a WAL in one pass. Payloads are validated by the reader and decoded by the fold from the reader's
  *  buffer, without what stays on disk (tool outputs); a session the fold cannot hold is refused as
- *  `too_large`, naming the record's offset, with the prefix before it shown. */
-export function replayTarget(target: WalTarget, io?: FileIO): SessionReplay {
+ *  `too_large`, naming the record's offset, with the prefix before it shown. `also` sees every frame the fold
+ *  sees, with its payload's CBOR (a report collecting lineage frames, say), in the same one read. */
+export function replayTarget(target: WalTarget, io?: FileIO, also?: (frame: ReadFrame, payload_cbor: Buffer) => void): SessionReplay {
   const folder = new SessionFolder();
-  const on_frame = (frame: ReadFrame, payload_cbor: Buffer) => folder.push(frame, payload_cbor);
+  const on_frame = also === undefined
+    ? (frame: ReadFrame, payload_cbor: Buffer) => folder.push(frame, payload_cbor)
+    : (frame: ReadFrame, payload_cbor: Buffer) => { folder.push(frame, payload_cbor); also(frame, payload_cbor); };
   const whole = readTarget(target, { ...(io === undefined ? {} : { io }), with_payload: false, on_frame });
   const read = whole.error === null && folder.refusal !== null ? { ...whole, error: folder.refusal, checkpoint: null } : whole;
   const fold = folder.finish();
-  return { read, fold, resume: read.error === null ? planResume(fold) : refusedPlan(read.error) };
+  const resume = read.error === null ? planResume(fold) : refusedPlan(read.error);
+  return { read, fold, resume, run: runSignal(fold, read, target.is_export) };
 }
 
 /** A refused WAL gets no recovery: acting on a prefix of damaged or newer data could contradict its rest. */
@@ -42,7 +49,7 @@ export function refusedPlan(error: WalErrorInfo): RecoveryPlan {
 }
 
 export function replayJson(session: string | null, replay: SessionReplay): ReplayJson {
-  const { read, fold, resume } = replay;
+  const { read, fold, resume, run } = replay;
   return {
     session,
     wal_id: fold.wal_id,
@@ -76,6 +83,7 @@ export function replayJson(session: string | null, replay: SessionReplay): Repla
             terminal: terminal === undefined ? null : { type: terminal.type, seq: terminal.seq },
             outcome: terminal?.outcome ?? null,
             reason: terminal?.reason ?? null,
+            is_error: terminal?.is_error ?? false,
             dispatched_at_ms: call.dispatched_at_ms,
             finished_at_ms: call.finished_at_ms,
           };
@@ -84,6 +92,7 @@ export function replayJson(session: string | null, replay: SessionReplay): Repla
       anomalies: episode.anomalies,
     })),
     anomalies: fold.anomalies,
+    run,
     resume: {
       action: resume.action,
       episode: resume.episode,

@@ -1,9 +1,13 @@
 // Operator actions from the app, through the replay library's actions (which take the lease with a new epoch
-// and re-plan under it). The app adds two guards of its own: an export is never written, and what runs is
-// exactly what the operator confirmed: the plan made from the WAL at `based_on_seq`, re-checked under the lease.
-import type { ActionKind, ActionOutcome, ActionPreview, ActionRefusal } from '../../src-shared/ipc.js';
-import type { RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
-import { cancelSession, resumeSession, sealSession, type RecoveryOptions, type RecoveryOutcome } from '../replay/actions.js';
+// and re-plan under it). The app adds guards of its own: an export is never written; what runs is exactly
+// what the operator confirmed (the plan made from the WAL at `based_on_seq`, re-checked under the lease); and
+// every action that writes carries the operator's reason in its operator_action record.
+import os from 'node:os';
+import type { ActionChoice, ActionKind, ActionOutcome, ActionPreview, ActionRefusal, TailRepair } from '../../src-shared/ipc.js';
+import type { PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
+import { tornTailCopyPath } from '../engine/writer.js';
+import { auditProblem, cancelSession, resumeSession, sealSession, type OperatorAudit, type RecoveryOptions, type RecoveryOutcome } from '../replay/actions.js';
+import { contradiction, finishesAs } from '../replay/choices.js';
 import { planCancel, planResume, planSeal } from '../replay/plan.js';
 import type { SessionModel } from './session-model.js';
 
@@ -13,31 +17,57 @@ const ACTS: Record<ActionKind, (root: string, session_id: string, options: Recov
   cancel: cancelSession,
   seal: sealSession,
 };
+const KINDS: readonly ActionKind[] = ['resume', 'cancel', 'seal'];
 
 export function previewAction(model: SessionModel, kind: ActionKind): ActionPreview {
   const fold = model.fold();
   const plan = PLANNERS[kind](fold);
-  return { kind, plan, based_on_seq: fold.last_seq, refusal: refusalFor(model, plan) };
+  const refusal = refusalFor(model, plan);
+  return { kind, plan, based_on_seq: fold.last_seq, refusal, tail_repair: tailRepair(model, plan, refusal), contradicts: contradiction(kind, plan, planResume(fold)) };
 }
 
-export function runAction(model: SessionModel, kind: ActionKind, based_on_seq: number): ActionOutcome {
+/** Resume, Cancel and Seal as the session view offers them: each with whether it applies now and why. */
+export function actionChoices(model: SessionModel): ActionChoice[] {
+  return KINDS.map((kind) => {
+    const preview = previewAction(model, kind);
+    return {
+      kind,
+      applies: preview.refusal === null,
+      why: preview.refusal?.message ?? preview.plan.message,
+      records: preview.plan.records.length,
+      finishes_as: finishesAs(preview.plan),
+      contradicts: preview.contradicts,
+    };
+  });
+}
+
+export function runAction(model: SessionModel, kind: ActionKind, based_on_seq: number, reason: string): ActionOutcome {
   model.refresh();
   const preview = previewAction(model, kind);
   if (preview.refusal !== null) return { ok: false, kind, refusal: preview.refusal };
   if (preview.based_on_seq !== based_on_seq) {
     return { ok: false, kind, refusal: { reason: 'stale_plan', message: `the session changed since the plan was shown (seq ${based_on_seq} → ${preview.based_on_seq}): nothing was written; review the new plan` } };
   }
+  const audit: OperatorAudit = { operator: appOperator(), reason: typeof reason === 'string' ? reason : '', via: 'app' };
+  const problem = auditProblem(audit);
+  if (problem !== null) return { ok: false, kind, refusal: { reason: 'audit', message: `${problem}: nothing was written` } };
   const { root, session } = model.target;
-  const outcome = ACTS[kind](root!, session!, { expected_records: preview.plan.records, writer_name: `walscope-app-${kind}` });
+  const outcome = ACTS[kind](root!, session!, { expected_records: preview.plan.records, writer_name: `walscope-app-${kind}`, audit, based_on_seq });
   model.refresh();
   if (outcome.kind === 'lease_held') return { ok: false, kind, refusal: { reason: 'lease_held', message: outcome.message, holder: outcome.holder } };
   if (outcome.kind === 'refused') return { ok: false, kind, refusal: { reason: 'stale_plan', message: outcome.message } };
-  const written = outcome.appended.map((record, index) => ({
-    ...record,
-    payload: outcome.plan.records[index]?.payload ?? {},
-    fence: outcome.epoch ?? 0,
-  }));
+  const records: PlannedRecord[] = outcome.audit === null ? outcome.plan.records : [outcome.audit, ...outcome.plan.records];
+  const written = outcome.appended.map((record, index) => ({ ...record, payload: records[index]?.payload ?? {}, fence: outcome.epoch ?? 0 }));
   return { ok: true, kind, written, message: `${written.length} record(s) appended under lease epoch ${outcome.epoch ?? '-'}` };
+}
+
+/** The app's operator: the OS user running the service (the app has no login of its own). */
+function appOperator(): string {
+  try {
+    return os.userInfo().username || 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 function refusalFor(model: SessionModel, plan: RecoveryPlan): ActionRefusal | null {
@@ -56,4 +86,11 @@ function refusalFor(model: SessionModel, plan: RecoveryPlan): ActionRefusal | nu
   }
   if (plan.records.length === 0) return { reason: 'nothing_to_do', message: plan.message };
   return null;
+}
+
+/** The writer that carries out a plan truncates a torn tail first: that write is part of the preview. */
+function tailRepair(model: SessionModel, plan: RecoveryPlan, refusal: ActionRefusal | null): TailRepair | null {
+  const torn = model.tailer.read?.torn_tail ?? null;
+  if (torn === null || refusal !== null || plan.records.length === 0) return null;
+  return { offset: torn.offset, bytes: torn.bytes, copy_path: tornTailCopyPath(model.target.wal_path, torn.offset) };
 }

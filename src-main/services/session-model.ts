@@ -25,7 +25,7 @@ import {
 } from '../../src-shared/ipc.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { toJsonValue } from '../../src-shared/json.js';
-import type { JsonPayload, SessionFold } from '../../src-shared/replay.js';
+import type { JsonPayload, JsonValue, RecoveryEntry, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import { describe } from '../engine/errors.js';
 import type { WalTarget } from '../engine/inspect.js';
@@ -35,9 +35,14 @@ import { probeLease } from '../engine/lease.js';
 import { hex, ioError } from '../engine/reader.js';
 import { SessionFolder } from '../replay/fold.js';
 import { walPayloadReader, type PayloadReader } from '../replay/payloads.js';
+import { RecoveryLog } from '../replay/recoveries.js';
+import { runSignal } from '../replay/signals.js';
 import type { RecordIndex } from './record-index.js';
 import { SessionTailer, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { listLength, ViewBuilder, type SessionViews } from './session-views.js';
+
+/** Recoveries a session summary carries (the most recent); the WAL keeps them all. */
+const RECOVERIES_LISTED_MAX = 50;
 
 export class SessionModel {
   /** Made on first use and dropped on release: thousands of listed sessions hold no index or fold. */
@@ -193,10 +198,15 @@ export class SessionModel {
   private derived(): SessionViews {
     if (this.views !== null) return this.views;
     if (this.failure_ !== null) {
-      this.views = this.builder.build(new SessionFolder().snapshot(), this.payloads(), this.failure_);
+      const fold = new SessionFolder().snapshot();
+      const run = runSignal(fold, { torn_tail: null, error: this.failure_ }, this.target.is_export);
+      this.views = this.builder.build(fold, this.payloads(), this.failure_, { run, recoveries: [] });
       return this.views;
     }
-    this.views = this.builder.build(this.tailer.fold(), this.payloads(), this.tailer.read?.error ?? null);
+    const fold = this.tailer.fold();
+    const read = this.tailer.read;
+    const run = runSignal(fold, { torn_tail: read?.torn_tail ?? null, error: read?.error ?? null }, this.target.is_export);
+    this.views = this.builder.build(fold, this.payloads(), read?.error ?? null, { run, recoveries: this.recoveries() });
     return this.views;
   }
 
@@ -238,18 +248,39 @@ export class SessionModel {
       episode_state: last?.state ?? null,
       finish_reason: last?.finished?.reason ?? null,
       class_counts: views?.class_counts ?? {},
+      run: views?.run ?? null,
+      recoveries: views?.recoveries.slice(-RECOVERIES_LISTED_MAX) ?? [],
     };
+  }
+
+  /** Every operator_action of the WAL with the records its action wrote (payloads re-read from disk). */
+  private recoveries(): RecoveryEntry[] {
+    const log = new RecoveryLog();
+    const index = this.tailer.index;
+    for (let at = 0; at < index.length; at++) {
+      const type = index.typeName(at);
+      const row = index.row(at);
+      log.push({ seq: row.seq, type, fence: row.fence, payload: type === 'operator_action' ? this.payloadAt(row.offset) : null });
+    }
+    return log.entries();
+  }
+
+  /** The payload of the frame at `offset`, re-read from disk and its digest re-checked; null when it is not intact. */
+  private payloadAt(offset: number): JsonValue {
+    const frame = readFrameAt(this.target.wal_path, offset);
+    return frame.kind === 'ok' && frame.body.kind === 'ok' && frame.body.body.payload !== null ? toJsonValue(frame.body.body.payload) : null;
   }
 
   private status(views: SessionViews): [SessionStatus, string] {
     const error = this.error();
-    if (error !== null) return ['refused', `${error.kind.replaceAll('_', ' ')}: ${missingWalMessage(this.target) ?? error.message}`];
+    const durable = views.run.last_durable === null ? '' : `; last durable state: ${views.run.last_durable}`;
+    if (error !== null) return ['refused', `${error.kind.replaceAll('_', ' ')}: ${missingWalMessage(this.target) ?? error.message}${durable}`];
     const read = this.tailer.read!;
     if (this.lease_.state === 'live') {
       const holder = this.lease_.holder;
       return ['live', holder === null ? 'a live writer holds the lease' : `written by pid ${holder.pid} on ${holder.host}`];
     }
-    if (read.torn_tail !== null) return ['torn_tail', `${read.torn_tail.bytes} bytes at offset ${read.torn_tail.offset} were never committed`];
+    if (read.torn_tail !== null) return ['torn_tail', `${read.torn_tail.bytes} bytes at offset ${read.torn_tail.offset} were never committed${durable}`];
     const plan = views.resume;
     switch (plan.action) {
       case 'wait_held':
@@ -259,6 +290,7 @@ export class SessionModel {
       case 'finalize':
         return ['needs_operator', plan.message];
       case 'none':
+        if (views.run.status === 'finished_unconfirmed') return ['finished_unconfirmed', views.run.detail];
         return views.fold.episodes.length > 0 ? ['finished', plan.message] : ['idle', plan.message];
       default:
         return ['idle', plan.message];
@@ -267,7 +299,7 @@ export class SessionModel {
 
   /** While the WAL is being read (first read, or again after a release): what is known so far. The records
    *  read so far can be paged; the timeline, transcript and plan come when the read completes. */
-  private readingDetail(): SessionDetail {
+  private readingDetail(): Omit<SessionDetail, 'actions' | 'timing'> {
     const read = this.tailer_?.read ?? null;
     const done_bytes = read?.valid_bytes ?? 0;
     const total_bytes = sizeOf(this.target.wal_path);
@@ -296,7 +328,8 @@ export class SessionModel {
     };
   }
 
-  detail(): SessionDetail {
+  /** The header of the session view; the service adds the action choices (services/actions.ts). */
+  detail(): Omit<SessionDetail, 'actions' | 'timing'> {
     if (!this.is_resident) return this.readingDetail();
     const views = this.derived();
     const read = this.failure_ === null ? this.tailer.read : null;

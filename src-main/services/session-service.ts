@@ -31,7 +31,10 @@ import { describe } from '../engine/errors.js';
 import { resolveTargets, sessionTarget, type WalTarget } from '../engine/inspect.js';
 import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
-import { previewAction, runAction } from './actions.js';
+import type { SupportReport } from '../../src-shared/report.js';
+import { supportReport } from '../replay/support-report.js';
+import { episodeTiming } from '../replay/timing.js';
+import { actionChoices, previewAction, runAction } from './actions.js';
 import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
@@ -343,7 +346,10 @@ export class SessionService implements WalscopeApi {
   }
 
   async getSession(key: string): Promise<SessionDetail> {
-    return this.model(key).detail();
+    const model = this.model(key);
+    // While the WAL is still being read there is no plan to act on and no fold to time.
+    if (!model.is_resident) return { ...model.detail(), actions: [], timing: [] };
+    return { ...model.detail(), actions: actionChoices(model), timing: model.fold().episodes.map(episodeTiming) };
   }
 
   async getRows<L extends RowList>(key: string, list: L, start: number, count: number): Promise<RowPage<L>> {
@@ -384,11 +390,15 @@ export class SessionService implements WalscopeApi {
     return previewAction(this.model(key, true), kind);
   }
 
-  async runAction(key: string, kind: ActionKind, based_on_seq: number): Promise<ActionOutcome> {
+  async runAction(key: string, kind: ActionKind, based_on_seq: number, reason: string): Promise<ActionOutcome> {
     const model = this.model(key, true);
-    const outcome = runAction(model, kind, based_on_seq);
+    const outcome = runAction(model, kind, based_on_seq, reason);
     this.emitSession(model);
     return outcome;
+  }
+
+  async getReport(key: string): Promise<SupportReport> {
+    return supportReport(this.model(key, true).target, Date.now());
   }
 
   async getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext> {

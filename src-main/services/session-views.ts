@@ -3,9 +3,10 @@
 // its views are reused from here by identity: an append to a live session rebuilds the open episode's views,
 // never the closed ones (the counters say how much was rebuilt, for the tests that hold this).
 import type { RowList, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
-import type { CallClass, EpisodeFold, JsonPayload, RecoveryPlan, RenderedMessage, RequestProblem, SessionFold } from '../../src-shared/replay.js';
+import type { CallClass, EpisodeFold, JsonPayload, RecoveryEntry, RecoveryPlan, RenderedMessage, RequestProblem, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import { planResume } from '../replay/plan.js';
+import { episodeWord } from '../replay/signals.js';
 import { refusedPlan } from '../replay/report.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { OUTPUTS_UNREAD, type PayloadReader } from '../replay/payloads.js';
@@ -81,6 +82,10 @@ export interface SessionViews {
   readonly messages: Segments<RenderedMessage>;
   resume: RecoveryPlan;
   class_counts: Partial<Record<CallClass, number>>;
+  /** How the run stands: finished, cut, open in an export, finished with calls of unknown outcome. */
+  run: RunSignal;
+  /** Every recovery an operator ran on this WAL (operator_action and the records it wrote). */
+  recoveries: RecoveryEntry[];
   /** The provider-validity check of the whole transcript, made when a detail asks for it. */
   transcriptValid(): boolean;
   transcript(start: number, count: number): TranscriptRow[];
@@ -95,10 +100,16 @@ export class ViewBuilder {
   /** Episodes whose views were (re)built, over this builder's life: what a live append cost. */
   episodes_rebuilt = 0;
 
-  /** Tool outputs shown in rows and messages are read back through `payloads`. */
-  build(fold: SessionFold, payloads: PayloadReader, read_error: WalErrorInfo | null): SessionViews {
+  /** Tool outputs shown in rows and messages are read back through `payloads`. `signals` come from the whole
+   *  read (its end, its operator actions), so they are made by the caller for every build. */
+  build(fold: SessionFold, payloads: PayloadReader, read_error: WalErrorInfo | null, signals: { run: RunSignal; recoveries: RecoveryEntry[] }): SessionViews {
     const parts = fold.episodes.map((episode) => this.episodeViews(episode));
-    const rowsOf = (index: number): TimelineRow[] => (parts[index]!.rows ??= episodeRows(fold.episodes[index]!, payloads));
+    const rowsOf = (index: number): TimelineRow[] => {
+      const rows = (parts[index]!.rows ??= episodeRows(fold.episodes[index]!, payloads));
+      // The last episode's row shows the run signal; the kept rows stay as built, since the signal can change
+      // (a tail torn later) while the episode does not.
+      return index === fold.episodes.length - 1 ? markLastEpisode(rows, fold.episodes[index]!, signals.run) : rows;
+    };
     // The next request is the episodes' parts joined: a compaction view in force decides which turns each part
     // carries, and a view that no longer assembles leaves no request at all (replay/transcript.ts). A part is
     // kept per episode, so an append re-renders the open episode's part only.
@@ -132,6 +143,8 @@ export class ViewBuilder {
       },
       resume: read_error !== null ? refusedPlan(read_error) : planResume(fold),
       class_counts,
+      run: signals.run,
+      recoveries: signals.recoveries,
       transcriptValid: () => (valid ??= nextRequest().problems.length === 0 && checkProviderValid(nextRequest().messages.map((rendered) => rendered.message)).valid),
       transcript: (start, count) => views.messages.slice(start, count).map((rendered, offset) => transcriptRow(shown(rendered), start + offset)),
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
@@ -157,6 +170,16 @@ export class ViewBuilder {
     this.per_episode.set(episode, views);
     return views;
   }
+}
+
+/** The last episode's row says "cut short" or "open in this copy", with its last durable state, instead of the
+ *  fold's "running" when nothing is running it. A copy of `rows` with that row replaced. */
+function markLastEpisode(rows: readonly TimelineRow[], last: EpisodeFold, run: RunSignal): TimelineRow[] {
+  const index = rows.findLastIndex((row) => row.kind === 'episode' && row.episode === last.episode);
+  const row = rows[index];
+  const marked = [...rows];
+  if (row?.kind === 'episode') marked[index] = { ...row, state_word: episodeWord(last, run, last.episode), last_durable: run.last_durable };
+  return marked;
 }
 
 /** The episode a seq most likely shows in is the last one started at or before it; a late record of an earlier

@@ -55,6 +55,8 @@ export function episodeRows(episode: EpisodeFold, payloads: PayloadReader): Time
     episode: n,
     run_id: episode.run_id,
     state: episode.state,
+    state_word: episode.state,
+    last_durable: null,
     finish_reason: episode.finished?.reason ?? null,
     seqs: [episode.started_seq, ...(episode.finished === null ? [] : [episode.finished.seq])],
   };
@@ -78,6 +80,7 @@ export function episodeRows(episode: EpisodeFold, payloads: PayloadReader): Time
       tool_calls: step.tool_use_ids.length,
       usage: step.usage,
       attempts: step.attempts.map((a) => ({ attempt: a.attempt, outcome: a.outcome, http_status: a.http_status })),
+      ts_ms: lastTime(step.attempts.map((a) => a.ts_ms)),
       in_flight: step.seq === null,
       seqs,
     }];
@@ -149,6 +152,7 @@ function callRow(call: CallFold, payloads: PayloadReader): CallRow {
     reason: terminal?.reason ?? null,
     is_error: terminal?.is_error ?? false,
     dispatched_at_ms: call.dispatched_at_ms,
+    finished_at_ms: call.finished_at_ms,
     held: call.held === null ? null : { call_key: call.held.call_key, module: call.held.module, reason: call.held.reason, held_at_ms: call.held.held_at_ms, seq: call.held.seq },
     behind: call.behind,
     successors: call.successors,
@@ -198,4 +202,10 @@ function compact(value: JsonValue): string {
 function preview(value: JsonValue): JsonValue {
   const text = compact(value);
   return text.length > ROW_VALUE_CHARS_MAX ? `${text.slice(0, ROW_VALUE_CHARS_MAX)}… (${text.length - ROW_VALUE_CHARS_MAX} more characters; open the record)` : value;
+}
+
+function lastTime(times: readonly (number | null)[]): number | null {
+  let last: number | null = null;
+  for (const ms of times) if (ms !== null && (last === null || ms > last)) last = ms;
+  return last;
 }

@@ -86,6 +86,7 @@ export class WorkerApi implements WalscopeApi {
   previewRetire = this.client.previewRetire;
   runRetire = this.client.runRetire;
   getContext = this.client.getContext;
+  getReport = this.client.getReport;
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {
     if (this.listeners.size >= LISTENERS_MAX) throw new Error(`more than ${LISTENERS_MAX} subscribers`);

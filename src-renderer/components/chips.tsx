@@ -1,6 +1,7 @@
 // The §10 words as chips: colour + icon + the word itself, so neither colour nor icon alone carries meaning.
 import type { CallClass } from '../../src-shared/replay.js';
 import type { SessionStatus } from '../../src-shared/ipc.js';
+import { CLASS_MEANING } from '../../src-shared/report.js';
 
 const CLASS_ICON: Record<CallClass, string> = {
   completed: '✓',
@@ -13,17 +14,8 @@ const CLASS_ICON: Record<CallClass, string> = {
   max_steps: '⌛',
 };
 
-/** Why a call has its class, in the operator's terms: the detail pane and the chip's tooltip say it. */
-export const CLASS_MEANING: Record<CallClass, string> = {
-  completed: 'Its result is recorded.',
-  no_dispatch: 'It was never dispatched (denied, invalid or skipped); its record says why.',
-  indeterminate: 'It was dispatched (its intent is durable) but no result was recorded: it may have run and had its side effect. Recovery records its outcome as unknown and never sends it again.',
-  provider_held: 'A provider holds it and owes its late result: the run stays paused until the result arrives, or the operator cancels or seals.',
-  held_successor: 'A later call of a sequential batch, waiting behind a held call: it was not sent.',
-  never_left: 'No dispatch intent was recorded: it never left the process, so it cannot have had an effect.',
-  interrupted: 'A close-out or a cancel ended it before it produced a result.',
-  max_steps: 'Closed because the run reached its step limit.',
-};
+/** Why a call has its class: one text for the app and the support report. */
+export { CLASS_MEANING };
 
 export function ClassChip({ value }: { value: CallClass }) {
   return (
@@ -39,6 +31,7 @@ const STATUS_ICON: Record<SessionStatus, string> = {
   torn_tail: '✂',
   paused_held: '‖',
   needs_operator: '!',
+  finished_unconfirmed: '⚠',
   finished: '✓',
   idle: '○',
   loading: '…',
@@ -50,6 +43,7 @@ export const STATUS_WORD: Record<SessionStatus, string> = {
   torn_tail: 'torn tail',
   paused_held: 'paused on a held call',
   needs_operator: 'needs operator',
+  finished_unconfirmed: 'finished, unconfirmed',
   finished: 'finished',
   idle: 'idle',
   loading: 'loading',
@@ -62,10 +56,20 @@ export const STATUS_MEANING: Record<SessionStatus, string> = {
   torn_tail: 'The last write was cut short: those bytes are not shown, and the next writer truncates them.',
   paused_held: 'A provider holds a call and owes its result: the run waits (cancel or seal closes it out).',
   needs_operator: 'A recovery is planned: open it to read the exact records it would append, then approve it.',
+  finished_unconfirmed: 'The run ended, but a call\'s side effect is unconfirmed (its outcome is unknown): the owner must check what happened and decide.',
   finished: 'The run ended: nothing to do.',
   idle: 'Nothing is writing it and recovery owes nothing: only a runtime can go on.',
   loading: 'Being read for the first time.',
 };
+
+/** A tool result that says the tool failed (is_error): shown beside its class, never as a green completion. */
+export function ErrorChip() {
+  return (
+    <span className="chip result-error" data-testid="error-chip" title="The tool result is marked is_error: the tool reported a failure.">
+      <span aria-hidden="true">✕</span> error
+    </span>
+  );
+}
 
 export function StatusChip({ value, title }: { value: SessionStatus; title?: string }) {
   return (

@@ -1,19 +1,16 @@
-// The recovery plan for the last episode, and Resume / Cancel / Seal behind a confirmation that lists the
-// exact records each would append. Refused with the holder's pid and host while a live writer holds the
-// lease; absent for exports. After an action it shows what was written.
+// The recovery plan for the last episode, the three actions side by side (what each would write and leave
+// behind, which apply now and why the others do not), and a confirmation that lists every write the chosen
+// action makes — the operator_action audit record, a torn tail's truncation, each appended record — says so
+// when the choice contradicts the recommended plan, and asks for the operator's reason. Absent for exports.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import type { ActionKind, ActionOutcome, ActionPreview, SessionDetail } from '../../src-shared/ipc.js';
-import type { PlannedRecord } from '../../src-shared/replay.js';
+import type { ActionChoice, ActionKind, ActionOutcome, ActionPreview, SessionDetail } from '../../src-shared/ipc.js';
+import type { PlannedRecord, RecoveryEntry, UnconfirmedCall } from '../../src-shared/replay.js';
 import { api } from '../api/api.js';
 import { keys } from '../queries.js';
-import { inline } from './format.js';
+import { formatTime, inline } from './format.js';
 
-const ACTIONS: { kind: ActionKind; label: string }[] = [
-  { kind: 'resume', label: 'Resume' },
-  { kind: 'cancel', label: 'Cancel run' },
-  { kind: 'seal', label: 'Seal' },
-];
+const LABEL: Record<ActionKind, string> = { resume: 'Resume', cancel: 'Cancel run', seal: 'Seal' };
 
 export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
   const key = detail.summary.key;
@@ -22,61 +19,37 @@ export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
   const [outcome, setOutcome] = useState<ActionOutcome | null>(null);
   const ask = useMutation({ mutationFn: (kind: ActionKind) => api.previewAction(key, kind), onSuccess: (value) => { setOutcome(null); setPreview(value); } });
   const run = useMutation({
-    mutationFn: (value: ActionPreview) => api.runAction(key, value.kind, value.based_on_seq),
+    mutationFn: ({ value, reason }: { value: ActionPreview; reason: string }) => api.runAction(key, value.kind, value.based_on_seq, reason),
     onSuccess: (value) => {
       setPreview(null);
       setOutcome(value);
       void client.invalidateQueries({ queryKey: keys.session(key) });
+      void client.invalidateQueries({ queryKey: keys.sessions });
     },
   });
-  const confirm = useRef<HTMLDivElement>(null);
-  // The side pane is often taller than the window: the confirmation must not open out of sight.
-  useEffect(() => {
-    confirm.current?.scrollIntoView({ block: 'nearest' });
-  }, [preview]);
   if (detail.read_only) return null;
   const plan = detail.resume;
+  const unconfirmed = detail.summary.run?.unconfirmed ?? [];
   return (
     <section className="panel recovery" aria-label="Recovery" data-testid="recovery-panel">
       <h3>Recovery</h3>
       <p>
-        Plan: <strong data-testid="plan-action">{plan.action}</strong> — {plan.message}
+        Recommended: <strong data-testid="plan-action">{plan.action}</strong> — {plan.message}
       </p>
       {plan.indeterminate.length > 0 && <p>Indeterminate (may have run): {plan.indeterminate.join(', ')}</p>}
       {/* While a confirmation is open it lists the records; twice would only push it out of sight. */}
       {preview === null && <RecordList records={plan.records} testid="plan-records" />}
+      <CompareActions choices={detail.actions} unconfirmed={unconfirmed} />
       <div className="actions">
-        {ACTIONS.map((action) => (
-          <button key={action.kind} type="button" onClick={() => ask.mutate(action.kind)} data-testid={`action-${action.kind}`} disabled={ask.isPending || run.isPending}>
-            {action.label}…
+        {detail.actions.map((choice) => (
+          <button key={choice.kind} type="button" onClick={() => ask.mutate(choice.kind)} data-testid={`action-${choice.kind}`}
+            disabled={!choice.applies || ask.isPending || run.isPending} title={choice.why} aria-describedby={`why-${choice.kind}`}>
+            {LABEL[choice.kind]}…
           </button>
         ))}
       </div>
       {ask.error && <p className="error">{ask.error.message}</p>}
-      {preview !== null && (
-        <div className="confirm" role="dialog" aria-label="Confirm action" data-testid="confirm-dialog" ref={confirm}>
-          <h4>{preview.kind}: {preview.plan.message}</h4>
-          {preview.refusal !== null ? (
-            <p className="refusal" data-testid="refusal" data-reason={preview.refusal.reason}>
-              Refused: {preview.refusal.message}
-              {preview.refusal.reason === 'lease_held' && preview.refusal.holder !== null && ` (lease epoch ${preview.refusal.holder.epoch})`}
-            </p>
-          ) : (
-            <>
-              <p>These records will be appended under a new lease epoch:</p>
-              <RecordList records={preview.plan.records} testid="confirm-records" />
-            </>
-          )}
-          <div className="actions">
-            {preview.refusal === null && (
-              <button type="button" className="danger" onClick={() => run.mutate(preview)} disabled={run.isPending} data-testid="confirm-write">
-                Write {preview.plan.records.length} record(s)
-              </button>
-            )}
-            <button type="button" onClick={() => setPreview(null)} data-testid="confirm-close">Close</button>
-          </div>
-        </div>
-      )}
+      {preview !== null && <Confirm preview={preview} pending={run.isPending} onWrite={(reason) => run.mutate({ value: preview, reason })} onClose={() => setPreview(null)} />}
       {run.error && <p className="error">{run.error.message}</p>}
       {outcome !== null && (
         <div className="outcome" data-testid="action-outcome" data-ok={outcome.ok}>
@@ -89,6 +62,105 @@ export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
             <p className="refusal">Refused: {outcome.refusal.message}</p>
           )}
         </div>
+      )}
+    </section>
+  );
+}
+
+/** The three actions side by side: whether each applies, what it writes, how it ends the run, and why not. */
+function CompareActions({ choices, unconfirmed }: { choices: ActionChoice[]; unconfirmed: UnconfirmedCall[] }) {
+  return (
+    <section className="compare" aria-label="What each action would do now" data-testid="action-compare">
+      <h4>What each action would do now</h4>
+      <ul>
+        {choices.map((choice) => (
+          <li key={choice.kind} data-testid={`compare-${choice.kind}`} data-applies={choice.applies} className={choice.applies ? '' : 'muted'}>
+            <strong>{LABEL[choice.kind]}</strong>{' '}
+            {choice.applies
+              ? `— writes ${choice.records} record(s) and the audit record; ${choice.finishes_as === null ? 'leaves the run open' : `ends the run as "${choice.finishes_as}"`}.`
+              : '— does not apply now.'}
+            <div id={`why-${choice.kind}`} data-testid={`why-${choice.kind}`}>
+              {choice.why}
+              {choice.contradicts !== null && <span className="warn-text"> {choice.contradicts}</span>}
+            </div>
+          </li>
+        ))}
+      </ul>
+      {unconfirmed.length > 0 && (
+        <p data-testid="compare-unconfirmed">
+          Whichever is chosen, these side effects stay unconfirmed: {unconfirmed.map((call) => call.may_have).join('; ')}.
+        </p>
+      )}
+    </section>
+  );
+}
+
+function Confirm({ preview, pending, onWrite, onClose }: { preview: ActionPreview; pending: boolean; onWrite: (reason: string) => void; onClose: () => void }) {
+  const [reason, setReason] = useState('');
+  const box = useRef<HTMLDivElement>(null);
+  const field = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    // The side pane is often taller than the window: the confirmation must not open out of sight.
+    box.current?.scrollIntoView({ block: 'nearest' });
+    (field.current ?? box.current)?.focus();
+  }, [preview]);
+  const refusal = preview.refusal;
+  return (
+    <div className="confirm" role="dialog" aria-modal="true" aria-label={`Confirm ${preview.kind}`} data-testid="confirm-dialog" ref={box} tabIndex={-1}
+      onKeyDown={(event) => { if (event.key === 'Escape') { event.stopPropagation(); onClose(); } }}>
+      <h4>{preview.kind}: {preview.plan.message}</h4>
+      {refusal !== null ? (
+        <p className="refusal" data-testid="refusal" data-reason={refusal.reason}>
+          Refused: {refusal.message}
+          {refusal.reason === 'lease_held' && refusal.holder !== null && ` (lease epoch ${refusal.holder.epoch})`}
+        </p>
+      ) : (
+        <>
+          {preview.contradicts !== null && <p className="warn-text" role="alert" data-testid="contradicts">{preview.contradicts}</p>}
+          <p>Every write this action makes, in order, under a new lease epoch:</p>
+          {preview.tail_repair !== null && (
+            <p className="warn-text" data-testid="tail-repair">
+              First, the torn tail is cut: {preview.tail_repair.bytes} byte(s) at offset {preview.tail_repair.offset} are truncated from the WAL,
+              after a copy of them is kept at <span className="mono">{preview.tail_repair.copy_path}</span>.
+            </p>
+          )}
+          <p className="mono" data-testid="confirm-audit">barrier 1 operator_action — action {preview.kind}, your reason, via app, based on seq {preview.based_on_seq}</p>
+          <RecordList records={preview.plan.records} testid="confirm-records" />
+          <label className="reason">
+            Reason (recorded in the WAL with your name):
+            <textarea ref={field} value={reason} onChange={(event) => setReason(event.target.value)} rows={2} maxLength={2000} required data-testid="confirm-reason" />
+          </label>
+        </>
+      )}
+      <div className="actions">
+        {refusal === null && (
+          <button type="button" className="danger" onClick={() => onWrite(reason)} disabled={pending || reason.trim() === ''} data-testid="confirm-write">
+            Write {preview.plan.records.length + 1} record(s){preview.tail_repair === null ? '' : ' and cut the torn tail'}
+          </button>
+        )}
+        <button type="button" onClick={onClose} data-testid="confirm-close">Close</button>
+      </div>
+    </div>
+  );
+}
+
+/** Who recovered this session, when, why, and what each action wrote (operator_action records). */
+export function RecoveryHistory({ entries }: { entries: RecoveryEntry[] }) {
+  return (
+    <section className="panel" aria-label="Recovery history" data-testid="recovery-history">
+      <h3>Recovery history</h3>
+      {entries.length === 0 ? (
+        <p className="muted">No recovery action was recorded in this WAL.</p>
+      ) : (
+        <ol className="history">
+          {[...entries].reverse().map((entry) => (
+            <li key={entry.seq} data-testid="recovery-entry" data-action={entry.action}>
+              <strong>{entry.action}</strong> by <span className="mono">{entry.operator}</span> via {entry.via} · {entry.ts_ms === null ? 'no time recorded' : formatTime(entry.ts_ms)} · seq {entry.seq} · epoch {entry.fence}
+              <div>Reason: <q>{entry.reason}</q></div>
+              <div className="muted mono">wrote: {entry.records.map((record) => `${record.type}@${record.seq}`).join(', ') || 'nothing after its audit record'}{entry.records_cut ? ', …' : ''}</div>
+            </li>
+          ))}
+        </ol>
       )}
     </section>
   );

@@ -65,6 +65,8 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
                 <StatusChip value={session.status} title={session.status_detail} />
                 <span className="session-meta muted">
                   {formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}
+                  {(session.run?.error_results ?? 0) > 0 && <span className="error" data-testid="list-errors"> · {session.run!.error_results} error(s)</span>}
+                  {(session.run?.unconfirmed.length ?? 0) > 0 && <span className="warn-text" data-testid="list-unconfirmed"> · {session.run!.unconfirmed.length} unconfirmed</span>}
                 </span>
                 {progress !== undefined && <progress max={progress.total_bytes} value={progress.done_bytes} aria-label="Reading" />}
               </button>

@@ -4,6 +4,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { RecordRow, RowList, SessionDetail, TranscriptRow } from '../../src-shared/ipc.js';
+import { reportHtml } from '../../src-shared/report-html.js';
 import { api } from '../api/api.js';
 import { ScaledList } from '../lists/scaled-list.js';
 import { ContextView } from './context-view.js';
@@ -13,9 +14,10 @@ import { StatusChip } from './chips.js';
 import { RecordDetailView, TimelineDetail } from './details.js';
 import { inline } from './format.js';
 import { IntegrityBanner } from './integrity-banner.js';
+import { RecoveryHistory, RecoveryPanel } from './recovery-panel.js';
 import { HistoryPanel } from './history-panel.js';
-import { RecoveryPanel } from './recovery-panel.js';
 import { TimelineRowView } from './timeline-row.js';
+import { tokenText, Waterfall } from './waterfall.js';
 
 /** How often a search still in progress is asked for more matches. */
 const SEARCH_POLL_MS = 150;
@@ -131,8 +133,11 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
         <span className="muted" data-testid="status-detail">{detail.summary.status_detail}</span>
         {detail.read_only && <span className="badge" data-testid="read-only">read-only export</span>}
         <span className="muted mono">wal_id {detail.wal_id ?? '—'} · last seq <span data-testid="last-seq">{detail.summary.last_seq}</span></span>
+        <span className="muted" data-testid="session-tokens">tokens: {tokenText(sessionTokens(detail))}</span>
+        <ExportReport sessionKey={key} />
       </header>
       <IntegrityBanner integrity={detail.integrity} />
+      <RunBanner detail={detail} />
       <div className="session-body">
         <div className="session-main">
           <div className="tabs" role="tablist">
@@ -168,13 +173,83 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
           )}
           {open && current !== null && tab === 'records' && <RecordPane sessionKey={key} index={current} onBack={jumpToTimeline} />}
           {open && current !== null && tab === 'transcript' && rowAt(current) !== undefined && <TranscriptPane row={rowAt(current) as TranscriptRow} />}
+          <EpisodeWaterfall detail={detail} episode={tab === 'timeline' && current !== null ? episodeOf(rowAt(current)) : null} />
           <RecoveryPanel detail={detail} />
           <HistoryPanel sessionKey={key} lastSeq={detail.summary.last_seq} readOnly={detail.read_only} />
           {detail.read_only && <p className="muted" data-testid="no-actions">This export is read-only: no recovery action is offered.</p>}
+          <RecoveryHistory entries={detail.summary.recoveries} />
           <QueuePanel detail={detail} />
         </aside>
       </div>
     </div>
+  );
+}
+
+function sessionTokens(detail: SessionDetail): Record<string, number> {
+  const sums: Record<string, number> = {};
+  for (const timing of detail.timing) for (const [key, value] of Object.entries(timing.tokens)) sums[key] = (sums[key] ?? 0) + value;
+  return sums;
+}
+
+function episodeOf(row: unknown): number | null {
+  const episode = (row as { episode?: unknown } | undefined)?.episode;
+  return typeof episode === 'number' ? episode : null;
+}
+
+/** The waterfall of the selected row's episode, else of the last one. */
+function EpisodeWaterfall({ detail, episode }: { detail: SessionDetail; episode: number | null }) {
+  const timing = detail.timing.find((entry) => entry.episode === episode) ?? detail.timing.at(-1);
+  return timing === undefined ? null : <Waterfall timing={timing} />;
+}
+
+/** Saves the support report as one self-contained HTML file, through the browser's download (never beside
+ *  the WAL: the app writes nothing into a workspace). */
+function ExportReport({ sessionKey }: { sessionKey: string }) {
+  const [state, setState] = useState<'idle' | 'busy' | string>('idle');
+  const save = async () => {
+    setState('busy');
+    try {
+      const report = await api.getReport(sessionKey);
+      const url = URL.createObjectURL(new Blob([reportHtml(report)], { type: 'text/html' }));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `${sessionKey.replace(/[^A-Za-z0-9._-]/g, '_')}-report.html`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      setState('idle');
+    } catch (error) {
+      setState(`report failed: ${(error as Error).message}`);
+    }
+  };
+  return (
+    <>
+      <button type="button" onClick={() => void save()} disabled={state === 'busy'} data-testid="export-report">Export report</button>
+      {state !== 'idle' && state !== 'busy' && <span className="error">{state}</span>}
+    </>
+  );
+}
+
+/** The session-level truth a list scan needs: unconfirmed side effects, a cut WAL's last durable state. */
+function RunBanner({ detail }: { detail: SessionDetail }) {
+  const run = detail.summary.run;
+  if (run === null) return null;
+  return (
+    <>
+      {run.unconfirmed.length > 0 && (
+        <div className="banner banner-warn" role="status" data-testid="unconfirmed">
+          <strong>Unconfirmed side effect{run.unconfirmed.length === 1 ? '' : 's'}:</strong>
+          <ul>
+            {run.unconfirmed.map((call) => (
+              <li key={`${call.episode}/${call.tool_call_id}`} data-testid="unconfirmed-call" data-call={call.tool_call_id}>
+                <span className="mono">{call.tool_call_id}</span> (episode {call.episode}, {call.closed_out_seq === null ? 'no result recorded' : `recorded unknown at seq ${call.closed_out_seq}`}): {call.may_have}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {run.status === 'cut' && <div className="banner banner-warn" data-testid="cut-banner">{run.detail}</div>}
+      {run.error_results > 0 && <p className="muted banner-line" data-testid="error-results">{run.error_results} tool result(s) recorded as errors (is_error).</p>}
+    </>
   );
 }
 

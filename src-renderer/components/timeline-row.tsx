@@ -1,13 +1,21 @@
 // One row of the session timeline. All WAL content goes through React text nodes.
 import type { CallRow, TimelineRow } from '../../src-shared/ipc.js';
 import { noteLabel } from '../../src-shared/compaction.js';
-import { ClassChip } from './chips.js';
-import { inline } from './format.js';
+import { ClassChip, ErrorChip } from './chips.js';
+import { formatTime, inline } from './format.js';
+import { seconds } from './waterfall.js';
 
 export function TimelineRowView({ row }: { row: TimelineRow }) {
   switch (row.kind) {
     case 'episode':
-      return <div className="tl tl-episode"><strong>Episode {row.episode}</strong> <span className="mono">{row.run_id ?? '—'}</span> <span className="badge">{row.state}</span>{row.finish_reason !== null && <span className="badge">finished: {row.finish_reason}</span>}</div>;
+      return (
+        <div className="tl tl-episode" data-testid="episode-row" data-state={row.state_word}>
+          <strong>Episode {row.episode}</strong> <span className="mono">{row.run_id ?? '—'}</span>{' '}
+          <span className={`badge${row.state_word === row.state ? '' : ' warn'}`} data-testid="episode-state">{row.state_word}</span>
+          {row.finish_reason !== null && <span className="badge">finished: {row.finish_reason}</span>}
+          {row.last_durable !== null && <span className="muted" data-testid="last-durable"> last durable: {row.last_durable}</span>}
+        </div>
+      );
     case 'input':
       return <div className="tl tl-input"><span className="role">{row.role}</span> <span className="text">{row.text}</span></div>;
     case 'steer':
@@ -18,7 +26,7 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
           <span className="role">step {row.step_id}</span>
           {row.in_flight && <span className="badge">in flight</span>}
           <span className="text">{row.text}</span>
-          <span className="muted"> {row.tool_calls} call(s) · {row.attempts.length} attempt(s){row.usage !== null ? ` · ${inline(row.usage, 60)}` : ''}</span>
+          <span className="muted"> {row.tool_calls} call(s) · {row.attempts.length} attempt(s){failedAttempts(row.attempts)}{row.usage !== null ? ` · ${inline(row.usage, 60)}` : ''}{row.ts_ms !== null ? ` · at ${formatTime(row.ts_ms)}` : ''}</span>
         </div>
       );
     case 'note':
@@ -32,13 +40,15 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
     case 'call': {
       const call = row.call;
       return (
-        <div className="tl tl-call" data-testid="call-row" data-call={call.tool_call_id} data-class={call.class}>
+        <div className="tl tl-call" data-testid="call-row" data-call={call.tool_call_id} data-class={call.class} data-error={call.is_error}>
           <ClassChip value={call.class} />
+          {call.is_error && <ErrorChip />}
           <span className="mono">{call.tool_call_id}</span> <strong>{call.name}</strong>
           {call.held !== null && <span className="badge held" data-testid="held-info">held by {call.held.module} · key {call.held.call_key}{call.successors.length > 0 ? ` · waiting: ${call.successors.join(', ')}` : ''}</span>}
           {call.behind !== null && <span className="badge" data-testid="behind-info">behind {call.behind}</span>}
           <span className="mono muted cell">{inline(call.args, 80)}</span>
           <span className="mono cell">{outcomeText(call)}</span>
+          {call.dispatched_at_ms !== null && call.finished_at_ms !== null && <span className="muted mono" data-testid="call-took">{seconds(call.finished_at_ms - call.dispatched_at_ms)}</span>}
         </div>
       );
     }
@@ -51,9 +61,15 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
   }
 }
 
-/** Outcome, reason and output, leaving out what is not there (a call without a result shows nothing). */
-function outcomeText(call: CallRow): string {
+/** Outcome, error, reason and output, leaving out what is not there (a call without a result shows nothing). */
+export function outcomeText(call: CallRow): string {
+  const outcome = call.outcome === null ? null : call.is_error ? `${call.outcome}, is_error` : call.outcome;
   const reason = call.reason === null ? null : `(${call.reason})`;
   const output = call.output === null ? null : inline(call.output, 80);
-  return [call.outcome, reason, output].filter((part) => part !== null).join(' ');
+  return [outcome, reason, output].filter((part) => part !== null).join(' ');
+}
+
+function failedAttempts(attempts: { outcome: string | null }[]): string {
+  const failed = attempts.filter((attempt) => attempt.outcome !== null && attempt.outcome !== 'completed').length;
+  return failed === 0 ? '' : ` (${failed} failed)`;
 }

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SessionStatus } from '../../src-shared/ipc.js';
+import type { RunStatus } from '../../src-shared/replay.js';
 import { buildDemoRoot } from '../../src-main/demo/build.js';
 import type { DemoExpectation } from '../../src-main/demo/sessions.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
@@ -37,8 +38,9 @@ export function writeXssSession(root: string): void {
 }
 
 /** The list's status word for a demo session nobody is writing, from what DEMO_SESSIONS promises for it: the
- *  reader's verdict first, then the resume plan (the order the session service ranks them in). */
-export function expectedStatus(expected: DemoExpectation): SessionStatus {
+ *  reader's verdict first, then the resume plan (the order the session service ranks them in), and for a
+ *  finished run whether replay says a side effect is unconfirmed (`run`: replay's run status). */
+export function expectedStatus(expected: DemoExpectation, run: RunStatus): SessionStatus {
   if (expected.integrity === 'torn_tail') return 'torn_tail';
   if (expected.integrity !== 'ok') return 'refused';
   switch (expected.resume) {
@@ -49,8 +51,25 @@ export function expectedStatus(expected: DemoExpectation): SessionStatus {
     case 'finalize':
       return 'needs_operator';
     case 'none':
-      return 'finished';
+      return run === 'finished_unconfirmed' ? 'finished_unconfirmed' : 'finished';
     case 'continue':
       return 'idle';
   }
+}
+
+/** A copy of a demo session's WAL cut short, as a transfer that stopped early leaves it. */
+export function cutCopy(root: string, session: string, into: string, cut_bytes: number): string {
+  const file = path.join(into, `${session}-cut.wal`);
+  const bytes = fs.readFileSync(walPath(sessionDir(root, session)));
+  fs.writeFileSync(file, bytes.subarray(0, bytes.length - cut_bytes));
+  return file;
+}
+
+/** A copy of a demo session's WAL with one bit flipped in the middle: damage with intact frames after it. */
+export function flippedCopy(root: string, session: string, into: string): string {
+  const file = path.join(into, `${session}-flipped.wal`);
+  const bytes = Buffer.from(fs.readFileSync(walPath(sessionDir(root, session))));
+  bytes[Math.floor(bytes.length / 2)]! ^= 0x01;
+  fs.writeFileSync(file, bytes);
+  return file;
 }

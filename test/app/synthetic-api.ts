@@ -35,6 +35,8 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     episode_state: 'running',
     finish_reason: null,
     class_counts: {},
+    run: null,
+    recoveries: [],
   };
   const detail: SessionDetail = {
     summary,
@@ -48,6 +50,8 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     rows: { timeline: rows_total, records: rows_total, transcript: 0 },
     resume: { kind: 'resume', action: 'none', episode: null, message: 'synthetic', replayed: { messages: 0, model_steps: 0, tool_results: 0 }, redone: [], indeterminate: [], records: [] },
     queue: [],
+    actions: [],
+    timing: [],
     transcript_valid: true,
   };
   const refused = () => Promise.reject(new Error('not in the synthetic session'));
@@ -69,6 +73,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     previewRetire: refused,
     runRetire: refused,
     runAction: refused,
+    getReport: refused,
     getContext: refused,
     subscribe: () => () => undefined,
   };

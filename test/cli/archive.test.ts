@@ -3,6 +3,7 @@
 // Run on archives this project wrote AND on ones an independent §11 encoder wrote (hand-built bytes).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { VerifyReport } from '../../src-shared/wal.js';
@@ -93,6 +94,23 @@ describe('walscope retire', () => {
     const replay = walscope('replay', `${dir}@${sealed.wal_id}`, '--json');
     expect(replay.code).toBe(0);
     expect(JSON.parse(replay.stdout).wal_id).toBe(sealed.wal_id);
+  });
+});
+
+describe('retire records its operator_action as resume|cancel|seal do', () => {
+  it('--reason alone records the OS user; --operator without --reason is refused and writes nothing', () => {
+    const dir = writeSession();
+    const before = snapshot(dir);
+    const nameless = walscope('retire', dir, '--seal', '--yes', '--operator', 'ann');
+    expect(nameless.code).toBe(2);
+    expect(nameless.stderr).toContain('--operator needs --reason');
+    expect(snapshot(dir)).toEqual(before);
+    const retired = walscope('retire', dir, '--seal', '--yes', '--reason', 'month end');
+    expect(retired.code, retired.stderr).toBe(0);
+    const sealed = JSON.parse(walscope('lineages', dir, '--json').stdout).lineages[1];
+    const frames = walscope('dump', `${dir}@${sealed.wal_id}`, '--json').stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const audit = frames.find((frame: { type: string }) => frame.type === 'operator_action');
+    expect(audit.payload).toMatchObject({ action: 'retire', operator: os.userInfo().username, reason: 'month end', via: 'cli' });
   });
 });
 

@@ -62,7 +62,7 @@ describe('one field, one line', () => {
     fs.appendFileSync(wal, encodeFrame({ ver: 2, seq: 0, fence: 1, type: `x${FORGED}`, features: [], payload: {} }));
     const exported = path.join(path.dirname(folder), 'copy\nOK       session forged.wal');
     fs.copyFileSync(wal, exported);
-    for (const args of [['verify', folder], ['verify', exported], ['replay', folder], ['dump', folder], ['seal', folder, '--dry-run'], ['seal', folder, '--yes']]) {
+    for (const args of [['verify', folder], ['verify', exported], ['replay', folder], ['dump', folder], ['seal', folder, '--dry-run'], ['seal', folder, '--yes', '--reason', 'test']]) {
       const { code, stdout, stderr } = walscope(...args);
       expect({ args, code }).toEqual({ args, code: 1 });
       expect(stdout + stderr, args.join(' ')).not.toMatch(forgedLine);

@@ -134,7 +134,7 @@ describe('M4: a FIFO as wal, lease or wal-feature-floor is refused at once (chil
     expect(replay.status).not.toBe(0);
     expect(replay.output).toContain('is a FIFO (named pipe), not a regular file');
 
-    const resume = walscope(['resume', '--yes', sessionDir(root, 's1')]);
+    const resume = walscope(['resume', '--yes', '--reason', 'test', sessionDir(root, 's1')]);
     expect(resume.status, resume.output).not.toBeNull();
     expect(fs.lstatSync(fifo).isFIFO()).toBe(true);
   });
@@ -145,7 +145,7 @@ describe('M4: a FIFO as wal, lease or wal-feature-floor is refused at once (chil
     mkfifo(fifo);
     const wal = fs.readFileSync(walPath(sessionDir(root, 's1')));
 
-    const resume = walscope(['resume', '--yes', sessionDir(root, 's1')]);
+    const resume = walscope(['resume', '--yes', '--reason', 'test', sessionDir(root, 's1')]);
     expect(resume.status, resume.output).not.toBeNull();
     expect(resume.status).not.toBe(0);
     expect(resume.output).toContain(`${fifo} is a FIFO (named pipe), not a regular file`);
@@ -160,7 +160,7 @@ describe('M4: a FIFO as wal, lease or wal-feature-floor is refused at once (chil
     const root = rootWithSessions(['s1']);
     mkfifo(floorPath(root));
     const wal = fs.readFileSync(walPath(sessionDir(root, 's1')));
-    for (const args of [['verify', root], ['replay', sessionDir(root, 's1')], ['resume', '--yes', sessionDir(root, 's1')]]) {
+    for (const args of [['verify', root], ['replay', sessionDir(root, 's1')], ['resume', '--yes', '--reason', 'test', sessionDir(root, 's1')]]) {
       const run = walscope(args);
       expect(run.status, `${args[0]}: ${run.output}`).not.toBeNull();
       expect(run.status, args[0]).not.toBe(0);

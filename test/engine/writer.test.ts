@@ -12,7 +12,7 @@ import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, WAL_BYTES_CEILING, WAL_BYTES_RE
 import { readWal, type ReadResult } from '../../src-main/engine/reader.js';
 import { openSessionForWrite } from '../../src-main/engine/session.js';
 import { floorPath, sessionDir, sessionsDir, walPath } from '../../src-main/engine/state-root.js';
-import { RESERVE_FRAME_BYTES_MAX, WalIoError, WalWriter, type WalWriterOptions } from '../../src-main/engine/writer.js';
+import { RESERVE_FRAME_BYTES_MAX, tornTailCopyPath, WalIoError, WalWriter, type WalWriterOptions } from '../../src-main/engine/writer.js';
 import { FaultyIO } from '../helpers/faulty-io.js';
 import { useTempDirs } from '../helpers/temp.js';
 
@@ -138,10 +138,15 @@ describe('torn tails and refused WALs', () => {
     expect(readWal(wal).torn_tail).toMatchObject({ offset: valid_bytes });
     const faulty = new FaultyIO();
     const second = open(wal, { fence: 2, io: faulty.io });
-    const cut = faulty.mutations().filter((effect) => effect.op === 'ftruncate' || effect.op === 'fsync');
+    const cut = faulty.mutations().filter((effect) => effect.path === wal && (effect.op === 'ftruncate' || effect.op === 'fsync'));
     expect(cut.map((effect) => [effect.op, effect.length])).toEqual([['ftruncate', valid_bytes], ['fsync', undefined]]);
+    // The cut bytes were kept first (etcd's `.broken`): written, synced, renamed in, folder synced.
+    const copy = tornTailCopyPath(wal, valid_bytes);
+    const kept = faulty.mutations().filter((effect) => effect.path !== wal && effect.op !== 'open').map((effect) => [effect.op, effect.path, effect.to]);
+    expect(kept).toEqual([['write', `${copy}.tmp`, undefined], ['fsync', `${copy}.tmp`, undefined], ['rename', `${copy}.tmp`, copy], ['fsyncDirectory', path.dirname(wal), undefined]]);
+    expect(fs.readFileSync(copy).toString('latin1')).toBe('BWAL\x01\x01\x00\x00garbage that never committed');
     // The lineage frame went where the garbage began.
-    expect(faulty.effects.find((effect) => effect.op === 'write')?.position).toBe(valid_bytes);
+    expect(faulty.effects.find((effect) => effect.op === 'write' && effect.path === wal)?.position).toBe(valid_bytes);
     second.append('turn_finished', turn(2));
     second.close();
     const { read, frames } = readBack(wal);

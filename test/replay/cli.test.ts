@@ -55,14 +55,14 @@ describe('walscope replay', () => {
     const { code, stdout } = await run(replayCommand, [folder, '--json']);
     expect(code).toBe(0);
     const json = JSON.parse(stdout) as ReplayJson;
-    expect(Object.keys(json)).toEqual(['session', 'wal_id', 'last_seq', 'integrity', 'episodes', 'anomalies', 'resume']);
+    expect(Object.keys(json)).toEqual(['session', 'wal_id', 'last_seq', 'integrity', 'episodes', 'anomalies', 'run', 'resume']);
     expect(json.session).toBe('s1');
     expect(json.wal_id).toMatch(/^[0-9a-f]{32}$/);
     expect(json.episodes[0]).toMatchObject({ episode: 1, run_id: 'r1', state: 'running', finished: null });
     expect(json.episodes[0]!.batches[0]!.calls).toEqual([
-      { tool_call_id: 'a', name: 'read_file', class: 'completed', terminal: { type: 'tool_result', seq: 6 }, outcome: 'completed', reason: null, ...UNTIMED },
-      { tool_call_id: 'b', name: 'bash', class: 'indeterminate', terminal: null, outcome: null, reason: null, ...UNTIMED },
-      { tool_call_id: 'c', name: 'fetch', class: 'never_left', terminal: null, outcome: null, reason: null, ...UNTIMED },
+      { tool_call_id: 'a', name: 'read_file', class: 'completed', terminal: { type: 'tool_result', seq: 6 }, outcome: 'completed', reason: null, is_error: false, ...UNTIMED },
+      { tool_call_id: 'b', name: 'bash', class: 'indeterminate', terminal: null, outcome: null, reason: null, is_error: false, ...UNTIMED },
+      { tool_call_id: 'c', name: 'fetch', class: 'never_left', terminal: null, outcome: null, reason: null, is_error: false, ...UNTIMED },
     ]);
     expect(json.resume.action).toBe('close_out');
     expect(json.resume.records.map((record) => [record.type, record.barrier])).toEqual([
@@ -102,7 +102,7 @@ describe('walscope resume|cancel|seal', () => {
     crashed(root);
     const bytes = walBytes(root);
     for (const command of [resumeCommand, cancelCommand, sealCommand]) {
-      const { code, stderr } = await run(command, [walOf(root), '--yes']);
+      const { code, stderr } = await run(command, [walOf(root), '--yes', '--reason', 'test']);
       expect(code).toBe(1);
       expect(stderr).toContain('read-only');
     }
@@ -126,11 +126,11 @@ describe('walscope resume|cancel|seal', () => {
   it('--yes writes the plan it printed, once', async () => {
     const root = tempDir();
     const folder = crashed(root);
-    const { code, stdout } = await run(sealCommand, [folder, '--yes']);
+    const { code, stdout } = await run(sealCommand, [folder, '--yes', '--reason', 'test']);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/appended 5 records \(seq 7–11\) under lease epoch 2/);
+    expect(stdout).toMatch(/appended 6 records \(seq 7–12\) under lease epoch 2/);
     expect(diskRecords(root).at(-1)?.payload['reason']).toBe('interrupted');
-    const again = await run(sealCommand, [folder, '--yes']);
+    const again = await run(sealCommand, [folder, '--yes', '--reason', 'test']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('records it would append: none');
   });
@@ -140,7 +140,7 @@ describe('walscope resume|cancel|seal', () => {
     const folder = crashed(root);
     const live = openSessionForWrite(root, 's1', { writer_name: 'live-runtime' });
     try {
-      const { code, stderr } = await run(cancelCommand, [folder, '--yes']);
+      const { code, stderr } = await run(cancelCommand, [folder, '--yes', '--reason', 'test']);
       expect(code).toBe(1);
       expect(stderr).toContain(`lease held: `);
       expect(stderr).toContain(`pid ${process.pid}`);

@@ -7,6 +7,7 @@ import { outline } from '../../src-main/cli/replay.js';
 import { refusedRead } from '../../src-main/engine/reader.js';
 import { foldFrames } from '../../src-main/replay/fold.js';
 import { planResume } from '../../src-main/replay/plan.js';
+import { runSignal } from '../../src-main/replay/signals.js';
 import { OUTPUTS_UNREAD } from '../../src-main/replay/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
 import { buildTimeline } from '../../src-main/services/timeline.js';
@@ -47,7 +48,7 @@ describe('a very long episode', () => {
     expect(resume.action).toBe('continue');
     const text = outline(
       { wal_path: '/long/wal', session: 'long', session_dir: null, root: null, is_export: true },
-      { read: { ...refusedRead({ kind: 'io', offset: null, seq: null, features: [], message: '' }), error: null }, fold, resume },
+      { read: { ...refusedRead({ kind: 'io', offset: null, seq: null, features: [], message: '' }), error: null }, fold, resume, run: runSignal(fold, { torn_tail: null, error: null }, true) },
     );
     expect(text.split('\n').length).toBeGreaterThan(3 * STEPS);
 

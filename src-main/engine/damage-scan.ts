@@ -1,0 +1,92 @@
+// What lies after a non-tail damage, read-only: the reader stops at the first damaged frame (nothing after it
+// is trusted), but a support engineer must say how much the damage costs. This scan resynchronises on the frame
+// magic past the damage and counts the digest-valid frames it finds, with their seq range. Those frames are
+// reported, never used: their order and completeness cannot be verified once the sequence broke.
+import { checkFrameAt, checkHeader, decodeBody } from './frame-codec.js';
+import { nodeFileIO, type FileIO } from './file-io.js';
+import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, FRAME_MAGIC, READ_CHUNK_BYTES, TAIL_SCAN_CANDIDATES_MAX, TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX } from './limits.js';
+
+export interface AfterDamage {
+  /** Digest-valid frames found after the damage (lineage frames included). */
+  frames: number;
+  /** Of them, records (seq > 0). */
+  records: number;
+  seq_first: number | null;
+  seq_last: number | null;
+  /** Bytes after the damage offset that no intact frame covers. */
+  unaccounted_bytes: number;
+  /** The scan stopped at one of its limits before the end of the file: the counts are a lower bound. */
+  scan_cut: boolean;
+}
+
+/** Scans `wal_path` from the damaged frame at `damage_offset` to its end. Opens the file read-only. */
+export function scanAfterDamage(wal_path: string, damage_offset: number, io: FileIO = nodeFileIO): AfterDamage {
+  const fd = io.open(wal_path, 'read');
+  try {
+    const size_bytes = io.fstat(fd).size_bytes;
+    const found: AfterDamage = { frames: 0, records: 0, seq_first: null, seq_last: null, unaccounted_bytes: 0, scan_cut: false };
+    let covered = 0;
+    let candidates = 0;
+    let hashed = 0;
+    // The reader's bound on hashing: at most twice the bytes scanned, so a crafted file cannot make it quadratic.
+    const hashed_max = TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX * (size_bytes - damage_offset);
+    let position = damage_offset + 1;
+    while (position < size_bytes) {
+      if (candidates >= TAIL_SCAN_CANDIDATES_MAX || hashed >= hashed_max) {
+        found.scan_cut = true;
+        break;
+      }
+      const candidate = nextMagic(io, fd, position, size_bytes);
+      if (candidate === null) break;
+      candidates++;
+      const frame_bytes = intactFrameAt(io, fd, candidate, size_bytes);
+      if (frame_bytes === null) {
+        position = candidate + 1;
+        continue;
+      }
+      hashed += frame_bytes.length;
+      const decoded = decodeBody(frame_bytes.subarray(FRAME_HEADER_BYTES, frame_bytes.length - FRAME_DIGEST_BYTES), false);
+      if (decoded.kind === 'ok') {
+        found.frames++;
+        covered += frame_bytes.length;
+        const seq = decoded.body.seq;
+        if (seq > 0) {
+          found.records++;
+          found.seq_first = Math.min(found.seq_first ?? seq, seq);
+          found.seq_last = Math.max(found.seq_last ?? seq, seq);
+        }
+      }
+      position = candidate + frame_bytes.length;
+    }
+    found.unaccounted_bytes = size_bytes - damage_offset - covered;
+    return found;
+  } finally {
+    io.close(fd);
+  }
+}
+
+/** The offset of the next frame magic at or after `from`, or null. */
+function nextMagic(io: FileIO, fd: number, from: number, size_bytes: number): number | null {
+  const chunk = Buffer.alloc(Math.min(READ_CHUNK_BYTES, size_bytes - from));
+  for (let start = from; start < size_bytes;) {
+    const length = Math.min(chunk.length, size_bytes - start);
+    const count = io.read(fd, chunk, 0, length, start);
+    if (count <= 0) return null;
+    const at = chunk.subarray(0, count).indexOf(FRAME_MAGIC);
+    if (at >= 0) return start + at;
+    // A magic split across two chunks is found by overlapping them by its length less one.
+    start += Math.max(1, count - (FRAME_MAGIC.length - 1));
+  }
+  return null;
+}
+
+/** The whole frame at `offset` when its header and digest check out, else null. */
+function intactFrameAt(io: FileIO, fd: number, offset: number, size_bytes: number): Buffer | null {
+  const header = Buffer.alloc(FRAME_HEADER_BYTES);
+  if (io.read(fd, header, 0, header.length, offset) !== header.length) return null;
+  const checked = checkHeader(header, size_bytes - offset);
+  if (typeof checked === 'string') return null;
+  const frame = Buffer.alloc(checked.size_bytes);
+  if (io.read(fd, frame, 0, frame.length, offset) !== frame.length) return null;
+  return checkFrameAt(frame, 0, size_bytes - offset) === null ? frame : null;
+}

@@ -1,0 +1,89 @@
+// The support report (`walscope report`, the app's "Export report"): the facts a support engineer needs to
+// answer a customer about one WAL they received. Plain JSON; the HTML form (report-html.ts) shows the same
+// facts. Everything in it that came from the WAL is untrusted text.
+import type { CallClass, RecoveryEntry, RunSignal } from './replay.js';
+
+export const REPORT_FORMAT = 'walscope-report/1';
+
+export interface ReportIntegrity {
+  /** intact: every byte read; cut: the file ends in a torn tail; damaged: refused mid-file; refused: other. */
+  verdict: 'intact' | 'cut' | 'damaged' | 'refused';
+  summary: string;
+  /** The trusted prefix. */
+  intact: { frames: number; records: number; last_seq: number; bytes: number };
+  damage: { kind: string; offset: number | null; message: string } | null;
+  /** Non-tail damage: digest-valid frames found after it (reported, unverified by sequence, never used). */
+  after_damage: {
+    frames: number;
+    records: number;
+    seq_first: number | null;
+    seq_last: number | null;
+    unaccounted_bytes: number;
+    scan_cut: boolean;
+  } | null;
+  /** How much is lost, in one or two sentences. */
+  lost: string;
+  /** What to ask the customer for, when the file may be damaged in transfer. */
+  ask_customer: string | null;
+}
+
+export interface ReportLineage {
+  offset: number;
+  wal_id: string | null;
+  fence: number;
+  writer: string | null;
+  created_ms: number | null;
+}
+
+export interface ReportCall {
+  tool_call_id: string;
+  name: string;
+  class: CallClass;
+  /** Why it has its class, with the record's own reason when it has one. */
+  why: string;
+  outcome: string | null;
+  is_error: boolean;
+  dispatched_at_ms: number | null;
+  finished_at_ms: number | null;
+}
+
+export interface ReportEpisode {
+  episode: number;
+  run_id: string | null;
+  state: string;
+  finish_reason: string | null;
+  steps: number;
+  failed_attempts: number;
+  /** Numeric usage fields summed over its steps (input_tokens, output_tokens, …). */
+  tokens: Record<string, number>;
+  first_ms: number | null;
+  last_ms: number | null;
+  calls: ReportCall[];
+}
+
+export interface SupportReport {
+  format: typeof REPORT_FORMAT;
+  generated_ms: number;
+  file: { name: string; size_bytes: number; sha256: string };
+  session: string | null;
+  wal_id: string | null;
+  integrity: ReportIntegrity;
+  lineage: ReportLineage[];
+  run: RunSignal;
+  episodes: ReportEpisode[];
+  resume: { action: string; message: string; records: { type: string; barrier: number }[]; indeterminate: string[] };
+  recoveries: RecoveryEntry[];
+  totals: { tokens: Record<string, number>; failed_attempts: number; first_ms: number | null; last_ms: number | null; times_recorded: boolean };
+}
+
+/** Why a call has its class, in the operator's terms (the app's chips and the report say the same). */
+export const CLASS_MEANING: Record<CallClass, string> = {
+  completed: 'Its result is recorded.',
+  no_dispatch: 'It was never dispatched (denied, invalid or skipped); its record says why.',
+  indeterminate: 'It was dispatched (its intent is durable) but no result was recorded: it may have run and had its side effect. Recovery records its outcome as unknown and never sends it again.',
+  provider_held: 'A provider holds it and owes its late result: the run stays paused until the result arrives, or the operator cancels or seals.',
+  held_successor: 'A later call of a sequential batch, waiting behind a held call: it was not sent.',
+  never_left: 'No dispatch intent was recorded: it never left the process, so it cannot have had an effect.',
+  interrupted: 'A close-out or a cancel ended it before it produced a result.',
+  max_steps: 'Closed because the run reached its step limit.',
+};
