@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { DamageReason, DigestAlgorithmName, FrameBody, Payload } from '../../src-shared/wal.js';
 import { MAJOR_UINT, CborDecoder, CborError, encodeCbor } from './cbor.js';
-import { DIGEST_ALGORITHM_CODES, digestAlgorithmName, frameDigest } from './digest.js';
+import { DIGEST_ALGORITHM_CODES, digestAlgorithmName, frameDigest, frameDigestMatches } from './digest.js';
 import {
   FEATURE_NAME_PATTERN,
   FRAME_BODY_BYTES_MAX,
@@ -89,11 +89,7 @@ export function checkFrameAt(buffer: Buffer, offset: number, available_bytes: nu
 /** Whether the 32 bytes at `covered_end` are the digest of `buffer[covered_start, covered_end)`: compared in
  *  place, without copying the stored digest. */
 export function digestMatches(algorithm: DigestAlgorithmName, buffer: Buffer, covered_start: number, covered_end: number): boolean {
-  const expected = frameDigest(algorithm, buffer.subarray(covered_start, covered_end));
-  for (let index = 0; index < FRAME_DIGEST_BYTES; index++) {
-    if (expected[index] !== buffer[covered_end + index]) return false;
-  }
-  return true;
+  return frameDigestMatches(algorithm, buffer.subarray(covered_start, covered_end), buffer, covered_end);
 }
 
 export type BodyDecodeResult =
