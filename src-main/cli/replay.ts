@@ -5,10 +5,11 @@ import { appendAll } from '../../src-shared/arrays.js';
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, PlannedRecord, RecoveryPlan, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
-import { replayJson, replayTarget, type SessionReplay } from '../replay/report.js';
+import { episodeJson, replayDocument, replayTarget, type SessionReplay } from '../replay/report.js';
 import { episodeWord } from '../replay/signals.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable, textLines } from './format.js';
+import { JsonSequence, writeJsonOut } from './json-out.js';
 import { runReplayAt } from './replay-at.js';
 import { singleTarget } from './targets.js';
 
@@ -24,7 +25,7 @@ export const replayCommand: Command = {
     if (values.at !== undefined) return runReplayAt(target, { at: values.at, episode: values.episode, json: values.json === true });
     if (values.episode !== undefined) throw new UsageError('--episode goes with --at');
     const replay = replayTarget(target);
-    if (values.json) await writeOut(`${JSON.stringify(replayJson(target.session, replay), null, 2)}\n`);
+    if (values.json) await writeJsonOut(replayDocument(target.session, replay, new JsonSequence(replay.fold.episodes, episodeJson)));
     else await writeOut(outline(target, replay));
     return replay.read.error === null ? EXIT_OK : EXIT_REFUSED;
   },

@@ -1,6 +1,6 @@
 // Reading a WAL into its fold and the `walscope replay --json` object. Read-only: exports and live sessions
 // are read exactly as `verify` reads them (inspect.ts), never locked, created or written.
-import type { RecoveryPlan, ReplayJson, RunSignal, SessionFold } from '../../src-shared/replay.js';
+import type { EpisodeFold, RecoveryPlan, ReplayJson, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
 import type { FileIO } from '../engine/file-io.js';
 import { readTarget, type WalTarget } from '../engine/inspect.js';
@@ -49,48 +49,19 @@ export function refusedPlan(error: WalErrorInfo): RecoveryPlan {
 }
 
 export function replayJson(session: string | null, replay: SessionReplay): ReplayJson {
+  return replayDocument(session, replay, replay.fold.episodes.map(episodeJson));
+}
+
+/** The `replay --json` object with `episodes` as the caller makes them: the CLI writes a million records'
+ *  episodes one at a time (cli/json-out.ts) rather than building them all. */
+export function replayDocument<Episodes>(session: string | null, replay: SessionReplay, episodes: Episodes): Omit<ReplayJson, 'episodes'> & { episodes: Episodes } {
   const { read, fold, resume, run } = replay;
   return {
     session,
     wal_id: fold.wal_id,
     last_seq: fold.last_seq,
     integrity: { ok: read.error === null, torn_tail: read.torn_tail, in_progress_tail: read.in_progress_tail, error: read.error },
-    episodes: fold.episodes.map((episode) => ({
-      episode: episode.episode,
-      run_id: episode.run_id,
-      state: episode.state,
-      finished: episode.finished === null ? null : { seq: episode.finished.seq, reason: episode.finished.reason },
-      steps: episode.steps.map((step) => ({
-        step_id: step.step_id,
-        seq: step.seq,
-        attempts: step.attempts.length,
-        tool_calls: step.tool_use_ids.length,
-        natural_end: step.natural_end,
-        turn_finished: step.turn_finished_seq,
-      })),
-      batches: episode.batches.map((batch) => ({
-        batch_id: batch.batch_id,
-        step_id: batch.step_id,
-        sequential: batch.sequential,
-        finished: batch.finished_seq === null ? null : { seq: batch.finished_seq },
-        committable: batch.committable,
-        calls: batch.calls.map((call) => {
-          const terminal = call.terminals[0];
-          return {
-            tool_call_id: call.tool_call_id,
-            name: call.name,
-            class: call.class,
-            terminal: terminal === undefined ? null : { type: terminal.type, seq: terminal.seq },
-            outcome: terminal?.outcome ?? null,
-            reason: terminal?.reason ?? null,
-            is_error: terminal?.is_error ?? false,
-            dispatched_at_ms: call.dispatched_at_ms,
-            finished_at_ms: call.finished_at_ms,
-          };
-        }),
-      })),
-      anomalies: episode.anomalies,
-    })),
+    episodes,
     anomalies: fold.anomalies,
     run,
     resume: {
@@ -102,5 +73,45 @@ export function replayJson(session: string | null, replay: SessionReplay): Repla
       indeterminate: resume.indeterminate,
       records: resume.records,
     },
+  };
+}
+
+/** One episode of `replay --json`: its steps and batches with each call's class, terminal and times. */
+export function episodeJson(episode: EpisodeFold): ReplayJson['episodes'][number] {
+  return {
+    episode: episode.episode,
+    run_id: episode.run_id,
+    state: episode.state,
+    finished: episode.finished === null ? null : { seq: episode.finished.seq, reason: episode.finished.reason },
+    steps: episode.steps.map((step) => ({
+      step_id: step.step_id,
+      seq: step.seq,
+      attempts: step.attempts.length,
+      tool_calls: step.tool_use_ids.length,
+      natural_end: step.natural_end,
+      turn_finished: step.turn_finished_seq,
+    })),
+    batches: episode.batches.map((batch) => ({
+      batch_id: batch.batch_id,
+      step_id: batch.step_id,
+      sequential: batch.sequential,
+      finished: batch.finished_seq === null ? null : { seq: batch.finished_seq },
+      committable: batch.committable,
+      calls: batch.calls.map((call) => {
+        const terminal = call.terminals[0];
+        return {
+          tool_call_id: call.tool_call_id,
+          name: call.name,
+          class: call.class,
+          terminal: terminal === undefined ? null : { type: terminal.type, seq: terminal.seq },
+          outcome: terminal?.outcome ?? null,
+          reason: terminal?.reason ?? null,
+          is_error: terminal?.is_error ?? false,
+          dispatched_at_ms: call.dispatched_at_ms,
+          finished_at_ms: call.finished_at_ms,
+        };
+      }),
+    })),
+    anomalies: episode.anomalies,
   };
 }

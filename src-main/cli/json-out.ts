@@ -1,0 +1,70 @@
+// JSON documents too large to hold as one string (`replay --json` of a million records is ~150 MB of text):
+// written in pieces, byte for byte what `JSON.stringify(value, null, 2)` gives, so that neither the whole
+// text nor a whole derived object graph is ever in memory at once.
+import { writeOut } from './command.js';
+
+/** An array whose items are made one at a time as they are written (`map` of each source item). */
+export class JsonSequence<T> {
+  constructor(
+    readonly source: readonly T[],
+    readonly map: (item: T) => unknown,
+  ) {}
+}
+
+/** Containers this deep or deeper are written with one JSON.stringify: small enough, and much faster. */
+const PIECE_DEPTH = 3;
+const INDENT = '  ';
+/** Pieces are gathered up to this size before they are written. */
+const WRITE_CHARS = 1_048_576;
+
+/** Writes `value` and a newline to stdout, as `JSON.stringify(value, null, 2)` would, in pieces. */
+export async function writeJsonOut(value: unknown): Promise<void> {
+  let pending = '';
+  for (const piece of jsonPieces(value, 0)) {
+    pending += piece;
+    if (pending.length >= WRITE_CHARS) {
+      await writeOut(pending);
+      pending = '';
+    }
+  }
+  await writeOut(`${pending}\n`);
+}
+
+/** The pieces of `value`'s JSON text at nesting `depth` (its first line not indented, its others indented). */
+export function* jsonPieces(value: unknown, depth: number): Generator<string> {
+  const items = value instanceof JsonSequence ? value : Array.isArray(value) ? new JsonSequence(value, (item) => item) : null;
+  if (items !== null && items.source.length > 0 && depth < PIECE_DEPTH) {
+    const inner = INDENT.repeat(depth + 1);
+    for (let index = 0; index < items.source.length; index++) {
+      yield `${index === 0 ? '[' : ','}\n${inner}`;
+      const item = items.map(items.source[index]!);
+      // As in JSON.stringify, an array item that has no JSON form is null.
+      yield* hasJsonForm(item) ? jsonPieces(item, depth + 1) : ['null'];
+    }
+    yield `\n${INDENT.repeat(depth)}]`;
+    return;
+  }
+  if (items === null && isPlainObject(value) && depth < PIECE_DEPTH) {
+    const keys = Object.keys(value).filter((key) => hasJsonForm(value[key]));
+    if (keys.length > 0) {
+      const inner = INDENT.repeat(depth + 1);
+      for (const [index, key] of keys.entries()) {
+        yield `${index === 0 ? '{' : ','}\n${inner}${JSON.stringify(key)}: `;
+        yield* jsonPieces(value[key], depth + 1);
+      }
+      yield `\n${INDENT.repeat(depth)}}`;
+      return;
+    }
+  }
+  const text = JSON.stringify(items === null ? value : items.source.map(items.map), null, 2);
+  yield depth === 0 ? text : text.replaceAll('\n', `\n${INDENT.repeat(depth)}`);
+}
+
+function hasJsonForm(value: unknown): boolean {
+  return value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
+}
+
+/** An object JSON.stringify writes member by member: not an array, and without a toJSON of its own. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+}
