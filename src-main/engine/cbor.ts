@@ -237,6 +237,19 @@ export class CborDecoder {
     this.head_argument = argument;
   }
 
+  /** Reads a map's head and returns its number of entries; fails unless it is a map whose entries could fit in
+   *  the bytes that remain (as `readItem` would). */
+  readMapHead(): number {
+    const start = this.position;
+    this.nextHead();
+    if (this.head_major !== MAJOR_MAP) {
+      this.position = start;
+      this.fail('expected a map');
+    }
+    this.checkCount(this.head_argument * 2, start);
+    return this.head_argument;
+  }
+
   /** Whether the next item is a text string of at most `size_bytes_max` bytes (nothing is consumed). */
   atShortText(size_bytes_max: number): boolean {
     const start = this.position;

@@ -93,13 +93,19 @@ export function digestMatches(algorithm: DigestAlgorithmName, buffer: Buffer, co
 }
 
 export type BodyDecodeResult =
-  /** `payload_at`: where the payload map's CBOR starts in the body, for readers that decode it themselves. */
-  | { kind: 'ok'; body: Omit<FrameBody, 'payload'> & { payload: Payload | null }; payload_at: number }
+  /** `payload_at`: where the payload map's CBOR starts in the body, for readers that decode it themselves;
+   *  `kept`: what `decode_payload` built of it (undefined without one). */
+  | { kind: 'ok'; body: Omit<FrameBody, 'payload'> & { payload: Payload | null }; payload_at: number; kept: unknown }
   | { kind: 'malformed'; message: string }
   | { kind: 'newer_version'; ver: number; message: string };
 
-/** Decodes a digest-valid body. With `with_payload` false the payload is validated but not built. */
-export function decodeBody(bodyBytes: Buffer, with_payload: boolean): BodyDecodeResult {
+/** Builds what a reader keeps of a record's payload while validating it: it must consume exactly the payload's
+ *  one item, validating what it does not build (`skipItem`), and throw CborError where the item is malformed. */
+export type PayloadDecoder = (decoder: CborDecoder, type: string) => unknown;
+
+/** Decodes a digest-valid body. With `with_payload` false the payload is validated but not built, or built as
+ *  far as `decode_payload` builds it, in the same one pass. */
+export function decodeBody(bodyBytes: Buffer, with_payload: boolean, decode_payload?: PayloadDecoder): BodyDecodeResult {
   const decoder = new CborDecoder(bodyBytes);
   try {
     decoder.nextHead();
@@ -128,7 +134,9 @@ export function decodeBody(bodyBytes: Buffer, with_payload: boolean): BodyDecode
     if (payload_major !== 5) return malformed('payload is not a map');
     decoder.position = payloadStart;
     let payload: Payload | null = null;
+    let kept: unknown = undefined;
     if (with_payload) payload = decoder.readItem() as Payload;
+    else if (decode_payload !== undefined && typeof type === 'string') kept = decode_payload(decoder, type);
     else decoder.skipItem();
     if (decoder.remaining !== 0) return malformed('bytes after the body array');
     const shapeProblem = checkHeadShape(ver, type, features);
@@ -137,6 +145,7 @@ export function decodeBody(bodyBytes: Buffer, with_payload: boolean): BodyDecode
       kind: 'ok',
       body: { ver, seq, fence, type: type as string, features: features as string[], payload },
       payload_at: payloadStart,
+      kept,
     };
   } catch (error) {
     if (error instanceof CborError) return malformed(error.message);

@@ -15,7 +15,7 @@ import type {
 import { describe } from './errors.js';
 import { unknownFeatures } from './features.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
-import { checkFrameAt, checkHeader, decodeBody, digestMatches } from './frame-codec.js';
+import { checkFrameAt, checkHeader, decodeBody, digestMatches, type PayloadDecoder } from './frame-codec.js';
 import {
   FRAME_BYTES_MAX,
   FRAME_DIGEST_BYTES,
@@ -48,9 +48,12 @@ export interface ReadOptions {
   /** The state root's feature floor, checked before any frame is read. */
   floor_features?: readonly string[];
   /** Called for every intact frame, lineage frames included, in file order. `payload_cbor` is the payload map's
-   *  CBOR, already validated: a view into the reader's buffer, valid only during the call (the fold decodes
-   *  from it what it keeps, and nothing else). */
-  on_frame?: (frame: ReadFrame, payload_cbor: Buffer) => void;
+   *  CBOR, already validated: a view into the reader's buffer, valid only during the call. `kept` is what
+   *  `decode_payload` built of it. */
+  on_frame?: (frame: ReadFrame, payload_cbor: Buffer, kept?: unknown) => void;
+  /** With `with_payload` false: builds what the caller keeps of each payload (the fold) in the one pass that
+   *  validates it, rather than a validating pass and then a building one. */
+  decode_payload?: PayloadDecoder;
   /** Continue a previous read from its checkpoint instead of from offset 0. */
   from?: ReadCheckpoint;
 }
@@ -235,7 +238,7 @@ class WalScan {
   }
 
   private acceptFrame(offset: number, size_bytes: number, algorithm: DigestAlgorithmName, body: Buffer): Step {
-    const verdict = judgeFrame(offset, body, this.with_payload, this.state);
+    const verdict = judgeFrame(offset, body, this.with_payload, this.state, this.options.decode_payload);
     if (verdict.kind === 'refused') return { stop: finish(this.state, this.window.size_bytes, verdict.error) };
     const frame = verdict.frame;
     if (verdict.kind === 'lineage' && this.state.wal_id === null) this.state.wal_id = verdict.wal_id;
@@ -247,7 +250,7 @@ class WalScan {
     this.state.max_fence = Math.max(this.state.max_fence, frame.fence);
     this.state.algorithms.add(algorithm);
     for (const feature of frame.features) this.state.feature_set.add(feature);
-    this.options.on_frame?.({ offset, size_bytes, digest_algorithm: algorithm, ...frame }, body.subarray(verdict.payload_at));
+    this.options.on_frame?.({ offset, size_bytes, digest_algorithm: algorithm, ...frame }, body.subarray(verdict.payload_at), verdict.kept);
     return { next_offset: offset + size_bytes };
   }
 
@@ -280,20 +283,21 @@ type DecodedFrame = {
 };
 
 type DecodeOutcome =
-  | { kind: 'ok'; body: DecodedFrame; payload_at: number }
+  | { kind: 'ok'; body: DecodedFrame; payload_at: number; kept: unknown }
   | { kind: 'malformed'; message: string }
   | { kind: 'newer_version'; ver: number; message: string };
 
 /** Decodes a body; lineage frames always get their payload built, since the reader needs their wal_id. */
-function decodeLineageAware(body: Buffer, with_payload: boolean): DecodeOutcome {
-  let result = decodeBody(body, with_payload);
-  if (result.kind === 'ok' && !with_payload && result.body.seq === 0) result = decodeBody(body, true);
+function decodeLineageAware(body: Buffer, with_payload: boolean, decode_payload: PayloadDecoder | undefined): DecodeOutcome {
+  const first = decodeBody(body, with_payload, decode_payload);
+  if (first.kind !== 'ok') return first;
+  const result = !with_payload && first.body.seq === 0 ? decodeBody(body, true) : first;
   if (result.kind !== 'ok') return result;
   const { ver, seq, fence, type, features, payload } = result.body;
   // Only a seq-0 frame can be a lineage frame; the reader refuses any other that claims to be one.
   const candidate = seq === 0 ? payload?.['wal_id'] : undefined;
   const lineage_wal_id = candidate instanceof Uint8Array && candidate.length === 16 ? candidate : null;
-  return { kind: 'ok', body: { ver, seq, fence, type, features, payload: with_payload ? payload : null, lineage_wal_id }, payload_at: result.payload_at };
+  return { kind: 'ok', body: { ver, seq, fence, type, features, payload: with_payload ? payload : null, lineage_wal_id }, payload_at: result.payload_at, kept: first.kept };
 }
 
 /** What the frames before a frame have proven: the WAL's identity (once a lineage frame was read) and the last seq. */
@@ -304,18 +308,18 @@ interface Proven {
 
 type FrameVerdict =
   /** `payload_at`: where the payload's CBOR starts in the body, for `on_frame`. */
-  | { kind: 'lineage'; frame: DecodedFrame; wal_id: Uint8Array; payload_at: number }
-  | { kind: 'record'; frame: DecodedFrame; payload_at: number }
+  | { kind: 'lineage'; frame: DecodedFrame; wal_id: Uint8Array; payload_at: number; kept: unknown }
+  | { kind: 'record'; frame: DecodedFrame; payload_at: number; kept: unknown }
   | { kind: 'refused'; error: WalErrorInfo };
 
 /** Every rule of wal-format §3, §4 and §5 steps 3–4 for one digest-valid frame, given what precedes it. The main
  *  read path and the tail scan both judge frames here, so a frame one of them refuses the other cannot accept. */
-function judgeFrame(offset: number, body: Buffer, with_payload: boolean, proven: Proven): FrameVerdict {
+function judgeFrame(offset: number, body: Buffer, with_payload: boolean, proven: Proven, decode_payload?: PayloadDecoder): FrameVerdict {
   const refused = (kind: WalErrorKind, seq: number | null, features: string[], message: string): FrameVerdict => ({
     kind: 'refused',
     error: { kind, offset, seq, features, message },
   });
-  const decoded = decodeLineageAware(body, with_payload);
+  const decoded = decodeLineageAware(body, with_payload, decode_payload);
   if (decoded.kind === 'newer_version') return refused('newer_writer', null, [], decoded.message);
   if (decoded.kind === 'malformed') return refused('malformed_frame', null, [], `malformed frame at offset ${offset}: ${decoded.message}; the frame is intact (its digest matches) but not of the format's shape — refused, never repaired`);
   const frame = decoded.body;
@@ -327,7 +331,7 @@ function judgeFrame(offset: number, body: Buffer, with_payload: boolean, proven:
     if (proven.wal_id === null) return refused('malformed_frame', frame.seq, [], `malformed WAL: the first frame (offset ${offset}) is a record, not a lineage frame`);
     const expected = proven.last_seq + 1;
     if (frame.seq !== expected) return refused('sequence_error', frame.seq, [], `sequence error at offset ${offset}: seq ${frame.seq} where ${expected} was expected; nothing from this offset on is used`);
-    return { kind: 'record', frame, payload_at: decoded.payload_at };
+    return { kind: 'record', frame, payload_at: decoded.payload_at, kept: decoded.kept };
   }
   if (frame.type !== 'lineage' || frame.seq !== 0 || frame.ver !== FRAME_VER_PLAIN) {
     return refused('malformed_frame', frame.seq, [], `malformed frame at offset ${offset}: seq 0 and type "lineage" go together in a ver 2 frame (found seq ${frame.seq}, type "${frame.type}", ver ${frame.ver})`);
@@ -337,7 +341,7 @@ function judgeFrame(offset: number, body: Buffer, with_payload: boolean, proven:
   if (proven.wal_id !== null && Buffer.compare(proven.wal_id, wal_id) !== 0) {
     return refused('non_tail_corruption', 0, [], `non-tail corruption at offset ${offset}: a lineage frame claims identity ${hex(wal_id)} in a WAL whose identity is ${hex(proven.wal_id)}; nothing from this offset on is used`);
   }
-  return { kind: 'lineage', frame, wal_id, payload_at: decoded.payload_at };
+  return { kind: 'lineage', frame, wal_id, payload_at: decoded.payload_at, kept: decoded.kept };
 }
 
 type TailVerdict = { kind: 'tail'; trailing_lineage: number[] } | { kind: 'corruption'; why: string };

@@ -59,6 +59,9 @@ const STEP_NOTE_TYPES: ReadonlySet<string> = new Set([
 
 type Handler = (folder: SessionFolder, payload: JsonPayload, ref: RecordRef) => void;
 
+/** `decodePayload`'s answer for a payload the fold does not build: past its bounds, or after a refusal. */
+const BEYOND_BOUNDS = Symbol('beyond the fold\'s bounds');
+
 /** Per-episode lookups that keep each record's routing O(1): a linear search per record made long episodes
  *  quadratic (80k planned calls, 40k approvals, 40k steers before 40k steps). */
 interface EpisodeLookups {
@@ -98,18 +101,18 @@ export class SessionFolder {
 
   /** Folds one frame. Its payload comes from `frame.payload` when the reader built it, else from
    *  `payload_cbor` (validated CBOR the reader hands over), decoded here without what stays on disk. */
-  push(frame: ReadFrame, payload_cbor?: Buffer): void {
+  push(frame: ReadFrame, payload_cbor?: Buffer, kept?: unknown): void {
     assert.ok(!this.finished, 'a finished fold takes no more frames');
     if (this.refusal !== null) return;
     const open_before = this.openEpisode();
-    this.route(frame, payload_cbor);
+    this.route(frame, payload_cbor, kept);
     if (open_before !== null) this.changed.add(open_before);
     const open_after = this.openEpisode();
     if (open_after !== null) this.changed.add(open_after);
   }
 
-  private route(frame: ReadFrame, payload_cbor: Buffer | undefined): void {
-    const payload = this.keptPayload(frame, payload_cbor);
+  private route(frame: ReadFrame, payload_cbor: Buffer | undefined, kept: unknown): void {
+    const payload = kept === undefined ? this.keptPayload(frame, payload_cbor) : this.decodedPayload(frame, kept);
     if (payload === null) return;
     const ref: RecordRef = { seq: frame.seq, offset: frame.offset, fence: frame.fence, type: frame.type };
     appendRecord(this.fold.records, ref, this.type_ids);
@@ -148,6 +151,37 @@ export class SessionFolder {
     return classified(this.fold);
   }
 
+  /** The reader's `decode_payload`: builds the members the fold keeps in the pass that validates the payload
+   *  (a validating pass and then a building one cost the fold a quarter more). Past the fold's bounds it
+   *  validates the rest without building it, and `push` refuses the record. */
+  readonly decodePayload = (decoder: CborDecoder, type: string): JsonPayload | typeof BEYOND_BOUNDS => {
+    const start = decoder.position;
+    if (this.refusal !== null) {
+      decoder.skipItem();
+      return BEYOND_BOUNDS;
+    }
+    decoder.bytes_as_hex = true;
+    const items_max = Math.min(FOLD_RECORD_ITEMS_MAX, FOLD_SESSION_ITEMS_MAX - this.items_kept);
+    decoder.items_left = items_max;
+    try {
+      const payload = decodeMapWithout(decoder, LEFT_ON_DISK[type]);
+      this.items_kept += items_max - decoder.items_left;
+      return payload;
+    } catch (error) {
+      if (!(error instanceof CborItemsExceeded)) throw error;
+      decoder.position = start;
+      decoder.skipItem();
+      return BEYOND_BOUNDS;
+    }
+  };
+
+  /** What `decodePayload` built for this frame; null (and `refusal` set) when it was beyond the bounds. */
+  private decodedPayload(frame: ReadFrame, kept: unknown): JsonPayload | null {
+    if (kept !== BEYOND_BOUNDS) return kept as JsonPayload;
+    this.refuseTooLarge(frame);
+    return null;
+  }
+
   /** The payload members the fold keeps, built within its bounds; null (and `refusal` set) past them. */
   private keptPayload(frame: ReadFrame, payload_cbor: Buffer | undefined): JsonPayload | null {
     const left_on_disk = LEFT_ON_DISK[frame.type];
@@ -167,17 +201,21 @@ export class SessionFolder {
       return payload;
     } catch (error) {
       if (!(error instanceof CborItemsExceeded)) throw error;
-      const whole_session = FOLD_SESSION_ITEMS_MAX - this.items_kept < FOLD_RECORD_ITEMS_MAX;
-      const bound = whole_session ? `the ${FOLD_SESSION_ITEMS_MAX.toLocaleString('en-US')} items walscope keeps for one session` : `the ${FOLD_RECORD_ITEMS_MAX.toLocaleString('en-US')} items walscope builds for one record`;
-      this.refusal = {
-        kind: 'too_large',
-        offset: frame.offset,
-        seq: frame.seq,
-        features: [],
-        message: `record ${frame.type} at offset ${frame.offset} (seq ${frame.seq}) holds more CBOR items than ${bound}: the WAL may be intact (walscope verify checks it), but this session is too large to fold here; nothing from this offset on is shown`,
-      };
+      this.refuseTooLarge(frame);
       return null;
     }
+  }
+
+  private refuseTooLarge(frame: ReadFrame): void {
+    const whole_session = FOLD_SESSION_ITEMS_MAX - this.items_kept < FOLD_RECORD_ITEMS_MAX;
+    const bound = whole_session ? `the ${FOLD_SESSION_ITEMS_MAX.toLocaleString('en-US')} items walscope keeps for one session` : `the ${FOLD_RECORD_ITEMS_MAX.toLocaleString('en-US')} items walscope builds for one record`;
+    this.refusal = {
+      kind: 'too_large',
+      offset: frame.offset,
+      seq: frame.seq,
+      features: [],
+      message: `record ${frame.type} at offset ${frame.offset} (seq ${frame.seq}) holds more CBOR items than ${bound}: the WAL may be intact (walscope verify checks it), but this session is too large to fold here; nothing from this offset on is shown`,
+    };
   }
 
   /** The same fold as `snapshot`, made from `previous` (this folder's last `snapshotSince`, or null): episodes
@@ -637,8 +675,7 @@ function isShortText(value: unknown): boolean {
 /** Decodes a payload map, skipping (validated, not built) the member named `left_on_disk` unless it is a
  *  short text. */
 function decodeMapWithout(decoder: CborDecoder, left_on_disk: string | undefined): JsonPayload {
-  decoder.nextHead();
-  const count = decoder.head_argument;
+  const count = decoder.readMapHead();
   const payload: JsonPayload = {};
   for (let index = 0; index < count; index++) {
     const key = decoder.readKey();

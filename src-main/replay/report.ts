@@ -25,9 +25,9 @@ export interface SessionReplay {
 export function replayTarget(target: WalTarget, io?: FileIO, also?: (frame: ReadFrame, payload_cbor: Buffer) => void): SessionReplay {
   const folder = new SessionFolder();
   const on_frame = also === undefined
-    ? (frame: ReadFrame, payload_cbor: Buffer) => folder.push(frame, payload_cbor)
-    : (frame: ReadFrame, payload_cbor: Buffer) => { folder.push(frame, payload_cbor); also(frame, payload_cbor); };
-  const whole = readTarget(target, { ...(io === undefined ? {} : { io }), with_payload: false, on_frame });
+    ? (frame: ReadFrame, payload_cbor: Buffer, kept?: unknown) => folder.push(frame, payload_cbor, kept)
+    : (frame: ReadFrame, payload_cbor: Buffer, kept?: unknown) => { folder.push(frame, payload_cbor, kept); also(frame, payload_cbor); };
+  const whole = readTarget(target, { ...(io === undefined ? {} : { io }), with_payload: false, decode_payload: folder.decodePayload, on_frame });
   const read = whole.error === null && folder.refusal !== null ? { ...whole, error: folder.refusal, checkpoint: null } : whole;
   const fold = folder.finish();
   const resume = read.error === null ? planResume(fold) : refusedPlan(read.error);
