@@ -363,7 +363,14 @@ export interface WalscopeApi {
   /** Returns the unsubscribe function. */
   subscribe(listener: (event: WalscopeEvent) => void): () => void;
   /** Desktop only: a dropped file or folder opened as a workspace. Absent in the browser. */
-  openDropped?: (file: File) => Promise<Workspace>;
+  openDropped?: (file: DroppedFile) => Promise<Workspace>;
+}
+
+/** A file or folder dropped on the window: the DOM's File, handed from the renderer to the preload as it is.
+ *  Named by shape, since src-shared names no runtime's types (neither the DOM's nor Node's). */
+export interface DroppedFile {
+  readonly name: string;
+  readonly size: number;
 }
 
 /** The request methods, by name: what the IPC channels and HTTP routes carry. */

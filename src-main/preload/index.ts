@@ -1,7 +1,7 @@
 // The preload: the shared API as plain functions on window.walscope, each one an IPC invoke. ipcRenderer
 // itself never crosses the bridge, and neither does anything else.
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
-import { apiClient, IPC_EVENT_CHANNEL, IPC_OPEN_PATH_CHANNEL, IPC_REQUEST_CHANNEL, type WalscopeApi, type WalscopeEvent, type Workspace } from '../../src-shared/ipc.js';
+import { apiClient, IPC_EVENT_CHANNEL, IPC_OPEN_PATH_CHANNEL, IPC_REQUEST_CHANNEL, type DroppedFile, type WalscopeApi, type WalscopeEvent, type Workspace } from '../../src-shared/ipc.js';
 
 export const preloadApi: WalscopeApi = {
   ...apiClient((method, args) => ipcRenderer.invoke(IPC_REQUEST_CHANNEL, method, args) as Promise<unknown>),
@@ -12,7 +12,8 @@ export const preloadApi: WalscopeApi = {
       ipcRenderer.removeListener(IPC_EVENT_CHANNEL, handler);
     };
   },
-  openDropped: (file: File) => ipcRenderer.invoke(IPC_OPEN_PATH_CHANNEL, webUtils.getPathForFile(file)) as Promise<Workspace>,
+  // What the renderer drops is a DOM File, and it crosses the context bridge as one.
+  openDropped: (file: DroppedFile) => ipcRenderer.invoke(IPC_OPEN_PATH_CHANNEL, webUtils.getPathForFile(file as File)) as Promise<Workspace>,
 };
 
 contextBridge.exposeInMainWorld('walscope', preloadApi);
