@@ -33,7 +33,7 @@ import {
 } from './invariants.js';
 import { Prng } from './prng.js';
 import { SimProcess } from './sim-io.js';
-import { SIM_ROOT, viewDisk, type DiskView } from './view.js';
+import { SIM_ROOT, viewDisk } from './view.js';
 
 export interface ProcessReport {
   mutations: number;

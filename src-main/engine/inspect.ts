@@ -140,7 +140,7 @@ export function readTarget(target: WalTarget, options: Omit<ReadOptions, 'floor_
   if (target.member !== undefined) return readMemberTarget(target.member, { ...options, io, floor_features });
   // Only a session inside a state root can have a live writer; a copied folder's lease file names some other
   // machine's process and says nothing about this copy.
-  let live = false;
+  let live: boolean;
   try {
     live = target.root !== null && target.session_dir !== null && probeLease(target.session_dir, io).state === 'live';
   } catch (error) {

@@ -175,7 +175,7 @@ export class FleetAgent {
   }
 
   private async fleetSummary(summary: SessionSummary, now: number): Promise<FleetSummary> {
-    let plan: FleetSummary['plan'] = null;
+    let plan: FleetSummary['plan'];
     try {
       const resume = (await this.options.api.getSession(summary.key)).resume;
       plan = { action: resume.action, message: resume.message };

@@ -25,7 +25,7 @@ import {
 } from '../../src-shared/ipc.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { toJsonValue } from '../../src-shared/json.js';
-import type { JsonPayload, JsonValue, RecoveryEntry, RunSignal, SessionFold } from '../../src-shared/replay.js';
+import type { JsonPayload, JsonValue, RecoveryEntry, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import { describe } from '../engine/errors.js';
 import type { WalTarget } from '../engine/inspect.js';

@@ -1,7 +1,7 @@
 // An episode's work on one time axis, as its records carry it: model steps (with failed attempts), batches
 // and calls from dispatch to result, a held call's wait (open-ended while the provider owes its result). Times
 // are the WAL's own; an episode whose records carry none says so instead of showing invented bars.
-import type { EpisodeTiming, TimedSpan } from '../../src-shared/replay.js';
+import type { EpisodeTiming } from '../../src-shared/replay.js';
 import { formatTime } from './format.js';
 
 export function Waterfall({ timing }: { timing: EpisodeTiming }) {

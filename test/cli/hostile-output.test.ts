@@ -117,7 +117,7 @@ describe('dump streams', () => {
     child.stdout.pause();
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     // Wait until the child's reads have stopped growing: with its output unread, that is where it waits.
-    let last = -1;
+    let last: number;
     let read = 0;
     for (let stable = 0; stable < 10; stable = read === last ? stable + 1 : 0) {
       last = read;

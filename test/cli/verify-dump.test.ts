@@ -206,6 +206,7 @@ describe('terminal safety', () => {
     const folder = hostileSession();
     for (const args of [['replay', folder], ['seal', folder, '--dry-run'], ['resume', folder, '--dry-run'], ['dump', folder], ['verify', folder]]) {
       const { stdout, stderr } = walscope(...args);
+      // eslint-disable-next-line no-control-regex -- the control characters are what the test looks for
       expect(stdout + stderr, args.join(' ')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     }
     expect(walscope('replay', folder).stdout).toContain('call\\u001b]0;PWNED');

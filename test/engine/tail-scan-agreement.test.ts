@@ -9,7 +9,6 @@ import path from 'node:path';
 import { decode as cborgDecode, Tokenizer, Type } from 'cborg';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeCbor } from '../../src-main/engine/cbor.js';
 import { encodeFrame } from '../../src-main/engine/frame-codec.js';
 import { readWal, type ReadResult } from '../../src-main/engine/reader.js';
 import type { CborValue, DigestAlgorithmName, FrameBody, ReadFrame } from '../../src-shared/wal.js';
