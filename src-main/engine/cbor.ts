@@ -7,8 +7,10 @@
 // unique text. It can also validate an item without building it (skipItem), which is how `verify` checks a
 // 1 MiB tool output without materialising the string.
 //
-// cbor-x is not used here (docs/wal-format.md says why in full): it writes integers of 2^32 or more as float64,
-// and it decodes leniently where a reader must refuse (tags unwrapped, duplicate keys, invalid UTF-8, rounding).
+// cbor-x is not used here (docs/wal-format.md says why in full): it writes integers of 2^32 or more as float64;
+// it decodes leniently where a reader must refuse (it unwraps tag-64 bytes, keeps the last of duplicate keys,
+// replaces invalid UTF-8, rounds integers past 2^53 and renames a `__proto__` key); and it cannot validate an
+// item without building it.
 import { isUtf8 } from 'node:buffer';
 import type { CborValue } from '../../src-shared/wal.js';
 import { CBOR_DEPTH_MAX, CBOR_INTEGER_MAX } from './limits.js';
