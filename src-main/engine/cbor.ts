@@ -467,7 +467,7 @@ export class CborDecoder {
  *  string per distinct text instead of a new one each time, which saved a native call and an allocation per
  *  text (a tenth of the fold's time) and keeps one copy of each in what the fold holds. A direct-mapped table:
  *  a collision only replaces the entry, so its size bounds the memory. */
-const TEXT_INTERNED_BYTES_MAX = 24;
+const TEXT_INTERNED_BYTES_MAX = 40;
 const INTERNED_SLOTS = 4_096;
 const interned: (string | undefined)[] = new Array<string | undefined>(INTERNED_SLOTS).fill(undefined);
 

@@ -59,6 +59,9 @@ const STEP_NOTE_TYPES: ReadonlySet<string> = new Set([
 
 type Handler = (folder: SessionFolder, payload: JsonPayload, ref: RecordRef) => void;
 
+/** Batches of at most this many calls find a call by scanning them. */
+const CALLS_SCANNED_MAX = 16;
+
 /** `decodePayload`'s answer for a payload the fold does not build: past its bounds, or after a refusal. */
 const BEYOND_BOUNDS = Symbol('beyond the fold\'s bounds');
 
@@ -85,7 +88,9 @@ export class SessionFolder {
     outside: [],
     anomalies: [],
   };
-  private readonly batches = new Map<string, { episode: EpisodeFold; batch: BatchFold; calls: Map<string, CallFold> }>();
+  /** Every batch by id, for tool records that name it; `calls` by id only for a batch of more than
+   *  CALLS_SCANNED_MAX calls (a Map a batch cost ~180 bytes a step, for what a scan of a few calls finds). */
+  private readonly batches = new Map<string, { episode: EpisodeFold; batch: BatchFold; calls: Map<string, CallFold> | null }>();
   private readonly run_ids = new Map<string, number>();
   private readonly lookups = new WeakMap<EpisodeFold, EpisodeLookups>();
   /** Pending queue entries by submission id, oldest first from `next`. */
@@ -256,6 +261,13 @@ export class SessionFolder {
     return episode;
   }
 
+  /** A finished episode is reached only through its batches (a late tool record): its lookups, which serve the
+   *  open episode's records, are dropped, and its small arrays get their exact size. */
+  closed(episode: EpisodeFold): void {
+    this.lookups.delete(episode);
+    trimArrays(episode);
+  }
+
   show(ref: RecordRef): void {
     const episode = this.openEpisode();
     if (episode === null) this.fold.outside.push(ref);
@@ -310,7 +322,7 @@ export class SessionFolder {
       episode?.anomalies.push(anomaly('unknown_batch', `${ref.type} at seq ${ref.seq} names batch ${batch_id}, which was never started`, [ref.seq], batch_id, tool_call_id));
       return null;
     }
-    const call = found.calls.get(tool_call_id);
+    const call = found.calls === null ? found.batch.calls.find((candidate) => candidate.tool_call_id === tool_call_id) : found.calls.get(tool_call_id);
     if (call === undefined) {
       found.episode.anomalies.push(anomaly('unplanned_call', `${ref.type} at seq ${ref.seq} names call ${tool_call_id}, which batch ${batch_id} did not plan`, [ref.seq], batch_id, tool_call_id));
       return null;
@@ -394,7 +406,7 @@ export class SessionFolder {
       batch.calls.push(call);
     }
     episode.batches.push(batch);
-    this.batches.set(batch_id, { episode, batch, calls });
+    this.batches.set(batch_id, { episode, batch, calls: batch.calls.length > CALLS_SCANNED_MAX ? calls : null });
     if (step_id !== null) this.step(episode, step_id).batch_id = batch_id;
   }
 
@@ -608,7 +620,7 @@ const HANDLERS: Record<string, Handler> = {
     const episode = folder.episodeFor(ref);
     if (episode === null) return;
     episode.finished = { seq: ref.seq, reason: text(payload, 'reason'), usage: mapOrNull(payload, 'usage'), error: payload['error'] ?? null };
-    trimArrays(episode);
+    folder.closed(episode);
   },
 
   run_cancel_requested(folder, payload, ref) {
