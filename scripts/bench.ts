@@ -24,17 +24,19 @@ const APPEND_RECORDS = 2_000;
 
 interface Timed {
   seconds: number;
+  /** User and system CPU time: on a shared machine the wall time grows with the load, this much less. */
+  cpu_seconds: number;
   peak_rss_bytes: number;
 }
 
-/** Runs a command under GNU time with its output discarded: wall seconds and peak resident set size. */
+/** Runs a command under GNU time with its output discarded: wall and CPU seconds, peak resident set size. */
 function timed(command: string, args: string[]): Timed {
-  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  const result = spawnSync('/usr/bin/time', ['-f', '%e %U %S %M', command, ...args], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
   const last = result.stderr.trim().split('\n').at(-1) ?? '';
   // walscope exits 1 when it refuses a WAL; a bench WAL must read cleanly, so any non-zero exit is a failure.
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr}`);
-  const [seconds, rss_kib] = last.split(' ').map(Number);
-  return { seconds: seconds!, peak_rss_bytes: rss_kib! * 1_024 };
+  const [seconds, user_seconds, system_seconds, rss_kib] = last.split(' ').map(Number);
+  return { seconds: seconds!, cpu_seconds: user_seconds! + system_seconds!, peak_rss_bytes: rss_kib! * 1_024 };
 }
 
 function median(values: number[]): number {
@@ -63,7 +65,11 @@ function benchSession(wal: string): SessionFigures {
     runs.verify.push(timed(process.execPath, [WALSCOPE, 'verify', wal, '--json']));
     runs.replay.push(timed(process.execPath, [WALSCOPE, 'replay', wal, '--json']));
   }
-  const summary = (list: Timed[]): Timed => ({ seconds: median(list.map((run) => run.seconds)), peak_rss_bytes: Math.max(...list.map((run) => run.peak_rss_bytes)) });
+  const summary = (list: Timed[]): Timed => ({
+    seconds: median(list.map((run) => run.seconds)),
+    cpu_seconds: median(list.map((run) => run.cpu_seconds)),
+    peak_rss_bytes: Math.max(...list.map((run) => run.peak_rss_bytes)),
+  });
   return {
     size_bytes: fs.statSync(wal).size,
     records: report.records,
@@ -76,19 +82,20 @@ function benchSession(wal: string): SessionFigures {
 
 const mb = (bytes: number) => (bytes / 1e6).toFixed(0);
 const mbps = (bytes: number, run: Timed) => (bytes / run.seconds / 1e6).toFixed(0);
-const ratio = (value: number) => value.toFixed(2);
+const seconds = (run: Timed) => `${run.seconds.toFixed(2)} s (${run.cpu_seconds.toFixed(2)} s)`;
+/** `top / bottom` in wall time, and in CPU time in brackets. */
+const ratios = (top: Timed, bottom: Timed) => `${(top.seconds / bottom.seconds).toFixed(2)} (${(top.cpu_seconds / bottom.cpu_seconds).toFixed(2)})`;
 
 function printSession(title: string, figures: SessionFigures, aims: { verify_vs_openssl?: number; verify_seconds?: number; replay_rss_mb?: number }): void {
   const { size_bytes, openssl, sha256sum, verify, replay } = figures;
-  console.log(`\n${title}: ${(size_bytes / 1_048_576).toFixed(0)} MiB, ${figures.records.toLocaleString('en-US')} records (page cache warm, median of ${ROUNDS})`);
-  console.log(`  openssl dgst -sha256   ${openssl.seconds.toFixed(2)} s  ${mbps(size_bytes, openssl)} MB/s`);
-  console.log(`  sha256sum              ${sha256sum.seconds.toFixed(2)} s  ${mbps(size_bytes, sha256sum)} MB/s`);
-  const vs_openssl = openssl.seconds / verify.seconds;
+  console.log(`\n${title}: ${(size_bytes / 1_048_576).toFixed(0)} MiB, ${figures.records.toLocaleString('en-US')} records (page cache warm, median of ${ROUNDS}; wall, then CPU in brackets)`);
+  console.log(`  openssl dgst -sha256   ${seconds(openssl)}  ${mbps(size_bytes, openssl)} MB/s`);
+  console.log(`  sha256sum              ${seconds(sha256sum)}  ${mbps(size_bytes, sha256sum)} MB/s`);
   const verify_aim = aims.verify_vs_openssl === undefined ? '' : `   aim ≥ ${aims.verify_vs_openssl.toFixed(2)} × openssl`;
-  console.log(`  walscope verify        ${verify.seconds.toFixed(2)} s  ${mbps(size_bytes, verify)} MB/s = ${ratio(vs_openssl)} × openssl, ${ratio(sha256sum.seconds / verify.seconds)} × sha256sum${verify_aim}`);
+  console.log(`  walscope verify        ${seconds(verify)}  ${mbps(size_bytes, verify)} MB/s = ${ratios(openssl, verify)} × openssl, ${ratios(sha256sum, verify)} × sha256sum${verify_aim}`);
   if (aims.verify_seconds !== undefined) console.log(`    ${(figures.records / verify.seconds).toFixed(0)} records/s   aim: < ${aims.verify_seconds} s`);
   console.log(`    peak RSS ${mb(verify.peak_rss_bytes)} MB`);
-  console.log(`  walscope replay --json ${replay.seconds.toFixed(2)} s = ${ratio(replay.seconds / verify.seconds)} × verify   aim ≤ 2.00 × verify`);
+  console.log(`  walscope replay --json ${seconds(replay)} = ${ratios(replay, verify)} × verify   aim ≤ 2.00 × verify`);
   console.log(`    peak RSS ${mb(replay.peak_rss_bytes)} MB${aims.replay_rss_mb === undefined ? '' : `   aim < ${aims.replay_rss_mb} MB`}`);
 }
 
@@ -132,7 +139,7 @@ function main(): void {
   const big = benchSession(walPath(sessionDir(bigSessionRoot(), BIG_SESSION_ID)));
   printSession('one 1 GiB session', big, { verify_vs_openssl: 0.7, replay_rss_mb: 400 });
   const million = benchSession(walPath(sessionDir(millionSessionRoot(), MILLION_SESSION_ID)));
-  printSession('1,000,000 small records', million, { verify_seconds: 3 });
+  printSession('1,000,000 small records', million, { verify_seconds: 3, replay_rss_mb: 400 });
   console.log(`\ndurable appends vs SQLite (synchronous=FULL, WAL journal), ${APPEND_RECORDS} records of ~300 B`);
   for (const group of [1, 10]) {
     const appends = benchAppends(group);
@@ -141,8 +148,11 @@ function main(): void {
   console.log(`\nload average at the end ${os.loadavg().map((load) => load.toFixed(1)).join(' ')} (the machine is shared: compare ratios, not seconds)`);
 }
 
-main();
+// `npm run bench -- SECTION…` runs only the named sections (cli, service, fleet); all of them by default.
+const sections = process.argv.slice(2);
+const wanted = (section: string) => sections.length === 0 || sections.includes(section);
+if (wanted('cli')) main();
 // The app's figures (walscope serve on the big session, the 2,000-session root, the live tail).
-await benchService();
+if (wanted('service')) await benchService();
 // The fleet section lives in its own file (scripts/bench-fleet.ts).
-await benchFleet();
+if (wanted('fleet')) await benchFleet();
