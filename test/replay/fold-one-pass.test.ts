@@ -1,0 +1,64 @@
+// The fold builds what it keeps of each payload in the reader's validating pass (ReadOptions.decode_payload).
+// That pass must judge a payload exactly as verify's validating skip does, and fold exactly what a fold of
+// fully built payloads folds.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ReadFrame } from '../../src-shared/wal.js';
+import { encodeCbor } from '../../src-main/engine/cbor.js';
+import { resolveTargets, verifyTarget } from '../../src-main/engine/inspect.js';
+import { readWal } from '../../src-main/engine/reader.js';
+import { foldFrames } from '../../src-main/replay/fold.js';
+import { replayTarget } from '../../src-main/replay/report.js';
+import { rawFrame, sampleBodies, walBytes } from '../helpers/wal-bytes.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-fold-one-pass-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function writeWal(name: string, bytes: Buffer): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, bytes);
+  return file;
+}
+
+const cbor = (...values: unknown[]) => Buffer.concat(values.map((value) => encodeCbor(value)));
+
+/** A digest-valid record frame whose payload map is given as raw CBOR (so it can break the format). */
+function rawRecord(seq: number, type: string, payload_map: Buffer): Buffer {
+  return rawFrame(Buffer.concat([Buffer.of(0x86), cbor(2, seq, 1, type, []), payload_map]));
+}
+
+/** The first four records of the sample session (lineage, run start, model step, batch start), then `frame`. */
+function walEndingWith(name: string, frame: Buffer): string {
+  return writeWal(name, Buffer.concat([walBytes(sampleBodies().slice(0, 4)), frame]));
+}
+
+const LONG_OUTPUT_BYTES = 100; // past the 32 bytes the fold keeps of an output: validated, not built
+
+describe('the fold\'s one pass over each payload', () => {
+  const cases: { name: string; type: string; payload: Buffer }[] = [
+    { name: 'a duplicate key inside a kept member', type: 'tool_dispatch_intent', payload: Buffer.concat([Buffer.of(0xa3), cbor('batch_id', 'b1', 'tool_call_id', 'c1', 'args'), Buffer.of(0xa2), cbor('a', 1, 'a', 2)]) },
+    { name: 'invalid UTF-8 in a kept text', type: 'tool_dispatch_intent', payload: Buffer.concat([Buffer.of(0xa2), cbor('batch_id'), Buffer.of(0x62, 0xff, 0xfe), cbor('tool_call_id', 'c1')]) },
+    { name: 'a tag inside a kept member', type: 'tool_dispatch_intent', payload: Buffer.concat([Buffer.of(0xa3), cbor('batch_id', 'b1', 'tool_call_id', 'c1', 'args'), Buffer.of(0xd8, 0x40, 0x41, 0x00)]) },
+    { name: 'an item count past the end in the payload map itself', type: 'tool_batch_finished', payload: Buffer.concat([Buffer.of(0xb8, 0xff), cbor('batch_id', 'b1')]) },
+    { name: 'invalid UTF-8 in an output left on disk', type: 'tool_result', payload: Buffer.concat([Buffer.of(0xa3), cbor('batch_id', 'b1', 'tool_call_id', 'c1', 'output'), Buffer.of(0x78, LONG_OUTPUT_BYTES), Buffer.alloc(LONG_OUTPUT_BYTES - 1, 0x61), Buffer.of(0xff)]) },
+  ];
+  for (const { name, type, payload } of cases) {
+    it(`refuses ${name} as verify does: malformed_frame, same offset, same message`, () => {
+      const file = walEndingWith(`${name.replaceAll(' ', '-')}.wal`, rawRecord(4, type, payload));
+      const target = resolveTargets(file)[0]!;
+      const verified = verifyTarget(target).error;
+      expect(verified?.kind).toBe('malformed_frame');
+      expect(replayTarget(target).read.error).toEqual(verified);
+    });
+  }
+
+  it('folds what a fold of fully built payloads folds', () => {
+    const file = writeWal('sample.wal', walBytes(sampleBodies()));
+    const frames: ReadFrame[] = [];
+    const built = readWal(file, { on_frame: (frame) => frames.push(frame) });
+    expect(built.error).toBeNull();
+    expect(replayTarget(resolveTargets(file)[0]!).fold).toEqual(foldFrames(frames));
+  });
+});
