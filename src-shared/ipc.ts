@@ -356,8 +356,9 @@ export interface WalscopeApi {
   /** The session's lineages (live, sealed, deleted, missing) and its archive's integrity. Read-only. */
   getHistory(key: string): Promise<SessionHistory>;
   previewRetire(key: string, reason: 'sealed' | 'deleted'): Promise<RetirePreview>;
-  /** Writes only when the plan under the lease equals `plan` (the one the operator confirmed). */
-  runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan): Promise<RetireResult>;
+  /** Writes only when the plan under the lease equals `plan` (the one the operator confirmed), with the
+   *  operator's `audit_reason` in an operator_action record first (required). */
+  runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan, audit_reason: string): Promise<RetireResult>;
   /** The Context view of one step (null: the last episode / its first step): its request as the model saw it. */
   getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext>;
   /** Returns the unsubscribe function. */
@@ -452,7 +453,7 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   getReport: [['key', key]],
   getHistory: [['key', key]],
   previewRetire: [['key', key], ['reason', retireReason]],
-  runRetire: [['key', key], ['reason', retireReason], ['plan', retirePlan]],
+  runRetire: [['key', key], ['reason', retireReason], ['plan', retirePlan], ['audit_reason', text]],
   getContext: [['key', key], ['episode', countOrNull], ['step_id', countOrNull]],
 };
 

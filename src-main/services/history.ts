@@ -10,6 +10,8 @@ import { probeLease } from '../engine/lease.js';
 import { readHistory } from '../engine/lineage-chain.js';
 import { previewRetire, retireLineage } from '../engine/retire.js';
 import { walPath } from '../engine/state-root.js';
+import { auditProblem } from '../replay/actions.js';
+import { appOperator } from './actions.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
 
@@ -57,10 +59,15 @@ export function previewRetireOf(target: WalTarget, reason: RetireReasonName): Re
   return preview.kind === 'plan' ? { reason, plan: preview.plan, refusal: null } : { reason, plan: null, refusal: { code: preview.code, message: preview.message } };
 }
 
-export function runRetireOf(target: WalTarget, reason: RetireReasonName, plan: RetirePlan): RetireResult {
+/** As the app's resume, cancel and seal: the operator's reason is required, and the engine writes it as an
+ *  operator_action into the retiring lineage first, in its own barrier, before the archive is touched. */
+export function runRetireOf(target: WalTarget, reason: RetireReasonName, plan: RetirePlan, audit_reason: string): RetireResult {
   const at = retirable(target);
   if (at === null) return { ok: false, refusal: READ_ONLY };
-  const outcome = retireLineage(at.root, at.session, { writer_name: 'walscope-app-retire', reason, expected: plan });
+  const operator = { operator: appOperator(), reason: audit_reason, via: 'app' as const };
+  const problem = auditProblem(operator);
+  if (problem !== null) return { ok: false, refusal: { code: 'audit', message: `${problem}: nothing was written` } };
+  const outcome = retireLineage(at.root, at.session, { writer_name: 'walscope-app-retire', reason, expected: plan, operator });
   if (outcome.kind === 'refused') return { ok: false, refusal: { code: outcome.code, message: outcome.message } };
   if (outcome.kind === 'index_completed') return { ok: true, message: `already retired: the index was completed under lease epoch ${outcome.epoch}`, successor_wal_id: null, epoch: outcome.epoch };
   const member = outcome.member === null ? 'the member was already archived' : `member appended at archive offset ${outcome.member.offset}`;

@@ -378,9 +378,9 @@ export class SessionService implements WalscopeApi {
     return previewRetireOf(this.model(key).target, checkRetireReason(reason));
   }
 
-  async runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan): Promise<RetireResult> {
+  async runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan, audit_reason: string): Promise<RetireResult> {
     const model = this.model(key);
-    const result = runRetireOf(model.target, checkRetireReason(reason), plan);
+    const result = runRetireOf(model.target, checkRetireReason(reason), plan, audit_reason);
     this.refreshModel(model);
     this.emitSession(model);
     return result;
