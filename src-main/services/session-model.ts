@@ -27,6 +27,8 @@ import { formatBytes } from '../../src-shared/format.js';
 import { toJsonValue } from '../../src-shared/json.js';
 import type { JsonPayload, JsonValue, RecoveryEntry, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
+import { archiveIndexPath, archivePath } from '../engine/archive-format.js';
+import { readArchive, type ArchiveError } from '../engine/archive-reader.js';
 import { describe } from '../engine/errors.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { FrameFile, readFrameAt } from '../engine/frame-access.js';
@@ -62,6 +64,8 @@ export class SessionModel {
   private released = false;
   /** A released session's file or lease changed since its summary was made. */
   private stale = false;
+  /** The archive's verdict, kept while the archive and its index are the same size and mtime. */
+  private archive_check: { stamp: string; error: ArchiveError | null } | null = null;
 
   constructor(
     readonly key: string,
@@ -102,7 +106,11 @@ export class SessionModel {
 
   /** Takes a summary made earlier (the summary cache) instead of reading the WAL; the session stays released. */
   adopt(summary: SessionSummary): void {
-    this.summary_ = { ...summary, key: this.key, last_activity_ms: mtimeOf(this.target.wal_path) };
+    // The cache is keyed on the WAL alone, and never holds an archive's refusal (summaryExtent): the archive is
+    // judged again here, as verify would judge it now.
+    const archive = this.archiveError();
+    const refused = archive === null ? null : archiveRefusal(archive);
+    this.summary_ = { ...summary, key: this.key, last_activity_ms: mtimeOf(this.target.wal_path), ...(refused === null ? {} : { status: refused[0], status_detail: refused[1] }) };
     this.refreshed = true;
     this.released = true;
     this.stale = false;
@@ -113,7 +121,7 @@ export class SessionModel {
   summaryExtent(): { size_bytes: number; verified_end: number } | null {
     const read = this.tailer_?.read ?? null;
     if (!this.is_resident || read === null || this.failure_ !== null || read.error?.kind === 'io') return null;
-    if (this.lease_.state === 'live' || read.in_progress_tail !== null) return null;
+    if (this.lease_.state === 'live' || read.in_progress_tail !== null || this.archiveError() !== null) return null;
     return { size_bytes: read.bytes, verified_end: read.valid_bytes };
   }
 
@@ -215,6 +223,18 @@ export class SessionModel {
     return (this.payloads_ ??= cachedPayloads(walPayloadReader(this.target.wal_path)));
   }
 
+  /** What `verify` refuses this session's archive for (its headers read from offset 0, the index not trusted),
+   *  or null: no archive, or one that reads. A sealed lineage or a bare file has no archive of its own. */
+  private archiveError(): ArchiveError | null {
+    const dir = this.target.session_dir;
+    if (dir === null || this.target.member !== undefined) return null;
+    const stamp = `${statStamp(archivePath(dir))}|${statStamp(archiveIndexPath(dir))}`;
+    if (this.archive_check?.stamp !== stamp) {
+      this.archive_check = { stamp, error: stamp === '-|-' ? null : readArchive(dir, { trust_index: false }).error };
+    }
+    return this.archive_check.error;
+  }
+
   /** The reader's refusal, or this model's own failure. */
   private error(): WalErrorInfo | null {
     return this.failure_ ?? this.tailer.read?.error ?? null;
@@ -275,6 +295,8 @@ export class SessionModel {
     const error = this.error();
     const durable = views.run.last_durable === null ? '' : `; last durable state: ${views.run.last_durable}`;
     if (error !== null) return ['refused', `${error.kind.replaceAll('_', ' ')}: ${missingWalMessage(this.target) ?? error.message}${durable}`];
+    const archive = this.archiveError();
+    if (archive !== null) return archiveRefusal(archive);
     const read = this.tailer.read!;
     if (this.lease_.state === 'live') {
       const holder = this.lease_.holder;
@@ -523,6 +545,22 @@ function sizeOf(file: string): number {
     return fs.statSync(file).size;
   } catch {
     return 0;
+  }
+}
+
+/** A session whose live WAL reads but whose archive verify refuses is refused in the list too: the same
+ *  verdict, the History panel's banner saying where. */
+function archiveRefusal(error: ArchiveError): [SessionStatus, string] {
+  return ['refused', `archive ${error.kind.replaceAll('_', ' ')}${error.offset === null ? '' : ` at offset ${error.offset}`}: ${error.message}; the live WAL reads, but verify refuses the session until the archive is restored from a good copy`];
+}
+
+/** Size and mtime of a file, or "-" when there is none (or it cannot be looked at: the read says why). */
+function statStamp(file: string): string {
+  try {
+    const found = fs.statSync(file);
+    return `${found.size}:${found.mtimeMs}`;
+  } catch {
+    return '-';
   }
 }
 
