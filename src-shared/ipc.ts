@@ -33,13 +33,14 @@ export const RECORD_HEX_BYTES_MAX = 65_536;
 /** A payload tree larger than this (as JSON text) is cut to a preview. */
 export const RECORD_PAYLOAD_CHARS_MAX = 1_048_576;
 
-/** A state root, one session folder of a state root (both acted on under the session's lease), or an export
- *  (a copied WAL file or folder: read-only for ever). */
+/** A state root, one session folder of a state root (both acted on under the session's lease), an export
+ *  (a copied WAL file or folder: read-only for ever), or a set of exports (several files, or a folder of them;
+ *  `path` is the folder holding them all). */
 export interface Workspace {
   path: string;
-  kind: 'state_root' | 'session' | 'export';
+  kind: 'state_root' | 'session' | 'export' | 'exports';
   read_only: boolean;
-  /** Entries under sessions/ that are not sessions: listed, never opened. */
+  /** Entries under sessions/ (or in a folder of exports) that are not sessions: listed, never opened. */
   not_sessions: string[];
 }
 
