@@ -179,6 +179,9 @@ export type TimelineRow =
       /** The last durable state when the WAL is cut or the copy ends mid-run; null otherwise. */
       last_durable: string | null;
       finish_reason: string | null;
+      /** The first and last time its records carry (ms since the epoch); both null when none carries one. */
+      first_ms: number | null;
+      last_ms: number | null;
       seqs: number[];
     }
   | { kind: 'input'; episode: number; role: string; text: string; seqs: number[] }
@@ -193,12 +196,14 @@ export type TimelineRow =
       attempts: { attempt: number | null; outcome: string | null; http_status: number | null }[];
       /** The last model attempt's recorded time (ts_ms), or null when none carries one. */
       ts_ms: number | null;
+      /** The episode's first recorded time, so the row can say how far into the episode it is. */
+      episode_first_ms: number | null;
       in_flight: boolean;
       seqs: number[];
     }
   | { kind: 'note'; episode: number; step_id: number | null; type: string; summary: string; seqs: number[] }
   | { kind: 'batch'; episode: number; batch_id: string; step_id: number | null; sequential: boolean; finished: boolean; committable: boolean; mixed_crash: boolean; seqs: number[] }
-  | { kind: 'call'; episode: number; batch_id: string; call: CallRow; seqs: number[] }
+  | { kind: 'call'; episode: number; batch_id: string; call: CallRow; episode_first_ms: number | null; seqs: number[] }
   | { kind: 'approval'; episode: number; tool_call_id: string; decision: string | null; seqs: number[] }
   | { kind: 'event'; episode: number | null; type: string; summary: string; seqs: number[] }
   | { kind: 'anomaly'; episode: number | null; anomaly: string; message: string; seqs: number[] };
