@@ -110,6 +110,8 @@ export interface SessionDetail {
   actions: ActionChoice[];
   /** Per episode: when its work happened (as recorded), its waterfall, tokens and failed attempts. */
   timing: EpisodeTiming[];
+  /** After a non-tail damage: the frames found past it, listed unverified at the end of the record list. */
+  after_damage: AfterDamageView | null;
 }
 
 /** One recovery action as offered in the session view: computed by the service, shown by the renderer. */
@@ -219,7 +221,29 @@ export interface RecordRow {
   type: string;
   features: string[];
   digest_algorithm: DigestAlgorithmName;
+  /** A frame found after a non-tail damage (resynchronised on the frame magic): digest-valid, but its place
+   *  in the sequence is unverified. Listed after the reader's records, read-only; never folded, never planned
+   *  from. Absent on the reader's own records. */
+  unverified?: true;
 }
+
+/** The frames found after a non-tail damage, as the record list shows them (after its last verified row). */
+export interface AfterDamageView {
+  damage_offset: number;
+  /** The record list's index of the first frame found after the damage (= the verified records' count). */
+  first_index: number;
+  frames: number;
+  records: number;
+  seq_first: number | null;
+  seq_last: number | null;
+  /** Frames listed (at most AFTER_DAMAGE_ROWS_MAX); the rest are counted only. */
+  listed: number;
+  /** The scan stopped at one of its limits: the counts are a lower bound. */
+  scan_cut: boolean;
+}
+
+/** Frames after a damage listed in the record list at most; past it they are counted, not listed. */
+export const AFTER_DAMAGE_ROWS_MAX = 100_000;
 
 export interface TranscriptRow {
   index: number;
