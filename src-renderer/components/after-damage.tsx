@@ -16,13 +16,10 @@ export function AfterDamageNote({ view }: { view: AfterDamageView | null }) {
   );
 }
 
-/** The chip on an unverified row, and the damage marker on the first one. */
+/** The chip on an unverified row; the first one is the damage marker. */
 export function UnverifiedMark({ row, view }: { row: RecordRow; view: AfterDamageView | null }) {
-  if (row.unverified !== true) return null;
-  return (
-    <span className="unverified-cell">
-      {view !== null && row.index === view.first_index && <span className="badge warn" data-testid="damage-marker">after damage @ {view.damage_offset}</span>}
-      <span className="badge warn" data-testid="unverified">unverified by sequence</span>
-    </span>
-  );
+  if (row.unverified !== true || view === null) return null;
+  const title = `unverified by sequence: found after the damage at offset ${view.damage_offset}; shown, never used`;
+  if (row.index === view.first_index) return <span className="badge warn" title={title} data-testid="damage-marker">after damage</span>;
+  return <span className="badge warn" title={title} data-testid="unverified">unverified</span>;
 }

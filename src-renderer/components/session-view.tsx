@@ -153,6 +153,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
             {query.trim() !== '' && <span className="muted" data-testid="search-count">{matches.length === 0 ? (search.data?.complete === false ? 'searching…' : 'no match') : `${match + 1} of ${matches.length}${search.data?.truncated || search.data?.complete === false ? '+' : ''}`}</span>}
             <label className="follow"><input type="checkbox" checked={follow} onChange={(event) => setFollow(event.target.checked)} data-testid="follow-tail" /> follow tail</label>
           </div>
+          {!context_open && tab === 'records' && <AfterDamageNote view={detail.after_damage} />}
           {context_open ? <ContextView key={JSON.stringify(context_step)} sessionKey={key} initial={context_step} /> : <ScaledList
             key={tab}
             total={total}
@@ -165,7 +166,6 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
             label={tab}
             testid={`list-${tab}`}
           />}
-          {tab === 'records' && <AfterDamageNote view={detail.after_damage} />}
           {tab === 'transcript' && <p className="muted">The conversation as the next request would carry it{detail.transcript_valid ? '' : ' — NOT provider-valid'}.</p>}
         </div>
         <aside className="session-side">
@@ -257,7 +257,7 @@ function RunBanner({ detail }: { detail: SessionDetail }) {
 
 function RecordLine({ row, afterDamage }: { row: RecordRow; afterDamage: AfterDamageView | null }) {
   return (
-    <div className={`record-line mono${row.unverified === true ? ' unverified' : ''}`} data-unverified={row.unverified === true}>
+    <div className={`record-line mono${afterDamage === null ? '' : ' with-damage'}${row.unverified === true ? ' unverified' : ''}${row.index === afterDamage?.first_index ? ' damage-first' : ''}`} data-unverified={row.unverified === true}>
       <span>{row.offset}</span><span>seq {row.seq}</span><span>v{row.ver}</span><span>f{row.fence}</span><strong>{row.type}</strong><span className="muted">{row.features.join(',')}</span><span className="muted">{row.digest_algorithm}</span>
       <UnverifiedMark row={row} view={afterDamage} />
     </div>
