@@ -310,6 +310,7 @@ export class SessionModel {
       const holder = this.lease_.holder;
       return ['live', holder === null ? 'a live writer holds the lease' : `written by pid ${holder.pid} on ${holder.host}`];
     }
+    if (read.torn_tail !== null && read.frames === 0) return ['torn_tail', `${read.torn_tail.bytes} bytes at offset 0 hold no whole frame: not a WAL, or one cut before its first frame was written`];
     if (read.torn_tail !== null) return ['torn_tail', `${read.torn_tail.bytes} bytes at offset ${read.torn_tail.offset} were never committed${durable}`];
     const plan = views.resume;
     switch (plan.action) {

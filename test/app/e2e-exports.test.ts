@@ -158,6 +158,8 @@ describe('a folder of exports', () => {
     await expect.poll(() => page.locator('[data-testid=session-row]').count()).toBe(6);
     expect(await statusOf('pipe.wal')).toBe('refused');
     expect(await row('pipe.wal').locator('[data-testid=status-chip]').getAttribute('title')).toContain('is a FIFO (named pipe), not a regular file');
+    expect(await row('pipe.wal').locator('[data-testid=list-cause]').innerText()).toContain('is a FIFO (named pipe)');
+    expect(await row('notes.txt').locator('[data-testid=status-chip]').getAttribute('title')).toContain('hold no whole frame: not a WAL');
     expect(await statusOf('notes.txt')).toBe('torn_tail');
     expect(await statusOf('finished-cut.wal')).toBe('torn_tail');
     expect(await statusOf('approvals-flipped.wal')).toBe('refused');

@@ -68,7 +68,7 @@ describe('a folder of exports', () => {
     expect(sessions['done.wal']!.status).toBe('finished');
     expect(sessions['unsure.wal']!.status).not.toBe('refused');
     // No frame at all: by the format's tail rule, bytes from offset 0 that never formed a frame (a torn tail).
-    expect(sessions['notes.txt']).toMatchObject({ status: 'torn_tail', status_detail: expect.stringMatching(/^720 bytes at offset 0 were never committed/) });
+    expect(sessions['notes.txt']).toMatchObject({ status: 'torn_tail', status_detail: '720 bytes at offset 0 hold no whole frame: not a WAL, or one cut before its first frame was written' });
     expect(sessions['pipe.wal']).toMatchObject({ status: 'refused', status_detail: expect.stringContaining('is a FIFO (named pipe), not a regular file') });
     expect(sessions['dangling.wal']).toMatchObject({ status: 'refused', status_detail: expect.stringMatching(/dangling\.wal/) });
     for (const key of Object.keys(sessions)) {
