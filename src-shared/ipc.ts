@@ -351,8 +351,15 @@ export interface HistoryLineage {
 
 /** A session's whole history: its lineages, what is wrong with the chain, and the archive's integrity (null
  *  when it has no archive, or for an export that is a bare WAL file). */
+/** A lineage as the History panel shows it: with the retire that sealed it, when its member records one (the
+ *  operator_action {action: "retire"} the retire wrote first into it; null for the live lineage, a deleted one
+ *  — its content is gone — and one retired without an audit). */
+export interface HistoryLineageView extends HistoryLineage {
+  retired_by: RecoveryEntry | null;
+}
+
 export interface SessionHistory {
-  lineages: HistoryLineage[];
+  lineages: HistoryLineageView[];
   problems: { kind: 'counter_regression' | 'missing_parent' | 'archive_corruption' | 'member_damaged'; message: string }[];
   archive: ArchiveReport | null;
 }

@@ -597,7 +597,8 @@ function sizeOf(file: string): number {
 /** A session whose live WAL reads but whose archive verify refuses is refused in the list too: the same
  *  verdict, the History panel's banner saying where. */
 function archiveRefusal(error: ArchiveError): [SessionStatus, string] {
-  return ['refused', `archive ${error.kind.replaceAll('_', ' ')}${error.offset === null ? '' : ` at offset ${error.offset}`}: ${error.message}; the live WAL reads, but verify refuses the session until the archive is restored from a good copy`];
+  const kind = error.kind.startsWith('archive') ? error.kind : `archive ${error.kind}`;
+  return ['refused', `${kind.replaceAll('_', ' ')}${error.offset === null ? '' : ` at offset ${error.offset}`}: ${error.message}; the live WAL reads, but verify refuses the session until the archive is restored from a good copy`];
 }
 
 /** Size and mtime of a file, or "-" when there is none (or it cannot be looked at: the read says why). */

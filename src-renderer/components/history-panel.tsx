@@ -37,6 +37,12 @@ export function HistoryPanel({ sessionKey, lastSeq, readOnly }: { sessionKey: st
           ))}
         </tbody>
       </table>
+      {data.lineages.filter((lineage) => lineage.retired_by !== null).map((lineage) => (
+        <p key={`retired-${lineage.wal_id}`} className="muted" data-testid="retired-by" data-wal-id={lineage.wal_id}>
+          <span className="mono">{lineage.wal_id.slice(0, 12)}…</span> retired by <span className="mono">{lineage.retired_by!.operator}</span> via {lineage.retired_by!.via}
+          {' '}· {formatTime(lineage.retired_by!.ts_ms)}: <q>{lineage.retired_by!.reason}</q>
+        </p>
+      ))}
       {data.problems.map((problem, index) => (
         <p key={index} className="error" data-testid="history-problem" data-kind={problem.kind}>{problem.kind.replaceAll('_', ' ')}: {problem.message}</p>
       ))}

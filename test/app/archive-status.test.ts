@@ -40,7 +40,7 @@ describe('a damaged archive in the list', () => {
     buildDemoRoot(root, steppedClock(1_750_000_000_000));
     expect(verifyOf(root, 'history-damaged-archive').archive?.error?.kind).toBe('archive_corruption');
     const { byKey } = await listOnce(root);
-    expect(byKey['history-damaged-archive']).toMatchObject({ status: 'refused', status_detail: expect.stringMatching(/^archive archive corruption at offset \d+: .*verify refuses the session/) });
+    expect(byKey['history-damaged-archive']).toMatchObject({ status: 'refused', status_detail: expect.stringMatching(/^archive corruption at offset \d+: .*verify refuses the session/) });
     expect(verifyOf(root, 'history').archive?.error).toBeNull();
     expect(byKey['history']!.status).toBe('finished');
   });

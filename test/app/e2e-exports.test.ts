@@ -95,7 +95,7 @@ describe('the demo root', () => {
     const id = 'history-damaged-archive';
     expect(verifyTarget(resolveTargets(sessionDir(root, id))[0]!).archive?.error?.kind).toBe('archive_corruption');
     expect(await statusOf(id)).toBe('refused');
-    expect(await row(id).locator('[data-testid=status-chip]').getAttribute('title')).toMatch(/^archive archive corruption at offset \d+/);
+    expect(await row(id).locator('[data-testid=status-chip]').getAttribute('title')).toMatch(/^archive corruption at offset \d+/);
     await openSession(id);
     expect(await page.locator('[data-testid=archive-banner]').getAttribute('data-kind')).toBe('archive_corruption');
     expect(await page.locator('[data-testid=status-detail]').innerText()).toContain('verify refuses the session');
@@ -136,6 +136,9 @@ describe('the demo root', () => {
     await page.locator('[data-testid=retire-reason]').fill(RETIRE_REASON);
     await page.locator('[data-testid=retire-confirm]').click();
     await expect.poll(() => page.locator('[data-testid=retire-result]').getAttribute('data-ok')).toBe('true');
+    await expect.poll(() => page.locator(`[data-testid=retired-by][data-wal-id="${live_before.wal_id}"]`).count()).toBe(1);
+    expect(await page.locator(`[data-testid=retired-by][data-wal-id="${live_before.wal_id}"]`).innerText()).toContain(RETIRE_REASON);
+    await saveScreenshot(page, 'retire-audit');
     const sealed = readHistory(dir).lineages.find((lineage) => lineage.wal_id === live_before.wal_id)!;
     expect(sealed).toMatchObject({ where: 'sealed', last_seq: live_before.last_seq! + 1 });
     const copy = extractSealedLineage(dir, sealed.wal_id);

@@ -75,5 +75,9 @@ describe('retire from the app', () => {
     } finally {
       copy.dispose();
     }
+    // The History panel names who retired it and why; the live successor and older lineages name nobody.
+    const history = await service.getHistory(SESSION);
+    expect(history.lineages.find((lineage) => lineage.wal_id === live.wal_id)!.retired_by).toMatchObject({ action: 'retire', operator: os.userInfo().username, reason: REASON, via: 'app', based_on_seq: live.last_seq });
+    expect(history.lineages.filter((lineage) => lineage.retired_by !== null)).toHaveLength(1);
   });
 });
