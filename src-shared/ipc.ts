@@ -242,8 +242,8 @@ export interface AfterDamageView {
   scan_cut: boolean;
 }
 
-/** Frames after a damage listed in the record list at most; past it they are counted, not listed. */
-export const AFTER_DAMAGE_ROWS_MAX = 100_000;
+/** Frames after a damage listed in the record list at most (each row held in memory while the session is resident); past it they are counted, not listed. */
+export const AFTER_DAMAGE_ROWS_MAX = 10_000;
 
 export interface TranscriptRow {
   index: number;

@@ -5,16 +5,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RecordRow } from '../../src-shared/ipc.js';
+import { AFTER_DAMAGE_ROWS_MAX, type RecordRow } from '../../src-shared/ipc.js';
 import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { scanAfterDamage } from '../../src-main/engine/damage-scan.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
+import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { replayTarget } from '../../src-main/replay/report.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { SessionService } from '../../src-main/services/session-service.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { flippedCopy } from './e2e-root.js';
+import { withSession } from './wal-fixture.js';
 
 const tempDir = useTempDirs('walscope-after-damage-');
 const opened: SessionService[] = [];
@@ -80,4 +82,29 @@ describe('records after a non-tail damage', () => {
     const file = flippedCopy(root, 'approvals', exports);
     await checkAfterDamage(file, path.basename(file), file);
   });
+
+  it('lists at most AFTER_DAMAGE_ROWS_MAX of them and counts the rest', async () => {
+    const root = tempDir();
+    const extra = 50;
+    withSession(root, 'many', (_append, session) => {
+      for (let at = 0; at < AFTER_DAMAGE_ROWS_MAX + extra; at++) session.writer.append('operator_action', { action: 'resume', operator: 'o', reason: `r${at}`, based_on_seq: 0, via: 'cli', ts_ms: at });
+      session.writer.barrier();
+    });
+    const wal = walPath(sessionDir(root, 'many'));
+    const bytes = fs.readFileSync(wal);
+    const second = readFrameOffsets(wal)[2]!;
+    bytes[second + 20]! ^= 0x01;
+    fs.writeFileSync(wal, bytes);
+    const service = await SessionService.open(wal, { watch: false, cache: false });
+    opened.push(service);
+    const detail = await service.getSession('many');
+    expect(detail.after_damage).toMatchObject({ listed: AFTER_DAMAGE_ROWS_MAX, records: AFTER_DAMAGE_ROWS_MAX + extra - 2 });
+    expect(detail.rows.records).toBe(detail.after_damage!.first_index + AFTER_DAMAGE_ROWS_MAX);
+  });
 });
+
+function readFrameOffsets(wal: string): number[] {
+  const offsets: number[] = [];
+  readWal(wal, { with_payload: false, on_frame: (frame) => offsets.push(frame.offset) });
+  return offsets;
+}
