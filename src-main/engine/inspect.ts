@@ -106,7 +106,8 @@ function exportFolder(dir: string, io: FileIO): ExportSet {
     } catch {
       found = null; // a link that loops, say: reading it names the cause
     }
-    (found?.is_directory === true ? not_exports : files).push(found?.is_directory === true ? name : path.join(dir, name));
+    if (found?.is_directory === true) not_exports.push(name);
+    else files.push(path.join(dir, name));
   }
   return { exports: keyedExports(files), not_exports };
 }

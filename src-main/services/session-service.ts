@@ -1,6 +1,6 @@
 // The session service: what the app shows of a workspace (a state root, one session folder, an export, or a
-// set of exports: several files, or a folder of them), kept current from file events. It implements the shared API directly; the worker host runs it off the main
-// thread, and the HTTP server and Electron IPC carry its calls.
+// set of exports: several files, or a folder of them), kept current from file events. It implements the shared
+// API directly; the worker host runs it off the main thread, and the HTTP server and Electron IPC carry its calls.
 //
 // Opening is progressive: the list (ids, sizes, mtimes, status `loading`) is there at once, and the WALs are
 // read one session per turn of the event loop, most recently active first, so requests are answered between
@@ -145,7 +145,7 @@ export class SessionService implements WalscopeApi {
   /** Sessions whose WAL is exactly what it was when their summary was cached show that summary unread. */
   private adoptCached(): void {
     const root = this.workspace.kind === 'state_root' ? this.workspace.path : ([...this.models.values()][0]?.target.root ?? null);
-    this.cache = SummaryCache.load(this.paths.join('\n'), this.workspace.kind === 'exports' ? null : root);
+    this.cache = SummaryCache.load(this.paths.join('\n'), root);
     this.cache.keepOnly(new Set(this.models.keys()));
     for (const model of this.models.values()) {
       const summary = this.cache.lookup(model.key, model.target.wal_path);
