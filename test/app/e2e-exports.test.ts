@@ -190,6 +190,12 @@ describe('a folder of exports', () => {
     const file = path.join(folder, 'approvals-flipped.wal');
     const replay = replayTarget(resolveTargets(file)[0]!);
     await openSession('approvals-flipped.wal');
+    // Its timeline (the verified prefix) keeps the times its records carry.
+    const fold_calls = replay.fold.episodes.flatMap((episode) => episode.batches.flatMap((batch) => batch.calls));
+    await page.locator('[data-testid=episode-row] [data-testid=row-time][data-recorded=true]').waitFor();
+    for (const call of fold_calls.filter((found) => found.dispatched_at_ms !== null)) {
+      expect(await page.locator(`[data-testid=call-row][data-call="${call.tool_call_id}"] [data-testid=row-time]`).getAttribute('data-ms')).toBe(String(call.dispatched_at_ms));
+    }
     await page.locator('[data-testid=tab-records]').click();
     const note = page.locator('[data-testid=after-damage-note]');
     await note.waitFor();
