@@ -50,6 +50,7 @@ export function RecordDetailView({ record, onBack }: { record: RecordDetail; onB
   return (
     <div className="detail" data-testid="record-detail">
       <h4>{record.type} <span className="muted">seq {record.seq}</span></h4>
+      {record.unverified === true && <p className="warn-text" role="note" data-testid="record-unverified">Found after the damage: digest-valid, but unverified by sequence. Shown only; nothing uses it.</p>}
       <dl className="fields">
         <dt>offset</dt><dd>{record.offset}</dd>
         <dt>size</dt><dd>{record.size_bytes} bytes</dd>

@@ -67,6 +67,7 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
                   {formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}
                   {(session.run?.error_results ?? 0) > 0 && <span className="error" data-testid="list-errors"> · {session.run!.error_results} error(s)</span>}
                   {(session.run?.unconfirmed.length ?? 0) > 0 && <span className="warn-text" data-testid="list-unconfirmed"> · {session.run!.unconfirmed.length} unconfirmed</span>}
+                  {session.status === 'refused' && <span className="error" data-testid="list-cause"> · {session.status_detail}</span>}
                 </span>
                 {progress !== undefined && <progress max={progress.total_bytes} value={progress.done_bytes} aria-label="Reading" />}
               </button>

@@ -3,10 +3,11 @@
 // the first/last row (a million rows are too many to walk), enter opens, escape closes, / searches.
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { RecordRow, RowList, SessionDetail, TranscriptRow } from '../../src-shared/ipc.js';
+import type { AfterDamageView, RecordRow, RowList, SessionDetail, TranscriptRow } from '../../src-shared/ipc.js';
 import { reportHtml } from '../../src-shared/report-html.js';
 import { api } from '../api/api.js';
 import { ScaledList } from '../lists/scaled-list.js';
+import { AfterDamageNote, UnverifiedMark } from './after-damage.js';
 import { ContextView } from './context-view.js';
 import { usePagedRows } from '../lists/paged-rows.js';
 import { useRecord } from '../queries.js';
@@ -119,7 +120,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
     return (
       <div className={className} onClick={onClick} role="listitem" aria-selected={isSelected} data-testid={`${tab}-row`}>
         {tab === 'timeline' && <TimelineRowView row={row as Parameters<typeof TimelineRowView>[0]['row']} />}
-        {tab === 'records' && <RecordLine row={row as RecordRow} />}
+        {tab === 'records' && <RecordLine row={row as RecordRow} afterDamage={detail.after_damage} />}
         {tab === 'transcript' && <TranscriptLine row={row as TranscriptRow} />}
       </div>
     );
@@ -152,6 +153,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
             {query.trim() !== '' && <span className="muted" data-testid="search-count">{matches.length === 0 ? (search.data?.complete === false ? 'searching…' : 'no match') : `${match + 1} of ${matches.length}${search.data?.truncated || search.data?.complete === false ? '+' : ''}`}</span>}
             <label className="follow"><input type="checkbox" checked={follow} onChange={(event) => setFollow(event.target.checked)} data-testid="follow-tail" /> follow tail</label>
           </div>
+          {!context_open && tab === 'records' && <AfterDamageNote view={detail.after_damage} />}
           {context_open ? <ContextView key={JSON.stringify(context_step)} sessionKey={key} initial={context_step} /> : <ScaledList
             key={tab}
             total={total}
@@ -253,10 +255,11 @@ function RunBanner({ detail }: { detail: SessionDetail }) {
   );
 }
 
-function RecordLine({ row }: { row: RecordRow }) {
+function RecordLine({ row, afterDamage }: { row: RecordRow; afterDamage: AfterDamageView | null }) {
   return (
-    <div className="record-line mono">
+    <div className={`record-line mono${afterDamage === null ? '' : ' with-damage'}${row.unverified === true ? ' unverified' : ''}${row.index === afterDamage?.first_index ? ' damage-first' : ''}`} data-unverified={row.unverified === true}>
       <span>{row.offset}</span><span>seq {row.seq}</span><span>v{row.ver}</span><span>f{row.fence}</span><strong>{row.type}</strong><span className="muted">{row.features.join(',')}</span><span className="muted">{row.digest_algorithm}</span>
+      <UnverifiedMark row={row} view={afterDamage} />
     </div>
   );
 }
