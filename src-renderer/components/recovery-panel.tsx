@@ -104,6 +104,9 @@ function Confirm({ preview, pending, onWrite, onClose }: { preview: ActionPrevie
     box.current?.scrollIntoView({ block: 'nearest' });
     (field.current ?? box.current)?.focus();
   }, [preview]);
+  // Escape or Close gives the focus back to the action button that opened the confirmation.
+  const [opener] = useState(() => document.activeElement as HTMLElement | null);
+  useEffect(() => () => { if (opener?.isConnected === true) opener.focus(); }, [opener]);
   const refusal = preview.refusal;
   return (
     <div className="confirm" role="dialog" aria-modal="true" aria-label={`Confirm ${preview.kind}`} data-testid="confirm-dialog" ref={box} tabIndex={-1}
