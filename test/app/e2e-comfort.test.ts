@@ -173,6 +173,7 @@ describe('reading comfort, in Chromium on the real serve', () => {
   });
 
   it('shows the transcript as a conversation, with the check of the next request up front', async () => {
+    await page.goto(server.url);
     await openSession(MULTILINE_SESSION);
     await page.locator('[data-testid=tab-transcript]').click();
     const check = page.locator('[data-testid=transcript-check]');
@@ -195,18 +196,23 @@ describe('reading comfort, in Chromium on the real serve', () => {
   });
 
   it('searches: highlights matches, never says "no match" while searching, Enter selects the first match', async () => {
+    await page.goto(server.url);
     await openSession(MULTILINE_SESSION);
     await page.locator('[data-testid=tab-timeline]').click();
-    const count = await searchFor('indented');
+    // The call (read_file, its output) and the answer ("the file has three lines"): more than one match, so
+    // Enter going to the second would show.
+    const count = await searchFor('file');
     const matches = await page.locator('[data-testid=timeline-row][data-match=true]').evaluateAll((rows) => rows.map((row) => Number(row.parentElement!.getAttribute('data-row'))));
-    expect(matches.length).toBeGreaterThan(0);
+    expect(matches.length).toBeGreaterThan(1);
     expect(count).toMatch(new RegExp(`^${matches.length} match`));
     expect(await seenTexts()).not.toContain('no match');
     await expect.poll(highlighted).not.toEqual([]);
-    expect(new Set((await highlighted()).map((text) => text.toLowerCase()))).toEqual(new Set(['indented']));
+    expect(new Set((await highlighted()).map((text) => text.toLowerCase()))).toEqual(new Set(['file']));
     await page.locator('[data-testid=search-input]').press('Enter');
     await expect.poll(() => page.locator('[data-testid=timeline-row][aria-selected=true]').evaluate((row) => Number(row.parentElement!.getAttribute('data-row')))).toBe(Math.min(...matches));
     expect(await page.locator('[data-testid=search-count]').textContent()).toBe(`1 of ${matches.length}`);
+    await page.locator('[data-testid=search-input]').press('Enter');
+    expect(await page.locator('[data-testid=search-count]').textContent()).toBe(`2 of ${matches.length}`);
     expect(await searchFor('nothing-has-this-text')).toBe('no match');
   });
 
