@@ -81,7 +81,7 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
                 aria-current={session.key === props.selected}
                 tabIndex={session.key === stop_key ? 0 : -1}
               >
-                <span className="session-id">{session.key}</span>
+                <span className="session-id" title={session.key}>{session.key}</span>
                 <StatusChip value={session.status} title={session.status_detail} />
                 <span className="session-meta muted">
                   {formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}

@@ -170,6 +170,8 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
         </div>
         <div className="head-line">
           <span className="muted head-text" data-testid="status-detail" title={detail.summary.status_detail}>{detail.summary.status_detail}</span>
+        </div>
+        <div className="head-line">
           <span className="muted mono head-meta">wal_id {detail.wal_id ?? '—'} · last seq <span data-testid="last-seq">{detail.summary.last_seq}</span></span>
           <span className="muted head-meta" data-testid="session-tokens">tokens: {tokenText(sessionTokens(detail))}</span>
         </div>

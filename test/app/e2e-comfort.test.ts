@@ -316,6 +316,7 @@ describe('reading comfort, in Chromium on the real serve', () => {
           await page.locator(`[data-testid=tab-${tab}]`).click();
           await page.locator(`[data-testid=${tab}-row]`).first().click();
           found[`${key} ${tab}`] = await layoutProblems();
+          if (width_px === WIDTHS_PX[0] && key === 'indeterminate' && tab === 'timeline') await saveScreenshot(page, 'layout-narrow');
         }
       }
       for (const [name, copy] of [['cut', cutServer], ['flipped', flippedServer]] as const) {
