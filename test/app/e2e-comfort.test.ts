@@ -289,6 +289,9 @@ describe('reading comfort, in Chromium on the real serve', () => {
     expect(await help.textContent()).toContain('next / previous row');
     expect(await seriousViolations()).toEqual([]);
     await saveScreenshot(page, 'keyboard-help');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('help-close');
     await page.keyboard.press('Escape');
     await expect.poll(() => help.count()).toBe(0);
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('tab-timeline');
