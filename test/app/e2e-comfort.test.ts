@@ -333,33 +333,45 @@ describe('reading comfort, in Chromium on the real serve', () => {
     });
   }
 
-  it('passes an axe-core audit on the main views with no serious or critical violation', async () => {
-    await page.goto(server.url);
-    await row('finished').waitFor();
-    const found: Record<string, unknown> = {};
-    found['list'] = await seriousViolations();
-    await openSession('finished');
-    await page.locator('[data-testid=timeline-row]').first().waitFor();
-    found['timeline'] = await seriousViolations();
-    await page.locator('[data-testid=tab-records]').click();
-    await page.locator('[data-testid=records-row]').first().click();
-    await page.locator('[data-testid=record-detail]').waitFor();
-    found['records'] = await seriousViolations();
-    await openSession('compaction-ceiling');
-    await page.locator('[data-testid=tab-context]').click();
-    await page.locator('[data-testid=context-view]').waitFor();
-    found['compaction'] = await seriousViolations();
-    await openSession('indeterminate');
-    await page.locator('[data-testid=action-resume]').click();
-    await page.locator('[data-testid=confirm-dialog]').waitFor();
-    found['recovery confirm'] = await seriousViolations();
-    await page.keyboard.press('Escape');
-    for (const [name, copy] of [['cut', cutServer], ['flipped', flippedServer]] as const) {
-      await page.goto(copy.url);
-      await page.locator('[data-testid=session-row]').first().click();
-      await page.locator('[data-testid=session-view]').waitFor();
-      found[name] = await seriousViolations();
-    }
-    expect(found).toEqual({ list: [], timeline: [], records: [], compaction: [], 'recovery confirm': [], cut: [], flipped: [] });
-  });
+  for (const scheme of ['light', 'dark'] as const) {
+    it(`passes an axe-core audit on the main views with no serious or critical violation (${scheme})`, async () => {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto(server.url);
+      await row('finished').waitFor();
+      // The audit sees the scheme's own colours (styles.css: --bg).
+      expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(scheme === 'dark' ? 'rgb(21, 23, 27)' : 'rgb(255, 255, 255)');
+      const found: Record<string, unknown> = {};
+      found['list'] = await seriousViolations();
+      await openSession('indeterminate');
+      await page.locator('[data-testid=call-row]').first().click();
+      await page.locator('[data-testid=timeline-detail]').waitFor();
+      found['timeline'] = await seriousViolations();
+      await page.locator('[data-testid=tab-records]').click();
+      await page.locator('[data-testid=records-row]').first().click();
+      await page.locator('[data-testid=record-detail]').waitFor();
+      found['records'] = await seriousViolations();
+      await openSession(MULTILINE_SESSION);
+      await page.locator('[data-testid=tab-transcript]').click();
+      await page.locator('[data-testid=transcript-message][data-role=tool]').click();
+      await page.locator('[data-testid=transcript-detail]').waitFor();
+      found['transcript'] = await seriousViolations();
+      await openSession('compaction-ceiling');
+      await page.locator('[data-testid=tab-context]').click();
+      await page.locator('[data-testid=context-view]').waitFor();
+      found['compaction'] = await seriousViolations();
+      await openSession('indeterminate');
+      await page.locator('[data-testid=action-resume]').click();
+      await page.locator('[data-testid=confirm-dialog]').waitFor();
+      found['recovery confirm'] = await seriousViolations();
+      await page.keyboard.press('Escape');
+      for (const [name, copy] of [['cut', cutServer], ['flipped', flippedServer]] as const) {
+        await page.goto(copy.url);
+        await page.locator('[data-testid=session-row]').first().click();
+        await page.locator('[data-testid=session-view]').waitFor();
+        found[name] = await seriousViolations();
+      }
+      await page.emulateMedia({ colorScheme: null });
+      expect(found).toEqual({ list: [], timeline: [], records: [], transcript: [], compaction: [], 'recovery confirm': [], cut: [], flipped: [] });
+    });
+  }
 });
