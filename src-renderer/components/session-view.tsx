@@ -1,6 +1,7 @@
 // One session: integrity banner, tabs (timeline, records, transcript) as windowed lists, a detail pane,
-// search, follow-tail, and the recovery panel with the queue beside them. Keyboard: j/k move, Home/End go to
-// the first/last row (a million rows are too many to walk), enter opens, escape closes, / searches.
+// search (matches painted, search-highlight.ts), follow-tail, and the recovery panel with the queue beside
+// them. Keyboard: j/k move, Home/End go to the first/last row (a million rows are too many to walk), enter
+// opens, escape closes, / searches, ←/→ on the tabs. The address names the tab and record (location.ts).
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import type { RecordRow, RowList, SearchResult, SessionDetail, TranscriptRow } from '../../src-shared/ipc.js';
