@@ -46,6 +46,8 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   const [query, setQuery] = useState('');
   /** The match shown; null until Enter is pressed (the first Enter selects the first match). */
   const [match, setMatch] = useState<number | null>(null);
+  /** Enter pressed before the first match arrived: the first match is selected when it does. */
+  const [enter_pending, setEnterPending] = useState(false);
   const [locating, setLocating] = useState(link?.record != null);
   const search_box = useRef<HTMLInputElement>(null);
   const body = useRef<HTMLDivElement>(null);
@@ -135,6 +137,18 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
     setOpen(true);
   };
 
+  useEffect(() => {
+    if (!enter_pending || matches.length === 0) return;
+    setEnterPending(false);
+    goMatch(1);
+  });
+
+  const onSearchKey = (event: ReactKeyboardEvent<HTMLInputElement>) => {
+    if (event.key !== 'Enter') return;
+    if (matches.length === 0 && search.data?.complete !== true) setEnterPending(true);
+    else goMatch(event.shiftKey ? -1 : 1);
+  };
+
   const showTab = (list: RowList | 'context') => {
     if (list === 'context') setContextOpen(true);
     else {
@@ -184,8 +198,8 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
           <div className="tabs">
             <Tabs detail={detail} shown={shown_tab} onShow={showTab} />
             <div className="search-bar">
-              <input ref={search_box} type="search" placeholder="Search (/)" value={query} onChange={(event) => { setQuery(event.target.value); setMatch(null); }}
-                onKeyDown={(event) => { if (event.key === 'Enter') goMatch(event.shiftKey ? -1 : 1); }} aria-label="Search in session" data-testid="search-input" />
+              <input ref={search_box} type="search" placeholder="Search (/)" value={query} onChange={(event) => { setQuery(event.target.value); setMatch(null); setEnterPending(false); }}
+                onKeyDown={onSearchKey} aria-label="Search in session" data-testid="search-input" />
               <span className="muted search-count" role="status" data-testid="search-count">{query.trim() === '' ? '' : searchCount(search.data, match)}</span>
               <label className="follow"><input type="checkbox" checked={follow} onChange={(event) => setFollow(event.target.checked)} data-testid="follow-tail" /> follow tail</label>
             </div>

@@ -214,6 +214,18 @@ describe('reading comfort, in Chromium on the real serve', () => {
     await page.locator('[data-testid=search-input]').press('Enter');
     expect(await page.locator('[data-testid=search-count]').textContent()).toBe(`2 of ${matches.length}`);
     expect(await searchFor('nothing-has-this-text')).toBe('no match');
+    // Enter pressed before the answer (held back here until the key is down): the first match is selected
+    // when it arrives.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/search', async (route) => { await held; await route.continue(); });
+    await page.locator('[data-testid=search-input]').fill('three lines');
+    await page.locator('[data-testid=search-input]').press('Enter');
+    expect(await page.locator('[data-testid=search-count]').textContent()).toBe('searching…');
+    release();
+    await expect.poll(() => page.locator('[data-testid=search-count]').textContent()).toBe('1 of 1');
+    await page.unroute('**/api/search');
+    expect(await page.locator('[data-testid=timeline-row][aria-selected=true]').textContent()).toContain('the file has three lines');
   });
 
   it('searches the Records tab in payload text, and opens the first match on Enter', async () => {
