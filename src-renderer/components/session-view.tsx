@@ -138,6 +138,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
     setOpen(true);
   };
 
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- after every render on purpose: an Enter pressed before the matches came is taken once they do, once (it clears its own flag)
   useEffect(() => {
     if (!enter_pending || matches.length === 0) return;
     setEnterPending(false);
