@@ -126,6 +126,10 @@ export class SessionModel {
     return this.failure_;
   }
 
+  /** Tool outputs and other payloads read back from disk (cache misses) since this model was made: what
+   *  showing the session cost beyond the read itself. */
+  payloads_read = 0;
+
   /** Episodes whose fold copy or views were rebuilt since this model was made: the work appends cost. */
   get episodes_rebuilt(): { fold: number; views: number } {
     return { fold: this.tailer.episodes_rebuilt, views: this.builder.episodes_rebuilt };
@@ -212,7 +216,13 @@ export class SessionModel {
 
   /** Tool outputs read back from this session's WAL (the fold keeps only where they are), the last few kept. */
   payloads(): PayloadReader {
-    return (this.payloads_ ??= cachedPayloads(walPayloadReader(this.target.wal_path)));
+    if (this.payloads_ !== null) return this.payloads_;
+    const read = walPayloadReader(this.target.wal_path);
+    this.payloads_ = cachedPayloads((offset) => {
+      this.payloads_read += 1;
+      return read(offset);
+    });
+    return this.payloads_;
   }
 
   /** The reader's refusal, or this model's own failure. */
@@ -361,7 +371,7 @@ export class SessionModel {
     const pick = (): RowTypes[RowList][] => {
       if (list === 'records') return this.tailer.index.rows(first, size);
       if (!this.is_resident) return [];
-      return list === 'timeline' ? this.derived().timeline.slice(first, size) : this.derived().transcript(first, size);
+      return list === 'timeline' ? this.derived().timelineRows(first, size) : this.derived().transcript(first, size);
     };
     return { key: this.key, list, start: first, total: this.rowCounts()[list], rows: pick() as RowTypes[L][] };
   }

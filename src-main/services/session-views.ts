@@ -11,7 +11,7 @@ import { refusedPlan } from '../replay/report.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { OUTPUTS_UNREAD, type PayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, joinEpisodeRequests, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
-import { episodeRows, outsideRows, sessionAnomalyRows, transcriptRow } from './timeline.js';
+import { episodeRows, outsideRows, sessionAnomalyRows, shownRow, transcriptRow } from './timeline.js';
 
 /** A list made of parts (one per episode, then the session's own rows), indexed as if it were one array. */
 export class Segments<T> {
@@ -77,7 +77,10 @@ interface EpisodeViews {
 
 export interface SessionViews {
   fold: SessionFold;
+  /** Every timeline row, call outputs unread: for counts and lookups. */
   readonly timeline: Segments<TimelineRow>;
+  /** A page of the timeline as shown: its calls' outputs read back from disk. */
+  timelineRows(start: number, count: number): TimelineRow[];
   /** The next request's messages, their tool outputs unread (`transcript` reads those it shows). */
   readonly messages: Segments<RenderedMessage>;
   resume: RecoveryPlan;
@@ -105,7 +108,7 @@ export class ViewBuilder {
   build(fold: SessionFold, payloads: PayloadReader, read_error: WalErrorInfo | null, signals: { run: RunSignal; recoveries: RecoveryEntry[] }): SessionViews {
     const parts = fold.episodes.map((episode) => this.episodeViews(episode));
     const rowsOf = (index: number): TimelineRow[] => {
-      const rows = (parts[index]!.rows ??= episodeRows(fold.episodes[index]!, payloads));
+      const rows = (parts[index]!.rows ??= episodeRows(fold.episodes[index]!));
       // The last episode's row shows the run signal; the kept rows stay as built, since the signal can change
       // (a tail torn later) while the episode does not.
       return index === fold.episodes.length - 1 ? markLastEpisode(rows, fold.episodes[index]!, signals.run) : rows;
@@ -146,14 +149,16 @@ export class ViewBuilder {
       run: signals.run,
       recoveries: signals.recoveries,
       transcriptValid: () => (valid ??= nextRequest().problems.length === 0 && checkProviderValid(nextRequest().messages.map((rendered) => rendered.message)).valid),
+      timelineRows: (start, count) => views.timeline.slice(start, count).map((row) => shownRow(row, payloads)),
       transcript: (start, count) => views.messages.slice(start, count).map((rendered, offset) => transcriptRow(shown(rendered), start + offset)),
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
       searchParts: (list) => {
         const texts = (rows: readonly unknown[]): string[] => rows.map((row) => JSON.stringify(row).toLowerCase());
         if (list === 'transcript') return [texts((views.messages.parts[0] ?? []).map(shown))];
+        const shownTexts = (rows: readonly TimelineRow[]) => texts(rows.map((row) => shownRow(row, payloads)));
         return views.timeline.parts.map((rows, index) => {
           const part = parts[index];
-          return part === undefined ? texts(rows) : (part.search.timeline ??= texts(rows));
+          return part === undefined ? shownTexts(rows) : (part.search.timeline ??= shownTexts(rows));
         });
       },
     };
