@@ -55,6 +55,8 @@ export class SessionModel {
    *  or laying out); cleared by the next refresh that succeeds. */
   private failure_: WalErrorInfo | null = null;
   private refreshed = false;
+  /** The last refresh was for the session's summary only: it is released once the summary is made. */
+  private summary_only = false;
   private records_search: RecordsSearch | null = null;
   private payloads_: PayloadReader | null = null;
   /** Only the summary is kept: the fold and views were dropped to bound memory (a root holds thousands of
@@ -93,6 +95,7 @@ export class SessionModel {
     if (!this.refreshed || this.released) return;
     this.summary();
     this.released = true;
+    this.summary_only = false;
     this.stale = false;
     this.tailer_ = null;
     this.payloads_ = null;
@@ -163,8 +166,9 @@ export class SessionModel {
 
   /** Reads what was appended. Never throws: a failure is kept as this session's `failure` and the session's
    *  views start over from an empty fold, so the next refresh reads it afresh. */
-  refresh(on_progress?: (progress: TailProgress) => void, slice_bytes?: number): TailUpdate {
+  refresh(on_progress?: (progress: TailProgress) => void, slice_bytes?: number, summary_only = false): TailUpdate {
     const failed_before = this.failure_ !== null;
+    this.summary_only = summary_only;
     this.failure_ = null;
     this.probeLease();
     let update: TailUpdate;
@@ -207,7 +211,7 @@ export class SessionModel {
       this.views = this.builder.build(fold, this.payloads(), this.failure_, { run, recoveries: [] });
       return this.views;
     }
-    const fold = this.tailer.fold();
+    const fold = this.summary_only ? this.tailer.finalFold() : this.tailer.fold();
     const read = this.tailer.read;
     const run = runSignal(fold, { torn_tail: read?.torn_tail ?? null, error: read?.error ?? null }, this.target.is_export);
     this.views = this.builder.build(fold, this.payloads(), read?.error ?? null, { run, recoveries: this.recoveries() });
@@ -269,8 +273,7 @@ export class SessionModel {
     const index = this.tailer.index;
     for (let at = 0; at < index.length; at++) {
       const type = index.typeName(at);
-      const row = index.row(at);
-      log.push({ seq: row.seq, type, fence: row.fence, payload: type === 'operator_action' ? this.payloadAt(row.offset) : null });
+      log.push({ seq: index.seqAt(at), type, fence: index.fenceAt(at), payload: type === 'operator_action' ? this.payloadAt(index.offsetAt(at)) : null });
     }
     return log.entries();
   }

@@ -191,9 +191,10 @@ export class SessionService implements WalscopeApi {
         return;
       }
       this.reading = next;
-      if (this.refreshModel(next, READ_SLICE_BYTES)) {
+      const wanted = this.resident.includes(next.key);
+      if (this.refreshModel(next, READ_SLICE_BYTES, !wanted)) {
         this.reading = null;
-        if (!this.resident.includes(next.key)) next.release();
+        if (!wanted) next.release();
       }
       this.scheduleReads();
     });
@@ -255,11 +256,12 @@ export class SessionService implements WalscopeApi {
     return changed;
   }
 
-  /** Refreshes `model` (a slice of it with `slice_bytes`); true when its read reached the end of its WAL. */
-  private refreshModel(model: SessionModel, slice_bytes?: number): boolean {
+  /** Refreshes `model` (a slice of it with `slice_bytes`); true when its read reached the end of its WAL.
+   *  `summary_only`: a background read of a session nobody has open, released once its summary is made. */
+  private refreshModel(model: SessionModel, slice_bytes?: number, summary_only = false): boolean {
     const first = !model.is_resident;
     const lease_before = model.lease.state;
-    const update = model.refresh(first ? (progress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined, slice_bytes);
+    const update = model.refresh(first ? (progress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined, slice_bytes, summary_only);
     if (!update.complete) {
       this.progress(model, model.tailer.bytes_read, sizeOf(model.target.wal_path) ?? model.tailer.bytes_read, false);
       return false;
@@ -271,7 +273,8 @@ export class SessionService implements WalscopeApi {
       this.cache!.store(model.key, model.target.wal_path, extent.size_bytes, extent.verified_end, model.summary());
       this.cache_write.schedule('cache');
     }
-    if (first || update.frames_added > 0 || update.restarted || model.lease.state !== lease_before) this.emitSession(model);
+    if (summary_only) this.list_push.schedule('list');
+    else if (first || update.frames_added > 0 || update.restarted || model.lease.state !== lease_before) this.emitSession(model);
     return true;
   }
 
