@@ -179,6 +179,29 @@ function joined(renderings: Rendering[]): { messages: RenderedMessage[]; problem
   return { messages, problems };
 }
 
+/** Each episode's part of the next request, counted: a fold's episodes are not changed once it is handed out
+ *  (a snapshot copies them, `finish` ends the fold), and a live reader's next snapshot hands back the same
+ *  episode object for every episode no new frame reached, so a plan remade after an append renders only the
+ *  episodes the append reached. */
+const request_part_lengths = new WeakMap<EpisodeFold, { messages: number; problems: number }>();
+
+/** `renderTranscript(fold, OUTPUTS_UNREAD).length`, from the episodes' counted parts (`joined`: a problem in
+ *  any part leaves no request). */
+function requestLength(fold: SessionFold): number {
+  let messages = 0;
+  for (const episode of fold.episodes) {
+    let part = request_part_lengths.get(episode);
+    if (part === undefined) {
+      const rendering = renderEpisode(episode, null, OUTPUTS_UNREAD);
+      part = { messages: rendering.messages.length, problems: rendering.problems.length };
+      request_part_lengths.set(episode, part);
+    }
+    if (part.problems > 0) return 0;
+    messages += part.messages;
+  }
+  return messages;
+}
+
 /** One episode's part of a request: all of it (up_to null), or what the request of step `up_to` held. */
 function renderEpisode(episode: EpisodeFold, up_to: number | null, payloads: PayloadReader): Rendering {
   const index = new EpisodeIndex(episode);
@@ -302,7 +325,7 @@ export function checkProviderValid(messages: readonly JsonPayload[]): ProviderVa
 export function replayedCounts(fold: SessionFold, episode: EpisodeFold): { messages: number; model_steps: number; tool_results: number } {
   const terminals = (batch: BatchFold) => batch.calls.reduce((count, call) => count + call.terminals.length, 0);
   return {
-    messages: renderTranscript(fold, OUTPUTS_UNREAD).length,
+    messages: requestLength(fold),
     model_steps: episode.steps.filter((step) => step.seq !== null).length,
     tool_results: episode.batches.reduce((count, batch) => count + terminals(batch), 0),
   };

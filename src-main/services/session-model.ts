@@ -59,6 +59,8 @@ export class SessionModel {
   private summary_only = false;
   private records_search: RecordsSearch | null = null;
   private payloads_: PayloadReader | null = null;
+  /** The recovery history of the records indexed so far (`logged` of them), for the index it was read from. */
+  private recovery_log: { index: RecordIndex; log: RecoveryLog; logged: number } | null = null;
   /** Only the summary is kept: the fold and views were dropped to bound memory (a root holds thousands of
    *  sessions; only the ones on screen stay resident). The next refresh reads the WAL afresh. */
   private released = false;
@@ -99,6 +101,7 @@ export class SessionModel {
     this.stale = false;
     this.tailer_ = null;
     this.payloads_ = null;
+    this.recovery_log = null;
     this.builder = new ViewBuilder();
     this.views = null;
   }
@@ -199,6 +202,7 @@ export class SessionModel {
     this.failure_ = ioError(`cannot show ${this.target.wal_path}: ${describe(error)}`);
     this.tailer_ = null;
     this.payloads_ = null;
+    this.recovery_log = null;
     this.builder = new ViewBuilder();
     this.views = null;
   }
@@ -269,13 +273,16 @@ export class SessionModel {
 
   /** Every operator_action of the WAL with the records its action wrote (payloads re-read from disk). */
   private recoveries(): RecoveryEntry[] {
-    const log = new RecoveryLog();
     const index = this.tailer.index;
-    for (let at = 0; at < index.length; at++) {
+    // Fed from where the last call stopped: a live append logs its own records, not the whole WAL's again.
+    if (this.recovery_log?.index !== index) this.recovery_log = { index, log: new RecoveryLog(), logged: 0 };
+    const { log } = this.recovery_log;
+    for (let at = this.recovery_log.logged; at < index.length; at++) {
       const type = index.typeName(at);
       log.push({ seq: index.seqAt(at), type, fence: index.fenceAt(at), payload: type === 'operator_action' ? this.payloadAt(index.offsetAt(at)) : null });
     }
-    return log.entries();
+    this.recovery_log.logged = index.length;
+    return [...log.entries()];
   }
 
   /** The payload of the frame at `offset`, re-read from disk and its digest re-checked; null when it is not intact. */

@@ -27,6 +27,7 @@ import type {
   Workspace,
 } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
+import type { EpisodeFold, EpisodeTiming } from '../../src-shared/replay.js';
 import { describe } from '../engine/errors.js';
 import { resolveTargets, sessionTarget, type WalTarget } from '../engine/inspect.js';
 import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
@@ -352,7 +353,7 @@ export class SessionService implements WalscopeApi {
     const model = this.model(key);
     // While the WAL is still being read there is no plan to act on and no fold to time.
     if (!model.is_resident) return { ...model.detail(), actions: [], timing: [] };
-    return { ...model.detail(), actions: actionChoices(model), timing: model.fold().episodes.map(episodeTiming) };
+    return { ...model.detail(), actions: actionChoices(model), timing: model.fold().episodes.map(timingOf) };
   }
 
   async getRows<L extends RowList>(key: string, list: L, start: number, count: number): Promise<RowPage<L>> {
@@ -414,6 +415,16 @@ export class SessionService implements WalscopeApi {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
+
+/** An episode's waterfall, made once: a fold's episodes do not change, and a live session's next fold hands back
+ *  the same object for every episode no new frame reached. */
+const timings = new WeakMap<EpisodeFold, EpisodeTiming>();
+
+function timingOf(episode: EpisodeFold): EpisodeTiming {
+  let timing = timings.get(episode);
+  if (timing === undefined) timings.set(episode, (timing = episodeTiming(episode)));
+  return timing;
 }
 
 function sizeOf(file: string): number | null {

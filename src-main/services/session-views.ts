@@ -2,6 +2,7 @@
 // `SessionFolder.snapshotSince` hands back the same episode object for every episode no new frame reached, and
 // its views are reused from here by identity: an append to a live session rebuilds the open episode's views,
 // never the closed ones (the counters say how much was rebuilt, for the tests that hold this).
+import { appendAll } from '../../src-shared/arrays.js';
 import type { RowList, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
 import type { CallClass, EpisodeFold, JsonPayload, RecoveryEntry, RecoveryPlan, RenderedMessage, RequestProblem, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
@@ -72,7 +73,45 @@ interface EpisodeViews {
   /** The episode's part of the next request, its outputs unread (their shape is all validity and counts
    *  need); a transcript page reads the outputs of the messages it shows. */
   request: { messages: RenderedMessage[]; problems: RequestProblem[] } | null;
+  /** The request part split for the provider-validity check (`RequestTurns`), made with `request`. */
+  turns: RequestTurns | null;
   index: EpisodeIndex | null;
+}
+
+/** An episode's part of the next request, cut at its assistant messages: the provider-validity check starts a
+ *  turn afresh at every assistant message (replay/transcript.ts `checkProviderValid`), so the turns inside one
+ *  part are checked once, and only the messages across the seams between parts are checked again. */
+interface RequestTurns {
+  /** Before the part's first assistant message (all of it when it has none). */
+  head: JsonPayload[];
+  /** The turns from the first to the last assistant message: valid or not, once for all. */
+  inner_valid: boolean;
+  /** From the last assistant message on; null when the part has no assistant message. */
+  tail: JsonPayload[] | null;
+}
+
+export function requestTurns(messages: readonly RenderedMessage[]): RequestTurns {
+  const plain = messages.map((rendered) => rendered.message);
+  const first = plain.findIndex((message) => message['role'] === 'assistant');
+  if (first < 0) return { head: plain, inner_valid: true, tail: null };
+  const last = plain.findLastIndex((message) => message['role'] === 'assistant');
+  return { head: plain.slice(0, first), inner_valid: checkProviderValid(plain.slice(first, last)).valid, tail: plain.slice(last) };
+}
+
+/** `checkProviderValid` of the parts joined, from each part's turns: the seams are checked, the inner turns
+ *  were checked when their part was made. */
+export function turnsValid(parts: readonly RequestTurns[]): boolean {
+  let turn: JsonPayload[] = [];
+  for (const part of parts) {
+    if (part.tail === null) {
+      appendAll(turn, part.head);
+      continue;
+    }
+    appendAll(turn, part.head);
+    if (!part.inner_valid || !checkProviderValid(turn).valid) return false;
+    turn = [...part.tail];
+  }
+  return checkProviderValid(turn).valid;
 }
 
 export interface SessionViews {
@@ -148,7 +187,7 @@ export class ViewBuilder {
       class_counts,
       run: signals.run,
       recoveries: signals.recoveries,
-      transcriptValid: () => (valid ??= nextRequest().problems.length === 0 && checkProviderValid(nextRequest().messages.map((rendered) => rendered.message)).valid),
+      transcriptValid: () => (valid ??= nextRequest().problems.length === 0 && turnsValid(parts.map((part, index) => (part.turns ??= requestTurns(requestOf(index).messages))))),
       timelineRows: (start, count) => views.timeline.slice(start, count).map((row) => shownRow(row, payloads)),
       transcript: (start, count) => views.messages.slice(start, count).map((rendered, offset) => transcriptRow(shown(rendered), start + offset)),
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
@@ -171,7 +210,7 @@ export class ViewBuilder {
     this.episodes_rebuilt += 1;
     const class_counts: Partial<Record<CallClass, number>> = {};
     for (const batch of episode.batches) for (const call of batch.calls) class_counts[call.class] = (class_counts[call.class] ?? 0) + 1;
-    const views: EpisodeViews = { rows: null, class_counts, search: {}, request: null, index: null };
+    const views: EpisodeViews = { rows: null, class_counts, search: {}, request: null, turns: null, index: null };
     this.per_episode.set(episode, views);
     return views;
   }
