@@ -52,17 +52,12 @@ export function renderSessionRequest(fold: SessionFold, payloads: PayloadReader)
   return joined(fold.episodes.map((episode) => renderEpisode(episode, null, payloads)));
 }
 
-/** One episode's part of the session's next request, rendered alone: `renderSessionRequest` is these parts
- *  joined (`joinEpisodeRequests`), so a caller that keeps the parts of episodes no frame reached re-renders only
- *  the open one. */
+/** One episode's part of the session's next request, rendered alone: `renderSessionRequest` is these parts in
+ *  episode order (none at all when any part has a problem), so a caller that keeps the parts of episodes no
+ *  frame reached re-renders only the open one. */
 export function renderEpisodeRequest(episode: EpisodeFold, payloads: PayloadReader): { messages: RenderedMessage[]; problems: RequestProblem[] } {
   const { messages, problems } = renderEpisode(episode, null, payloads);
   return { messages, problems };
-}
-
-/** The session's next request from its episodes' parts, in episode order. */
-export function joinEpisodeRequests(parts: readonly { messages: RenderedMessage[]; problems: RequestProblem[] }[]): { messages: RenderedMessage[]; problems: RequestProblem[] } {
-  return joined(parts.map((part) => ({ ...part, view: null, replaced: [] })));
 }
 
 /** `rendered` (a message of an episode's part rendered with OUTPUTS_UNREAD; `index` that episode's) with its

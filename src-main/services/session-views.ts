@@ -11,7 +11,7 @@ import { episodeWord } from '../replay/signals.js';
 import { refusedPlan } from '../replay/report.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { OUTPUTS_UNREAD, type PayloadReader } from '../replay/payloads.js';
-import { checkProviderValid, joinEpisodeRequests, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
+import { checkProviderValid, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
 import { episodeRows, outsideRows, sessionAnomalyRows, shownRow, transcriptRow } from './timeline.js';
 
 /** A list made of parts (one per episode, then the session's own rows), indexed as if it were one array. */
@@ -156,8 +156,11 @@ export class ViewBuilder {
     // carries, and a view that no longer assembles leaves no request at all (replay/transcript.ts). A part is
     // kept per episode, so an append re-renders the open episode's part only.
     const requestOf = (index: number) => (parts[index]!.request ??= renderEpisodeRequest(fold.episodes[index]!, OUTPUTS_UNREAD));
-    let request: { messages: RenderedMessage[]; problems: RequestProblem[] } | null = null;
-    const nextRequest = () => (request ??= joinEpisodeRequests(parts.map((_, index) => requestOf(index))));
+    // The request is its episodes' parts in order, none at all when any part cannot be rendered (as
+    // renderSessionRequest makes it): kept as parts, so an append touches the open episode's part only.
+    let request_parts: { messages: RenderedMessage[]; problems: RequestProblem[] }[] | null = null;
+    const requestParts = () => (request_parts ??= parts.map((_, index) => requestOf(index)));
+    const requestRenders = () => requestParts().every((part) => part.problems.length === 0);
     const shown = (rendered: RenderedMessage): JsonPayload => {
       const at = rendered.origin.episode - 1;
       const part = parts[at];
@@ -180,20 +183,20 @@ export class ViewBuilder {
         return timeline;
       },
       get messages() {
-        messages ??= new Segments<RenderedMessage>([nextRequest().messages]);
+        messages ??= new Segments<RenderedMessage>(requestRenders() ? requestParts().map((part) => part.messages) : []);
         return messages;
       },
       resume: read_error !== null ? refusedPlan(read_error) : planResume(fold),
       class_counts,
       run: signals.run,
       recoveries: signals.recoveries,
-      transcriptValid: () => (valid ??= nextRequest().problems.length === 0 && turnsValid(parts.map((part, index) => (part.turns ??= requestTurns(requestOf(index).messages))))),
+      transcriptValid: () => (valid ??= requestRenders() && turnsValid(parts.map((part, index) => (part.turns ??= requestTurns(requestOf(index).messages))))),
       timelineRows: (start, count) => views.timeline.slice(start, count).map((row) => shownRow(row, payloads)),
       transcript: (start, count) => views.messages.slice(start, count).map((rendered, offset) => transcriptRow(shown(rendered), start + offset)),
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
       searchParts: (list) => {
         const texts = (rows: readonly unknown[]): string[] => rows.map((row) => JSON.stringify(row).toLowerCase());
-        if (list === 'transcript') return [texts((views.messages.parts[0] ?? []).map(shown))];
+        if (list === 'transcript') return views.messages.parts.map((messages) => texts(messages.map(shown)));
         const shownTexts = (rows: readonly TimelineRow[]) => texts(rows.map((row) => shownRow(row, payloads)));
         return views.timeline.parts.map((rows, index) => {
           const part = parts[index];
