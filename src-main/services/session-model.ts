@@ -319,7 +319,7 @@ export class SessionModel {
 
   /** While the WAL is being read (first read, or again after a release): what is known so far. The records
    *  read so far can be paged; the timeline, transcript and plan come when the read completes. */
-  private readingDetail(): Omit<SessionDetail, 'actions' | 'timing'> {
+  private readingDetail(): Omit<SessionDetail, 'actions' | 'timing' | 'tokens'> {
     const read = this.tailer_?.read ?? null;
     const done_bytes = read?.valid_bytes ?? 0;
     const total_bytes = sizeOf(this.target.wal_path);
@@ -349,7 +349,7 @@ export class SessionModel {
   }
 
   /** The header of the session view; the service adds the action choices (services/actions.ts). */
-  detail(): Omit<SessionDetail, 'actions' | 'timing'> {
+  detail(): Omit<SessionDetail, 'actions' | 'timing' | 'tokens'> {
     if (!this.is_resident) return this.readingDetail();
     const views = this.derived();
     const read = this.failure_ === null ? this.tailer.read : null;

@@ -352,8 +352,16 @@ export class SessionService implements WalscopeApi {
   async getSession(key: string): Promise<SessionDetail> {
     const model = this.model(key);
     // While the WAL is still being read there is no plan to act on and no fold to time.
-    if (!model.is_resident) return { ...model.detail(), actions: [], timing: [] };
-    return { ...model.detail(), actions: actionChoices(model), timing: model.fold().episodes.map(timingOf) };
+    if (!model.is_resident) return { ...model.detail(), actions: [], timing: [], tokens: {} };
+    const episodes = model.fold().episodes;
+    const last = episodes.at(-1);
+    return { ...model.detail(), actions: actionChoices(model), timing: last === undefined ? [] : [timingOf(last)], tokens: sessionTokens(episodes) };
+  }
+
+  async getTiming(key: string, episode: number): Promise<EpisodeTiming> {
+    const found = this.model(key, true).fold().episodes.find((candidate) => candidate.episode === episode);
+    if (found === undefined) throw new NotFoundError(`no episode ${episode} in session "${key}"`);
+    return timingOf(found);
   }
 
   async getRows<L extends RowList>(key: string, list: L, start: number, count: number): Promise<RowPage<L>> {
@@ -425,6 +433,12 @@ function timingOf(episode: EpisodeFold): EpisodeTiming {
   let timing = timings.get(episode);
   if (timing === undefined) timings.set(episode, (timing = episodeTiming(episode)));
   return timing;
+}
+
+function sessionTokens(episodes: readonly EpisodeFold[]): Record<string, number> {
+  const sums: Record<string, number> = {};
+  for (const episode of episodes) for (const [name, value] of Object.entries(timingOf(episode).tokens)) sums[name] = (sums[name] ?? 0) + value;
+  return sums;
 }
 
 function sizeOf(file: string): number | null {

@@ -52,6 +52,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     queue: [],
     actions: [],
     timing: [],
+    tokens: {},
     transcript_valid: true,
   };
   const refused = () => Promise.reject(new Error('not in the synthetic session'));
@@ -75,6 +76,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     runAction: refused,
     getReport: refused,
     getContext: refused,
+    getTiming: refused,
     subscribe: () => () => undefined,
   };
   window.walscope = api;
