@@ -88,28 +88,42 @@ interface RequestTurns {
   inner_valid: boolean;
   /** From the last assistant message on; null when the part has no assistant message. */
   tail: JsonPayload[] | null;
+  /** The seam before this part's first assistant message, when it is the previous part's tail and this
+   *  part's head: checked once for that previous part. */
+  seam: { after: RequestTurns; valid: boolean } | null;
 }
 
 export function requestTurns(messages: readonly RenderedMessage[]): RequestTurns {
   const plain = messages.map((rendered) => rendered.message);
   const first = plain.findIndex((message) => message['role'] === 'assistant');
-  if (first < 0) return { head: plain, inner_valid: true, tail: null };
+  if (first < 0) return { head: plain, inner_valid: true, tail: null, seam: null };
   const last = plain.findLastIndex((message) => message['role'] === 'assistant');
-  return { head: plain.slice(0, first), inner_valid: checkProviderValid(plain.slice(first, last)).valid, tail: plain.slice(last) };
+  return { head: plain.slice(0, first), inner_valid: checkProviderValid(plain.slice(first, last)).valid, tail: plain.slice(last), seam: null };
 }
 
 /** `checkProviderValid` of the parts joined, from each part's turns: the seams are checked, the inner turns
  *  were checked when their part was made. */
 export function turnsValid(parts: readonly RequestTurns[]): boolean {
   let turn: JsonPayload[] = [];
+  /** The part whose tail `turn` is, while nothing else joined it. */
+  let after: RequestTurns | null = null;
   for (const part of parts) {
     if (part.tail === null) {
       appendAll(turn, part.head);
+      after = null;
       continue;
     }
-    appendAll(turn, part.head);
-    if (!part.inner_valid || !checkProviderValid(turn).valid) return false;
+    if (!part.inner_valid) return false;
+    if (after === null || part.seam?.after !== after) {
+      appendAll(turn, part.head);
+      const valid = checkProviderValid(turn).valid;
+      part.seam = after === null ? null : { after, valid };
+      if (!valid) return false;
+    } else if (!part.seam.valid) {
+      return false;
+    }
     turn = [...part.tail];
+    after = part;
   }
   return checkProviderValid(turn).valid;
 }

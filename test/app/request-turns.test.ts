@@ -37,7 +37,13 @@ describe('provider validity from per-episode parts', () => {
       }
       const expected = checkProviderValid(messages).valid;
       valid_seen += expected ? 1 : 0;
-      expect(turnsValid(parts.map((part) => requestTurns(part.map(rendered)))), JSON.stringify(parts)).toBe(expected);
+      const turns = parts.map((part) => requestTurns(part.map(rendered)));
+      expect(turnsValid(turns), JSON.stringify(parts)).toBe(expected);
+      // Again with the seams checked before, and after the last part changed (a live append).
+      expect(turnsValid(turns), JSON.stringify(parts)).toBe(expected);
+      const appended = [...parts.at(-1)!, randomMessage(random)];
+      turns[turns.length - 1] = requestTurns(appended.map(rendered));
+      expect(turnsValid(turns)).toBe(checkProviderValid([...parts.slice(0, -1).flat(), ...appended]).valid);
     }
     expect(valid_seen).toBeGreaterThan(100);
   });
