@@ -44,12 +44,11 @@ export interface HostBeat {
   beat_ms: number;
 }
 
-/** The request body on `walscope.api.<host>.<method>`: positional arguments, and for actions who asks and why. */
+/** The request body on `walscope.api.<host>.<method>`: positional arguments, and for actions who asks (why is runAction's own `reason`). */
 export interface FleetRequest {
   args: unknown[];
   operator?: string;
   nats_user?: string;
-  reason?: string;
 }
 
 export type FleetReply = { ok: true; value: unknown } | { ok: false; error: string; code: 'bad_request' | 'not_found' | 'too_large' | 'internal' };
@@ -230,7 +229,7 @@ export class FleetAgent {
 
   /** The audit holds the request before anything is written and the outcome before the caller hears it. */
   private async runAudited(request: FleetRequest): Promise<unknown> {
-    const [key, kind, based_on_seq] = request.args as [string, string, number];
+    const [key, kind, based_on_seq, reason] = request.args as [string, string, number, string];
     if (typeof key !== 'string') throw new BadRequest('runAction needs a session key');
     const base = {
       host: this.options.host,
@@ -238,7 +237,7 @@ export class FleetAgent {
       action: String(kind),
       operator: request.operator ?? null,
       nats_user: request.nats_user ?? null,
-      reason: request.reason ?? null,
+      reason: typeof reason === 'string' ? reason : null,
       based_on_seq: typeof based_on_seq === 'number' ? based_on_seq : null,
     };
     await this.audit({ ...base, phase: 'request', at_ms: Date.now(), records_written: null, result: 'requested' });
