@@ -45,6 +45,10 @@ import { Debouncer, WorkspaceWatcher } from './watcher.js';
 /** A live session's lease is re-probed this often: the OS drops a dead writer's lock without touching any file,
  *  so no file event says "the writer stopped". Only sessions shown live are probed. */
 export const LIVE_PROBE_INTERVAL_MS = 1_000;
+/** An open session with a live writer is also checked for growth this often: a file event can be lost (chokidar
+ *  drops a change whose stat shows an mtime it has seen, or that comes within 5 ms of the last), and a live
+ *  tail that waits for the next append to show this one is wrong. One `stat` per open live session. */
+export const LIVE_GROWTH_PROBE_MS = 50;
 export const LISTENERS_MAX = 64;
 /** Sessions whose fold and views stay in memory: the ones asked for most recently. The rest keep a summary. */
 export const RESIDENT_SESSIONS_MAX = 3;
@@ -77,6 +81,7 @@ export class SessionService implements WalscopeApi {
   readonly counts = { sessions_read: 0, summaries_from_cache: 0 };
   private watcher: WorkspaceWatcher | null = null;
   private probe_timer: NodeJS.Timeout | null = null;
+  private growth_timer: NodeJS.Timeout | null = null;
   private read_timer: NodeJS.Immediate | null = null;
   /** The session the background reads are in the middle of. */
   private reading: SessionModel | null = null;
@@ -111,6 +116,8 @@ export class SessionService implements WalscopeApi {
       service.watching = service.watcher.whenReady().then(() => service.catchUp());
       service.probe_timer = setInterval(() => service.probeLive(), LIVE_PROBE_INTERVAL_MS);
       service.probe_timer.unref();
+      service.growth_timer = setInterval(() => service.probeGrowth(), LIVE_GROWTH_PROBE_MS);
+      service.growth_timer.unref();
     }
     return service;
   }
@@ -119,6 +126,7 @@ export class SessionService implements WalscopeApi {
     this.closed = true;
     if (this.read_timer !== null) clearImmediate(this.read_timer);
     if (this.probe_timer !== null) clearInterval(this.probe_timer);
+    if (this.growth_timer !== null) clearInterval(this.growth_timer);
     this.list_push.clear();
     this.cache_write.clear();
     this.cache?.flush();
@@ -316,6 +324,15 @@ export class SessionService implements WalscopeApi {
       this.refreshModel(model);
       this.emitSession(model);
       this.list_push.schedule('list');
+    }
+  }
+
+  /** Open sessions a live writer holds whose WAL is not the size last read: refreshed without a file event. */
+  private probeGrowth(): void {
+    for (const key of this.resident) {
+      const model = this.models.get(key);
+      if (model === undefined || !model.is_resident || model.lease.state !== 'live') continue;
+      if (sizeOf(model.target.wal_path) !== model.tailer.bytes_read) this.refreshModel(model);
     }
   }
 
