@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, session } from 'electron';
 import { IPC_EVENT_CHANNEL, type Workspace } from '../../src-shared/ipc.js';
+import type { WorkspacePaths } from '../services/session-service.js';
 import { WorkerApi } from '../services/worker-client.js';
 import { APP_SCHEME_PRIVILEGES, registerAppProtocol, RENDERER_URL } from './app-protocol.js';
 import { registerIpc } from './ipc-handlers.js';
@@ -27,15 +28,17 @@ let api: WorkerApi | null = null;
 let unsubscribe: (() => void) | null = null;
 let recent: RecentList;
 
-async function openWorkspace(target: string): Promise<Workspace> {
-  const next = await WorkerApi.start(WORKER_FILE, path.resolve(target));
+/** One path (a state root, a session, an export, a folder of exports) or several export files. */
+async function openWorkspace(target: WorkspacePaths): Promise<Workspace> {
+  const next = await WorkerApi.start(WORKER_FILE, typeof target === 'string' ? path.resolve(target) : target.map((file) => path.resolve(file)));
   const previous = api;
   unsubscribe?.();
   api = next;
   unsubscribe = next.subscribe((event) => window?.webContents.send(IPC_EVENT_CHANNEL, event));
   await previous?.close();
   const workspace = await next.getWorkspace();
-  recent.add(workspace.path);
+  // Several files chosen together are a set of the moment; a recent entry names one path to open again.
+  if (typeof target === 'string') recent.add(workspace.path);
   buildMenu();
   window?.webContents.send(IPC_EVENT_CHANNEL, { type: 'workspace', workspace });
   window?.webContents.send(IPC_EVENT_CHANNEL, { type: 'sessions', sessions: await next.listSessions() });
@@ -47,16 +50,17 @@ async function pick(kind: 'root' | 'export'): Promise<void> {
   if (window === null) return;
   const result = await dialog.showOpenDialog(window, kind === 'root'
     ? { title: 'Open State Root', properties: ['openDirectory'] }
-    : { title: 'Open WAL Export', properties: ['openFile', 'openDirectory'] });
-  const chosen = result.filePaths[0];
-  if (!result.canceled && chosen !== undefined) await openOrSay(chosen);
+    : { title: 'Open WAL Export(s)', properties: ['openFile', 'openDirectory', 'multiSelections'] });
+  const chosen = result.filePaths;
+  if (!result.canceled && chosen.length > 0) await openOrSay(chosen.length === 1 ? chosen[0]! : chosen);
 }
 
-async function openOrSay(target: string): Promise<void> {
+async function openOrSay(target: WorkspacePaths): Promise<void> {
   try {
     await openWorkspace(target);
   } catch (error) {
-    dialog.showErrorBox('walscope', `Cannot open ${target}: ${error instanceof Error ? error.message : String(error)}`);
+    const named = typeof target === 'string' ? target : `${target.length} files`;
+    dialog.showErrorBox('walscope', `Cannot open ${named}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

@@ -45,8 +45,10 @@ describe('the API dispatcher', () => {
     ['getReport', [42], /key must be a session key/],
     ['getHistory', [], /takes 1 argument/],
     ['previewRetire', ['s', 'archived'], /reason must be one of sealed, deleted/],
-    ['runRetire', ['s', 'sealed', null], /plan must be the plan previewRetire returned/],
-    ['runRetire', ['s', 'sealed', [1]], /plan must be the plan previewRetire returned/],
+    ['runRetire', ['s', 'sealed', null, 'why'], /plan must be the plan previewRetire returned/],
+    ['runRetire', ['s', 'sealed', [1], 'why'], /plan must be the plan previewRetire returned/],
+    ['runRetire', ['s', 'sealed', {}], /runRetire takes 4 argument\(s\)/],
+    ['runRetire', ['s', 'sealed', {}, 7], /audit_reason must be text/],
     ['getContext', ['s', -1, null], /episode must be a whole number/],
   ])('%s %j is a 400 naming the argument', async (method, args, reason) => {
     const { post } = await served();

@@ -53,6 +53,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     actions: [],
     timing: [],
     tokens: {},
+    after_damage: null,
     transcript_valid: true,
   };
   const refused = () => Promise.reject(new Error('not in the synthetic session'));
