@@ -103,29 +103,29 @@ describe('fleet over a real nats-server', () => {
     expect(preview.refusal).toBeNull();
     expect(preview.plan.records.length).toBeGreaterThan(0);
     const outcome = (await callHost(nc, host, 'runAction', {
-      args: ['indeterminate', 'resume', preview.based_on_seq],
+      args: ['indeterminate', 'resume', preview.based_on_seq, 'ticket 42'],
       operator: 'ops-1',
       nats_user: 'operator',
-      reason: 'ticket 42',
     })) as ActionOutcome;
     expect(outcome.ok).toBe(true);
     // The audit holds the request and the outcome the moment the reply arrives.
     const audit = (await auditEntries()).filter((e) => e.host === host && e.session === 'indeterminate');
     expect(audit.map((e) => e.phase)).toEqual(['request', 'outcome']);
-    expect(audit[1]).toMatchObject({ operator: 'ops-1', nats_user: 'operator', reason: 'ticket 42', action: 'resume', based_on_seq: preview.based_on_seq, records_written: preview.plan.records.length, result: 'written' });
+    expect(audit[1]).toMatchObject({ operator: 'ops-1', nats_user: 'operator', reason: 'ticket 42', action: 'resume', based_on_seq: preview.based_on_seq, records_written: preview.plan.records.length + 1, result: 'written' });
     // Re-read that host's disk with a fresh service: the records after based_on_seq are the previewed ones.
     const fresh = await SessionService.open(roots.get(host)!, { watch: false });
     try {
       const detail = await fresh.getSession('indeterminate');
       const page = (await fresh.getRows('indeterminate', 'records', 0, 2_000)) as RowPage<'records'>;
       const after = page.rows.filter((r) => r.seq > preview.based_on_seq).map((r) => r.type);
-      expect(after).toEqual(preview.plan.records.map((r) => r.type));
-      expect(detail.summary.last_seq).toBe(preview.based_on_seq + preview.plan.records.length);
+      // The session's own operator_action audit record first, then the previewed records.
+      expect(after).toEqual(['operator_action', ...preview.plan.records.map((r) => r.type)]);
+      expect(detail.summary.last_seq).toBe(preview.based_on_seq + preview.plan.records.length + 1);
     } finally {
       await fresh.close();
     }
     // The viewer's index follows the bucket: the new last seq arrives (writes are coalesced to ≤ 1 s).
-    await until('index current', 5_000, async () => index.summaries.get(sessionKey(host, 'indeterminate'))?.last_seq === preview.based_on_seq + preview.plan.records.length);
+    await until('index current', 5_000, async () => index.summaries.get(sessionKey(host, 'indeterminate'))?.last_seq === preview.based_on_seq + preview.plan.records.length + 1);
     index.close();
     // The other hosts' copies of the same demo session are untouched.
     const untouched = listSessions(roots.get('alpha')!);

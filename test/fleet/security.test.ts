@@ -50,7 +50,7 @@ describe('the sample server config enforces the three roles', () => {
     const support = await as('support', 'SUPPORT_PASSWORD');
     const preview = (await callHost(support, 'alpha', 'previewAction', { args: ['indeterminate', 'resume'] })) as ActionPreview;
     expect(preview.refusal).toBeNull();
-    await expect(callHost(support, 'alpha', 'runAction', { args: ['indeterminate', 'resume', preview.based_on_seq] }, 3_000)).rejects.toThrow(/permission/i);
+    await expect(callHost(support, 'alpha', 'runAction', { args: ['indeterminate', 'resume', preview.based_on_seq, 'support tries'] }, 3_000)).rejects.toThrow(/permission/i);
     const operator = await as('operator', 'OPERATOR_PASSWORD');
     const again = (await callHost(operator, 'alpha', 'previewAction', { args: ['indeterminate', 'resume'] })) as ActionPreview;
     expect(again.based_on_seq).toBe(preview.based_on_seq);
