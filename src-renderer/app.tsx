@@ -6,10 +6,14 @@ import { SessionView } from './components/session-view.js';
 import { api } from './api/api.js';
 import { ErrorBoundary } from './components/error-boundary.js';
 import { WorkspaceOverview } from './components/workspace-overview.js';
+import { FleetList, FleetOverview } from './components/fleet-list.js';
+import type { HostView } from '../src-shared/ipc.js';
 
 export function App() {
   const workspace = useWorkspace();
-  const sessions = useSessions();
+  const is_fleet = workspace.data?.kind === 'fleet';
+  const sessions = useSessions(workspace.data !== undefined && !is_fleet);
+  const [hosts, setHosts] = useState<HostView[]>([]);
   const progress = useServiceEvents();
   const [selected, setSelected] = useState<string | null>(() => new URLSearchParams(window.location.hash.slice(1)).get('session'));
   const detail = useSession(selected);
@@ -43,10 +47,11 @@ export function App() {
         {dropError !== null && <span className="error">{dropError}</span>}
       </header>
       <main className="app-body">
-        <SessionList sessions={sessions.data ?? []} selected={selected} onSelect={select} progress={progress} />
+        {is_fleet ? <FleetList selected={selected} onSelect={select} onHosts={setHosts} /> : <SessionList sessions={sessions.data ?? []} selected={selected} onSelect={select} progress={progress} />}
         <section className="session-pane">
-          {selected === null && <WorkspaceOverview sessions={sessions.data ?? []} canDrop={api.openDropped !== undefined} />}
-          {selected !== null && detail.data === undefined && <p className="muted empty">{detail.error?.message ?? 'Reading…'}</p>}
+          {selected === null && (is_fleet ? <FleetOverview hosts={hosts} /> : <WorkspaceOverview sessions={sessions.data ?? []} canDrop={api.openDropped !== undefined} />)}
+          {selected !== null && detail.data === undefined && <p className="muted empty" data-testid="session-unavailable">{detail.error?.message ?? 'Reading…'}</p>}
+          {detail.data?.summary.stale !== undefined && <p className="warn-text" data-testid="session-stale">{detail.data.summary.stale}</p>}
           {detail.data !== undefined && <ErrorBoundary resetKey={selected ?? ''}><SessionView key={selected ?? ''} detail={detail.data} /></ErrorBoundary>}
         </section>
       </main>

@@ -1,6 +1,8 @@
 // `walscope serve [ROOT] [--port N]`: the app's UI in a browser, over HTTP on 127.0.0.1 only. The printed URL
 // carries the random token every request must present; the session service runs in a worker thread.
+// `walscope serve --fleet --nats URL`: the same UI over every host of a fleet (src-main/fleet/fleet-api.ts).
 import fs from 'node:fs';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../server/http-server.js';
 import { WorkerApi } from '../services/worker-client.js';
@@ -9,6 +11,9 @@ import { buildDemoRoot } from '../demo/build.js';
 import { defaultDemoRoot } from '../demo/paths.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { sealedLineageCopy } from './targets.js';
+import { FleetApi } from '../fleet/fleet-api.js';
+import { BUS_FLAGS, BUS_USAGE, busOptions, connectBus, type BusOptions } from '../fleet/connection.js';
+import { TopologyMissingError } from '../fleet/topology.js';
 
 /** The built renderer and the worker bundle, beside this bundle in out/. */
 const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
@@ -16,12 +21,19 @@ const WORKER_FILE = new URL('./session-worker.js', import.meta.url);
 
 export const serveCommand: Command = {
   summary: 'serve the inspector UI for a state root, a session or an export on 127.0.0.1',
-  usage: 'walscope serve [ROOT] [--port N]   (no ROOT: the demo state root, written on first use; SESSION_DIR@WAL_ID: a sealed lineage, read-only)',
+  usage: `walscope serve [ROOT] [--port N]   (no ROOT: the demo state root, written on first use; SESSION_DIR@WAL_ID: a sealed lineage, read-only)\n       walscope serve --fleet [--port N] [--operator NAME] ${BUS_USAGE}`,
   async run(argv) {
-    const { values, positionals } = parseCommandArgs(argv, { port: { type: 'string' } });
+    const { values, positionals } = parseCommandArgs(argv, { port: { type: 'string' }, fleet: { type: 'boolean' }, operator: { type: 'string' }, ...BUS_FLAGS });
     if (positionals.length > 1) throw new UsageError('expected at most one ROOT (a state root, a session folder or a WAL export)');
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port ${values.port}: not a port number`);
+    if (values.fleet === true) {
+      if (positionals.length > 0) throw new UsageError('--fleet serves every host of the fleet: give no ROOT');
+      const bus = busOptions(values, 'walscope serve --fleet');
+      if (typeof bus === 'string') throw new UsageError(bus);
+      return serveUntilStopped(() => serveFleet(bus, values.operator ?? os.userInfo().username, port), port);
+    }
+    if (values.nats !== undefined || values.operator !== undefined) throw new UsageError('--nats and --operator go with --fleet');
     const sealed = positionals[0] === undefined ? null : sealedLineageCopy(positionals[0]);
     if (typeof sealed === 'string') {
       process.stderr.write(`walscope serve: ${sealed}\n`);
@@ -32,26 +44,68 @@ export const serveCommand: Command = {
     if (positionals[0] === undefined && classifyPath(target) === 'missing') buildDemoRoot(target);
     const kind = classifyPath(target);
     if (kind === 'missing' || kind === 'unrecognized') throw new UsageError(`${target}: not a state root, a session folder or a WAL file`);
-    if (!fs.existsSync(RENDERER_DIR)) {
-      process.stderr.write(`walscope serve: the UI is not built (${RENDERER_DIR} is missing); run \`npm run build\`\n`);
-      return EXIT_REFUSED;
-    }
-    let url;
-    try {
-      url = await serve(target, port);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-      process.stderr.write(`walscope serve: port ${port} is in use; pick another with --port or omit it\n`);
-      return EXIT_USAGE;
-    }
-    await writeOut(`walscope serve: ${url}\n`);
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
-    return EXIT_OK;
+    return serveUntilStopped(() => serve(target, port), port);
   },
 };
+
+/** Starts what `start` serves, prints its URL and waits for SIGINT or SIGTERM. */
+async function serveUntilStopped(start: () => Promise<string>, port: number): Promise<number> {
+  if (!fs.existsSync(RENDERER_DIR)) {
+    process.stderr.write(`walscope serve: the UI is not built (${RENDERER_DIR} is missing); run \`npm run build\`\n`);
+    return EXIT_REFUSED;
+  }
+  let url;
+  try {
+    url = await start();
+  } catch (error) {
+    if (error instanceof TopologyMissingError) {
+      process.stderr.write(`walscope serve: ${error.message}\n`);
+      return EXIT_REFUSED;
+    }
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    process.stderr.write(`walscope serve: port ${port} is in use; pick another with --port or omit it\n`);
+    return EXIT_USAGE;
+  }
+  await writeOut(`walscope serve: ${url}\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  return EXIT_OK;
+}
+
+/** Connects to the bus, opens the fleet's indexes and serves them; returns the URL with its token. */
+export async function serveFleet(bus: BusOptions, operator: string, port: number): Promise<string> {
+  const nc = await connectBus(bus);
+  let api: FleetApi;
+  let server;
+  try {
+    api = await FleetApi.open({ nc, url: shownUrl(bus.url), operator, nats_user: bus.user });
+    try {
+      server = await startServer({ api, renderer_dir: RENDERER_DIR, port });
+    } catch (error) {
+      api.close();
+      throw error;
+    }
+  } catch (error) {
+    await nc.close();
+    throw error;
+  }
+  const stop = () => {
+    void server.close().then(() => {
+      api.close();
+      return nc.drain();
+    });
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return server.url;
+}
+
+/** The server URL without any user:password in it. */
+function shownUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//');
+}
 
 /** Starts the worker and the server; returns the URL with its token. A server that cannot listen closes the
  *  worker again, so the command can end. */

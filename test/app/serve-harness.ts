@@ -22,9 +22,10 @@ export interface Served {
 /** The summary cache of every served root goes to one temporary folder, not the user's cache. */
 const CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-e2e-cache-'));
 
-export async function serve(target: string): Promise<Served> {
+/** `walscope serve ARGS… --port 0`: a target (ROOT), or `--fleet --nats URL`. */
+export async function serve(...args: string[]): Promise<Served> {
   const env = { ...process.env, WALSCOPE_CACHE_DIR: CACHE_DIR };
-  const child = spawn(process.execPath, ['bin/walscope.js', 'serve', target, '--port', '0'], { cwd: REPO_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/walscope.js', 'serve', ...args, '--port', '0'], { cwd: REPO_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let errors = '';
   child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
