@@ -51,8 +51,12 @@ export function App() {
         <section className="session-pane">
           {selected === null && (is_fleet ? <FleetOverview hosts={hosts} /> : <WorkspaceOverview sessions={sessions.data ?? []} canDrop={api.openDropped !== undefined} />)}
           {selected !== null && detail.data === undefined && <p className="muted empty" data-testid="session-unavailable">{detail.error?.message ?? 'Reading…'}</p>}
-          {detail.data?.summary.stale !== undefined && <p className="warn-text" data-testid="session-stale">{detail.data.summary.stale}</p>}
-          {detail.data !== undefined && <ErrorBoundary resetKey={selected ?? ''}><SessionView key={selected ?? ''} detail={detail.data} /></ErrorBoundary>}
+          {detail.data !== undefined && (
+            <div className="pane-column">
+              {detail.data.summary.stale !== undefined && <p className="warn-text stale-banner" role="status" data-testid="session-stale">{detail.data.summary.stale}</p>}
+              <ErrorBoundary resetKey={selected ?? ''}><SessionView key={selected ?? ''} detail={detail.data} /></ErrorBoundary>
+            </div>
+          )}
         </section>
       </main>
     </div>

@@ -78,7 +78,16 @@ export class BucketIndex<T> {
 }
 
 export class FleetIndex {
-  private constructor(readonly bucket: BucketIndex<FleetSummary>) {}
+  /** The keys in order (host, then session), sorted again only when a key comes or goes: the usual change, a
+   *  summary rewritten, keeps the order. */
+  private sorted: string[] | null = null;
+  private readonly sorted_keys = new Set<string>();
+
+  private constructor(readonly bucket: BucketIndex<FleetSummary>) {
+    bucket.onChange((key) => {
+      if (this.sorted !== null && bucket.values.has(key) !== this.sorted_keys.has(key)) this.sorted = null;
+    });
+  }
 
   static async open(nc: NatsConnection, first_rows = Number.POSITIVE_INFINITY): Promise<FleetIndex> {
     return new FleetIndex(await BucketIndex.open<FleetSummary>(nc, SESSIONS_BUCKET, first_rows));
@@ -96,17 +105,17 @@ export class FleetIndex {
     return this.bucket.complete;
   }
 
-  /** One page of the rows that pass the filter, keyed by their bucket key, in order of arrival, with the
-   *  filtered total. */
+  /** One page of the rows that pass the filter, keyed by their bucket key, in key order (host, then session),
+   *  with the filtered total. */
   page(filter: FleetFilter, start: number, count: number): { total: number; complete: boolean; rows: [string, FleetSummary][] } {
     const limit = Math.min(Math.max(0, count), PAGE_ROWS_MAX);
     const rows: [string, FleetSummary][] = [];
     let total = 0;
-    for (const entry of this.bucket.values) {
-      const summary = entry[1];
+    for (const key of this.keysInOrder()) {
+      const summary = this.bucket.values.get(key)!;
       if (filter.status !== undefined && summary.status !== filter.status) continue;
       if (filter.host !== undefined && summary.host !== filter.host) continue;
-      if (total >= start && rows.length < limit) rows.push(entry);
+      if (total >= start && rows.length < limit) rows.push([key, summary]);
       total += 1;
     }
     return { total, complete: this.bucket.is_complete, rows };
@@ -114,5 +123,15 @@ export class FleetIndex {
 
   close(): void {
     this.bucket.close();
+  }
+
+  private keysInOrder(): string[] {
+    if (this.sorted === null) {
+      // Keys are encoded tokens: plain code-unit order is host order, then session order.
+      this.sorted = [...this.bucket.values.keys()].sort();
+      this.sorted_keys.clear();
+      for (const key of this.sorted) this.sorted_keys.add(key);
+    }
+    return this.sorted;
   }
 }

@@ -128,7 +128,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   return (
     <div className="session-view" data-testid="session-view" data-session={key}>
       <header className="session-head">
-        <h2 className="mono">{key}</h2>
+        <h2 className="mono">{detail.summary.host === undefined ? key : <><span className="badge" data-testid="session-host">{detail.summary.host}</span> {detail.summary.session_id}</>}</h2>
         <StatusChip value={detail.summary.status} title={detail.summary.status_detail} />
         <span className="muted" data-testid="status-detail">{detail.summary.status_detail}</span>
         {detail.read_only && <span className="badge" data-testid="read-only">read-only export</span>}

@@ -17,6 +17,7 @@ import { AUDIT_STREAM, sessionKey } from '../../src-main/fleet/names.js';
 import { fleetRows } from '../../src-main/fleet/client.js';
 import { SessionService } from '../../src-main/services/session-service.js';
 import { launchChromium, serve, type LaunchedBrowser, type Served } from '../app/serve-harness.js';
+import { saveScreenshot } from '../app/screenshots.js';
 import { AgentProcess, NatsServer, until, walscope } from './nats-harness.js';
 
 const HOSTS = ['alpha', 'beta.dc-1', 'gamma'];
@@ -44,6 +45,14 @@ function sessionsOf(host: string): string[] {
 }
 
 const rows = () => page.locator('[data-testid=session-row]');
+const TALL = { width: 1400, height: 3_600 };
+
+/** A screenshot at the usual window size; the page is tall again after it. */
+async function screenshot(name: string): Promise<void> {
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await saveScreenshot(page, name);
+  await page.setViewportSize(TALL);
+}
 const row = (host: string, session: string) => page.locator(`[data-testid=session-row][data-host="${host}"][data-session="${session}"]`);
 
 /** Every host:session shown in the list (all of them fit on the tall page). */
@@ -71,7 +80,7 @@ beforeAll(async () => {
   [served, chromium] = await Promise.all([serve('--fleet', '--nats', server.url, '--operator', 'ops-7'), launchChromium()]);
   page = await chromium.context.newPage();
   // Tall enough that the virtualized list renders every one of the three demos' sessions.
-  await page.setViewportSize({ width: 1400, height: 3_600 });
+  await page.setViewportSize(TALL);
   await page.goto(served.url);
 }, 180_000);
 
@@ -103,6 +112,7 @@ describe('walscope serve --fleet in Chromium', () => {
     const needing = (await fleetRows(nc, { status: 'needs_operator' })).rows.map((r) => `${r.host}:${r.session}`).sort();
     expect(needing.length).toBeGreaterThanOrEqual(HOSTS.length);
     await expect.poll(shown).toEqual(needing);
+    await screenshot('fleet-needs-operator');
     await page.locator('[data-testid=status-filter]').selectOption('');
     await expect.poll(shown).toEqual(expected);
   }, 60_000);
@@ -180,5 +190,6 @@ describe('walscope serve --fleet in Chromium', () => {
     await expect.poll(() => row('gamma', 'indeterminate').getAttribute('data-stale')).toBe('true');
     expect(await row('alpha', 'indeterminate').getAttribute('data-stale')).toBe('false');
     await expect.poll(() => page.locator('[data-testid=host-filter] option[value=gamma]').innerText()).toContain('offline');
+    await screenshot('fleet-host-offline');
   }, 60_000);
 });
