@@ -12,7 +12,7 @@ import { defaultDemoRoot } from '../demo/paths.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { sealedLineageCopy } from './targets.js';
 import { FleetApi } from '../fleet/fleet-api.js';
-import { BUS_FLAGS, BUS_USAGE, busOptions, connectBus, type BusOptions } from '../fleet/connection.js';
+import { BUS_FLAGS, BUS_USAGE, busOptions, type BusOptions } from '../fleet/connection.js';
 import { TopologyMissingError } from '../fleet/topology.js';
 
 /** The built renderer and the worker bundle, beside this bundle in out/. */
@@ -76,35 +76,20 @@ async function serveUntilStopped(start: () => Promise<string>, port: number): Pr
 
 /** Connects to the bus, opens the fleet's indexes and serves them; returns the URL with its token. */
 export async function serveFleet(bus: BusOptions, operator: string, port: number): Promise<string> {
-  const nc = await connectBus(bus);
-  let api: FleetApi;
+  const api = await FleetApi.connect(bus, operator);
   let server;
   try {
-    api = await FleetApi.open({ nc, url: shownUrl(bus.url), operator, nats_user: bus.user });
-    try {
-      server = await startServer({ api, renderer_dir: RENDERER_DIR, port });
-    } catch (error) {
-      api.close();
-      throw error;
-    }
+    server = await startServer({ api, renderer_dir: RENDERER_DIR, port });
   } catch (error) {
-    await nc.close();
+    await api.close();
     throw error;
   }
   const stop = () => {
-    void server.close().then(() => {
-      api.close();
-      return nc.drain();
-    });
+    void server.close().then(() => api.close());
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   return server.url;
-}
-
-/** The server URL without any user:password in it. */
-function shownUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//');
 }
 
 /** Starts the worker and the server; returns the URL with its token. A server that cannot listen closes the

@@ -28,6 +28,7 @@ import {
 } from '../../src-shared/ipc.js';
 import { HOST_OFFLINE_MS, type FleetSummary, type HostBeat } from './agent.js';
 import { callHost, FleetCallError } from './client.js';
+import { connectBus, type BusOptions } from './connection.js';
 import { BucketIndex, FleetIndex } from './index.js';
 import { hostKey, HOSTS_BUCKET, parseSessionKey } from './names.js';
 
@@ -41,9 +42,9 @@ export const FLEET_LISTENERS_MAX = 16;
 /** A call to an offline host fails at once; an online one that does not answer within this is unavailable. */
 export const HOST_CALL_TIMEOUT_MS = 10_000;
 
-export interface FleetApiOptions {
+interface FleetApiOptions {
   nc: NatsConnection;
-  /** The server's URL as shown to the user (no credentials). */
+  /** The server's URL as shown to the user (no user:password in it). */
   url: string;
   /** Who the audit records as asking for an action. */
   operator: string;
@@ -71,20 +72,29 @@ export class FleetApi implements WalscopeApi {
     this.timer.unref();
   }
 
-  /** Opens both indexes; resolves once the hosts are in and the first `first_rows` summaries are. */
-  static async open(options: FleetApiOptions, first_rows = PAGE_ROWS_MAX): Promise<FleetApi> {
-    const hosts = await BucketIndex.open<HostBeat>(options.nc, HOSTS_BUCKET);
-    await hosts.complete;
-    const sessions = await FleetIndex.open(options.nc, first_rows);
-    return new FleetApi(options, sessions, hosts);
+  /** Connects (the connection is the FleetApi's, drained by close) and opens both indexes; resolves once the
+   *  hosts are in and the first `first_rows` summaries are. */
+  static async connect(bus: BusOptions, operator: string, first_rows = PAGE_ROWS_MAX): Promise<FleetApi> {
+    const nc = await connectBus(bus);
+    try {
+      const options: FleetApiOptions = { nc, url: bus.url.replace(/\/\/[^@/]*@/, '//'), operator, nats_user: bus.user };
+      const hosts = await BucketIndex.open<HostBeat>(nc, HOSTS_BUCKET);
+      await hosts.complete;
+      const sessions = await FleetIndex.open(nc, first_rows);
+      return new FleetApi(options, sessions, hosts);
+    } catch (error) {
+      await nc.close();
+      throw error;
+    }
   }
 
-  close(): void {
+  async close(): Promise<void> {
     clearInterval(this.timer);
     for (const stop of this.unwatch) stop();
     this.sessions.close();
     this.hosts.close();
     this.listeners.clear();
+    await this.options.nc.drain().catch(() => undefined);
   }
 
   async getWorkspace(): Promise<Workspace> {
