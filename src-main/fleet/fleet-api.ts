@@ -11,7 +11,6 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import {
   apiClient,
   ApiFailure,
-  PAGE_ROWS_MAX,
   type ActionOutcome,
   type ActionPreview,
   type ApiMethod,
@@ -39,6 +38,8 @@ export const CHANGED_KEYS_MAX = 1_000;
 /** Last details kept per session opened, shown (actions disabled) while its host is offline. */
 export const DETAILS_KEPT_MAX = 64;
 export const FLEET_LISTENERS_MAX = 16;
+/** Summaries in before the list is served: a first screen; the rest streams in behind (pages say complete: false). */
+export const FIRST_ROWS = 200;
 /** A call to an offline host fails at once; an online one that does not answer within this is unavailable. */
 export const HOST_CALL_TIMEOUT_MS = 10_000;
 
@@ -74,13 +75,12 @@ export class FleetApi implements WalscopeApi {
 
   /** Connects (the connection is the FleetApi's, drained by close) and opens both indexes; resolves once the
    *  hosts are in and the first `first_rows` summaries are. */
-  static async connect(bus: BusOptions, operator: string, first_rows = PAGE_ROWS_MAX): Promise<FleetApi> {
+  static async connect(bus: BusOptions, operator: string, first_rows = FIRST_ROWS): Promise<FleetApi> {
     const nc = await connectBus(bus);
     try {
       const options: FleetApiOptions = { nc, url: bus.url.replace(/\/\/[^@/]*@/, '//'), operator, nats_user: bus.user };
-      const hosts = await BucketIndex.open<HostBeat>(nc, HOSTS_BUCKET);
+      const [hosts, sessions] = await Promise.all([BucketIndex.open<HostBeat>(nc, HOSTS_BUCKET), FleetIndex.open(nc, first_rows)]);
       await hosts.complete;
-      const sessions = await FleetIndex.open(nc, first_rows);
       return new FleetApi(options, sessions, hosts);
     } catch (error) {
       await nc.close();
