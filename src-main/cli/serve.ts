@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../server/http-server.js';
+import type { WalscopeApi } from '../../src-shared/ipc.js';
 import { WorkerApi } from '../services/worker-client.js';
 import { classifyPath } from '../engine/state-root.js';
 import { buildDemoRoot } from '../demo/build.js';
@@ -76,26 +77,17 @@ async function serveUntilStopped(start: () => Promise<string>, port: number): Pr
 
 /** Connects to the bus, opens the fleet's indexes and serves them; returns the URL with its token. */
 export async function serveFleet(bus: BusOptions, operator: string, port: number): Promise<string> {
-  const api = await FleetApi.connect(bus, operator);
-  let server;
-  try {
-    server = await startServer({ api, renderer_dir: RENDERER_DIR, port });
-  } catch (error) {
-    await api.close();
-    throw error;
-  }
-  const stop = () => {
-    void server.close().then(() => api.close());
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return server.url;
+  return serveApi(await FleetApi.connect(bus, operator), port);
 }
 
-/** Starts the worker and the server; returns the URL with its token. A server that cannot listen closes the
- *  worker again, so the command can end. */
+/** Starts the worker and the server; returns the URL with its token. */
 export async function serve(target: string, port: number): Promise<string> {
-  const api = await WorkerApi.start(WORKER_FILE, target);
+  return serveApi(await WorkerApi.start(WORKER_FILE, target), port);
+}
+
+/** Serves `api` until SIGINT or SIGTERM. A server that cannot listen closes the api again, so the command can
+ *  end. */
+async function serveApi(api: WalscopeApi & { close(): Promise<void> }, port: number): Promise<string> {
   let server;
   try {
     server = await startServer({ api, renderer_dir: RENDERER_DIR, port });

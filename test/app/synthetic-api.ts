@@ -5,7 +5,6 @@
 // Row i is record seq i + 1 at a made-up offset, so any drawn row says which index it was fetched for.
 // Serialized into the page by playwright: it must not refer to anything outside itself.
 import type { RecordRow, RowList, RowPage, RowTypes, SessionDetail, SessionSummary, TimelineRow, WalscopeApi } from '../../src-shared/ipc.js';
-import { pageSessions } from '../../src-shared/ipc.js';
 
 export const SYNTHETIC_SESSION_KEY = 'million.wal';
 
@@ -59,7 +58,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
   const api: WalscopeApi = {
     getWorkspace: () => Promise.resolve({ path: `synthetic ${key}`, kind: 'export', read_only: true, not_sessions: [] }),
     listSessions: () => Promise.resolve([summary]),
-    listPage: (filter, start, count) => Promise.resolve(pageSessions([summary], filter, start, count)),
+    listPage: (filter, start) => Promise.resolve({ filter, start, total: 1, complete: true, rows: start === 0 ? [summary] : [], hosts: [] }),
     getSession: () => Promise.resolve(detail),
     getRows<L extends RowList>(_key: string, list: L, start: number, count: number): Promise<RowPage<L>> {
       const total = list === 'transcript' ? 0 : rows_total;

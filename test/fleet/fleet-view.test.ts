@@ -8,17 +8,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import type { RowPage, SessionPage } from '../../src-shared/ipc.js';
+import type { ActionOutcome, RowPage, SessionPage } from '../../src-shared/ipc.js';
 import { listSessions } from '../../src-main/engine/state-root.js';
-import type { AuditEntry } from '../../src-main/fleet/agent.js';
-import { AUDIT_STREAM, sessionKey } from '../../src-main/fleet/names.js';
+import { sessionKey } from '../../src-main/fleet/names.js';
 import { fleetRows } from '../../src-main/fleet/client.js';
 import { SessionService } from '../../src-main/services/session-service.js';
 import { launchChromium, serve, type LaunchedBrowser, type Served } from '../app/serve-harness.js';
 import { saveScreenshot } from '../app/screenshots.js';
-import { AgentProcess, NatsServer, until, walscope } from './nats-harness.js';
+import { AgentProcess, auditEntries, NatsServer, until, walscope } from './nats-harness.js';
 
 const HOSTS = ['alpha', 'beta.dc-1', 'gamma'];
 const REASON = 'fleet ticket 7';
@@ -32,13 +30,6 @@ let page: Page;
 const roots = new Map<string, string>();
 const agents = new Map<string, AgentProcess>();
 
-async function auditEntries(): Promise<AuditEntry[]> {
-  const jsm = await jetstreamManager(nc);
-  const { state } = await jsm.streams.info(AUDIT_STREAM);
-  const entries: AuditEntry[] = [];
-  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) entries.push((await jsm.streams.getMessage(AUDIT_STREAM, { seq }))!.json<AuditEntry>());
-  return entries;
-}
 
 function sessionsOf(host: string): string[] {
   return listSessions(roots.get(host)!).sessions;
@@ -147,13 +138,13 @@ describe('walscope serve --fleet in Chromium', () => {
       expect((await service.getSession('indeterminate')).summary.last_seq).toBe(based_on_seq);
       await service.close();
     }
-    const audit = (await auditEntries()).filter((e) => e.host === host && e.session === 'indeterminate');
+    const audit = (await auditEntries(nc)).filter((e) => e.host === host && e.session === 'indeterminate');
     expect(audit.map((e) => e.phase)).toEqual(['request', 'outcome']);
     expect(audit[1]).toMatchObject({ operator: 'ops-7', reason: REASON, action: 'resume', based_on_seq, records_written: listed.length + 1, result: 'written' });
   }, 60_000);
 
   it('the server restarted: agents reconnect and the view is whole within 10 s, the audit kept', async () => {
-    const audit_before = await auditEntries();
+    const audit_before = await auditEntries(nc);
     const expected = HOSTS.flatMap((host) => sessionsOf(host).map((s) => `${host}:${s}`)).sort();
     await page.locator('[data-testid=host-filter]').selectOption('');
     await server.stop();
@@ -175,7 +166,7 @@ describe('walscope serve --fleet in Chromium', () => {
       return true;
     });
     expect(Date.now() - restarted).toBeLessThan(10_000);
-    expect(await auditEntries()).toEqual(audit_before);
+    expect(await auditEntries(nc)).toEqual(audit_before);
   }, 60_000);
 
   it('kill -9 of an agent: within 15 s its host is offline, its sessions stale, the open one\'s actions disabled with the reason', async () => {
@@ -191,5 +182,11 @@ describe('walscope serve --fleet in Chromium', () => {
     expect(await row('alpha', 'indeterminate').getAttribute('data-stale')).toBe('false');
     await expect.poll(() => page.locator('[data-testid=host-filter] option[value=gamma]').innerText()).toContain('offline');
     await screenshot('fleet-host-offline');
+    // Refused by the serve process too, not only disabled in the page: nothing is sent to the host.
+    const refused = (await (await apiCall('runAction', [sessionKey('gamma', 'indeterminate'), 'resume', 8, 'while offline'])).json()) as ActionOutcome;
+    expect(refused).toMatchObject({ ok: false, refusal: { reason: 'unavailable' } });
+    const unopened = await apiCall('getSession', [sessionKey('gamma', 'finished')]);
+    expect(unopened.status).toBe(503);
+    expect(((await unopened.json()) as { error: string }).error).toContain('gamma is offline');
   }, 60_000);
 });
