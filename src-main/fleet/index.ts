@@ -12,6 +12,9 @@ import { requireTopology } from './topology.js';
 
 export const PAGE_ROWS_MAX = 2_000;
 export const INDEX_LISTENERS_MAX = 16;
+/** While the initial values stream in, the keys are re-sorted at most this often (a page asked meanwhile lists
+ *  the keys of the last sort; the page says it is not complete). */
+export const LOADING_SORT_MIN_MS = 1_000;
 
 export interface FleetFilter {
   status?: string;
@@ -81,11 +84,13 @@ export class FleetIndex {
   /** The keys in order (host, then session), sorted again only when a key comes or goes: the usual change, a
    *  summary rewritten, keeps the order. */
   private sorted: string[] | null = null;
+  private sorted_stale = false;
+  private sorted_at_ms = 0;
   private readonly sorted_keys = new Set<string>();
 
   private constructor(readonly bucket: BucketIndex<FleetSummary>) {
     bucket.onChange((key) => {
-      if (this.sorted !== null && bucket.values.has(key) !== this.sorted_keys.has(key)) this.sorted = null;
+      if (bucket.values.has(key) !== this.sorted_keys.has(key)) this.sorted_stale = true;
     });
   }
 
@@ -112,7 +117,8 @@ export class FleetIndex {
     const rows: [string, FleetSummary][] = [];
     let total = 0;
     for (const key of this.keysInOrder()) {
-      const summary = this.bucket.values.get(key)!;
+      const summary = this.bucket.values.get(key);
+      if (summary === undefined) continue;
       if (filter.status !== undefined && summary.status !== filter.status) continue;
       if (filter.host !== undefined && summary.host !== filter.host) continue;
       if (total >= start && rows.length < limit) rows.push([key, summary]);
@@ -126,9 +132,12 @@ export class FleetIndex {
   }
 
   private keysInOrder(): string[] {
-    if (this.sorted === null) {
+    const loading_recently_sorted = !this.bucket.is_complete && Date.now() - this.sorted_at_ms < LOADING_SORT_MIN_MS;
+    if (this.sorted === null || (this.sorted_stale && !loading_recently_sorted)) {
       // Keys are encoded tokens: plain code-unit order is host order, then session order.
       this.sorted = [...this.bucket.values.keys()].sort();
+      this.sorted_stale = false;
+      this.sorted_at_ms = Date.now();
       this.sorted_keys.clear();
       for (const key of this.sorted) this.sorted_keys.add(key);
     }
