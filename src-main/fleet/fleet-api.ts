@@ -60,6 +60,9 @@ export class FleetApi implements WalscopeApi {
   private changed_overflow = false;
   private readonly details = new Map<string, SessionDetail>();
   private online_before = new Map<string, boolean>();
+  /** When each host's latest heartbeat arrived here, on this process's clock. */
+  private readonly beat_arrived_ms = new Map<string, number>();
+  private readonly started_ms = Date.now();
   private readonly timer: NodeJS.Timeout;
   private readonly unwatch: (() => void)[] = [];
 
@@ -69,6 +72,7 @@ export class FleetApi implements WalscopeApi {
     private readonly hosts: BucketIndex<HostBeat>,
   ) {
     this.unwatch.push(sessions.bucket.onChange((key) => this.noteChange(key)));
+    this.unwatch.push(hosts.onChange((key) => this.beat_arrived_ms.set(key, Date.now())));
     this.timer = setInterval(() => this.emit(), FLEET_EVENT_MS);
     this.timer.unref();
   }
@@ -139,11 +143,17 @@ export class FleetApi implements WalscopeApi {
     return () => this.listeners.delete(listener);
   }
 
-  /** Why `host` is offline, or null when its heartbeat is current. */
+  /** Why `host` is offline, or null when its heartbeat is current. A beat's age is measured on this process's
+   *  clock from when it arrived here, so an agent's clock being off does not matter; only the beats already in
+   *  the bucket when the viewer started are aged by the time they carry, and only until a fresh one could have
+   *  come (HOST_OFFLINE_MS). */
   offlineWhy(host: string, now_ms = Date.now()): string | null {
-    const beat = this.hosts.values.get(hostKey(host));
+    const key = hostKey(host);
+    const beat = this.hosts.values.get(key);
     if (beat === undefined) return `host ${host} has never sent a heartbeat`;
-    const age_ms = now_ms - beat.beat_ms;
+    const arrived_ms = this.beat_arrived_ms.get(key);
+    const age_ms = arrived_ms !== undefined ? now_ms - arrived_ms : now_ms - this.started_ms <= HOST_OFFLINE_MS ? now_ms - beat.beat_ms : null;
+    if (age_ms === null) return `host ${host} is offline: no heartbeat in the ${Math.round((now_ms - this.started_ms) / 1_000)} s since this viewer started`;
     if (age_ms <= HOST_OFFLINE_MS) return null;
     return `host ${host} is offline: its last heartbeat was ${Math.round(age_ms / 1_000)} s ago (over ${HOST_OFFLINE_MS / 1_000} s)`;
   }

@@ -11,7 +11,9 @@ import type { Page } from 'playwright-core';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { ActionOutcome, RowPage, SessionPage } from '../../src-shared/ipc.js';
 import { listSessions } from '../../src-main/engine/state-root.js';
-import { sessionKey } from '../../src-main/fleet/names.js';
+import { hostKey, HOSTS_BUCKET, sessionKey } from '../../src-main/fleet/names.js';
+import type { HostBeat } from '../../src-main/fleet/agent.js';
+import { Kvm } from '@nats-io/kv';
 import { fleetRows } from '../../src-main/fleet/client.js';
 import { SessionService } from '../../src-main/services/session-service.js';
 import { launchChromium, serve, type LaunchedBrowser, type Served } from '../app/serve-harness.js';
@@ -188,5 +190,14 @@ describe('walscope serve --fleet in Chromium', () => {
     const unopened = await apiCall('getSession', [sessionKey('gamma', 'finished')]);
     expect(unopened.status).toBe(503);
     expect(((await unopened.json()) as { error: string }).error).toContain('gamma is offline');
+  }, 60_000);
+
+  it('a heartbeat is aged from when it arrived, not by the agent\'s clock: a host a minute behind is online', async () => {
+    const behind: HostBeat = { host: 'skewed', version: '0.1.0', root: '/r', sessions: 0, started_ms: Date.now() - 120_000, beat_ms: Date.now() - 60_000 };
+    await (await new Kvm(nc).open(HOSTS_BUCKET)).put(hostKey('skewed'), JSON.stringify(behind));
+    await until('the skewed host listed', 5_000, async () => {
+      const hosts = ((await (await apiCall('listPage', [{ status: null, host: null }, 0, 1])).json()) as SessionPage).hosts;
+      return hosts.find((h) => h.host === 'skewed')?.online === true;
+    });
   }, 60_000);
 });
