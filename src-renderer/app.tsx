@@ -1,4 +1,5 @@
-// The window: workspace header, the session list, and the selected session.
+// The window: workspace header, the session list, the selected session (named by the address's fragment,
+// location.ts), and the keyboard help (`?`).
 import { useEffect, useState } from 'react';
 import { useServiceEvents, useSession, useSessions, useWorkspace } from './queries.js';
 import { SessionList } from './components/session-list.js';
@@ -8,6 +9,8 @@ import { ErrorBoundary } from './components/error-boundary.js';
 import { WorkspaceOverview } from './components/workspace-overview.js';
 import { FleetList, FleetOverview } from './components/fleet-list.js';
 import type { HostView } from '../src-shared/ipc.js';
+import { KeyboardHelp } from './components/keyboard-help.js';
+import { readLink, writeLink } from './location.js';
 
 export function App() {
   const workspace = useWorkspace();
@@ -15,18 +18,30 @@ export function App() {
   const sessions = useSessions(workspace.data !== undefined && !is_fleet);
   const [hosts, setHosts] = useState<HostView[]>([]);
   const progress = useServiceEvents();
-  const [selected, setSelected] = useState<string | null>(() => new URLSearchParams(window.location.hash.slice(1)).get('session'));
+  const [selected, setSelected] = useState<string | null>(() => readLink().session);
+  const [help, setHelp] = useState(false);
   const detail = useSession(selected);
   const [dropError, setDropError] = useState<string | null>(null);
   const select = (key: string) => {
     setSelected(key);
-    window.history.replaceState(null, '', `#session=${encodeURIComponent(key)}`);
+    writeLink({ session: key, tab: null, record: null });
   };
   // A link to `#session=KEY` (the History panel's sealed lineages) selects that session.
   useEffect(() => {
-    const follow = () => setSelected(new URLSearchParams(window.location.hash.slice(1)).get('session'));
+    const follow = () => setSelected(readLink().session);
     window.addEventListener('hashchange', follow);
     return () => window.removeEventListener('hashchange', follow);
+  }, []);
+  // `?` opens the keyboard help anywhere but in a text field.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement | null;
+      if (event.key !== '?' || (target !== null && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT'))) return;
+      event.preventDefault();
+      setHelp(true);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
   }, []);
   return (
     <div
@@ -41,11 +56,13 @@ export function App() {
     >
       <header className="app-head">
         <strong>walscope</strong>
-        <span className="mono muted" data-testid="workspace-path">{workspace.data?.path ?? ''}</span>
+        <span className="mono muted head-text" data-testid="workspace-path" title={workspace.data?.path}>{workspace.data?.path ?? ''}</span>
         {workspace.data !== undefined && <span className="badge" data-testid="workspace-kind">{workspace.data.kind}{workspace.data.read_only ? ' · read-only' : ''}</span>}
-        {workspace.data !== undefined && workspace.data.not_sessions.length > 0 && <span className="muted">not sessions: {workspace.data.not_sessions.join(', ')}</span>}
-        {dropError !== null && <span className="error">{dropError}</span>}
+        {workspace.data !== undefined && workspace.data.not_sessions.length > 0 && <span className="muted head-text">not sessions: {workspace.data.not_sessions.join(', ')}</span>}
+        {dropError !== null && <span className="error head-text">{dropError}</span>}
+        <button type="button" className="help-button" onClick={() => setHelp(true)} aria-label="Keyboard help" title="Keyboard help (?)" data-testid="help-button">?</button>
       </header>
+      {help && <KeyboardHelp onClose={() => setHelp(false)} />}
       <main className="app-body">
         {is_fleet ? <FleetList selected={selected} onSelect={select} onHosts={setHosts} /> : <SessionList sessions={sessions.data ?? []} selected={selected} onSelect={select} progress={progress} />}
         <section className="session-pane">

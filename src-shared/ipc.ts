@@ -33,13 +33,14 @@ export const RECORD_HEX_BYTES_MAX = 65_536;
 /** A payload tree larger than this (as JSON text) is cut to a preview. */
 export const RECORD_PAYLOAD_CHARS_MAX = 1_048_576;
 
-/** A state root, one session folder of a state root (both acted on under the session's lease), or an export
- *  (a copied WAL file or folder: read-only for ever). */
+/** A state root, one session folder of a state root (both acted on under the session's lease), an export
+ *  (a copied WAL file or folder: read-only for ever), or a set of exports (several files, or a folder of them;
+ *  `path` is the folder holding them all). */
 export interface Workspace {
   path: string;
-  kind: 'state_root' | 'session' | 'export' | 'fleet';
+  kind: 'state_root' | 'session' | 'export' | 'exports' | 'fleet';
   read_only: boolean;
-  /** Entries under sessions/ that are not sessions: listed, never opened. */
+  /** Entries under sessions/ (or in a folder of exports) that are not sessions: listed, never opened. */
   not_sessions: string[];
 }
 
@@ -146,6 +147,8 @@ export interface SessionDetail {
   actions: ActionChoice[];
   /** Per episode: when its work happened (as recorded), its waterfall, tokens and failed attempts. */
   timing: EpisodeTiming[];
+  /** After a non-tail damage: the frames found past it, listed unverified at the end of the record list. */
+  after_damage: AfterDamageView | null;
 }
 
 /** One recovery action as offered in the session view: computed by the service, shown by the renderer. */
@@ -215,6 +218,9 @@ export type TimelineRow =
       /** The last durable state when the WAL is cut or the copy ends mid-run; null otherwise. */
       last_durable: string | null;
       finish_reason: string | null;
+      /** The first and last time its records carry (ms since the epoch); both null when none carries one. */
+      first_ms: number | null;
+      last_ms: number | null;
       seqs: number[];
     }
   | { kind: 'input'; episode: number; role: string; text: string; seqs: number[] }
@@ -229,12 +235,14 @@ export type TimelineRow =
       attempts: { attempt: number | null; outcome: string | null; http_status: number | null }[];
       /** The last model attempt's recorded time (ts_ms), or null when none carries one. */
       ts_ms: number | null;
+      /** The episode's first recorded time, so the row can say how far into the episode it is. */
+      episode_first_ms: number | null;
       in_flight: boolean;
       seqs: number[];
     }
   | { kind: 'note'; episode: number; step_id: number | null; type: string; summary: string; seqs: number[] }
   | { kind: 'batch'; episode: number; batch_id: string; step_id: number | null; sequential: boolean; finished: boolean; committable: boolean; mixed_crash: boolean; seqs: number[] }
-  | { kind: 'call'; episode: number; batch_id: string; call: CallRow; seqs: number[] }
+  | { kind: 'call'; episode: number; batch_id: string; call: CallRow; episode_first_ms: number | null; seqs: number[] }
   | { kind: 'approval'; episode: number; tool_call_id: string; decision: string | null; seqs: number[] }
   | { kind: 'event'; episode: number | null; type: string; summary: string; seqs: number[] }
   | { kind: 'anomaly'; episode: number | null; anomaly: string; message: string; seqs: number[] };
@@ -250,7 +258,29 @@ export interface RecordRow {
   type: string;
   features: string[];
   digest_algorithm: DigestAlgorithmName;
+  /** A frame found after a non-tail damage (resynchronised on the frame magic): digest-valid, but its place
+   *  in the sequence is unverified. Listed after the reader's records, read-only; never folded, never planned
+   *  from. Absent on the reader's own records. */
+  unverified?: true;
 }
+
+/** The frames found after a non-tail damage, as the record list shows them (after its last verified row). */
+export interface AfterDamageView {
+  damage_offset: number;
+  /** The record list's index of the first frame found after the damage (= the verified records' count). */
+  first_index: number;
+  frames: number;
+  records: number;
+  seq_first: number | null;
+  seq_last: number | null;
+  /** Frames listed (at most AFTER_DAMAGE_ROWS_MAX); the rest are counted only. */
+  listed: number;
+  /** The scan stopped at one of its limits: the counts are a lower bound. */
+  scan_cut: boolean;
+}
+
+/** Frames after a damage listed in the record list at most (each row held in memory while the session is resident); past it they are counted, not listed. */
+export const AFTER_DAMAGE_ROWS_MAX = 10_000;
 
 export interface TranscriptRow {
   index: number;
@@ -361,8 +391,15 @@ export interface HistoryLineage {
 
 /** A session's whole history: its lineages, what is wrong with the chain, and the archive's integrity (null
  *  when it has no archive, or for an export that is a bare WAL file). */
+/** A lineage as the History panel shows it: with the retire that sealed it, when its member records one (the
+ *  operator_action {action: "retire"} the retire wrote first into it; null for the live lineage, a deleted one
+ *  — its content is gone — and one retired without an audit). */
+export interface HistoryLineageView extends HistoryLineage {
+  retired_by: RecoveryEntry | null;
+}
+
 export interface SessionHistory {
-  lineages: HistoryLineage[];
+  lineages: HistoryLineageView[];
   problems: { kind: 'counter_regression' | 'missing_parent' | 'archive_corruption' | 'member_damaged'; message: string }[];
   archive: ArchiveReport | null;
 }
@@ -398,8 +435,9 @@ export interface WalscopeApi {
   /** The session's lineages (live, sealed, deleted, missing) and its archive's integrity. Read-only. */
   getHistory(key: string): Promise<SessionHistory>;
   previewRetire(key: string, reason: 'sealed' | 'deleted'): Promise<RetirePreview>;
-  /** Writes only when the plan under the lease equals `plan` (the one the operator confirmed). */
-  runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan): Promise<RetireResult>;
+  /** Writes only when the plan under the lease equals `plan` (the one the operator confirmed), with the
+   *  operator's `audit_reason` in an operator_action record first (required). */
+  runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan, audit_reason: string): Promise<RetireResult>;
   /** The Context view of one step (null: the last episode / its first step): its request as the model saw it. */
   getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext>;
   /** Returns the unsubscribe function. */
@@ -506,7 +544,7 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   getReport: [['key', key]],
   getHistory: [['key', key]],
   previewRetire: [['key', key], ['reason', retireReason]],
-  runRetire: [['key', key], ['reason', retireReason], ['plan', retirePlan]],
+  runRetire: [['key', key], ['reason', retireReason], ['plan', retirePlan], ['audit_reason', text]],
   getContext: [['key', key], ['episode', countOrNull], ['step_id', countOrNull]],
 };
 

@@ -6,7 +6,9 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../server/http-server.js';
 import type { WalscopeApi } from '../../src-shared/ipc.js';
+import type { WorkspacePaths } from '../services/session-service.js';
 import { WorkerApi } from '../services/worker-client.js';
+import { exportTargets, TargetError } from '../engine/inspect.js';
 import { classifyPath } from '../engine/state-root.js';
 import { buildDemoRoot } from '../demo/build.js';
 import { defaultDemoRoot } from '../demo/paths.js';
@@ -21,11 +23,10 @@ const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
 const WORKER_FILE = new URL('./session-worker.js', import.meta.url);
 
 export const serveCommand: Command = {
-  summary: 'serve the inspector UI for a state root, a session or an export on 127.0.0.1',
-  usage: `walscope serve [ROOT] [--port N]   (no ROOT: the demo state root, written on first use; SESSION_DIR@WAL_ID: a sealed lineage, read-only)\n       walscope serve --fleet [--port N] [--operator NAME] ${BUS_USAGE}`,
+  summary: 'serve the inspector UI for a state root, a session, one or more exports, or a fleet on 127.0.0.1',
+  usage: `walscope serve [ROOT | EXPORT... | EXPORTS_FOLDER] [--port N]   (no ROOT: the demo state root, written on first use; SESSION_DIR@WAL_ID: a sealed lineage, read-only; several WAL files, or a folder of them that is not a state root: each a read-only session)\n       walscope serve --fleet [--port N] [--operator NAME] ${BUS_USAGE}`,
   async run(argv) {
     const { values, positionals } = parseCommandArgs(argv, { port: { type: 'string' }, fleet: { type: 'boolean' }, operator: { type: 'string' }, ...BUS_FLAGS });
-    if (positionals.length > 1) throw new UsageError('expected at most one ROOT (a state root, a session folder or a WAL export)');
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port ${values.port}: not a port number`);
     if (values.fleet === true) {
@@ -35,19 +36,32 @@ export const serveCommand: Command = {
       return serveUntilStopped(() => serveFleet(bus, values.operator ?? os.userInfo().username, port), port);
     }
     if (values.nats !== undefined || values.operator !== undefined) throw new UsageError('--nats and --operator go with --fleet');
-    const sealed = positionals[0] === undefined ? null : sealedLineageCopy(positionals[0]);
+    const sealed = positionals.length !== 1 ? null : sealedLineageCopy(positionals[0]!);
     if (typeof sealed === 'string') {
       process.stderr.write(`walscope serve: ${sealed}\n`);
       return EXIT_REFUSED;
     }
     if (sealed !== null) process.once('exit', () => sealed.dispose());
-    const target = sealed?.file ?? positionals[0] ?? defaultDemoRoot();
-    if (positionals[0] === undefined && classifyPath(target) === 'missing') buildDemoRoot(target);
-    const kind = classifyPath(target);
-    if (kind === 'missing' || kind === 'unrecognized') throw new UsageError(`${target}: not a state root, a session folder or a WAL file`);
+    const one = sealed?.file ?? positionals[0] ?? defaultDemoRoot();
+    if (positionals[0] === undefined && classifyPath(one) === 'missing') buildDemoRoot(one);
+    const kind = classifyPath(one);
+    if (kind === 'missing') throw new UsageError(`${one}: no such file or folder`);
+    // Several files, or a folder that is neither a state root nor a session folder: a set of exports.
+    const target: WorkspacePaths = positionals.length > 1 ? exportsOf(positionals) : kind === 'unrecognized' ? exportsOf([one]) : one;
     return serveUntilStopped(() => serve(target, port), port);
   },
 };
+
+/** Several exports as a set, checked here so a typo is a usage error before anything starts. */
+function exportsOf(paths: readonly string[]): readonly string[] {
+  try {
+    exportTargets(paths);
+  } catch (error) {
+    if (error instanceof TargetError) throw new UsageError(error.message);
+    throw error;
+  }
+  return paths;
+}
 
 /** Starts what `start` serves, prints its URL and waits for SIGINT or SIGTERM. */
 async function serveUntilStopped(start: () => Promise<string>, port: number): Promise<number> {
@@ -81,7 +95,7 @@ export async function serveFleet(bus: BusOptions, operator: string, port: number
 }
 
 /** Starts the worker and the server; returns the URL with its token. */
-export async function serve(target: string, port: number): Promise<string> {
+export async function serve(target: WorkspacePaths, port: number): Promise<string> {
   return serveApi(await WorkerApi.start(WORKER_FILE, target), port);
 }
 

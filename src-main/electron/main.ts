@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, session } from 'electron';
 import { IPC_EVENT_CHANNEL, type WalscopeApi, type Workspace } from '../../src-shared/ipc.js';
+import type { WorkspacePaths } from '../services/session-service.js';
 import { WorkerApi } from '../services/worker-client.js';
 import { FleetApi } from '../fleet/fleet-api.js';
 import { readFleetProfile } from '../fleet/profile.js';
@@ -32,13 +33,16 @@ const FLEET_RECENT_PREFIX = 'fleet:';
 let unsubscribe: (() => void) | null = null;
 let recent: RecentList;
 
-async function openWorkspace(target: string): Promise<Workspace> {
-  return show(await WorkerApi.start(WORKER_FILE, path.resolve(target)), null);
+/** One path (a state root, a session, an export, a folder of exports) or several export files. */
+async function openWorkspace(target: WorkspacePaths): Promise<Workspace> {
+  const next = await WorkerApi.start(WORKER_FILE, typeof target === 'string' ? path.resolve(target) : target.map((file) => path.resolve(file)));
+  // Several files chosen together are a set of the moment; a recent entry names one path to open again.
+  return show(next, typeof target === 'string' ? 'workspace' : null);
 }
 
 /** A recent entry or a command-line target: a fleet profile (`fleet:FILE`) or a path. */
-function openEntry(entry: string): Promise<Workspace> {
-  return entry.startsWith(FLEET_RECENT_PREFIX) ? connectFleet(entry.slice(FLEET_RECENT_PREFIX.length)) : openWorkspace(entry);
+function openEntry(entry: WorkspacePaths): Promise<Workspace> {
+  return typeof entry === 'string' && entry.startsWith(FLEET_RECENT_PREFIX) ? connectFleet(entry.slice(FLEET_RECENT_PREFIX.length)) : openWorkspace(entry);
 }
 
 async function connectFleet(profile_file: string): Promise<Workspace> {
@@ -47,7 +51,8 @@ async function connectFleet(profile_file: string): Promise<Workspace> {
   return show(await FleetApi.connect(profile.bus, profile.operator), `${FLEET_RECENT_PREFIX}${profile_file}`);
 }
 
-/** Makes `next` the window's API; `recent_entry` null: the workspace's own path. */
+/** Makes `next` the window's API; `recent_entry`: what Open Recent will open again ('workspace': its own path;
+ *  null: nothing). */
 async function show(next: WalscopeApi & { close(): Promise<void> }, recent_entry: string | null): Promise<Workspace> {
   const previous = api;
   unsubscribe?.();
@@ -55,7 +60,7 @@ async function show(next: WalscopeApi & { close(): Promise<void> }, recent_entry
   unsubscribe = next.subscribe((event) => window?.webContents.send(IPC_EVENT_CHANNEL, event));
   await previous?.close();
   const workspace = await next.getWorkspace();
-  recent.add(recent_entry ?? workspace.path);
+  if (recent_entry !== null) recent.add(recent_entry === 'workspace' ? workspace.path : recent_entry);
   buildMenu();
   window?.webContents.send(IPC_EVENT_CHANNEL, { type: 'workspace', workspace });
   // A fleet's list is read by pages (listPage); its fleet events keep them current.
@@ -70,16 +75,19 @@ async function pick(kind: 'root' | 'export' | 'fleet'): Promise<void> {
     ? { title: 'Open State Root', properties: ['openDirectory'] }
     : kind === 'fleet'
       ? { title: 'Connect to a Fleet: pick its profile', properties: ['openFile'], filters: [{ name: 'Fleet profile', extensions: ['json'] }] }
-      : { title: 'Open WAL Export', properties: ['openFile', 'openDirectory'] });
-  const chosen = result.filePaths[0];
-  if (!result.canceled && chosen !== undefined) await openOrSay(kind === 'fleet' ? `${FLEET_RECENT_PREFIX}${chosen}` : chosen);
+      : { title: 'Open WAL Export(s)', properties: ['openFile', 'openDirectory', 'multiSelections'] });
+  const chosen = result.filePaths;
+  if (result.canceled || chosen.length === 0) return;
+  if (kind === 'fleet') await openOrSay(`${FLEET_RECENT_PREFIX}${chosen[0]!}`);
+  else await openOrSay(chosen.length === 1 ? chosen[0]! : chosen);
 }
 
-async function openOrSay(target: string): Promise<void> {
+async function openOrSay(target: WorkspacePaths): Promise<void> {
   try {
     await openEntry(target);
   } catch (error) {
-    dialog.showErrorBox('walscope', `Cannot open ${target}: ${error instanceof Error ? error.message : String(error)}`);
+    const named = typeof target === 'string' ? target : `${target.length} files`;
+    dialog.showErrorBox('walscope', `Cannot open ${named}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

@@ -2,6 +2,7 @@
 // is trusted), but a support engineer must say how much the damage costs. This scan resynchronises on the frame
 // magic past the damage and counts the digest-valid frames it finds, with their seq range. Those frames are
 // reported, never used: their order and completeness cannot be verified once the sequence broke.
+import type { DigestAlgorithmName, ReadFrame } from '../../src-shared/wal.js';
 import { checkFrameAt, checkHeader, decodeBody } from './frame-codec.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
 import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, FRAME_MAGIC, READ_CHUNK_BYTES, TAIL_SCAN_CANDIDATES_MAX, TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX } from './limits.js';
@@ -19,8 +20,12 @@ export interface AfterDamage {
   scan_cut: boolean;
 }
 
-/** Scans `wal_path` from the damaged frame at `damage_offset` to its end. Opens the file read-only. */
-export function scanAfterDamage(wal_path: string, damage_offset: number, io: FileIO = nodeFileIO): AfterDamage {
+/** A digest-valid frame found after the damage: where it is and what its header and body say (no payload). */
+export type FoundFrame = Omit<ReadFrame, 'payload'>;
+
+/** Scans `wal_path` from the damaged frame at `damage_offset` to its end, handing each frame it finds to
+ *  `on_frame` (in file order). Opens the file read-only. */
+export function scanAfterDamage(wal_path: string, damage_offset: number, io: FileIO = nodeFileIO, on_frame?: (frame: FoundFrame) => void): AfterDamage {
   const fd = io.open(wal_path, 'read');
   try {
     const size_bytes = io.fstat(fd).size_bytes;
@@ -39,17 +44,19 @@ export function scanAfterDamage(wal_path: string, damage_offset: number, io: Fil
       const candidate = nextMagic(io, fd, position, size_bytes);
       if (candidate === null) break;
       candidates++;
-      const frame_bytes = intactFrameAt(io, fd, candidate, size_bytes);
-      if (frame_bytes === null) {
+      const intact = intactFrameAt(io, fd, candidate, size_bytes);
+      if (intact === null) {
         position = candidate + 1;
         continue;
       }
+      const frame_bytes = intact.frame;
       hashed += frame_bytes.length;
       const decoded = decodeBody(frame_bytes.subarray(FRAME_HEADER_BYTES, frame_bytes.length - FRAME_DIGEST_BYTES), false);
       if (decoded.kind === 'ok') {
         found.frames++;
         covered += frame_bytes.length;
-        const seq = decoded.body.seq;
+        const { ver, seq, fence, type, features } = decoded.body;
+        on_frame?.({ offset: candidate, size_bytes: frame_bytes.length, digest_algorithm: intact.algorithm, ver, seq, fence, type, features });
         if (seq > 0) {
           found.records++;
           found.seq_first = Math.min(found.seq_first ?? seq, seq);
@@ -81,12 +88,12 @@ function nextMagic(io: FileIO, fd: number, from: number, size_bytes: number): nu
 }
 
 /** The whole frame at `offset` when its header and digest check out, else null. */
-function intactFrameAt(io: FileIO, fd: number, offset: number, size_bytes: number): Buffer | null {
+function intactFrameAt(io: FileIO, fd: number, offset: number, size_bytes: number): { frame: Buffer; algorithm: DigestAlgorithmName } | null {
   const header = Buffer.alloc(FRAME_HEADER_BYTES);
   if (io.read(fd, header, 0, header.length, offset) !== header.length) return null;
   const checked = checkHeader(header, size_bytes - offset);
   if (typeof checked === 'string') return null;
   const frame = Buffer.alloc(checked.size_bytes);
   if (io.read(fd, frame, 0, frame.length, offset) !== frame.length) return null;
-  return checkFrameAt(frame, 0, size_bytes - offset) === null ? frame : null;
+  return checkFrameAt(frame, 0, size_bytes - offset) === null ? { frame, algorithm: checked.algorithm } : null;
 }

@@ -68,6 +68,64 @@ function resolveTargetsOrThrow(target: string, io: FileIO): WalTarget[] {
   }
 }
 
+/** Exports opened together (`serve a.wal b.wal`, `serve FOLDER`): at most this many, each a file of its own. */
+export const EXPORTS_MAX = 10_000;
+
+export interface ExportSet {
+  /** Each export under a key unique in the set: its file name, or its path when two share a name. */
+  exports: [string, WalTarget][];
+  /** Entries of an exports folder that are folders: listed, never opened. */
+  not_exports: string[];
+}
+
+/** Several exports, read-only for ever whatever folder they sit in: each PATH a file (a WAL export of any name),
+ *  or one folder that is neither a session folder nor a state root, whose files are the exports. A file that
+ *  cannot be read is still an export: reading it reports why, beside the others. */
+export function exportTargets(paths: readonly string[], io: FileIO = nodeFileIO): ExportSet {
+  if (paths.length === 1 && classifyPath(path.resolve(paths[0]!), io) === 'unrecognized') return exportFolder(path.resolve(paths[0]!), io);
+  if (paths.length > EXPORTS_MAX) throw new TargetError(`${paths.length} exports named: at most ${EXPORTS_MAX} are opened at once`);
+  const files = paths.map((given) => {
+    const resolved = path.resolve(given);
+    const kind = classifyPath(resolved, io);
+    if (kind === 'missing') throw new TargetError(`${shortPath(given)}: no such file`);
+    if (kind !== 'wal_file') throw new TargetError(`${shortPath(given)}: several paths are opened as exports, each a WAL file; a folder is opened alone`);
+    return resolved;
+  });
+  return { exports: keyedExports(files), not_exports: [] };
+}
+
+function exportFolder(dir: string, io: FileIO): ExportSet {
+  const names = io.readdir(dir);
+  if (names.length > EXPORTS_MAX) throw new TargetError(`${shortPath(dir)} holds ${names.length} entries: at most ${EXPORTS_MAX} exports are opened at once`);
+  const files: string[] = [];
+  const not_exports: string[] = [];
+  for (const name of names.sort()) {
+    let found: ReturnType<FileIO['stat']>;
+    try {
+      found = io.stat(path.join(dir, name));
+    } catch {
+      found = null; // a link that loops, say: reading it names the cause
+    }
+    if (found?.is_directory === true) not_exports.push(name);
+    else files.push(path.join(dir, name));
+  }
+  return { exports: keyedExports(files), not_exports };
+}
+
+function keyedExports(files: readonly string[]): [string, WalTarget][] {
+  const named = new Map<string, number>();
+  for (const file of files) named.set(path.basename(file), (named.get(path.basename(file)) ?? 0) + 1);
+  const seen = new Set<string>();
+  const keyed: [string, WalTarget][] = [];
+  for (const file of files) {
+    const key = named.get(path.basename(file)) === 1 ? path.basename(file) : file;
+    if (seen.has(key)) continue; // the same file named twice
+    seen.add(key);
+    keyed.push([key, { wal_path: file, session: null, session_dir: null, root: null, is_export: true }]);
+  }
+  return keyed;
+}
+
 /** `SESSION_DIR@WAL_ID`: a sealed lineage of a session's archive, named by its 32-hex-digit wal_id. One syntax for
  *  every command that reads a lineage (dump, replay, serve, and any later one). */
 const MEMBER_TARGET = /^(.+)@([0-9a-fA-F]{32})$/;

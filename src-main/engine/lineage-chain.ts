@@ -37,6 +37,9 @@ export interface HistoryOptions {
   io?: FileIO;
   floor_features?: readonly string[];
   live?: boolean;
+  /** Sees every frame of every sealed member read (with its payload), in the same one read: the app finds a
+   *  retire's operator_action there. */
+  on_member_frame?: (wal_id: string, frame: ReadFrame) => void;
 }
 
 /** What reading one lineage tells the chain: its identity, parent, start counters, end counters, span. */
@@ -180,7 +183,12 @@ function memberLineage(
   if (member.reason === 'deleted') return { entry, next: null };
   let damage: string | null = null;
   const opened = readLineage((on_frame) => {
-    const result = openMember(session_dir, member, { io, floor_features: options.floor_features, on_frame });
+    const on_member_frame = options.on_member_frame;
+    const seen = on_member_frame === undefined ? on_frame : (frame: ReadFrame) => {
+      on_frame(frame);
+      on_member_frame(wal_id, frame);
+    };
+    const result = openMember(session_dir, member, { io, floor_features: options.floor_features, on_frame: seen });
     if (result.ok) return result.read;
     damage = result.damage.message;
     return refusedRead(ioError(result.damage.message));

@@ -283,7 +283,10 @@ interface Folded {
 function foldSession(root: string, session_id: string, io: FileIO): Folded | Refusal {
   const wal = walPath(sessionDir(root, session_id));
   const folder = new SessionFolder();
-  if ((io.stat(wal)?.size_bytes ?? 0) === 0) return { kind: 'fold', fold: folder.finish(), torn_tail: null };
+  // Only an empty regular file (or none yet) is an empty session: a FIFO or a device also stats as 0 bytes, and
+  // the reader refuses it by name below.
+  const found = io.stat(wal);
+  if (found === null || (found.is_file && found.size_bytes === 0)) return { kind: 'fold', fold: folder.finish(), torn_tail: null };
   let floor_features: string[];
   try {
     floor_features = readFloor(root, io);

@@ -62,7 +62,7 @@ export function runAction(model: SessionModel, kind: ActionKind, based_on_seq: n
 }
 
 /** The app's operator: the OS user running the service (the app has no login of its own). */
-function appOperator(): string {
+export function appOperator(): string {
   try {
     return os.userInfo().username || 'unknown';
   } catch {

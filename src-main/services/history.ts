@@ -2,7 +2,9 @@
 // integrity, read exactly as `walscope lineages` and `verify` read them. Read-only; a bare WAL file (an export
 // of one lineage) has no history beyond itself.
 import type { RetirePreview, RetireResult, SessionHistory } from '../../src-shared/ipc.js';
-import type { RetirePlan } from '../../src-shared/wal.js';
+import { toJsonValue } from '../../src-shared/json.js';
+import type { RecoveryEntry } from '../../src-shared/replay.js';
+import type { ReadFrame, RetirePlan } from '../../src-shared/wal.js';
 import { readFloor } from '../engine/feature-floor.js';
 import { extractSealedLineage } from '../engine/archive-member.js';
 import { resolveTargets, type WalTarget } from '../engine/inspect.js';
@@ -10,6 +12,9 @@ import { probeLease } from '../engine/lease.js';
 import { readHistory } from '../engine/lineage-chain.js';
 import { previewRetire, retireLineage } from '../engine/retire.js';
 import { walPath } from '../engine/state-root.js';
+import { auditProblem } from '../replay/actions.js';
+import { RecoveryLog } from '../replay/recoveries.js';
+import { appOperator } from './actions.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
 
@@ -17,7 +22,15 @@ export function historyOf(target: WalTarget): SessionHistory {
   const dir = target.session_dir;
   if (dir === null || target.member !== undefined || target.wal_path !== walPath(dir)) return { lineages: [], problems: [], archive: null };
   const live = target.root !== null && probeLease(dir).state === 'live';
-  const history = readHistory(dir, { floor_features: target.root === null ? [] : readFloor(target.root), live });
+  // Each sealed member's operator_action records, in the one read of its content the chain makes anyway.
+  const logs = new Map<string, RecoveryLog>();
+  const on_member_frame = (wal_id: string, frame: ReadFrame) => {
+    if (frame.type !== 'operator_action') return;
+    const log = logs.get(wal_id) ?? new RecoveryLog();
+    logs.set(wal_id, log);
+    log.push({ seq: frame.seq, type: frame.type, fence: frame.fence, payload: frame.payload === null ? null : toJsonValue(frame.payload) });
+  };
+  const history = readHistory(dir, { floor_features: target.root === null ? [] : readFloor(target.root), live, on_member_frame });
   const scan = history.archive;
   const archive = scan.present || scan.index !== 'missing'
     ? {
@@ -29,10 +42,15 @@ export function historyOf(target: WalTarget): SessionHistory {
       }
     : null;
   return {
-    lineages: history.lineages.map(({ offset: _offset, ...lineage }) => lineage),
+    lineages: history.lineages.map(({ offset: _offset, ...lineage }) => ({ ...lineage, retired_by: retiredBy(lineage.where === 'sealed' ? logs.get(lineage.wal_id) : undefined) })),
     problems: history.problems.map((problem) => ({ kind: problem.kind, message: problem.message })),
     archive,
   };
+}
+
+/** The retire that sealed a lineage: the last operator_action {action: "retire"} of its member. */
+function retiredBy(log: RecoveryLog | undefined): RecoveryEntry | null {
+  return log?.entries().findLast((entry) => entry.action === 'retire') ?? null;
 }
 
 export type RetireReasonName = 'sealed' | 'deleted';
@@ -57,10 +75,15 @@ export function previewRetireOf(target: WalTarget, reason: RetireReasonName): Re
   return preview.kind === 'plan' ? { reason, plan: preview.plan, refusal: null } : { reason, plan: null, refusal: { code: preview.code, message: preview.message } };
 }
 
-export function runRetireOf(target: WalTarget, reason: RetireReasonName, plan: RetirePlan): RetireResult {
+/** As the app's resume, cancel and seal: the operator's reason is required, and the engine writes it as an
+ *  operator_action into the retiring lineage first, in its own barrier, before the archive is touched. */
+export function runRetireOf(target: WalTarget, reason: RetireReasonName, plan: RetirePlan, audit_reason: string): RetireResult {
   const at = retirable(target);
   if (at === null) return { ok: false, refusal: READ_ONLY };
-  const outcome = retireLineage(at.root, at.session, { writer_name: 'walscope-app-retire', reason, expected: plan });
+  const operator = { operator: appOperator(), reason: audit_reason, via: 'app' as const };
+  const problem = auditProblem(operator);
+  if (problem !== null) return { ok: false, refusal: { code: 'audit', message: `${problem}: nothing was written` } };
+  const outcome = retireLineage(at.root, at.session, { writer_name: 'walscope-app-retire', reason, expected: plan, operator });
   if (outcome.kind === 'refused') return { ok: false, refusal: { code: outcome.code, message: outcome.message } };
   if (outcome.kind === 'index_completed') return { ok: true, message: `already retired: the index was completed under lease epoch ${outcome.epoch}`, successor_wal_id: null, epoch: outcome.epoch };
   const member = outcome.member === null ? 'the member was already archived' : `member appended at archive offset ${outcome.member.offset}`;

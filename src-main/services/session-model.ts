@@ -5,8 +5,10 @@
 // Read-only: actions go through actions.ts.
 import fs from 'node:fs';
 import type {
+  AfterDamageView,
   LeaseView,
   RecordDetail,
+  RecordRow,
   RowList,
   RowPage,
   RowTypes,
@@ -16,6 +18,7 @@ import type {
   SessionSummary,
 } from '../../src-shared/ipc.js';
 import {
+  AFTER_DAMAGE_ROWS_MAX,
   PAGE_ROWS_MAX,
   RECORD_HEX_BYTES_MAX,
   RECORD_PAYLOAD_CHARS_MAX,
@@ -27,6 +30,9 @@ import { formatBytes } from '../../src-shared/format.js';
 import { toJsonValue } from '../../src-shared/json.js';
 import type { JsonPayload, JsonValue, RecoveryEntry, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
+import { archiveIndexPath, archivePath } from '../engine/archive-format.js';
+import { readArchive, type ArchiveError } from '../engine/archive-reader.js';
+import { scanAfterDamage } from '../engine/damage-scan.js';
 import { describe } from '../engine/errors.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { FrameFile, readFrameAt } from '../engine/frame-access.js';
@@ -62,6 +68,10 @@ export class SessionModel {
   private released = false;
   /** A released session's file or lease changed since its summary was made. */
   private stale = false;
+  /** Frames found after a non-tail damage (undefined: not scanned since the last refresh). */
+  private after_damage_: { view: AfterDamageView; rows: RecordRow[] } | null | undefined = undefined;
+  /** The archive's verdict, kept while the archive and its index are the same size and mtime. */
+  private archive_check: { stamp: string; error: ArchiveError | null } | null = null;
 
   constructor(
     readonly key: string,
@@ -98,11 +108,16 @@ export class SessionModel {
     this.payloads_ = null;
     this.builder = new ViewBuilder();
     this.views = null;
+    this.after_damage_ = undefined;
   }
 
   /** Takes a summary made earlier (the summary cache) instead of reading the WAL; the session stays released. */
   adopt(summary: SessionSummary): void {
-    this.summary_ = { ...summary, key: this.key, last_activity_ms: mtimeOf(this.target.wal_path) };
+    // The cache is keyed on the WAL alone, and never holds an archive's refusal (summaryExtent): the archive is
+    // judged again here, as verify would judge it now.
+    const archive = this.archiveError();
+    const refused = archive === null ? null : archiveRefusal(archive);
+    this.summary_ = { ...summary, key: this.key, last_activity_ms: mtimeOf(this.target.wal_path), ...(refused === null ? {} : { status: refused[0], status_detail: refused[1] }) };
     this.refreshed = true;
     this.released = true;
     this.stale = false;
@@ -113,7 +128,7 @@ export class SessionModel {
   summaryExtent(): { size_bytes: number; verified_end: number } | null {
     const read = this.tailer_?.read ?? null;
     if (!this.is_resident || read === null || this.failure_ !== null || read.error?.kind === 'io') return null;
-    if (this.lease_.state === 'live' || read.in_progress_tail !== null) return null;
+    if (this.lease_.state === 'live' || read.in_progress_tail !== null || this.archiveError() !== null) return null;
     return { size_bytes: read.bytes, verified_end: read.valid_bytes };
   }
 
@@ -178,6 +193,7 @@ export class SessionModel {
       update = { frames_added: 0, restarted: true, complete: true };
     }
     this.summary_ = null;
+    this.after_damage_ = undefined;
     return update;
   }
 
@@ -213,6 +229,18 @@ export class SessionModel {
   /** Tool outputs read back from this session's WAL (the fold keeps only where they are), the last few kept. */
   payloads(): PayloadReader {
     return (this.payloads_ ??= cachedPayloads(walPayloadReader(this.target.wal_path)));
+  }
+
+  /** What `verify` refuses this session's archive for (its headers read from offset 0, the index not trusted),
+   *  or null: no archive, or one that reads. A sealed lineage or a bare file has no archive of its own. */
+  private archiveError(): ArchiveError | null {
+    const dir = this.target.session_dir;
+    if (dir === null || this.target.member !== undefined) return null;
+    const stamp = `${statStamp(archivePath(dir))}|${statStamp(archiveIndexPath(dir))}`;
+    if (this.archive_check?.stamp !== stamp) {
+      this.archive_check = { stamp, error: stamp === '-|-' ? null : readArchive(dir, { trust_index: false }).error };
+    }
+    return this.archive_check.error;
   }
 
   /** The reader's refusal, or this model's own failure. */
@@ -275,11 +303,14 @@ export class SessionModel {
     const error = this.error();
     const durable = views.run.last_durable === null ? '' : `; last durable state: ${views.run.last_durable}`;
     if (error !== null) return ['refused', `${error.kind.replaceAll('_', ' ')}: ${missingWalMessage(this.target) ?? error.message}${durable}`];
+    const archive = this.archiveError();
+    if (archive !== null) return archiveRefusal(archive);
     const read = this.tailer.read!;
     if (this.lease_.state === 'live') {
       const holder = this.lease_.holder;
       return ['live', holder === null ? 'a live writer holds the lease' : `written by pid ${holder.pid} on ${holder.host}`];
     }
+    if (read.torn_tail !== null && read.frames === 0) return ['torn_tail', `${read.torn_tail.bytes} bytes at offset 0 hold no whole frame: not a WAL, or one cut before its first frame was written`];
     if (read.torn_tail !== null) return ['torn_tail', `${read.torn_tail.bytes} bytes at offset ${read.torn_tail.offset} were never committed${durable}`];
     const plan = views.resume;
     switch (plan.action) {
@@ -325,6 +356,7 @@ export class SessionModel {
       },
       queue: [],
       transcript_valid: true,
+      after_damage: null,
     };
   }
 
@@ -346,24 +378,58 @@ export class SessionModel {
       resume: views.resume,
       queue: views.fold.queue.map((entry) => ({ submission_id: entry.submission_id, seq: entry.seq, state: entry.state, delivery: entry.delivery, title: entry.title })),
       transcript_valid: views.transcriptValid(),
+      after_damage: this.afterDamage()?.view ?? null,
     };
+  }
+
+  /** After a non-tail damage (a corrupt frame, a broken sequence), the frames a resynchronising scan finds past
+   *  it (engine/damage-scan.ts, as the support report counts them): listed read-only after the verified
+   *  records, never folded, never planned from. Scanned once per read of the WAL, in full reads only. */
+  private afterDamage(): { view: AfterDamageView; rows: RecordRow[] } | null {
+    if (this.after_damage_ !== undefined) return this.after_damage_;
+    const error = this.is_resident && this.failure_ === null ? (this.tailer.read?.error ?? null) : null;
+    if (error === null || error.offset === null || (error.kind !== 'non_tail_corruption' && error.kind !== 'sequence_error')) return (this.after_damage_ = null);
+    const first_index = this.tailer.index.length;
+    const rows: RecordRow[] = [];
+    let found;
+    try {
+      found = scanAfterDamage(this.target.wal_path, error.offset, undefined, (frame) => {
+        if (rows.length < AFTER_DAMAGE_ROWS_MAX) rows.push({ ...frame, index: first_index + rows.length, unverified: true });
+      });
+    } catch (scan_error) {
+      // The file went away or cannot be read now: the verified records stand, nothing is listed after them.
+      process.emitWarning(`walscope: cannot scan ${this.target.wal_path} past the damage: ${describe(scan_error)}`);
+      return (this.after_damage_ = null);
+    }
+    const view = { damage_offset: error.offset, first_index, frames: found.frames, records: found.records, seq_first: found.seq_first, seq_last: found.seq_last, listed: rows.length, scan_cut: found.scan_cut };
+    return (this.after_damage_ = { view, rows });
   }
 
   rowCounts(): Record<RowList, number> {
     if (!this.is_resident) return { timeline: 0, records: this.tailer.index.length, transcript: 0 };
     const views = this.derived();
-    return { timeline: listLength(views, 'timeline'), records: this.tailer.index.length, transcript: listLength(views, 'transcript') };
+    const records = this.tailer.index.length + (this.afterDamage()?.rows.length ?? 0);
+    return { timeline: listLength(views, 'timeline'), records, transcript: listLength(views, 'transcript') };
   }
 
   rows<L extends RowList>(list: L, start: number, count: number): RowPage<L> {
     const first = clampInt(start, 0, Number.MAX_SAFE_INTEGER);
     const size = clampInt(count, 0, PAGE_ROWS_MAX);
     const pick = (): RowTypes[RowList][] => {
-      if (list === 'records') return this.tailer.index.rows(first, size);
+      if (list === 'records') return this.recordRows(first, size);
       if (!this.is_resident) return [];
       return list === 'timeline' ? this.derived().timeline.slice(first, size) : this.derived().transcript(first, size);
     };
     return { key: this.key, list, start: first, total: this.rowCounts()[list], rows: pick() as RowTypes[L][] };
+  }
+
+  /** The verified records, then (past the last) the frames found after a damage. */
+  private recordRows(first: number, size: number): RecordRow[] {
+    const rows = this.tailer.index.rows(first, size);
+    const verified = this.tailer.index.length;
+    const after = this.afterDamage()?.rows ?? [];
+    if (first + size > verified && after.length > 0) rows.push(...after.slice(Math.max(0, first - verified), first + size - verified));
+    return rows;
   }
 
   locateSeq(seq: number): number | null {
@@ -372,8 +438,10 @@ export class SessionModel {
 
   /** One frame re-read from disk: digest re-checked, payload decoded, raw bytes as hex. */
   record(index: number): RecordDetail | null {
-    if (!Number.isSafeInteger(index) || index < 0 || index >= this.tailer.index.length) return null;
-    const row = this.tailer.index.row(index);
+    if (!Number.isSafeInteger(index) || index < 0) return null;
+    const verified = this.tailer.index.length;
+    const row = index < verified ? this.tailer.index.row(index) : this.afterDamage()?.rows[index - verified];
+    if (row === undefined) return null;
     const frame = readFrameAt(this.target.wal_path, row.offset);
     const bytes = frame.kind === 'io' ? Buffer.alloc(0) : frame.bytes;
     // Intact, and the very frame that was indexed: a file rewritten since holds something else at this offset.
@@ -384,7 +452,7 @@ export class SessionModel {
     const payload_truncated = payload_text.length > RECORD_PAYLOAD_CHARS_MAX;
     if (payload_truncated) payload = `${payload_text.slice(0, RECORD_PAYLOAD_CHARS_MAX)}…`;
     const shown = bytes.subarray(0, RECORD_HEX_BYTES_MAX);
-    const timeline_row = row.seq > 0 && this.is_resident ? (this.derived().timelineRowOf(row.seq) ?? -1) : -1;
+    const timeline_row = row.seq > 0 && this.is_resident && row.unverified !== true ? (this.derived().timelineRowOf(row.seq) ?? -1) : -1;
     return {
       ...row,
       digest_ok: intact,
@@ -523,6 +591,24 @@ function sizeOf(file: string): number {
     return fs.statSync(file).size;
   } catch {
     return 0;
+  }
+}
+
+/** A session whose live WAL reads but whose archive verify refuses is refused in the list too: the same
+ *  verdict, the History panel's banner saying where. */
+function archiveRefusal(error: ArchiveError): [SessionStatus, string] {
+  const kind = error.kind.startsWith('archive') ? error.kind : `archive ${error.kind}`;
+  return ['refused', `${kind.replaceAll('_', ' ')}${error.offset === null ? '' : ` at offset ${error.offset}`}: ${error.message}; the live WAL reads, but verify refuses the session until the archive is restored from a good copy`];
+}
+
+/** Size and mtime of a file, or "-" when there is none (or it cannot be looked at: the read says why). */
+function statStamp(file: string): string {
+  try {
+    // No exception for the usual case (no archive): a root of 2,000 sessions is looked at in ~15 ms, not ~70.
+    const found = fs.statSync(file, { throwIfNoEntry: false });
+    return found === undefined ? '-' : `${found.size}:${found.mtimeMs}`;
+  } catch {
+    return '-';
   }
 }
 

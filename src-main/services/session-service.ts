@@ -1,6 +1,6 @@
-// The session service: what the app shows of a workspace (a state root, one session folder, or an export),
-// kept current from file events. It implements the shared API directly; the worker host runs it off the main
-// thread, and the HTTP server and Electron IPC carry its calls.
+// The session service: what the app shows of a workspace (a state root, one session folder, an export, or a
+// set of exports: several files, or a folder of them), kept current from file events. It implements the shared
+// API directly; the worker host runs it off the main thread, and the HTTP server and Electron IPC carry its calls.
 //
 // Opening is progressive: the list (ids, sizes, mtimes, status `loading`) is there at once, and the WALs are
 // read one session per turn of the event loop, most recently active first, so requests are answered between
@@ -29,7 +29,7 @@ import type {
 import { pageSessions, type SessionFilter, type SessionPage } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
 import { describe } from '../engine/errors.js';
-import { resolveTargets, sessionTarget, type WalTarget } from '../engine/inspect.js';
+import { exportTargets, resolveTargets, sessionTarget, type WalTarget } from '../engine/inspect.js';
 import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import type { SupportReport } from '../../src-shared/report.js';
@@ -55,6 +55,10 @@ export const READ_SLICE_BYTES = 8 * 1_048_576;
 const LEASE_PROBES_PER_TURN = 200;
 /** The summary cache is written this long after the last summary changed (and on close). */
 const CACHE_WRITE_MS = 1_000;
+
+/** What a workspace is opened on: one path (a state root, a session folder, an export file, or a folder of
+ *  exports), or several export files. */
+export type WorkspacePaths = string | readonly string[];
 
 export interface OpenOptions {
   watch?: boolean;
@@ -84,9 +88,13 @@ export class SessionService implements WalscopeApi {
   private watching: Promise<void> = Promise.resolve();
   private workspace: Workspace;
 
-  private constructor(readonly workspace_path: string) {
+  private constructor(private readonly paths: readonly string[]) {
+    const workspace_path = paths[0]!;
     const kind = classifyPath(workspace_path);
-    if (kind === 'state_root') {
+    if (paths.length > 1 || kind === 'unrecognized') {
+      // Exports are watched by nobody: they are copies, and nothing appends to them.
+      this.workspace = { path: paths.length > 1 ? commonFolder(paths) : workspace_path, kind: 'exports', read_only: true, not_sessions: [] };
+    } else if (kind === 'state_root') {
       this.workspace = { path: workspace_path, kind: 'state_root', read_only: false, not_sessions: [] };
     } else {
       const [target] = resolveTargets(workspace_path);
@@ -96,12 +104,14 @@ export class SessionService implements WalscopeApi {
 
   /** Opens a workspace: lists its sessions and follows file events; the WALs are read in the background
    *  (`whenRead` says when every one has been). */
-  static async open(workspace_path: string, options: OpenOptions = {}): Promise<SessionService> {
-    const service = new SessionService(path.resolve(workspace_path));
+  static async open(paths: WorkspacePaths, options: OpenOptions = {}): Promise<SessionService> {
+    const listed = typeof paths === 'string' ? [paths] : paths;
+    if (listed.length === 0) throw new Error('a workspace is opened on at least one path');
+    const service = new SessionService(listed.map((one) => path.resolve(one)));
     service.discover();
     if (options.cache !== false) service.adoptCached();
     service.scheduleReads();
-    if (options.watch !== false) {
+    if (options.watch !== false && service.workspace.kind !== 'exports') {
       service.watcher = new WorkspaceWatcher(service.watchTarget(), {
         changed: (key) => service.onChanged(key),
         listing: () => service.onListing(),
@@ -136,7 +146,7 @@ export class SessionService implements WalscopeApi {
   /** Sessions whose WAL is exactly what it was when their summary was cached show that summary unread. */
   private adoptCached(): void {
     const root = this.workspace.kind === 'state_root' ? this.workspace.path : ([...this.models.values()][0]?.target.root ?? null);
-    this.cache = SummaryCache.load(this.workspace.path, root);
+    this.cache = SummaryCache.load(this.paths.join('\n'), root);
     this.cache.keepOnly(new Set(this.models.keys()));
     for (const model of this.models.values()) {
       const summary = this.cache.lookup(model.key, model.target.wal_path);
@@ -235,6 +245,10 @@ export class SessionService implements WalscopeApi {
       const listing = listSessions(this.workspace.path);
       this.workspace = { ...this.workspace, not_sessions: listing.not_sessions };
       targets = listing.sessions.map((id) => [id, sessionTarget(sessionDir(this.workspace.path, id))]);
+    } else if (this.workspace.kind === 'exports') {
+      const set = exportTargets(this.paths);
+      this.workspace = { ...this.workspace, not_sessions: set.not_exports };
+      targets = set.exports;
     } else {
       const target = resolveTargets(this.workspace.path)[0]!;
       targets = [[target.session ?? path.basename(target.wal_path), target]];
@@ -383,9 +397,9 @@ export class SessionService implements WalscopeApi {
     return previewRetireOf(this.model(key).target, checkRetireReason(reason));
   }
 
-  async runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan): Promise<RetireResult> {
+  async runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan, audit_reason: string): Promise<RetireResult> {
     const model = this.model(key);
-    const result = runRetireOf(model.target, checkRetireReason(reason), plan);
+    const result = runRetireOf(model.target, checkRetireReason(reason), plan, audit_reason);
     this.refreshModel(model);
     this.emitSession(model);
     return result;
@@ -416,6 +430,13 @@ export class SessionService implements WalscopeApi {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
+
+/** The deepest folder holding every one of `files` (absolute paths): what the header shows of a set of exports. */
+function commonFolder(files: readonly string[]): string {
+  let common = path.dirname(files[0]!);
+  while (!files.every((file) => file.startsWith(common.endsWith(path.sep) ? common : common + path.sep))) common = path.dirname(common);
+  return common;
 }
 
 function sizeOf(file: string): number | null {

@@ -10,7 +10,7 @@ const port = parentPort!;
 const post = (message: FromWorker) => port.postMessage(message);
 const init = workerData as WorkerInit;
 
-SessionService.open(init.workspace_path).then(
+SessionService.open(init.workspace).then(
   (service) => {
     service.subscribe((event) => post({ kind: 'event', event }));
     port.on('message', (request: ToWorker) => {

@@ -7,6 +7,7 @@ import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.j
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, SessionFold } from '../../src-shared/replay.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { terminalOutput, type PayloadReader } from '../replay/payloads.js';
+import { episodeTiming } from '../replay/timing.js';
 
 /** A row's text is cut past this; the record view shows the rest. */
 export const ROW_TEXT_CHARS_MAX = 4_000;
@@ -50,6 +51,8 @@ type Keyed = { key: number; order: number; rows: TimelineRow[] };
 
 export function episodeRows(episode: EpisodeFold, payloads: PayloadReader): TimelineRow[] {
   const n = episode.episode;
+  // The waterfall's clock: every time a row shows is one its records carry, relative to the episode's first.
+  const { first_ms, last_ms } = episodeTiming(episode);
   const head: TimelineRow = {
     kind: 'episode',
     episode: n,
@@ -58,6 +61,8 @@ export function episodeRows(episode: EpisodeFold, payloads: PayloadReader): Time
     state_word: episode.state,
     last_durable: null,
     finish_reason: episode.finished?.reason ?? null,
+    first_ms,
+    last_ms,
     seqs: [episode.started_seq, ...(episode.finished === null ? [] : [episode.finished.seq])],
   };
   const input: TimelineRow[] = asList(episode.input).map((message) => ({
@@ -81,15 +86,16 @@ export function episodeRows(episode: EpisodeFold, payloads: PayloadReader): Time
       usage: step.usage,
       attempts: step.attempts.map((a) => ({ attempt: a.attempt, outcome: a.outcome, http_status: a.http_status })),
       ts_ms: lastTime(step.attempts.map((a) => a.ts_ms)),
+      episode_first_ms: first_ms,
       in_flight: step.seq === null,
       seqs,
     }];
     for (const note of step.notes) rows.push({ kind: 'note', episode: n, step_id: step.step_id, type: note.type, summary: cut(noteSummary(note.type, note.payload)), seqs: [note.seq] });
     const batch = index.batch(step.batch_id);
-    if (batch !== undefined) appendAll(rows, batchRows(n, batch, payloads));
+    if (batch !== undefined) appendAll(rows, batchRows(n, batch, payloads, first_ms));
     add(step.seq ?? seqs[0] ?? step.notes[0]?.seq ?? null, rows);
   }
-  for (const batch of index.batches_without_step) add(batch.started_seq, batchRows(n, batch, payloads));
+  for (const batch of index.batches_without_step) add(batch.started_seq, batchRows(n, batch, payloads, first_ms));
   for (const steer of episode.steers) {
     const text = asList(steer.input).map(messageText).join('\n');
     add(steer.seq, [{ kind: 'steer', episode: n, title: steer.title, delivery: steer.delivery, text: cut(text), seqs: [steer.seq] }]);
@@ -115,7 +121,7 @@ function event(episode: number, type: string, summary: string, seq: number): Tim
   return { kind: 'event', episode, type, summary, seqs: [seq] };
 }
 
-function batchRows(episode: number, batch: BatchFold, payloads: PayloadReader): TimelineRow[] {
+function batchRows(episode: number, batch: BatchFold, payloads: PayloadReader, episode_first_ms: number | null): TimelineRow[] {
   const head: TimelineRow = {
     kind: 'batch',
     episode,
@@ -129,7 +135,7 @@ function batchRows(episode: number, batch: BatchFold, payloads: PayloadReader): 
   };
   return [head, ...batch.calls.map((call): TimelineRow => {
     const row = callRow(call, payloads);
-    return { kind: 'call', episode, batch_id: batch.batch_id, call: row, seqs: row.seqs };
+    return { kind: 'call', episode, batch_id: batch.batch_id, call: row, episode_first_ms, seqs: row.seqs };
   })];
 }
 

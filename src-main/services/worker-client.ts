@@ -2,6 +2,7 @@
 // are bounded; a worker that dies fails them all rather than leaving them waiting.
 import { Worker } from 'node:worker_threads';
 import { apiClient, ApiFailure, type ApiMethod, type WalscopeApi, type WalscopeEvent } from '../../src-shared/ipc.js';
+import type { WorkspacePaths } from './session-service.js';
 import type { FromWorker, ToWorker, WorkerInit } from './worker-protocol.js';
 
 export const PENDING_CALLS_MAX = 1_024;
@@ -21,9 +22,9 @@ export class WorkerApi implements WalscopeApi {
     worker.on('exit', (code) => this.fail(new Error(`the session worker exited (code ${code})`)));
   }
 
-  /** Starts the worker at `worker_file` on `workspace_path`; resolves once its first read is done. */
-  static start(worker_file: URL | string, workspace_path: string): Promise<WorkerApi> {
-    const init: WorkerInit = { workspace_path };
+  /** Starts the worker at `worker_file` on `workspace`; resolves once its first read is done. */
+  static start(worker_file: URL | string, workspace: WorkspacePaths): Promise<WorkerApi> {
+    const init: WorkerInit = { workspace };
     const worker = new Worker(worker_file, { workerData: init });
     const api = new WorkerApi(worker);
     return new Promise((resolve, reject) => {

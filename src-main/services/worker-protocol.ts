@@ -1,9 +1,10 @@
 // Messages between the main thread and the session worker: requests by API method name, replies by id, and
 // the service's events pushed as they happen.
 import type { ApiError, ApiMethod, WalscopeEvent } from '../../src-shared/ipc.js';
+import type { WorkspacePaths } from './session-service.js';
 
 export interface WorkerInit {
-  workspace_path: string;
+  workspace: WorkspacePaths;
 }
 
 export type ToWorker = { id: number; method: ApiMethod; args: unknown[] };

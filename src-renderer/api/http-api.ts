@@ -7,12 +7,13 @@ import { apiClient, ApiFailure, type ApiError, type ApiMethod, type WalscopeApi,
 const TOKEN_HEADER = 'x-walscope-token';
 const TOKEN_STORAGE_KEY = 'walscope_token';
 
-/** The token from the URL (then removed from it) or from an earlier load of this tab. */
+/** The token from the URL (then removed from it, keeping the fragment: a deep link, location.ts) or from an
+ *  earlier load of this tab. */
 function takeToken(): string {
   const from_url = new URLSearchParams(window.location.search).get('token');
   if (from_url !== null) {
     window.sessionStorage.setItem(TOKEN_STORAGE_KEY, from_url);
-    window.history.replaceState(null, '', window.location.pathname);
+    window.history.replaceState(null, '', `${window.location.pathname}${window.location.hash}`);
     return from_url;
   }
   return window.sessionStorage.getItem(TOKEN_STORAGE_KEY) ?? '';

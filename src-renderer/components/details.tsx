@@ -4,6 +4,7 @@ import type { RecordDetail, TimelineRow } from '../../src-shared/ipc.js';
 import { CLASS_MEANING, ClassChip } from './chips.js';
 import { formatTime } from './format.js';
 import { HexView } from './hex-view.js';
+import { OutputBlock, TextBlock } from './output-text.js';
 import { PayloadTree } from './payload-tree.js';
 
 export function TimelineDetail({ row, onJump, onContext }: { row: TimelineRow; onJump: (seq: number) => void; onContext: (episode: number, step_id: number) => void }) {
@@ -21,13 +22,13 @@ export function TimelineDetail({ row, onJump, onContext }: { row: TimelineRow; o
             </p>
           )}
           <PayloadTree value={row.call.args} label="args" />
-          <PayloadTree value={row.call.output} label="output" />
+          {row.call.output !== null && <OutputBlock value={row.call.output} testid="call-output" />}
         </>
       )}
-      {row.kind === 'step' && <><pre className="text-block">{row.text}</pre><PayloadTree value={row.usage} label="usage" /></>}
-      {(row.kind === 'input' || row.kind === 'steer') && <pre className="text-block">{row.text}</pre>}
-      {(row.kind === 'event' || row.kind === 'note') && <pre className="text-block">{row.summary}</pre>}
-      {row.kind === 'anomaly' && <pre className="text-block">{row.message}</pre>}
+      {row.kind === 'step' && <><TextBlock text={row.text} /><PayloadTree value={row.usage} label="usage" /></>}
+      {(row.kind === 'input' || row.kind === 'steer') && <TextBlock text={row.text} />}
+      {(row.kind === 'event' || row.kind === 'note') && <TextBlock text={row.summary} />}
+      {row.kind === 'anomaly' && <TextBlock text={row.message} />}
       <div className="actions">
         {(row.kind === 'step' || row.kind === 'note') && row.step_id !== null && (
           <button type="button" onClick={() => onContext(row.episode, row.step_id!)} data-testid="open-context">this step's context</button>
@@ -50,6 +51,7 @@ export function RecordDetailView({ record, onBack }: { record: RecordDetail; onB
   return (
     <div className="detail" data-testid="record-detail">
       <h4>{record.type} <span className="muted">seq {record.seq}</span></h4>
+      {record.unverified === true && <p className="warn-text" role="note" data-testid="record-unverified">Found after the damage: digest-valid, but unverified by sequence. Shown only; nothing uses it.</p>}
       <dl className="fields">
         <dt>offset</dt><dd>{record.offset}</dd>
         <dt>size</dt><dd>{record.size_bytes} bytes</dd>

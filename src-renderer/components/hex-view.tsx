@@ -1,4 +1,4 @@
-// Raw frame bytes, 16 a line with offsets and printable ASCII, as text.
+// Raw frame bytes, 16 a line with offsets and printable ASCII, as text (focusable: a keyboard scrolls it too).
 const BYTES_PER_LINE = 16;
 
 export function HexView({ hex, base_offset, truncated }: { hex: string; base_offset: number; truncated: boolean }) {
@@ -13,7 +13,7 @@ export function HexView({ hex, base_offset, truncated }: { hex: string; base_off
     lines.push(`${(base_offset + at / 2).toString(16).padStart(8, '0')}  ${bytes.join(' ').padEnd(BYTES_PER_LINE * 3 - 1)}  ${ascii}`);
   }
   return (
-    <pre className="hex" data-testid="hex-view">
+    <pre className="hex" tabIndex={0} data-testid="hex-view">
       {lines.join('\n')}
       {truncated ? '\n… (cut: the frame is larger than shown)' : ''}
     </pre>

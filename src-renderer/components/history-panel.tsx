@@ -37,6 +37,12 @@ export function HistoryPanel({ sessionKey, lastSeq, readOnly }: { sessionKey: st
           ))}
         </tbody>
       </table>
+      {data.lineages.filter((lineage) => lineage.retired_by !== null).map((lineage) => (
+        <p key={`retired-${lineage.wal_id}`} className="muted" data-testid="retired-by" data-wal-id={lineage.wal_id}>
+          <span className="mono">{lineage.wal_id.slice(0, 12)}…</span> retired by <span className="mono">{lineage.retired_by!.operator}</span> via {lineage.retired_by!.via}
+          {' '}· {formatTime(lineage.retired_by!.ts_ms)}: <q>{lineage.retired_by!.reason}</q>
+        </p>
+      ))}
       {data.problems.map((problem, index) => (
         <p key={index} className="error" data-testid="history-problem" data-kind={problem.kind}>{problem.kind.replaceAll('_', ' ')}: {problem.message}</p>
       ))}
@@ -51,9 +57,10 @@ function RetireActions({ sessionKey }: { sessionKey: string }) {
   const client = useQueryClient();
   const [preview, setPreview] = useState<RetirePreview | null>(null);
   const [result, setResult] = useState<RetireResult | null>(null);
-  const ask = useMutation({ mutationFn: (reason: 'sealed' | 'deleted') => api.previewRetire(sessionKey, reason), onSuccess: (value) => { setResult(null); setPreview(value); } });
+  const ask = useMutation({ mutationFn: (reason: 'sealed' | 'deleted') => api.previewRetire(sessionKey, reason), onSuccess: (value) => { setResult(null); setAuditReason(''); setPreview(value); } });
+  const [auditReason, setAuditReason] = useState('');
   const run = useMutation({
-    mutationFn: (value: RetirePreview) => api.runRetire(sessionKey, value.reason, value.plan!),
+    mutationFn: (value: RetirePreview) => api.runRetire(sessionKey, value.reason, value.plan!, auditReason),
     onSuccess: (value) => {
       setPreview(null);
       setResult(value);
@@ -81,8 +88,17 @@ function RetireActions({ sessionKey }: { sessionKey: string }) {
               <li>archive.index rewritten to cover {plan.index.members} member(s) (now {plan.index.before})</li>
             </ol>
           )}
+          {plan !== null && plan.member !== null && (
+            <>
+              <p className="mono" data-testid="retire-audit">first, in its own barrier: operator_action — action retire, your reason, via app, based on seq {plan.live.last_seq} (appended to the retiring lineage{plan.reason === 'deleted' ? '; a deleted lineage keeps only its counts, so the record goes with it' : ', so its member holds it'})</p>
+              <label className="reason">
+                Reason (recorded in the WAL with your name):
+                <textarea value={auditReason} onChange={(event) => setAuditReason(event.target.value)} rows={2} maxLength={2000} required data-testid="retire-reason" />
+              </label>
+            </>
+          )}
           <div className="actions">
-            {plan !== null && <button type="button" className="danger" onClick={() => run.mutate(preview)} disabled={run.isPending} data-testid="retire-confirm">Retire ({preview.reason})</button>}
+            {plan !== null && <button type="button" className="danger" onClick={() => run.mutate(preview)} disabled={run.isPending || (plan.member !== null && auditReason.trim() === '')} data-testid="retire-confirm">Retire ({preview.reason})</button>}
             <button type="button" onClick={() => setPreview(null)} data-testid="retire-close">Close</button>
           </div>
         </div>

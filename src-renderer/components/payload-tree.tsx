@@ -2,6 +2,7 @@
 // show as the characters they are and never become elements, and nothing here opens a URL.
 import { useState } from 'react';
 import type { JsonValue } from '../../src-shared/replay.js';
+import { TextBlock } from './output-text.js';
 
 /** Children shown per node before "show more": a 100k-element array must not become 100k elements at once. */
 const CHILDREN_SHOWN = 200;
@@ -9,6 +10,15 @@ const CHILDREN_SHOWN = 200;
 export function PayloadTree({ value, label = 'payload', depth = 0 }: { value: JsonValue; label?: string; depth?: number }) {
   const [open, setOpen] = useState(depth < 2);
   const [shown, setShown] = useState(CHILDREN_SHOWN);
+  // A string over several lines reads as its lines (tool output, file contents), not as a JSON string with \n.
+  if (typeof value === 'string' && value.includes('\n')) {
+    return (
+      <div className="tree-leaf">
+        <span className="tree-key">{label}:</span>
+        <TextBlock text={value} />
+      </div>
+    );
+  }
   if (value === null || typeof value !== 'object') {
     return (
       <div className="tree-leaf">

@@ -27,6 +27,13 @@ export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
       void client.invalidateQueries({ queryKey: keys.sessions });
     },
   });
+  // Escape or Close gives the focus back to the action button that opened the confirmation (it is disabled
+  // while the preview loads, so the focus has left it by the time the confirmation opens).
+  const opener = useRef<HTMLButtonElement | null>(null);
+  const close = () => {
+    setPreview(null);
+    opener.current?.focus();
+  };
   if (detail.read_only) return null;
   const plan = detail.resume;
   const unconfirmed = detail.summary.run?.unconfirmed ?? [];
@@ -42,14 +49,14 @@ export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
       <CompareActions choices={detail.actions} unconfirmed={unconfirmed} />
       <div className="actions">
         {detail.actions.map((choice) => (
-          <button key={choice.kind} type="button" onClick={() => ask.mutate(choice.kind)} data-testid={`action-${choice.kind}`}
+          <button key={choice.kind} type="button" onClick={(event) => { opener.current = event.currentTarget; ask.mutate(choice.kind); }} data-testid={`action-${choice.kind}`}
             disabled={!choice.applies || ask.isPending || run.isPending} title={choice.why} aria-describedby={`why-${choice.kind}`}>
             {LABEL[choice.kind]}…
           </button>
         ))}
       </div>
       {ask.error && <p className="error">{ask.error.message}</p>}
-      {preview !== null && <Confirm preview={preview} pending={run.isPending} onWrite={(reason) => run.mutate({ value: preview, reason })} onClose={() => setPreview(null)} />}
+      {preview !== null && <Confirm preview={preview} pending={run.isPending} onWrite={(reason) => run.mutate({ value: preview, reason })} onClose={close} />}
       {run.error && <p className="error">{run.error.message}</p>}
       {outcome !== null && (
         <div className="outcome" data-testid="action-outcome" data-ok={outcome.ok}>

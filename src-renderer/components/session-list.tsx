@@ -1,7 +1,8 @@
 // The sessions of the workspace: status, last activity, episodes, records, size; filter, sort, search by id.
-// It updates live from the service's events (react-query data replaced in place).
+// It updates live from the service's events (react-query data replaced in place). One tab stop; the arrow keys
+// move the selection.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { SessionStatus, SessionSummary } from '../../src-shared/ipc.js';
 import { STATUS_WORD, StatusChip } from './chips.js';
 import { formatAgo, formatBytes } from './format.js';
@@ -27,6 +28,24 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
     return rows.sort(by[sort]);
   }, [props.sessions, query, status, sort]);
   const virtualizer = useVirtualizer({ count: shown.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_PX, overscan: 8 });
+  // The list is one tab stop (the selected row, else the first); the arrow keys, Home and End move in it.
+  const [focus_key, setFocusKey] = useState<string | null>(null);
+  const stop_key = shown.some((session) => session.key === props.selected) ? props.selected : (shown[0]?.key ?? null);
+  useEffect(() => {
+    if (focus_key === null) return;
+    scroller.current?.querySelector<HTMLElement>(`[data-session="${CSS.escape(focus_key)}"]`)?.focus();
+  }, [focus_key, props.selected]);
+  const onKey = (event: KeyboardEvent<HTMLDivElement>) => {
+    const at = shown.findIndex((session) => session.key === (event.target as HTMLElement).dataset['session']);
+    const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: shown.length - 1 }[event.key];
+    if (at === -1 || to === undefined) return;
+    event.preventDefault();
+    event.stopPropagation();
+    const next = shown[Math.min(shown.length - 1, Math.max(0, to))]!;
+    virtualizer.scrollToIndex(shown.indexOf(next));
+    props.onSelect(next.key);
+    setFocusKey(next.key);
+  };
   const now_ms = Date.now();
   return (
     <nav className="session-list" aria-label="Sessions">
@@ -44,7 +63,7 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
           <option value="size">size</option>
         </select>
       </div>
-      <div className="session-scroll" ref={scroller}>
+      <div className="session-scroll" ref={scroller} onKeyDown={onKey}>
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {
             const session = shown[item.index]!;
@@ -60,13 +79,15 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
                 data-session={session.key}
                 data-status={session.status}
                 aria-current={session.key === props.selected}
+                tabIndex={session.key === stop_key ? 0 : -1}
               >
-                <span className="session-id">{session.key}</span>
+                <span className="session-id" title={session.key}>{session.key}</span>
                 <StatusChip value={session.status} title={session.status_detail} />
                 <span className="session-meta muted">
                   {formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}
                   {(session.run?.error_results ?? 0) > 0 && <span className="error" data-testid="list-errors"> · {session.run!.error_results} error(s)</span>}
                   {(session.run?.unconfirmed.length ?? 0) > 0 && <span className="warn-text" data-testid="list-unconfirmed"> · {session.run!.unconfirmed.length} unconfirmed</span>}
+                  {session.status === 'refused' && <span className="error" data-testid="list-cause"> · {session.status_detail}</span>}
                 </span>
                 {progress !== undefined && <progress max={progress.total_bytes} value={progress.done_bytes} aria-label="Reading" />}
               </button>

@@ -1,21 +1,25 @@
 // One session: integrity banner, tabs (timeline, records, transcript) as windowed lists, a detail pane,
-// search, follow-tail, and the recovery panel with the queue beside them. Keyboard: j/k move, Home/End go to
-// the first/last row (a million rows are too many to walk), enter opens, escape closes, / searches.
+// search (matches painted, search-highlight.ts), follow-tail, and the recovery panel with the queue beside
+// them. Keyboard: j/k move, Home/End go to the first/last row (a million rows are too many to walk), enter
+// opens, escape closes, / searches, ←/→ on the tabs. The address names the tab and record (location.ts).
 import { useQuery } from '@tanstack/react-query';
-import { useCallback, useEffect, useRef, useState } from 'react';
-import type { RecordRow, RowList, SessionDetail, TranscriptRow } from '../../src-shared/ipc.js';
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
+import type { AfterDamageView, RecordRow, RowList, SearchResult, SessionDetail, TranscriptRow } from '../../src-shared/ipc.js';
 import { reportHtml } from '../../src-shared/report-html.js';
 import { api } from '../api/api.js';
 import { ScaledList } from '../lists/scaled-list.js';
+import { AfterDamageNote, UnverifiedMark } from './after-damage.js';
 import { ContextView } from './context-view.js';
 import { usePagedRows } from '../lists/paged-rows.js';
+import { readLink, writeLink } from '../location.js';
 import { useRecord } from '../queries.js';
 import { StatusChip } from './chips.js';
 import { RecordDetailView, TimelineDetail } from './details.js';
-import { inline } from './format.js';
 import { IntegrityBanner } from './integrity-banner.js';
 import { RecoveryHistory, RecoveryPanel } from './recovery-panel.js';
 import { HistoryPanel } from './history-panel.js';
+import { useSearchHighlight } from './search-highlight.js';
+import { TranscriptLine, TranscriptMessage } from './transcript.js';
 import { TimelineRowView } from './timeline-row.js';
 import { tokenText, Waterfall } from './waterfall.js';
 
@@ -30,8 +34,10 @@ const TABS: { list: RowList; label: string }[] = [
 
 export function SessionView({ detail }: { detail: SessionDetail }) {
   const key = detail.summary.key;
-  const [tab, setTab] = useState<RowList>('timeline');
-  const [context_open, setContextOpen] = useState(false);
+  // A deep link (location.ts) opens this session at its tab and record; only the first render reads it.
+  const [link] = useState(() => { const read = readLink(); return read.session === key ? read : null; });
+  const [tab, setTab] = useState<RowList>(link?.record != null ? 'records' : link?.tab === 'context' || link?.tab == null ? 'timeline' : link.tab);
+  const [context_open, setContextOpen] = useState(link?.tab === 'context' && link.record === null);
   const [context_step, setContextStep] = useState<{ episode: number; step_id: number } | null>(null);
   const [selected, setSelected] = useState<Record<RowList, number | null>>({ timeline: null, records: null, transcript: null });
   const [open, setOpen] = useState(false);
@@ -39,8 +45,13 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   const [first, setFirst] = useState(0);
   const [follow, setFollow] = useState(false);
   const [query, setQuery] = useState('');
-  const [match, setMatch] = useState(0);
+  /** The match shown; null until Enter is pressed (the first Enter selects the first match). */
+  const [match, setMatch] = useState<number | null>(null);
+  /** Enter pressed before the first match arrived: the first match is selected when it does. */
+  const [enter_pending, setEnterPending] = useState(false);
+  const [locating, setLocating] = useState(link?.record != null);
   const search_box = useRef<HTMLInputElement>(null);
+  const body = useRef<HTMLDivElement>(null);
   const total = detail.rows[tab];
   const rowAt = usePagedRows(key, tab, first);
   const current = selected[tab];
@@ -58,15 +69,30 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
     refetchInterval: (current) => (current.state.data?.complete === false ? SEARCH_POLL_MS : false),
   });
   const matches = search.data?.rows ?? [];
+  const matched = new Set(matches);
+  useSearchHighlight(body, context_open ? '' : query);
 
   const jumpToRecord = useCallback(async (seq: number) => {
     const index = await api.locateSeq(key, seq);
     if (index === null) return;
     setTab('records');
+    setContextOpen(false);
     setFollow(false);
     select('records', index);
     setOpen(true);
   }, [key, select]);
+
+  useEffect(() => {
+    if (link?.record == null) return;
+    void jumpToRecord(link.record).finally(() => setLocating(false));
+  }, [link, jumpToRecord]);
+
+  // The address says what is shown: session, tab, and the record open in the Records tab.
+  const shown_seq = tab === 'records' && current !== null ? (rowAt(current) as RecordRow | undefined)?.seq : null;
+  useEffect(() => {
+    if (locating || shown_seq === undefined) return;
+    writeLink({ session: key, tab: context_open ? 'context' : tab, record: context_open ? null : (shown_seq ?? null) });
+  }, [key, tab, context_open, shown_seq, locating]);
 
   const jumpToTimeline = useCallback((row: number) => {
     setTab('timeline');
@@ -105,74 +131,104 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
 
   const goMatch = (delta: number) => {
     if (matches.length === 0) return;
-    const next = (match + delta + matches.length) % matches.length;
+    const next = match === null ? (delta > 0 ? 0 : matches.length - 1) : (match + delta + matches.length) % matches.length;
     setMatch(next);
     select(tab, matches[next]!);
+    setFollow(false);
+    setOpen(true);
+  };
+
+  useEffect(() => {
+    if (!enter_pending || matches.length === 0) return;
+    setEnterPending(false);
+    goMatch(1);
+  });
+
+  const onSearchKey = (event: ReactKeyboardEvent<HTMLInputElement>) => {
+    if (event.key !== 'Enter') return;
+    if (matches.length === 0 && search.data?.complete !== true) setEnterPending(true);
+    else goMatch(event.shiftKey ? -1 : 1);
+  };
+
+  const showTab = (list: RowList | 'context') => {
+    if (list === 'context') setContextOpen(true);
+    else {
+      setTab(list);
+      setMatch(null);
+      setContextOpen(false);
+    }
   };
 
   const renderRow = (index: number) => {
     const row = rowAt(index);
     const isSelected = index === current;
-    const className = `row-inner${isSelected ? ' selected' : ''}`;
+    const className = `row-inner${isSelected ? ' selected' : ''}${matched.has(index) ? ' match' : ''}`;
     const onClick = () => { select(tab, index, false); setOpen(true); };
     if (row === undefined) return <div className={className}><span className="muted">…</span></div>;
     return (
-      <div className={className} onClick={onClick} role="listitem" aria-selected={isSelected} data-testid={`${tab}-row`}>
+      <div className={className} onClick={onClick} role="option" aria-selected={isSelected} data-testid={`${tab}-row`} data-match={matched.has(index) ? 'true' : undefined}>
         {tab === 'timeline' && <TimelineRowView row={row as Parameters<typeof TimelineRowView>[0]['row']} />}
-        {tab === 'records' && <RecordLine row={row as RecordRow} />}
+        {tab === 'records' && <RecordLine row={row as RecordRow} afterDamage={detail.after_damage} />}
         {tab === 'transcript' && <TranscriptLine row={row as TranscriptRow} />}
       </div>
     );
   };
 
+  const shown_tab: RowList | 'context' = context_open ? 'context' : tab;
   return (
     <div className="session-view" data-testid="session-view" data-session={key}>
       <header className="session-head">
-        <h2 className="mono">{detail.summary.host === undefined ? key : <><span className="badge" data-testid="session-host">{detail.summary.host}</span> {detail.summary.session_id}</>}</h2>
-        <StatusChip value={detail.summary.status} title={detail.summary.status_detail} />
-        <span className="muted" data-testid="status-detail">{detail.summary.status_detail}</span>
-        {detail.read_only && <span className="badge" data-testid="read-only">read-only export</span>}
-        <span className="muted mono">wal_id {detail.wal_id ?? '—'} · last seq <span data-testid="last-seq">{detail.summary.last_seq}</span></span>
-        <span className="muted" data-testid="session-tokens">tokens: {tokenText(sessionTokens(detail))}</span>
-        <ExportReport sessionKey={key} />
+        <div className="head-line">
+          <h2 className="mono" title={key}>{detail.summary.host === undefined ? key : <><span className="badge" data-testid="session-host">{detail.summary.host}</span> {detail.summary.session_id}</>}</h2>
+          <StatusChip value={detail.summary.status} title={detail.summary.status_detail} />
+          {detail.read_only && <span className="badge" data-testid="read-only">read-only export</span>}
+          <ExportReport sessionKey={key} />
+        </div>
+        <div className="head-line">
+          <span className="muted head-text" data-testid="status-detail" title={detail.summary.status_detail}>{detail.summary.status_detail}</span>
+        </div>
+        <div className="head-line">
+          <span className="muted mono head-meta">wal_id {detail.wal_id ?? '—'} · last seq <span data-testid="last-seq">{detail.summary.last_seq}</span></span>
+          <span className="muted head-meta" data-testid="session-tokens">tokens: {tokenText(sessionTokens(detail))}</span>
+        </div>
       </header>
       <IntegrityBanner integrity={detail.integrity} />
       <RunBanner detail={detail} />
-      <div className="session-body">
+      <div className="session-body" ref={body}>
         <div className="session-main">
-          <div className="tabs" role="tablist">
-            {TABS.map((entry) => (
-              <button key={entry.list} type="button" role="tab" aria-selected={!context_open && tab === entry.list} onClick={() => { setTab(entry.list); setMatch(0); setContextOpen(false); }} data-testid={`tab-${entry.list}`}>
-                {entry.label} <span className="muted">{detail.rows[entry.list].toLocaleString()}</span>
-              </button>
-            ))}
-            <button type="button" role="tab" aria-selected={context_open} onClick={() => setContextOpen(true)} data-testid="tab-context">Context</button>
-            <input ref={search_box} type="search" placeholder="Search (/)" value={query} onChange={(event) => { setQuery(event.target.value); setMatch(0); }}
-              onKeyDown={(event) => { if (event.key === 'Enter') goMatch(event.shiftKey ? -1 : 1); }} aria-label="Search in session" data-testid="search-input" />
-            {query.trim() !== '' && <span className="muted" data-testid="search-count">{matches.length === 0 ? (search.data?.complete === false ? 'searching…' : 'no match') : `${match + 1} of ${matches.length}${search.data?.truncated || search.data?.complete === false ? '+' : ''}`}</span>}
-            <label className="follow"><input type="checkbox" checked={follow} onChange={(event) => setFollow(event.target.checked)} data-testid="follow-tail" /> follow tail</label>
+          <div className="tabs">
+            <Tabs detail={detail} shown={shown_tab} onShow={showTab} />
+            <div className="search-bar">
+              <input ref={search_box} type="search" placeholder="Search (/)" value={query} onChange={(event) => { setQuery(event.target.value); setMatch(null); setEnterPending(false); }}
+                onKeyDown={onSearchKey} aria-label="Search in session" data-testid="search-input" />
+              <span className="muted search-count" role="status" data-testid="search-count">{query.trim() === '' ? '' : searchCount(search.data, match)}</span>
+              <label className="follow"><input type="checkbox" checked={follow} onChange={(event) => setFollow(event.target.checked)} data-testid="follow-tail" /> follow tail</label>
+            </div>
           </div>
-          {context_open ? <ContextView key={JSON.stringify(context_step)} sessionKey={key} initial={context_step} /> : <ScaledList
-            key={tab}
-            total={total}
-            row_height_px={ROW_PX[tab]}
-            renderRow={renderRow}
-            reveal={reveal}
-            follow={follow}
-            onScrolledAway={() => setFollow(false)}
-            onFirstRow={setFirst}
-            label={tab}
-            testid={`list-${tab}`}
-          />}
-          {tab === 'transcript' && <p className="muted">The conversation as the next request would carry it{detail.transcript_valid ? '' : ' — NOT provider-valid'}.</p>}
+          {tab === 'transcript' && !context_open && <TranscriptCheck valid={detail.transcript_valid} />}
+          {tab === 'records' && !context_open && <AfterDamageNote view={detail.after_damage} />}
+          <div className="tab-panel" role="tabpanel" id={`panel-${shown_tab}`} aria-labelledby={`tab-${shown_tab}`}>
+            {context_open ? <ContextView key={JSON.stringify(context_step)} sessionKey={key} initial={context_step} /> : <ScaledList
+              key={tab}
+              total={total}
+              row_height_px={ROW_PX[tab]}
+              renderRow={renderRow}
+              reveal={reveal}
+              follow={follow}
+              onScrolledAway={() => setFollow(false)}
+              onFirstRow={setFirst}
+              label={tab}
+              testid={`list-${tab}`}
+            />}
+          </div>
         </div>
-        <aside className="session-side">
+        <aside className="session-side" aria-label="Details and recovery">
           {open && current !== null && tab === 'timeline' && rowAt(current) !== undefined && (
             <TimelineDetail row={rowAt(current) as Parameters<typeof TimelineDetail>[0]['row']} onJump={(seq) => void jumpToRecord(seq)}
               onContext={(episode, step_id) => { setContextStep({ episode, step_id }); setContextOpen(true); }} />
           )}
           {open && current !== null && tab === 'records' && <RecordPane sessionKey={key} index={current} onBack={jumpToTimeline} />}
-          {open && current !== null && tab === 'transcript' && rowAt(current) !== undefined && <TranscriptPane row={rowAt(current) as TranscriptRow} />}
+          {open && current !== null && tab === 'transcript' && rowAt(current) !== undefined && <TranscriptMessage row={rowAt(current) as TranscriptRow} />}
           <EpisodeWaterfall detail={detail} episode={tab === 'timeline' && current !== null ? episodeOf(rowAt(current)) : null} />
           <RecoveryPanel detail={detail} />
           <HistoryPanel sessionKey={key} lastSeq={detail.summary.last_seq} readOnly={detail.read_only} />
@@ -182,6 +238,51 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
         </aside>
       </div>
     </div>
+  );
+}
+
+/** "searching…" until every row was searched and nothing matched; never "no match" while it is running. */
+function searchCount(result: SearchResult | undefined, match: number | null): string {
+  // The query is part of the search's key: an answer here is this query's.
+  const done = result?.complete === true;
+  const found = result?.rows.length ?? 0;
+  if (found === 0) return done ? 'no match' : 'searching…';
+  const more = result!.truncated || !done ? '+' : '';
+  return match === null ? `${found}${more} match${found === 1 && more === '' ? '' : 'es'} · Enter` : `${match + 1} of ${found}${more}`;
+}
+
+/** The tabs as the ARIA tabs pattern: one tab stop, the arrow keys move between tabs. Home and End stay the
+ *  list's (first and last row), wherever the focus is. */
+function Tabs({ detail, shown, onShow }: { detail: SessionDetail; shown: RowList | 'context'; onShow: (tab: RowList | 'context') => void }) {
+  const all: { name: RowList | 'context'; label: string; count: number | null }[] = [...TABS.map((entry) => ({ name: entry.list, label: entry.label, count: detail.rows[entry.list] })), { name: 'context', label: 'Context', count: null }];
+  const onKey = (event: ReactKeyboardEvent<HTMLDivElement>) => {
+    const at = all.findIndex((entry) => entry.name === shown);
+    const to = { ArrowRight: at + 1, ArrowLeft: at - 1 }[event.key];
+    if (to === undefined) return;
+    event.preventDefault();
+    event.stopPropagation();
+    const next = all[(to + all.length) % all.length]!;
+    onShow(next.name);
+    event.currentTarget.querySelector<HTMLElement>(`#tab-${next.name}`)?.focus();
+  };
+  return (
+    <div className="tab-list" role="tablist" aria-label="Session views" onKeyDown={onKey}>
+      {all.map((entry) => (
+        <button key={entry.name} type="button" role="tab" id={`tab-${entry.name}`} aria-selected={shown === entry.name} aria-controls={`panel-${entry.name}`}
+          tabIndex={shown === entry.name ? 0 : -1} onClick={() => onShow(entry.name)} data-testid={`tab-${entry.name}`}>
+          {entry.label}{entry.count !== null && <> <span className="tab-count">{entry.count.toLocaleString()}</span></>}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+/** The check of the transcript, up front: is it what the next request would carry, and is that valid. */
+function TranscriptCheck({ valid }: { valid: boolean }) {
+  return (
+    <p className={`banner ${valid ? 'banner-info' : 'banner-error'} transcript-check`} data-testid="transcript-check" data-valid={valid}>
+      The conversation as the next request would carry it: {valid ? 'provider-valid (every tool call is answered by one result).' : 'NOT provider-valid — the next request could not be sent as it stands.'}
+    </p>
   );
 }
 
@@ -253,20 +354,13 @@ function RunBanner({ detail }: { detail: SessionDetail }) {
   );
 }
 
-function RecordLine({ row }: { row: RecordRow }) {
+function RecordLine({ row, afterDamage }: { row: RecordRow; afterDamage: AfterDamageView | null }) {
   return (
-    <div className="record-line mono">
+    <div className={`record-line mono${afterDamage === null ? '' : ' with-damage'}${row.unverified === true ? ' unverified' : ''}${row.index === afterDamage?.first_index ? ' damage-first' : ''}`} data-unverified={row.unverified === true}>
       <span>{row.offset}</span><span>seq {row.seq}</span><span>v{row.ver}</span><span>f{row.fence}</span><strong>{row.type}</strong><span className="muted">{row.features.join(',')}</span><span className="muted">{row.digest_algorithm}</span>
+      <UnverifiedMark row={row} view={afterDamage} />
     </div>
   );
-}
-
-function TranscriptLine({ row }: { row: TranscriptRow }) {
-  return <div className="tl"><span className="role">{row.role}</span> <span className="text">{inline(row.content, 300)}</span></div>;
-}
-
-function TranscriptPane({ row }: { row: TranscriptRow }) {
-  return <div className="detail"><h4>{row.role} message {row.index}</h4><pre className="text-block">{JSON.stringify(row.content, null, 2)}</pre></div>;
 }
 
 function RecordPane({ sessionKey, index, onBack }: { sessionKey: string; index: number; onBack: (row: number) => void }) {

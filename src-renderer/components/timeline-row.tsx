@@ -2,8 +2,8 @@
 import type { CallRow, TimelineRow } from '../../src-shared/ipc.js';
 import { noteLabel } from '../../src-shared/compaction.js';
 import { ClassChip, ErrorChip } from './chips.js';
-import { formatTime, inline } from './format.js';
-import { seconds } from './waterfall.js';
+import { inline } from './format.js';
+import { EpisodeTime, RowTime } from './row-time.js';
 
 export function TimelineRowView({ row }: { row: TimelineRow }) {
   switch (row.kind) {
@@ -14,6 +14,7 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
           <span className={`badge${row.state_word === row.state ? '' : ' warn'}`} data-testid="episode-state">{row.state_word}</span>
           {row.finish_reason !== null && <span className="badge">finished: {row.finish_reason}</span>}
           {row.last_durable !== null && <span className="muted" data-testid="last-durable"> last durable: {row.last_durable}</span>}
+          {' '}<EpisodeTime first_ms={row.first_ms} last_ms={row.last_ms} />
         </div>
       );
     case 'input':
@@ -24,9 +25,10 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
       return (
         <div className="tl tl-step">
           <span className="role">step {row.step_id}</span>
+          <RowTime at_ms={row.ts_ms} episode_first_ms={row.episode_first_ms} />{' '}
           {row.in_flight && <span className="badge">in flight</span>}
           <span className="text">{row.text}</span>
-          <span className="muted"> {row.tool_calls} call(s) · {row.attempts.length} attempt(s){failedAttempts(row.attempts)}{row.usage !== null ? ` · ${inline(row.usage, 60)}` : ''}{row.ts_ms !== null ? ` · at ${formatTime(row.ts_ms)}` : ''}</span>
+          <span className="muted"> {row.tool_calls} call(s) · {row.attempts.length} attempt(s){failedAttempts(row.attempts)}{row.usage !== null ? ` · ${inline(row.usage, 60)}` : ''}</span>
         </div>
       );
     case 'note':
@@ -43,12 +45,12 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
         <div className="tl tl-call" data-testid="call-row" data-call={call.tool_call_id} data-class={call.class} data-error={call.is_error}>
           <ClassChip value={call.class} />
           {call.is_error && <ErrorChip />}
-          <span className="mono">{call.tool_call_id}</span> <strong>{call.name}</strong>
+          <span className="mono">{call.tool_call_id}</span> <strong>{call.name}</strong>{' '}
+          <RowTime at_ms={call.dispatched_at_ms} until_ms={call.finished_at_ms} episode_first_ms={row.episode_first_ms} open={call.outcome !== null ? 'no finish time recorded' : call.held !== null ? 'still held' : 'no result yet'} />
           {call.held !== null && <span className="badge held" data-testid="held-info">held by {call.held.module} · key {call.held.call_key}{call.successors.length > 0 ? ` · waiting: ${call.successors.join(', ')}` : ''}</span>}
           {call.behind !== null && <span className="badge" data-testid="behind-info">behind {call.behind}</span>}
           <span className="mono muted cell">{inline(call.args, 80)}</span>
           <span className="mono cell">{outcomeText(call)}</span>
-          {call.dispatched_at_ms !== null && call.finished_at_ms !== null && <span className="muted mono" data-testid="call-took">{seconds(call.finished_at_ms - call.dispatched_at_ms)}</span>}
         </div>
       );
     }

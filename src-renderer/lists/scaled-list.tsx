@@ -91,7 +91,9 @@ export function ScaledList(props: ScaledListProps) {
     <div
       className="scaled-list"
       ref={scroller}
-      role="list"
+      // A listbox of options (the rows say aria-selected); focusable, so a keyboard reaches and scrolls it.
+      role="listbox"
+      tabIndex={0}
       aria-label={props.label}
       data-testid={props.testid}
       data-total={total}

@@ -138,6 +138,8 @@ describe('walscope serve on the demo state root, in Chromium', () => {
     await plan.waitFor();
     expect(await plan.textContent()).toMatch(/append member [0-9a-f]{12}… \(sealed, seq 1–14, \d+ content bytes\) at archive offset \d+.*successor.*archive\.index rewritten to cover 3 member\(s\) \(now missing\)/);
     expect(fs.existsSync(path.join(dir, 'archive.index'))).toBe(false);
+    expect(await page.locator('[data-testid=retire-confirm]').isDisabled()).toBe(true);
+    await page.locator('[data-testid=retire-reason]').fill('ticket 81: archive before the disk swap');
     await page.locator('[data-testid=retire-confirm]').click();
     await expect.poll(() => page.locator('[data-testid=retire-result]').getAttribute('data-ok')).toBe('true');
     await expect.poll(() => page.locator('[data-testid=history-lineage]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-where')))).toEqual(['live', 'sealed', 'sealed', 'deleted']);

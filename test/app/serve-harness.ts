@@ -22,10 +22,11 @@ export interface Served {
 /** The summary cache of every served root goes to one temporary folder, not the user's cache. */
 const CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-e2e-cache-'));
 
-/** `walscope serve ARGS… --port 0`: a target (ROOT), or `--fleet --nats URL`. */
-export async function serve(...args: string[]): Promise<Served> {
+/** `walscope serve TARGET…`: a state root, a session, an export, a folder of exports, or several export files. */
+export async function serve(target: string | readonly string[]): Promise<Served> {
   const env = { ...process.env, WALSCOPE_CACHE_DIR: CACHE_DIR };
-  const child = spawn(process.execPath, ['bin/walscope.js', 'serve', ...args, '--port', '0'], { cwd: REPO_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const targets = typeof target === 'string' ? [target] : target;
+  const child = spawn(process.execPath, ['bin/walscope.js', 'serve', ...targets, '--port', '0'], { cwd: REPO_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let errors = '';
   child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {

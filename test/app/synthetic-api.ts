@@ -52,6 +52,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     queue: [],
     actions: [],
     timing: [],
+    after_damage: null,
     transcript_valid: true,
   };
   const refused = () => Promise.reject(new Error('not in the synthetic session'));

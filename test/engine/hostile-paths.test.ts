@@ -136,6 +136,10 @@ describe('M4: a FIFO as wal, lease or wal-feature-floor is refused at once (chil
 
     const resume = walscope(['resume', '--yes', '--reason', 'test', sessionDir(root, 's1')]);
     expect(resume.status, resume.output).not.toBeNull();
+    // A typed refusal naming the FIFO, not an empty session's "nothing to resume".
+    expect(resume.status, resume.output).toBe(1);
+    expect(resume.output).toMatch(/refused \(io\).*sessions\/s1\/wal is a FIFO \(named pipe\), not a regular file/);
+    expect(resume.output).not.toContain('nothing to resume');
     expect(fs.lstatSync(fifo).isFIFO()).toBe(true);
   });
 

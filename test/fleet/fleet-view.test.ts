@@ -70,7 +70,7 @@ beforeAll(async () => {
   }
   await Promise.all(HOSTS.map(async (host) => agents.set(host, await AgentProcess.start(roots.get(host)!, host, server.url))));
   nc = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
-  [served, chromium] = await Promise.all([serve('--fleet', '--nats', server.url, '--operator', 'ops-7'), launchChromium()]);
+  [served, chromium] = await Promise.all([serve(['--fleet', '--nats', server.url, '--operator', 'ops-7']), launchChromium()]);
   page = await chromium.context.newPage();
   // Tall enough that the virtualized list renders every one of the three demos' sessions.
   await page.setViewportSize(TALL);

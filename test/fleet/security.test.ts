@@ -59,7 +59,7 @@ describe('the sample server config enforces the three roles', () => {
   }, 60_000);
 
   it('walscope serve --fleet as the support user: the list and a preview work, the action is refused by the server', async () => {
-    const served = await serve('--fleet', '--nats', server.url, '--user', 'support', '--password', 'SUPPORT_PASSWORD');
+    const served = await serve(['--fleet', '--nats', server.url, '--user', 'support', '--password', 'SUPPORT_PASSWORD']);
     const call = async (method: string, args: unknown[]) => {
       const response = await fetch(`http://127.0.0.1:${served.port}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-walscope-token': served.token }, body: JSON.stringify({ args }) });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };

@@ -1,0 +1,23 @@
+// When a timeline row happened, on the WAL's own clock: the absolute time and how far into its episode, or a
+// plain "no time recorded" where the records carry none (nothing is invented). The same clock as the waterfall.
+import { formatTime } from './format.js';
+import { seconds } from './waterfall.js';
+
+/** An episode's span: first → last recorded time, or that the WAL records none for it. */
+export function EpisodeTime({ first_ms, last_ms }: { first_ms: number | null; last_ms: number | null }) {
+  if (first_ms === null || last_ms === null) return <span className="muted row-time" data-testid="row-time" data-recorded="false">no times recorded in this WAL</span>;
+  return <span className="muted mono row-time" data-testid="row-time" data-recorded="true" data-ms={first_ms}>{formatTime(first_ms)} → {formatTime(last_ms)} ({seconds(last_ms - first_ms)})</span>;
+}
+
+/** A step's or call's time: how far into the episode (first, so a narrow row keeps it), the clock time (the full
+ *  date in its tooltip), and how long it took. */
+export function RowTime({ at_ms, until_ms, episode_first_ms, open }: { at_ms: number | null; until_ms?: number | null; episode_first_ms: number | null; open?: string }) {
+  if (at_ms === null) return <span className="muted row-time" data-testid="row-time" data-recorded="false">no time recorded</span>;
+  const into = episode_first_ms === null ? '' : `+${seconds(at_ms - episode_first_ms)} · `;
+  const took = until_ms === undefined ? '' : until_ms === null ? ` · ${open ?? 'no end recorded'}` : ` · took ${seconds(until_ms - at_ms)}`;
+  return (
+    <time className="muted mono row-time" dateTime={new Date(at_ms).toISOString()} title={formatTime(at_ms)} data-testid="row-time" data-recorded="true" data-ms={at_ms}>
+      {into}{new Date(at_ms).toLocaleTimeString()}{took}
+    </time>
+  );
+}
