@@ -145,8 +145,12 @@ export interface SessionDetail {
   transcript_valid: boolean;
   /** Resume, Cancel and Seal: which apply now, and why the others do not. */
   actions: ActionChoice[];
-  /** Per episode: when its work happened (as recorded), its waterfall, tokens and failed attempts. */
+  /** The last episode's timing: when its work happened (as recorded), its waterfall, tokens and failed
+   *  attempts; an earlier episode's comes from `getTiming` (every episode's in each detail weighed 11 MB at a
+   *  million records, sent again on every live append). Empty when there is no episode. */
   timing: EpisodeTiming[];
+  /** Numeric usage fields summed over every episode. */
+  tokens: Record<string, number>;
   /** After a non-tail damage: the frames found past it, listed unverified at the end of the record list. */
   after_damage: AfterDamageView | null;
 }
@@ -440,6 +444,8 @@ export interface WalscopeApi {
   runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan, audit_reason: string): Promise<RetireResult>;
   /** The Context view of one step (null: the last episode / its first step): its request as the model saw it. */
   getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext>;
+  /** One episode's timing and waterfall (the session detail carries the last episode's). */
+  getTiming(key: string, episode: number): Promise<EpisodeTiming>;
   /** Returns the unsubscribe function. */
   subscribe(listener: (event: WalscopeEvent) => void): () => void;
   /** Desktop only: a dropped file or folder opened as a workspace. Absent in the browser. */
@@ -464,6 +470,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'previewRetire',
   'runRetire',
   'getContext',
+  'getTiming',
 ];
 
 /** The main side's implementation: requests by method name with positional arguments. */
@@ -546,6 +553,7 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   previewRetire: [['key', key], ['reason', retireReason]],
   runRetire: [['key', key], ['reason', retireReason], ['plan', retirePlan], ['audit_reason', text]],
   getContext: [['key', key], ['episode', countOrNull], ['step_id', countOrNull]],
+  getTiming: [['key', key], ['episode', count]],
 };
 
 /** Calls `method` on `api` with `args` from the wire: an unknown method is not found, arguments of the wrong

@@ -92,10 +92,20 @@ function unconfirmedCount(calls: UnconfirmedCall[]): string {
   return calls.length === 1 ? `call ${calls[0]!.tool_call_id} (${calls[0]!.name}) has` : `${calls.length} calls have`;
 }
 
+/** Error results per episode, counted once: a fold's episodes do not change once it is handed out, and a live
+ *  reader's next fold hands back the same object for every episode no new frame reached. */
+const error_results = new WeakMap<EpisodeFold, number>();
+
 function countErrorResults(fold: SessionFold): number {
   let count = 0;
   for (const episode of fold.episodes) {
-    for (const batch of episode.batches) for (const call of batch.calls) if (call.terminals[0]?.is_error === true) count++;
+    let episode_count = error_results.get(episode);
+    if (episode_count === undefined) {
+      episode_count = 0;
+      for (const batch of episode.batches) for (const call of batch.calls) if (call.terminals[0]?.is_error === true) episode_count++;
+      error_results.set(episode, episode_count);
+    }
+    count += episode_count;
   }
   return count;
 }

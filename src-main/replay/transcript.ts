@@ -52,17 +52,12 @@ export function renderSessionRequest(fold: SessionFold, payloads: PayloadReader)
   return joined(fold.episodes.map((episode) => renderEpisode(episode, null, payloads)));
 }
 
-/** One episode's part of the session's next request, rendered alone: `renderSessionRequest` is these parts
- *  joined (`joinEpisodeRequests`), so a caller that keeps the parts of episodes no frame reached re-renders only
- *  the open one. */
+/** One episode's part of the session's next request, rendered alone: `renderSessionRequest` is these parts in
+ *  episode order (none at all when any part has a problem), so a caller that keeps the parts of episodes no
+ *  frame reached re-renders only the open one. */
 export function renderEpisodeRequest(episode: EpisodeFold, payloads: PayloadReader): { messages: RenderedMessage[]; problems: RequestProblem[] } {
   const { messages, problems } = renderEpisode(episode, null, payloads);
   return { messages, problems };
-}
-
-/** The session's next request from its episodes' parts, in episode order. */
-export function joinEpisodeRequests(parts: readonly { messages: RenderedMessage[]; problems: RequestProblem[] }[]): { messages: RenderedMessage[]; problems: RequestProblem[] } {
-  return joined(parts.map((part) => ({ ...part, view: null, replaced: [] })));
 }
 
 /** `rendered` (a message of an episode's part rendered with OUTPUTS_UNREAD; `index` that episode's) with its
@@ -177,6 +172,29 @@ function joined(renderings: Rendering[]): { messages: RenderedMessage[]; problem
   const messages: RenderedMessage[] = [];
   for (const rendering of renderings) appendAll(messages, rendering.messages);
   return { messages, problems };
+}
+
+/** Each episode's part of the next request, counted: a fold's episodes are not changed once it is handed out
+ *  (a snapshot copies them, `finish` ends the fold), and a live reader's next snapshot hands back the same
+ *  episode object for every episode no new frame reached, so a plan remade after an append renders only the
+ *  episodes the append reached. */
+const request_part_lengths = new WeakMap<EpisodeFold, { messages: number; problems: number }>();
+
+/** `renderTranscript(fold, OUTPUTS_UNREAD).length`, from the episodes' counted parts (`joined`: a problem in
+ *  any part leaves no request). */
+function requestLength(fold: SessionFold): number {
+  let messages = 0;
+  for (const episode of fold.episodes) {
+    let part = request_part_lengths.get(episode);
+    if (part === undefined) {
+      const rendering = renderEpisode(episode, null, OUTPUTS_UNREAD);
+      part = { messages: rendering.messages.length, problems: rendering.problems.length };
+      request_part_lengths.set(episode, part);
+    }
+    if (part.problems > 0) return 0;
+    messages += part.messages;
+  }
+  return messages;
 }
 
 /** One episode's part of a request: all of it (up_to null), or what the request of step `up_to` held. */
@@ -302,7 +320,7 @@ export function checkProviderValid(messages: readonly JsonPayload[]): ProviderVa
 export function replayedCounts(fold: SessionFold, episode: EpisodeFold): { messages: number; model_steps: number; tool_results: number } {
   const terminals = (batch: BatchFold) => batch.calls.reduce((count, call) => count + call.terminals.length, 0);
   return {
-    messages: renderTranscript(fold, OUTPUTS_UNREAD).length,
+    messages: requestLength(fold),
     model_steps: episode.steps.filter((step) => step.seq !== null).length,
     tool_results: episode.batches.reduce((count, batch) => count + terminals(batch), 0),
   };

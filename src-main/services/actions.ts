@@ -19,11 +19,21 @@ const ACTS: Record<ActionKind, (root: string, session_id: string, options: Recov
 };
 const KINDS: readonly ActionKind[] = ['resume', 'cancel', 'seal'];
 
+/** Plans made from a fold, per kind: a session view asks for every kind's plan (and resume's again, to compare)
+ *  on each refresh of its header, and a fold does not change once made. */
+const plans = new WeakMap<SessionFold, Partial<Record<ActionKind, RecoveryPlan>>>();
+
+function planOf(fold: SessionFold, kind: ActionKind): RecoveryPlan {
+  let made = plans.get(fold);
+  if (made === undefined) plans.set(fold, (made = {}));
+  return (made[kind] ??= PLANNERS[kind](fold));
+}
+
 export function previewAction(model: SessionModel, kind: ActionKind): ActionPreview {
   const fold = model.fold();
-  const plan = PLANNERS[kind](fold);
+  const plan = planOf(fold, kind);
   const refusal = refusalFor(model, plan);
-  return { kind, plan, based_on_seq: fold.last_seq, refusal, tail_repair: tailRepair(model, plan, refusal), contradicts: contradiction(kind, plan, planResume(fold)) };
+  return { kind, plan, based_on_seq: fold.last_seq, refusal, tail_repair: tailRepair(model, plan, refusal), contradicts: contradiction(kind, plan, planOf(fold, 'resume')) };
 }
 
 /** Resume, Cancel and Seal as the session view offers them: each with whether it applies now and why. */

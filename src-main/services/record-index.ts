@@ -89,6 +89,18 @@ export class RecordIndex {
     return index < this.count && this.seqs[index] === seq ? index : null;
   }
 
+  seqAt(index: number): number {
+    return this.seqs[index]!;
+  }
+
+  fenceAt(index: number): number {
+    return this.fences[index]!;
+  }
+
+  offsetAt(index: number): number {
+    return this.offsets[index]!;
+  }
+
   typeName(index: number): string {
     return this.type_names.values[this.types[index]!]!;
   }

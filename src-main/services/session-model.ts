@@ -61,8 +61,12 @@ export class SessionModel {
    *  or laying out); cleared by the next refresh that succeeds. */
   private failure_: WalErrorInfo | null = null;
   private refreshed = false;
+  /** The last refresh was for the session's summary only: it is released once the summary is made. */
+  private summary_only = false;
   private records_search: RecordsSearch | null = null;
   private payloads_: PayloadReader | null = null;
+  /** The recovery history of the records indexed so far (`logged` of them), for the index it was read from. */
+  private recovery_log: { index: RecordIndex; log: RecoveryLog; logged: number } | null = null;
   /** Only the summary is kept: the fold and views were dropped to bound memory (a root holds thousands of
    *  sessions; only the ones on screen stay resident). The next refresh reads the WAL afresh. */
   private released = false;
@@ -103,9 +107,11 @@ export class SessionModel {
     if (!this.refreshed || this.released) return;
     this.summary();
     this.released = true;
+    this.summary_only = false;
     this.stale = false;
     this.tailer_ = null;
     this.payloads_ = null;
+    this.recovery_log = null;
     this.builder = new ViewBuilder();
     this.views = null;
     this.after_damage_ = undefined;
@@ -141,6 +147,10 @@ export class SessionModel {
     return this.failure_;
   }
 
+  /** Tool outputs and other payloads read back from disk (cache misses) since this model was made: what
+   *  showing the session cost beyond the read itself. */
+  payloads_read = 0;
+
   /** Episodes whose fold copy or views were rebuilt since this model was made: the work appends cost. */
   get episodes_rebuilt(): { fold: number; views: number } {
     return { fold: this.tailer.episodes_rebuilt, views: this.builder.episodes_rebuilt };
@@ -174,8 +184,9 @@ export class SessionModel {
 
   /** Reads what was appended. Never throws: a failure is kept as this session's `failure` and the session's
    *  views start over from an empty fold, so the next refresh reads it afresh. */
-  refresh(on_progress?: (progress: TailProgress) => void, slice_bytes?: number): TailUpdate {
+  refresh(on_progress?: (progress: TailProgress) => void, slice_bytes?: number, summary_only = false): TailUpdate {
     const failed_before = this.failure_ !== null;
+    this.summary_only = summary_only;
     this.failure_ = null;
     this.probeLease();
     let update: TailUpdate;
@@ -207,6 +218,7 @@ export class SessionModel {
     this.failure_ = ioError(`cannot show ${this.target.wal_path}: ${describe(error)}`);
     this.tailer_ = null;
     this.payloads_ = null;
+    this.recovery_log = null;
     this.builder = new ViewBuilder();
     this.views = null;
   }
@@ -219,7 +231,7 @@ export class SessionModel {
       this.views = this.builder.build(fold, this.payloads(), this.failure_, { run, recoveries: [] });
       return this.views;
     }
-    const fold = this.tailer.fold();
+    const fold = this.summary_only ? this.tailer.finalFold() : this.tailer.fold();
     const read = this.tailer.read;
     const run = runSignal(fold, { torn_tail: read?.torn_tail ?? null, error: read?.error ?? null }, this.target.is_export);
     this.views = this.builder.build(fold, this.payloads(), read?.error ?? null, { run, recoveries: this.recoveries() });
@@ -228,7 +240,13 @@ export class SessionModel {
 
   /** Tool outputs read back from this session's WAL (the fold keeps only where they are), the last few kept. */
   payloads(): PayloadReader {
-    return (this.payloads_ ??= cachedPayloads(walPayloadReader(this.target.wal_path)));
+    if (this.payloads_ !== null) return this.payloads_;
+    const read = walPayloadReader(this.target.wal_path);
+    this.payloads_ = cachedPayloads((offset) => {
+      this.payloads_read += 1;
+      return read(offset);
+    });
+    return this.payloads_;
   }
 
   /** What `verify` refuses this session's archive for (its headers read from offset 0, the index not trusted),
@@ -283,14 +301,16 @@ export class SessionModel {
 
   /** Every operator_action of the WAL with the records its action wrote (payloads re-read from disk). */
   private recoveries(): RecoveryEntry[] {
-    const log = new RecoveryLog();
     const index = this.tailer.index;
-    for (let at = 0; at < index.length; at++) {
+    // Fed from where the last call stopped: a live append logs its own records, not the whole WAL's again.
+    if (this.recovery_log?.index !== index) this.recovery_log = { index, log: new RecoveryLog(), logged: 0 };
+    const { log } = this.recovery_log;
+    for (let at = this.recovery_log.logged; at < index.length; at++) {
       const type = index.typeName(at);
-      const row = index.row(at);
-      log.push({ seq: row.seq, type, fence: row.fence, payload: type === 'operator_action' ? this.payloadAt(row.offset) : null });
+      log.push({ seq: index.seqAt(at), type, fence: index.fenceAt(at), payload: type === 'operator_action' ? this.payloadAt(index.offsetAt(at)) : null });
     }
-    return log.entries();
+    this.recovery_log.logged = index.length;
+    return [...log.entries()];
   }
 
   /** The payload of the frame at `offset`, re-read from disk and its digest re-checked; null when it is not intact. */
@@ -330,7 +350,7 @@ export class SessionModel {
 
   /** While the WAL is being read (first read, or again after a release): what is known so far. The records
    *  read so far can be paged; the timeline, transcript and plan come when the read completes. */
-  private readingDetail(): Omit<SessionDetail, 'actions' | 'timing'> {
+  private readingDetail(): Omit<SessionDetail, 'actions' | 'timing' | 'tokens'> {
     const read = this.tailer_?.read ?? null;
     const done_bytes = read?.valid_bytes ?? 0;
     const total_bytes = sizeOf(this.target.wal_path);
@@ -361,7 +381,7 @@ export class SessionModel {
   }
 
   /** The header of the session view; the service adds the action choices (services/actions.ts). */
-  detail(): Omit<SessionDetail, 'actions' | 'timing'> {
+  detail(): Omit<SessionDetail, 'actions' | 'timing' | 'tokens'> {
     if (!this.is_resident) return this.readingDetail();
     const views = this.derived();
     const read = this.failure_ === null ? this.tailer.read : null;
@@ -418,7 +438,7 @@ export class SessionModel {
     const pick = (): RowTypes[RowList][] => {
       if (list === 'records') return this.recordRows(first, size);
       if (!this.is_resident) return [];
-      return list === 'timeline' ? this.derived().timeline.slice(first, size) : this.derived().transcript(first, size);
+      return list === 'timeline' ? this.derived().timelineRows(first, size) : this.derived().transcript(first, size);
     };
     return { key: this.key, list, start: first, total: this.rowCounts()[list], rows: pick() as RowTypes[L][] };
   }

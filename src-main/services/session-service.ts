@@ -28,6 +28,7 @@ import type {
 } from '../../src-shared/ipc.js';
 import { pageSessions, type SessionFilter, type SessionPage } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
+import type { EpisodeFold, EpisodeTiming } from '../../src-shared/replay.js';
 import { describe } from '../engine/errors.js';
 import { exportTargets, resolveTargets, sessionTarget, type WalTarget } from '../engine/inspect.js';
 import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
@@ -45,6 +46,10 @@ import { Debouncer, WorkspaceWatcher } from './watcher.js';
 /** A live session's lease is re-probed this often: the OS drops a dead writer's lock without touching any file,
  *  so no file event says "the writer stopped". Only sessions shown live are probed. */
 export const LIVE_PROBE_INTERVAL_MS = 1_000;
+/** An open session with a live writer is also checked for growth this often: a file event can be lost (chokidar
+ *  drops a change whose stat shows an mtime it has seen, or that comes within 5 ms of the last), and a live
+ *  tail that waits for the next append to show this one is wrong. One `stat` per open live session. */
+export const LIVE_GROWTH_PROBE_MS = 50;
 export const LISTENERS_MAX = 64;
 /** Sessions whose fold and views stay in memory: the ones asked for most recently. The rest keep a summary. */
 export const RESIDENT_SESSIONS_MAX = 3;
@@ -81,6 +86,7 @@ export class SessionService implements WalscopeApi {
   readonly counts = { sessions_read: 0, summaries_from_cache: 0 };
   private watcher: WorkspaceWatcher | null = null;
   private probe_timer: NodeJS.Timeout | null = null;
+  private growth_timer: NodeJS.Timeout | null = null;
   private read_timer: NodeJS.Immediate | null = null;
   /** The session the background reads are in the middle of. */
   private reading: SessionModel | null = null;
@@ -121,6 +127,8 @@ export class SessionService implements WalscopeApi {
       service.watching = service.watcher.whenReady().then(() => service.catchUp());
       service.probe_timer = setInterval(() => service.probeLive(), LIVE_PROBE_INTERVAL_MS);
       service.probe_timer.unref();
+      service.growth_timer = setInterval(() => service.probeGrowth(), LIVE_GROWTH_PROBE_MS);
+      service.growth_timer.unref();
     }
     return service;
   }
@@ -129,6 +137,7 @@ export class SessionService implements WalscopeApi {
     this.closed = true;
     if (this.read_timer !== null) clearImmediate(this.read_timer);
     if (this.probe_timer !== null) clearInterval(this.probe_timer);
+    if (this.growth_timer !== null) clearInterval(this.growth_timer);
     this.list_push.clear();
     this.cache_write.clear();
     this.cache?.flush();
@@ -202,9 +211,10 @@ export class SessionService implements WalscopeApi {
         return;
       }
       this.reading = next;
-      if (this.refreshModel(next, READ_SLICE_BYTES)) {
+      const wanted = this.resident.includes(next.key);
+      if (this.refreshModel(next, READ_SLICE_BYTES, !wanted)) {
         this.reading = null;
-        if (!this.resident.includes(next.key)) next.release();
+        if (!wanted) next.release();
       }
       this.scheduleReads();
     });
@@ -270,11 +280,12 @@ export class SessionService implements WalscopeApi {
     return changed;
   }
 
-  /** Refreshes `model` (a slice of it with `slice_bytes`); true when its read reached the end of its WAL. */
-  private refreshModel(model: SessionModel, slice_bytes?: number): boolean {
+  /** Refreshes `model` (a slice of it with `slice_bytes`); true when its read reached the end of its WAL.
+   *  `summary_only`: a background read of a session nobody has open, released once its summary is made. */
+  private refreshModel(model: SessionModel, slice_bytes?: number, summary_only = false): boolean {
     const first = !model.is_resident;
     const lease_before = model.lease.state;
-    const update = model.refresh(first ? (progress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined, slice_bytes);
+    const update = model.refresh(first ? (progress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined, slice_bytes, summary_only);
     if (!update.complete) {
       this.progress(model, model.tailer.bytes_read, sizeOf(model.target.wal_path) ?? model.tailer.bytes_read, false);
       return false;
@@ -286,7 +297,8 @@ export class SessionService implements WalscopeApi {
       this.cache!.store(model.key, model.target.wal_path, extent.size_bytes, extent.verified_end, model.summary());
       this.cache_write.schedule('cache');
     }
-    if (first || update.frames_added > 0 || update.restarted || model.lease.state !== lease_before) this.emitSession(model);
+    if (summary_only) this.list_push.schedule('list');
+    else if (first || update.frames_added > 0 || update.restarted || model.lease.state !== lease_before) this.emitSession(model);
     return true;
   }
 
@@ -330,6 +342,15 @@ export class SessionService implements WalscopeApi {
     }
   }
 
+  /** Open sessions a live writer holds whose WAL is not the size last read: refreshed without a file event. */
+  private probeGrowth(): void {
+    for (const key of this.resident) {
+      const model = this.models.get(key);
+      if (model === undefined || !model.is_resident || model.lease.state !== 'live') continue;
+      if (sizeOf(model.target.wal_path) !== model.tailer.bytes_read) this.refreshModel(model);
+    }
+  }
+
   private emitSession(model: SessionModel): void {
     this.emit({ type: 'session', key: model.key, last_seq: model.tailer.read?.last_seq ?? 0, rows: model.rowCounts() });
     this.list_push.schedule('list');
@@ -367,8 +388,16 @@ export class SessionService implements WalscopeApi {
   async getSession(key: string): Promise<SessionDetail> {
     const model = this.model(key);
     // While the WAL is still being read there is no plan to act on and no fold to time.
-    if (!model.is_resident) return { ...model.detail(), actions: [], timing: [] };
-    return { ...model.detail(), actions: actionChoices(model), timing: model.fold().episodes.map(episodeTiming) };
+    if (!model.is_resident) return { ...model.detail(), actions: [], timing: [], tokens: {} };
+    const episodes = model.fold().episodes;
+    const last = episodes.at(-1);
+    return { ...model.detail(), actions: actionChoices(model), timing: last === undefined ? [] : [timingOf(last)], tokens: sessionTokens(episodes) };
+  }
+
+  async getTiming(key: string, episode: number): Promise<EpisodeTiming> {
+    const found = this.model(key, true).fold().episodes.find((candidate) => candidate.episode === episode);
+    if (found === undefined) throw new NotFoundError(`no episode ${episode} in session "${key}"`);
+    return timingOf(found);
   }
 
   async getRows<L extends RowList>(key: string, list: L, start: number, count: number): Promise<RowPage<L>> {
@@ -430,6 +459,22 @@ export class SessionService implements WalscopeApi {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
+
+/** An episode's waterfall, made once: a fold's episodes do not change, and a live session's next fold hands back
+ *  the same object for every episode no new frame reached. */
+const timings = new WeakMap<EpisodeFold, EpisodeTiming>();
+
+function timingOf(episode: EpisodeFold): EpisodeTiming {
+  let timing = timings.get(episode);
+  if (timing === undefined) timings.set(episode, (timing = episodeTiming(episode)));
+  return timing;
+}
+
+function sessionTokens(episodes: readonly EpisodeFold[]): Record<string, number> {
+  const sums: Record<string, number> = {};
+  for (const episode of episodes) for (const [name, value] of Object.entries(timingOf(episode).tokens)) sums[name] = (sums[name] ?? 0) + value;
+  return sums;
 }
 
 /** The deepest folder holding every one of `files` (absolute paths): what the header shows of a set of exports. */

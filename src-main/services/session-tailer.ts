@@ -44,6 +44,8 @@ export class SessionTailer {
   private fold_cache: SessionFold | null = null;
   /** The last snapshot, kept after new frames so the next one reuses its untouched episodes. */
   private fold_previous: SessionFold | null = null;
+  /** The fold was finished in place (`finalFold`): the next refresh starts over. */
+  private spent = false;
   /** Episodes the fold snapshots re-copied and re-classified, over this tailer's life. */
   episodes_rebuilt = 0;
 
@@ -73,10 +75,19 @@ export class SessionTailer {
     return fold;
   }
 
+  /** The fold classified in place, not copied, for a read whose views are dropped once its summary is made (a
+   *  background read of a session nobody has open): a copy of every episode would be made for nothing. */
+  finalFold(): SessionFold {
+    if (this.fold_cache !== null) return this.fold_cache;
+    this.spent = true;
+    this.fold_cache = this.folder.finish();
+    return this.fold_cache;
+  }
+
   /** Reads what was appended since the last refresh; with `slice_bytes`, at most about that many bytes of it
    *  (a big first read is done in slices, so the worker answers requests between them). */
   refresh(on_progress?: (progress: TailProgress) => void, slice_bytes?: number): TailUpdate {
-    const restarted = this.needsRestart();
+    const restarted = this.spent || this.needsRestart();
     if (restarted) this.reset();
     const before = this.index_.length;
     let next_report = (this.checkpoint?.offset ?? 0) + PROGRESS_STEP_BYTES;
@@ -124,6 +135,7 @@ export class SessionTailer {
     this.mark = null;
     this.fold_cache = null;
     this.fold_previous = null;
+    this.spent = false;
   }
 }
 

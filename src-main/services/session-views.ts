@@ -2,6 +2,7 @@
 // `SessionFolder.snapshotSince` hands back the same episode object for every episode no new frame reached, and
 // its views are reused from here by identity: an append to a live session rebuilds the open episode's views,
 // never the closed ones (the counters say how much was rebuilt, for the tests that hold this).
+import { appendAll } from '../../src-shared/arrays.js';
 import type { RowList, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
 import type { CallClass, EpisodeFold, JsonPayload, RecoveryEntry, RecoveryPlan, RenderedMessage, RequestProblem, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
@@ -10,8 +11,8 @@ import { episodeWord } from '../replay/signals.js';
 import { refusedPlan } from '../replay/report.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { OUTPUTS_UNREAD, type PayloadReader } from '../replay/payloads.js';
-import { checkProviderValid, joinEpisodeRequests, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
-import { episodeRows, outsideRows, sessionAnomalyRows, transcriptRow } from './timeline.js';
+import { checkProviderValid, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
+import { episodeRows, outsideRows, sessionAnomalyRows, shownRow, transcriptRow } from './timeline.js';
 
 /** A list made of parts (one per episode, then the session's own rows), indexed as if it were one array. */
 export class Segments<T> {
@@ -72,12 +73,67 @@ interface EpisodeViews {
   /** The episode's part of the next request, its outputs unread (their shape is all validity and counts
    *  need); a transcript page reads the outputs of the messages it shows. */
   request: { messages: RenderedMessage[]; problems: RequestProblem[] } | null;
+  /** The request part split for the provider-validity check (`RequestTurns`), made with `request`. */
+  turns: RequestTurns | null;
   index: EpisodeIndex | null;
+}
+
+/** An episode's part of the next request, cut at its assistant messages: the provider-validity check starts a
+ *  turn afresh at every assistant message (replay/transcript.ts `checkProviderValid`), so the turns inside one
+ *  part are checked once, and only the messages across the seams between parts are checked again. */
+interface RequestTurns {
+  /** Before the part's first assistant message (all of it when it has none). */
+  head: JsonPayload[];
+  /** The turns from the first to the last assistant message: valid or not, once for all. */
+  inner_valid: boolean;
+  /** From the last assistant message on; null when the part has no assistant message. */
+  tail: JsonPayload[] | null;
+  /** The seam before this part's first assistant message, when it is the previous part's tail and this
+   *  part's head: checked once for that previous part. */
+  seam: { after: RequestTurns; valid: boolean } | null;
+}
+
+export function requestTurns(messages: readonly RenderedMessage[]): RequestTurns {
+  const plain = messages.map((rendered) => rendered.message);
+  const first = plain.findIndex((message) => message['role'] === 'assistant');
+  if (first < 0) return { head: plain, inner_valid: true, tail: null, seam: null };
+  const last = plain.findLastIndex((message) => message['role'] === 'assistant');
+  return { head: plain.slice(0, first), inner_valid: checkProviderValid(plain.slice(first, last)).valid, tail: plain.slice(last), seam: null };
+}
+
+/** `checkProviderValid` of the parts joined, from each part's turns: the seams are checked, the inner turns
+ *  were checked when their part was made. */
+export function turnsValid(parts: readonly RequestTurns[]): boolean {
+  let turn: JsonPayload[] = [];
+  /** The part whose tail `turn` is, while nothing else joined it. */
+  let after: RequestTurns | null = null;
+  for (const part of parts) {
+    if (part.tail === null) {
+      appendAll(turn, part.head);
+      after = null;
+      continue;
+    }
+    if (!part.inner_valid) return false;
+    if (after === null || part.seam?.after !== after) {
+      appendAll(turn, part.head);
+      const valid = checkProviderValid(turn).valid;
+      part.seam = after === null ? null : { after, valid };
+      if (!valid) return false;
+    } else if (!part.seam.valid) {
+      return false;
+    }
+    turn = [...part.tail];
+    after = part;
+  }
+  return checkProviderValid(turn).valid;
 }
 
 export interface SessionViews {
   fold: SessionFold;
+  /** Every timeline row, call outputs unread: for counts and lookups. */
   readonly timeline: Segments<TimelineRow>;
+  /** A page of the timeline as shown: its calls' outputs read back from disk. */
+  timelineRows(start: number, count: number): TimelineRow[];
   /** The next request's messages, their tool outputs unread (`transcript` reads those it shows). */
   readonly messages: Segments<RenderedMessage>;
   resume: RecoveryPlan;
@@ -105,7 +161,7 @@ export class ViewBuilder {
   build(fold: SessionFold, payloads: PayloadReader, read_error: WalErrorInfo | null, signals: { run: RunSignal; recoveries: RecoveryEntry[] }): SessionViews {
     const parts = fold.episodes.map((episode) => this.episodeViews(episode));
     const rowsOf = (index: number): TimelineRow[] => {
-      const rows = (parts[index]!.rows ??= episodeRows(fold.episodes[index]!, payloads));
+      const rows = (parts[index]!.rows ??= episodeRows(fold.episodes[index]!));
       // The last episode's row shows the run signal; the kept rows stay as built, since the signal can change
       // (a tail torn later) while the episode does not.
       return index === fold.episodes.length - 1 ? markLastEpisode(rows, fold.episodes[index]!, signals.run) : rows;
@@ -114,8 +170,11 @@ export class ViewBuilder {
     // carries, and a view that no longer assembles leaves no request at all (replay/transcript.ts). A part is
     // kept per episode, so an append re-renders the open episode's part only.
     const requestOf = (index: number) => (parts[index]!.request ??= renderEpisodeRequest(fold.episodes[index]!, OUTPUTS_UNREAD));
-    let request: { messages: RenderedMessage[]; problems: RequestProblem[] } | null = null;
-    const nextRequest = () => (request ??= joinEpisodeRequests(parts.map((_, index) => requestOf(index))));
+    // The request is its episodes' parts in order, none at all when any part cannot be rendered (as
+    // renderSessionRequest makes it): kept as parts, so an append touches the open episode's part only.
+    let request_parts: { messages: RenderedMessage[]; problems: RequestProblem[] }[] | null = null;
+    const requestParts = () => (request_parts ??= parts.map((_, index) => requestOf(index)));
+    const requestRenders = () => requestParts().every((part) => part.problems.length === 0);
     const shown = (rendered: RenderedMessage): JsonPayload => {
       const at = rendered.origin.episode - 1;
       const part = parts[at];
@@ -138,22 +197,24 @@ export class ViewBuilder {
         return timeline;
       },
       get messages() {
-        messages ??= new Segments<RenderedMessage>([nextRequest().messages]);
+        messages ??= new Segments<RenderedMessage>(requestRenders() ? requestParts().map((part) => part.messages) : []);
         return messages;
       },
       resume: read_error !== null ? refusedPlan(read_error) : planResume(fold),
       class_counts,
       run: signals.run,
       recoveries: signals.recoveries,
-      transcriptValid: () => (valid ??= nextRequest().problems.length === 0 && checkProviderValid(nextRequest().messages.map((rendered) => rendered.message)).valid),
+      transcriptValid: () => (valid ??= requestRenders() && turnsValid(parts.map((part, index) => (part.turns ??= requestTurns(requestOf(index).messages))))),
+      timelineRows: (start, count) => views.timeline.slice(start, count).map((row) => shownRow(row, payloads)),
       transcript: (start, count) => views.messages.slice(start, count).map((rendered, offset) => transcriptRow(shown(rendered), start + offset)),
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
       searchParts: (list) => {
         const texts = (rows: readonly unknown[]): string[] => rows.map((row) => JSON.stringify(row).toLowerCase());
-        if (list === 'transcript') return [texts((views.messages.parts[0] ?? []).map(shown))];
+        if (list === 'transcript') return views.messages.parts.map((messages) => texts(messages.map(shown)));
+        const shownTexts = (rows: readonly TimelineRow[]) => texts(rows.map((row) => shownRow(row, payloads)));
         return views.timeline.parts.map((rows, index) => {
           const part = parts[index];
-          return part === undefined ? texts(rows) : (part.search.timeline ??= texts(rows));
+          return part === undefined ? shownTexts(rows) : (part.search.timeline ??= shownTexts(rows));
         });
       },
     };
@@ -166,7 +227,7 @@ export class ViewBuilder {
     this.episodes_rebuilt += 1;
     const class_counts: Partial<Record<CallClass, number>> = {};
     for (const batch of episode.batches) for (const call of batch.calls) class_counts[call.class] = (class_counts[call.class] ?? 0) + 1;
-    const views: EpisodeViews = { rows: null, class_counts, search: {}, request: null, index: null };
+    const views: EpisodeViews = { rows: null, class_counts, search: {}, request: null, turns: null, index: null };
     this.per_episode.set(episode, views);
     return views;
   }

@@ -4,7 +4,7 @@
 import { appendAll } from '../../src-shared/arrays.js';
 import { noteSummary } from '../../src-shared/compaction.js';
 import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
-import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, SessionFold } from '../../src-shared/replay.js';
+import type { Anomaly, BatchFold, CallFold, CallTerminal, EpisodeFold, JsonPayload, JsonValue, RecordRef, SessionFold } from '../../src-shared/replay.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { terminalOutput, type PayloadReader } from '../replay/payloads.js';
 import { episodeTiming } from '../replay/timing.js';
@@ -25,7 +25,7 @@ export interface Timeline {
  *  fold keeps where they are, not what). */
 export function buildTimeline(fold: SessionFold, payloads: PayloadReader): Timeline {
   const rows: TimelineRow[] = [];
-  for (const episode of fold.episodes) appendAll(rows, episodeRows(episode, payloads));
+  for (const episode of fold.episodes) appendAll(rows, episodeRows(episode).map((row) => shownRow(row, payloads)));
   appendAll(rows, outsideRows(fold.outside));
   appendAll(rows, sessionAnomalyRows(fold.anomalies));
   const row_of_seq = new Int32Array(fold.last_seq + 1).fill(-1);
@@ -49,7 +49,19 @@ export function sessionAnomalyRows(anomalies: readonly Anomaly[]): TimelineRow[]
 
 type Keyed = { key: number; order: number; rows: TimelineRow[] };
 
-export function episodeRows(episode: EpisodeFold, payloads: PayloadReader): TimelineRow[] {
+/** The call rows whose tool output is still on disk, and the terminal record it is read back from. */
+const outputs_unread = new WeakMap<TimelineRow, CallTerminal>();
+
+/** `row` as it is shown: a call's output preview read back from its record. Rows are laid out without their
+ *  outputs (a 1 GiB session's outputs are most of its bytes); only the rows of a page read theirs. */
+export function shownRow(row: TimelineRow, payloads: PayloadReader): TimelineRow {
+  const terminal = outputs_unread.get(row);
+  if (terminal === undefined || row.kind !== 'call') return row;
+  return { ...row, call: { ...row.call, output: preview(terminalOutput(terminal, payloads)) } };
+}
+
+/** An episode's rows, call outputs unread (`shownRow` reads them). */
+export function episodeRows(episode: EpisodeFold): TimelineRow[] {
   const n = episode.episode;
   // The waterfall's clock: every time a row shows is one its records carry, relative to the episode's first.
   const { first_ms, last_ms } = episodeTiming(episode);
@@ -92,10 +104,10 @@ export function episodeRows(episode: EpisodeFold, payloads: PayloadReader): Time
     }];
     for (const note of step.notes) rows.push({ kind: 'note', episode: n, step_id: step.step_id, type: note.type, summary: cut(noteSummary(note.type, note.payload)), seqs: [note.seq] });
     const batch = index.batch(step.batch_id);
-    if (batch !== undefined) appendAll(rows, batchRows(n, batch, payloads, first_ms));
+    if (batch !== undefined) appendAll(rows, batchRows(n, batch, first_ms));
     add(step.seq ?? seqs[0] ?? step.notes[0]?.seq ?? null, rows);
   }
-  for (const batch of index.batches_without_step) add(batch.started_seq, batchRows(n, batch, payloads, first_ms));
+  for (const batch of index.batches_without_step) add(batch.started_seq, batchRows(n, batch, first_ms));
   for (const steer of episode.steers) {
     const text = asList(steer.input).map(messageText).join('\n');
     add(steer.seq, [{ kind: 'steer', episode: n, title: steer.title, delivery: steer.delivery, text: cut(text), seqs: [steer.seq] }]);
@@ -121,7 +133,7 @@ function event(episode: number, type: string, summary: string, seq: number): Tim
   return { kind: 'event', episode, type, summary, seqs: [seq] };
 }
 
-function batchRows(episode: number, batch: BatchFold, payloads: PayloadReader, episode_first_ms: number | null): TimelineRow[] {
+function batchRows(episode: number, batch: BatchFold, episode_first_ms: number | null): TimelineRow[] {
   const head: TimelineRow = {
     kind: 'batch',
     episode,
@@ -134,12 +146,16 @@ function batchRows(episode: number, batch: BatchFold, payloads: PayloadReader, e
     seqs: [batch.started_seq, ...(batch.finished_seq === null ? [] : [batch.finished_seq])],
   };
   return [head, ...batch.calls.map((call): TimelineRow => {
-    const row = callRow(call, payloads);
-    return { kind: 'call', episode, batch_id: batch.batch_id, call: row, episode_first_ms, seqs: row.seqs };
+    const row = callRow(call);
+    const shown: TimelineRow = { kind: 'call', episode, batch_id: batch.batch_id, call: row, episode_first_ms, seqs: row.seqs };
+    const terminal = call.terminals[0];
+    if (terminal?.type === 'tool_result') outputs_unread.set(shown, terminal);
+    return shown;
   })];
 }
 
-function callRow(call: CallFold, payloads: PayloadReader): CallRow {
+/** A call's row, its output left out (null) until `shownRow` reads it. */
+function callRow(call: CallFold): CallRow {
   const terminal = call.terminals[0] ?? null;
   const seqs = [
     ...(call.intent === null ? [] : [call.intent.seq]),
@@ -153,7 +169,7 @@ function callRow(call: CallFold, payloads: PayloadReader): CallRow {
     plan: call.plan,
     safe: call.safe,
     args: preview(call.intent?.args ?? null),
-    output: preview(terminal === null ? null : terminalOutput(terminal, payloads)),
+    output: null,
     outcome: terminal?.outcome ?? null,
     reason: terminal?.reason ?? null,
     is_error: terminal?.is_error ?? false,
@@ -207,7 +223,10 @@ function compact(value: JsonValue): string {
 
 function preview(value: JsonValue): JsonValue {
   const text = compact(value);
-  return text.length > ROW_VALUE_CHARS_MAX ? `${text.slice(0, ROW_VALUE_CHARS_MAX)}… (${text.length - ROW_VALUE_CHARS_MAX} more characters; open the record)` : value;
+  if (text.length <= ROW_VALUE_CHARS_MAX) return value;
+  // A copy, not a slice: V8's slice of a string keeps the whole string alive (a 4 MiB output per row).
+  const head = Buffer.from(text.slice(0, ROW_VALUE_CHARS_MAX), 'utf8').toString('utf8');
+  return `${head}… (${text.length - ROW_VALUE_CHARS_MAX} more characters; open the record)`;
 }
 
 function lastTime(times: readonly (number | null)[]): number | null {

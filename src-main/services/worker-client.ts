@@ -88,6 +88,7 @@ export class WorkerApi implements WalscopeApi {
   previewRetire = this.client.previewRetire;
   runRetire = this.client.runRetire;
   getContext = this.client.getContext;
+  getTiming = this.client.getTiming;
   getReport = this.client.getReport;
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {

@@ -189,7 +189,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
         </div>
         <div className="head-line">
           <span className="muted mono head-meta">wal_id {detail.wal_id ?? '—'} · last seq <span data-testid="last-seq">{detail.summary.last_seq}</span></span>
-          <span className="muted head-meta" data-testid="session-tokens">tokens: {tokenText(sessionTokens(detail))}</span>
+          <span className="muted head-meta" data-testid="session-tokens">tokens: {tokenText(detail.tokens)}</span>
         </div>
       </header>
       <IntegrityBanner integrity={detail.integrity} />
@@ -229,7 +229,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
           )}
           {open && current !== null && tab === 'records' && <RecordPane sessionKey={key} index={current} onBack={jumpToTimeline} />}
           {open && current !== null && tab === 'transcript' && rowAt(current) !== undefined && <TranscriptMessage row={rowAt(current) as TranscriptRow} />}
-          <EpisodeWaterfall detail={detail} episode={tab === 'timeline' && current !== null ? episodeOf(rowAt(current)) : null} />
+          <EpisodeWaterfall sessionKey={key} detail={detail} episode={tab === 'timeline' && current !== null ? episodeOf(rowAt(current)) : null} />
           <RecoveryPanel detail={detail} />
           <HistoryPanel sessionKey={key} lastSeq={detail.summary.last_seq} readOnly={detail.read_only} />
           {detail.read_only && <p className="muted" data-testid="no-actions">This export is read-only: no recovery action is offered.</p>}
@@ -286,20 +286,23 @@ function TranscriptCheck({ valid }: { valid: boolean }) {
   );
 }
 
-function sessionTokens(detail: SessionDetail): Record<string, number> {
-  const sums: Record<string, number> = {};
-  for (const timing of detail.timing) for (const [key, value] of Object.entries(timing.tokens)) sums[key] = (sums[key] ?? 0) + value;
-  return sums;
-}
-
 function episodeOf(row: unknown): number | null {
   const episode = (row as { episode?: unknown } | undefined)?.episode;
   return typeof episode === 'number' ? episode : null;
 }
 
-/** The waterfall of the selected row's episode, else of the last one. */
-function EpisodeWaterfall({ detail, episode }: { detail: SessionDetail; episode: number | null }) {
-  const timing = detail.timing.find((entry) => entry.episode === episode) ?? detail.timing.at(-1);
+/** The waterfall of the selected row's episode, else of the last one (the detail carries the last one's; an
+ *  earlier one's is asked for). */
+function EpisodeWaterfall({ sessionKey, detail, episode }: { sessionKey: string; detail: SessionDetail; episode: number | null }) {
+  const last = detail.timing.at(-1);
+  const earlier = episode !== null && last !== undefined && episode !== last.episode ? episode : null;
+  const asked = useQuery({
+    queryKey: ['session', sessionKey, 'timing', earlier],
+    queryFn: () => api.getTiming(sessionKey, earlier!),
+    enabled: earlier !== null,
+    placeholderData: (previous) => previous,
+  });
+  const timing = earlier === null ? last : (asked.data ?? last);
   return timing === undefined ? null : <Waterfall timing={timing} />;
 }
 

@@ -46,7 +46,7 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
           <ClassChip value={call.class} />
           {call.is_error && <ErrorChip />}
           <span className="mono">{call.tool_call_id}</span> <strong>{call.name}</strong>{' '}
-          <RowTime at_ms={call.dispatched_at_ms} until_ms={call.finished_at_ms} episode_first_ms={row.episode_first_ms} open={call.outcome !== null ? 'no finish time recorded' : call.held !== null ? 'still held' : 'no result yet'} />
+          <RowTime at_ms={call.dispatched_at_ms} until_ms={call.finished_at_ms} episode_first_ms={row.episode_first_ms} open={callAnswered(call) ? 'no finish time recorded' : call.held !== null ? 'still held' : 'no result yet'} />
           {call.held !== null && <span className="badge held" data-testid="held-info">held by {call.held.module} · key {call.held.call_key}{call.successors.length > 0 ? ` · waiting: ${call.successors.join(', ')}` : ''}</span>}
           {call.behind !== null && <span className="badge" data-testid="behind-info">behind {call.behind}</span>}
           <span className="mono muted cell">{inline(call.args, 80)}</span>
@@ -69,6 +69,11 @@ export function outcomeText(call: CallRow): string {
   const reason = call.reason === null ? null : `(${call.reason})`;
   const output = call.output === null ? null : inline(call.output, 80);
   return [outcome, reason, output].filter((part) => part !== null).join(' ');
+}
+
+/** A terminal record is there (a result, an error, a no-dispatch), whether or not it carries a finish time. */
+function callAnswered(call: CallRow): boolean {
+  return call.outcome !== null || call.reason !== null || call.is_error || call.output !== null;
 }
 
 function failedAttempts(attempts: { outcome: string | null }[]): string {

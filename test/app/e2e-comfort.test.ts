@@ -339,6 +339,10 @@ describe('reading comfort, in Chromium on the real serve', () => {
         await page.locator('[data-testid=session-row]').first().click();
         await page.locator('[data-testid=session-view]').waitFor();
         found[name] = await layoutProblems();
+        // The flipped copy lists the records after its damage, marked unverified, in a column of their own.
+        await page.locator('[data-testid=tab-records]').click();
+        await page.locator('[data-testid=records-row]').last().click();
+        found[`${name} records`] = await layoutProblems();
       }
       expect(Object.entries(found).filter(([, problems]) => problems.length > 0)).toEqual([]);
       await page.setViewportSize({ width: 1400, height: HEIGHT_PX });

@@ -52,6 +52,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     queue: [],
     actions: [],
     timing: [],
+    tokens: {},
     after_damage: null,
     transcript_valid: true,
   };
@@ -77,6 +78,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     runAction: refused,
     getReport: refused,
     getContext: refused,
+    getTiming: refused,
     subscribe: () => () => undefined,
   };
   window.walscope = api;

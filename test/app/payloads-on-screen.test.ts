@@ -1,0 +1,55 @@
+// Tool outputs stay on disk until a row on screen shows one (issue 9: "payloads stay on disk and are read by
+// offset for the rows on screen"). Opening a session, its status, its row counts and a page of rows read back
+// only the outputs of that page; laying out the whole timeline to count its rows read every output of a 1 GiB
+// session (37 s and 2.6 GB, each row's preview keeping its whole output alive). The reads are counted.
+import { describe, expect, it } from 'vitest';
+import { sessionTarget } from '../../src-main/engine/inspect.js';
+import { sessionDir } from '../../src-main/engine/state-root.js';
+import { SessionModel } from '../../src-main/services/session-model.js';
+import { ROW_VALUE_CHARS_MAX } from '../../src-main/services/timeline.js';
+import { useTempDirs } from '../helpers/temp.js';
+import { withSession } from './wal-fixture.js';
+
+const tempDir = useTempDirs('walscope-payloads-on-screen-');
+const STEPS = 300;
+const PAGE_ROWS = 40;
+
+function sessionOfCalls(root: string): void {
+  withSession(root, 'calls', (append) => {
+    append('run_started', { run_id: 'run-1', session: 'calls', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }] });
+    for (let step = 1; step <= STEPS; step++) {
+      const call = `call-${step}`;
+      append('model_step_finished', { step_id: step, assistant_message: { role: 'assistant', content: [{ type: 'tool_use', id: call, name: 'read', input: { step } }] }, usage: { input_tokens: 1, output_tokens: 1 } });
+      append('tool_batch_started', { batch_id: `b${step}`, step_id: step, sequential: false, planned_calls: [{ tool_call_id: call, name: 'read', plan: 'dispatch' }] });
+      append('tool_dispatch_intent', { batch_id: `b${step}`, tool_call_id: call, args: { step } });
+      append('tool_result', { batch_id: `b${step}`, tool_call_id: call, outcome: 'ok', output: `output of step ${step} `.repeat(step === STEPS ? 2_000 : 4) });
+      append('tool_batch_finished', { batch_id: `b${step}` });
+    }
+    append('run_finished', { reason: 'completed' });
+  });
+}
+
+describe('tool outputs are read for the rows on screen only', () => {
+  it('opening, the status and the row counts read no output; a page reads its own', () => {
+    const root = tempDir();
+    sessionOfCalls(root);
+    const model = new SessionModel('calls', sessionTarget(sessionDir(root, 'calls')));
+    model.refresh();
+    model.detail();
+    const counts = model.rowCounts();
+    expect(counts.timeline).toBeGreaterThan(3 * STEPS);
+    expect(model.payloads_read).toBe(0);
+
+    const page = model.rows('timeline', counts.timeline - PAGE_ROWS, PAGE_ROWS).rows;
+    const calls = page.filter((row) => row.kind === 'call');
+    expect(calls.length).toBeGreaterThan(0);
+    expect(model.payloads_read).toBe(calls.length);
+    const last = calls.at(-1)!;
+    expect(last.kind === 'call' && typeof last.call.output === 'string' && last.call.output.length).toBeLessThan(ROW_VALUE_CHARS_MAX + 100);
+    expect(last.kind === 'call' && String(last.call.output)).toMatch(/^"output of step 300 .*more characters; open the record\)$/);
+
+    // The same page again comes from the cache.
+    model.rows('timeline', counts.timeline - PAGE_ROWS, PAGE_ROWS);
+    expect(model.payloads_read).toBe(calls.length);
+  });
+});
