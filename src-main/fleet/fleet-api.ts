@@ -136,6 +136,7 @@ export class FleetApi implements WalscopeApi {
   previewRetire = this.routed.previewRetire;
   runRetire = this.routed.runRetire;
   getContext = this.routed.getContext;
+  getTiming = this.routed.getTiming;
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {
     if (this.listeners.size >= FLEET_LISTENERS_MAX) throw new Error(`more than ${FLEET_LISTENERS_MAX} subscribers`);
