@@ -7,12 +7,16 @@ import { SessionView } from './components/session-view.js';
 import { api } from './api/api.js';
 import { ErrorBoundary } from './components/error-boundary.js';
 import { WorkspaceOverview } from './components/workspace-overview.js';
+import { FleetList, FleetOverview } from './components/fleet-list.js';
+import type { HostView } from '../src-shared/ipc.js';
 import { KeyboardHelp } from './components/keyboard-help.js';
 import { readLink, writeLink } from './location.js';
 
 export function App() {
   const workspace = useWorkspace();
-  const sessions = useSessions();
+  const is_fleet = workspace.data?.kind === 'fleet';
+  const sessions = useSessions(workspace.data !== undefined && !is_fleet);
+  const [hosts, setHosts] = useState<HostView[]>([]);
   const progress = useServiceEvents();
   const [selected, setSelected] = useState<string | null>(() => readLink().session);
   const [help, setHelp] = useState(false);
@@ -60,11 +64,16 @@ export function App() {
       </header>
       {help && <KeyboardHelp onClose={() => setHelp(false)} />}
       <main className="app-body">
-        <SessionList sessions={sessions.data ?? []} selected={selected} onSelect={select} progress={progress} />
+        {is_fleet ? <FleetList selected={selected} onSelect={select} onHosts={setHosts} /> : <SessionList sessions={sessions.data ?? []} selected={selected} onSelect={select} progress={progress} />}
         <section className="session-pane">
-          {selected === null && <WorkspaceOverview sessions={sessions.data ?? []} canDrop={api.openDropped !== undefined} />}
-          {selected !== null && detail.data === undefined && <p className="muted empty">{detail.error?.message ?? 'Reading…'}</p>}
-          {detail.data !== undefined && <ErrorBoundary resetKey={selected ?? ''}><SessionView key={selected ?? ''} detail={detail.data} /></ErrorBoundary>}
+          {selected === null && (is_fleet ? <FleetOverview hosts={hosts} /> : <WorkspaceOverview sessions={sessions.data ?? []} canDrop={api.openDropped !== undefined} />)}
+          {selected !== null && detail.data === undefined && <p className="muted empty" data-testid="session-unavailable">{detail.error?.message ?? 'Reading…'}</p>}
+          {detail.data !== undefined && (
+            <div className="pane-column">
+              {detail.data.summary.stale !== undefined && <p className="warn-text stale-banner" role="status" data-testid="session-stale">{detail.data.summary.stale}</p>}
+              <ErrorBoundary resetKey={selected ?? ''}><SessionView key={selected ?? ''} detail={detail.data} /></ErrorBoundary>
+            </div>
+          )}
         </section>
       </main>
     </div>

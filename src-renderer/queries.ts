@@ -1,8 +1,8 @@
 // The service's data through react-query, kept fresh by the service's events: a change to a session
 // invalidates only that session's queries, and only mounted ones (the visible pages) refetch.
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
-import type { Progress, RowList, RowPage, SessionDetail, WalscopeEvent } from '../src-shared/ipc.js';
+import { useEffect, useRef, useState } from 'react';
+import type { HostView, Progress, RowList, RowPage, SessionDetail, SessionFilter, WalscopeEvent } from '../src-shared/ipc.js';
 import { api } from './api/api.js';
 
 export const PAGE_ROWS = 100;
@@ -11,6 +11,8 @@ const READING_POLL_MS = 500;
 export const keys = {
   workspace: ['workspace'] as const,
   sessions: ['sessions'] as const,
+  sessionPages: ['session-pages'] as const,
+  sessionPage: (filter: SessionFilter, page: number) => ['session-pages', filter.status, filter.host, page] as const,
   session: (key: string) => ['session', key] as const,
   page: (key: string, list: RowList, page: number) => ['session', key, 'rows', list, page] as const,
   // Frames never change once written: a record is not refetched when its session grows.
@@ -21,8 +23,18 @@ export function useWorkspace() {
   return useQuery({ queryKey: keys.workspace, queryFn: () => api.getWorkspace() });
 }
 
-export function useSessions() {
-  return useQuery({ queryKey: keys.sessions, queryFn: () => api.listSessions() });
+export function useSessions(enabled = true) {
+  return useQuery({ queryKey: keys.sessions, queryFn: () => api.listSessions(), enabled });
+}
+
+/** One page of the filtered session list (a fleet's list is only ever read this way). */
+export function useSessionPage(filter: SessionFilter, page: number) {
+  return useQuery({
+    queryKey: keys.sessionPage(filter, page),
+    queryFn: () => api.listPage(filter, page * PAGE_ROWS, PAGE_ROWS),
+    // While a page loads, keep showing the one before it, but never another filter's rows.
+    placeholderData: (previous) => (previous?.filter.status === filter.status && previous.filter.host === filter.host ? previous : undefined),
+  });
 }
 
 /** While a big session is still being read its detail says `loading`: it is asked again until it is read (the
@@ -59,11 +71,12 @@ export function useRecord(key: string, index: number | null) {
 export function useServiceEvents(): Map<string, Progress> {
   const client = useQueryClient();
   const [progress, setProgress] = useState(new Map<string, Progress>());
-  useEffect(() => api.subscribe((event) => onEvent(client, event, setProgress)), [client]);
+  const online = useRef(new Map<string, boolean>());
+  useEffect(() => api.subscribe((event) => onEvent(client, event, setProgress, online.current)), [client]);
   return progress;
 }
 
-function onEvent(client: QueryClient, event: WalscopeEvent, setProgress: (update: (previous: Map<string, Progress>) => Map<string, Progress>) => void): void {
+function onEvent(client: QueryClient, event: WalscopeEvent, setProgress: (update: (previous: Map<string, Progress>) => Map<string, Progress>) => void, online: Map<string, boolean>): void {
   switch (event.type) {
     case 'workspace':
       client.setQueryData(keys.workspace, event.workspace);
@@ -82,5 +95,21 @@ function onEvent(client: QueryClient, event: WalscopeEvent, setProgress: (update
         return next;
       });
       break;
+    case 'fleet':
+      onFleetEvent(client, event.hosts, event.changed, online);
+      break;
   }
+}
+
+/** The list's visible pages refetch; an open session refetches when it changed or its host went on or offline
+ *  (its actions are then disabled or enabled again). */
+function onFleetEvent(client: QueryClient, hosts: HostView[], changed: string[] | null, online: Map<string, boolean>): void {
+  void client.invalidateQueries({ queryKey: keys.sessionPages, refetchType: 'active' });
+  const flipped = hosts.some((host) => online.has(host.host) && online.get(host.host) !== host.online);
+  for (const host of hosts) online.set(host.host, host.online);
+  if (changed === null || flipped) {
+    void client.invalidateQueries({ queryKey: ['session'], refetchType: 'active' });
+    return;
+  }
+  for (const key of changed) void client.invalidateQueries({ queryKey: keys.session(key), refetchType: 'active' });
 }

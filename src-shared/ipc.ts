@@ -38,7 +38,7 @@ export const RECORD_PAYLOAD_CHARS_MAX = 1_048_576;
  *  `path` is the folder holding them all). */
 export interface Workspace {
   path: string;
-  kind: 'state_root' | 'session' | 'export' | 'exports';
+  kind: 'state_root' | 'session' | 'export' | 'exports' | 'fleet';
   read_only: boolean;
   /** Entries under sessions/ (or in a folder of exports) that are not sessions: listed, never opened. */
   not_sessions: string[];
@@ -79,6 +79,43 @@ export interface SessionSummary {
   run: RunSignal | null;
   /** The session's recovery history (operator_action records, most recent last; at most the last 50). */
   recoveries: RecoveryEntry[];
+  /** In a fleet: the host whose agent holds the session (absent for a local workspace). */
+  host?: string;
+  /** In a fleet: set when the summary is the host's last known one (its agent is offline), saying why. */
+  stale?: string;
+}
+
+/** What a session list page keeps (null: any). */
+export interface SessionFilter {
+  status: SessionStatus | null;
+  host: string | null;
+}
+
+/** One host of a fleet as the viewer sees it (a local workspace has none). */
+export interface HostView {
+  host: string;
+  online: boolean;
+  /** Why offline (how old its last heartbeat is), or what it runs. */
+  why: string;
+  sessions: number;
+  beat_ms: number;
+}
+
+/** One window of the filtered session list, with the filtered total; `complete` is false while a fleet's
+ *  index is still filling (the total then grows). */
+export interface SessionPage {
+  filter: SessionFilter;
+  start: number;
+  total: number;
+  complete: boolean;
+  rows: SessionSummary[];
+  hosts: HostView[];
+}
+
+/** The filtered window of `sessions`, for a workspace whose whole list is at hand. */
+export function pageSessions(sessions: readonly SessionSummary[], filter: SessionFilter, start: number, count: number): SessionPage {
+  const kept = sessions.filter((s) => (filter.status === null || s.status === filter.status) && (filter.host === null || s.host === filter.host));
+  return { filter, start, total: kept.length, complete: true, rows: kept.slice(start, start + Math.min(count, PAGE_ROWS_MAX)), hosts: [] };
 }
 
 export type LeaseView = { state: 'live'; holder: LeaseTenure | null } | { state: 'free'; last: LeaseTenure | null } | { state: 'absent' };
@@ -337,7 +374,10 @@ export type WalscopeEvent =
   | { type: 'workspace'; workspace: Workspace }
   | { type: 'sessions'; sessions: SessionSummary[] }
   | { type: 'session'; key: string; last_seq: number; rows: Record<RowList, number> }
-  | { type: 'progress'; progress: Progress };
+  | { type: 'progress'; progress: Progress }
+  /** A fleet's list moved: `changed` names the sessions whose summary changed (null: too many to name), and
+   *  every host is given with whether it is online. */
+  | { type: 'fleet'; hosts: HostView[]; changed: string[] | null };
 
 /** The one API object the renderer talks to (`window.walscope` under Electron, an HTTP client in a browser). */
 /** One lineage of a session's history (wal-format §11), newest first in `SessionHistory`. */
@@ -382,6 +422,8 @@ export type RetireResult =
 export interface WalscopeApi {
   getWorkspace(): Promise<Workspace>;
   listSessions(): Promise<SessionSummary[]>;
+  /** A window of the session list, filtered by status and host: how a fleet's 100,000 sessions are listed. */
+  listPage(filter: SessionFilter, start: number, count: number): Promise<SessionPage>;
   getSession(key: string): Promise<SessionDetail>;
   getRows<L extends RowList>(key: string, list: L, start: number, count: number): Promise<RowPage<L>>;
   getRecord(key: string, index: number): Promise<RecordDetail>;
@@ -422,6 +464,7 @@ export type ApiMethod = Exclude<keyof WalscopeApi, 'subscribe' | 'openDropped'>;
 export const API_METHODS: readonly ApiMethod[] = [
   'getWorkspace',
   'listSessions',
+  'listPage',
   'getSession',
   'getRows',
   'getRecord',
@@ -458,7 +501,8 @@ export interface ApiError {
   code: ApiErrorCode;
 }
 
-export type ApiErrorCode = 'bad_request' | 'not_found' | 'internal';
+/** `unavailable`: the session's fleet host does not answer (offline); asking again later may succeed. */
+export type ApiErrorCode = 'bad_request' | 'not_found' | 'unavailable' | 'internal';
 
 /** The one error of the API on every side of every transport (worker, preload, HTTP): a code and a reason. */
 export class ApiFailure extends Error {
@@ -485,6 +529,15 @@ const countOrNull: ArgCheck = (value) => (value === null ? null : count(value) =
 const list: ArgCheck = (value) => (value === 'timeline' || value === 'records' || value === 'transcript' ? null : 'one of timeline, records, transcript');
 const text: ArgCheck = (value) => (typeof value === 'string' ? null : 'text');
 const action: ArgCheck = (value) => (value === 'resume' || value === 'cancel' || value === 'seal' ? null : 'one of resume, cancel, seal');
+const STATUSES: readonly SessionStatus[] = ['refused', 'live', 'torn_tail', 'paused_held', 'needs_operator', 'finished_unconfirmed', 'finished', 'idle', 'loading'];
+const HOST_CHARS_MAX = 200;
+const filter: ArgCheck = (value) => {
+  const f = value as SessionFilter;
+  if (typeof f !== 'object' || f === null || Object.keys(f).length !== 2) return '{status, host}';
+  const status_ok = f.status === null || STATUSES.includes(f.status);
+  const host_ok = f.host === null || (typeof f.host === 'string' && f.host.length > 0 && f.host.length <= HOST_CHARS_MAX);
+  return status_ok && host_ok ? null : '{status: a status or null, host: a host name or null}';
+};
 const retireReason: ArgCheck = (value) => (value === 'sealed' || value === 'deleted' ? null : 'one of sealed, deleted');
 // The plan is compared field by field with a fresh preview under the lease before anything is written; here it
 // need only be the object a preview returned.
@@ -494,6 +547,7 @@ const retirePlan: ArgCheck = (value) => (typeof value === 'object' && value !== 
 const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   getWorkspace: [],
   listSessions: [],
+  listPage: [['filter', filter], ['start', count], ['count', count]],
   getSession: [['key', key]],
   getRows: [['key', key], ['list', list], ['start', count], ['count', count]],
   getRecord: [['key', key], ['index', count]],

@@ -18,7 +18,7 @@ const LAYERS: { name: string; dir: string; may_import: string[]; node_builtins: 
   { name: 'services', dir: 'src-main/services', may_import: ['shared', 'engine', 'replay', 'runtime', 'demo'], node_builtins: true },
   { name: 'server', dir: 'src-main/server', may_import: ['shared', 'engine', 'replay', 'runtime', 'demo', 'services'], node_builtins: true },
   { name: 'fleet', dir: 'src-main/fleet', may_import: ['shared', 'services'], node_builtins: true },
-  { name: 'electron', dir: 'src-main/electron', may_import: ['shared', 'engine', 'replay', 'runtime', 'demo', 'services', 'server'], node_builtins: true },
+  { name: 'electron', dir: 'src-main/electron', may_import: ['shared', 'engine', 'replay', 'runtime', 'demo', 'services', 'server', 'fleet'], node_builtins: true },
   { name: 'cli', dir: 'src-main/cli', may_import: ['shared', 'engine', 'replay', 'runtime', 'crashsim', 'demo', 'services', 'server', 'fleet'], node_builtins: true },
   { name: 'renderer', dir: 'src-renderer', may_import: ['shared'], node_builtins: false },
 ];

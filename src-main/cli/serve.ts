@@ -1,8 +1,11 @@
 // `walscope serve [ROOT] [--port N]`: the app's UI in a browser, over HTTP on 127.0.0.1 only. The printed URL
 // carries the random token every request must present; the session service runs in a worker thread.
+// `walscope serve --fleet --nats URL`: the same UI over every host of a fleet (src-main/fleet/fleet-api.ts).
 import fs from 'node:fs';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../server/http-server.js';
+import type { WalscopeApi } from '../../src-shared/ipc.js';
 import type { WorkspacePaths } from '../services/session-service.js';
 import { WorkerApi } from '../services/worker-client.js';
 import { exportTargets, TargetError } from '../engine/inspect.js';
@@ -11,18 +14,28 @@ import { buildDemoRoot } from '../demo/build.js';
 import { defaultDemoRoot } from '../demo/paths.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { sealedLineageCopy } from './targets.js';
+import { FleetApi } from '../fleet/fleet-api.js';
+import { BUS_FLAGS, BUS_USAGE, busOptions, type BusOptions } from '../fleet/connection.js';
+import { TopologyMissingError } from '../fleet/topology.js';
 
 /** The built renderer and the worker bundle, beside this bundle in out/. */
 const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
 const WORKER_FILE = new URL('./session-worker.js', import.meta.url);
 
 export const serveCommand: Command = {
-  summary: 'serve the inspector UI for a state root, a session, or one or more exports on 127.0.0.1',
-  usage: 'walscope serve [ROOT | EXPORT... | EXPORTS_FOLDER] [--port N]   (no ROOT: the demo state root, written on first use; SESSION_DIR@WAL_ID: a sealed lineage, read-only; several WAL files, or a folder of them that is not a state root: each a read-only session)',
+  summary: 'serve the inspector UI for a state root, a session, one or more exports, or a fleet on 127.0.0.1',
+  usage: `walscope serve [ROOT | EXPORT... | EXPORTS_FOLDER] [--port N]   (no ROOT: the demo state root, written on first use; SESSION_DIR@WAL_ID: a sealed lineage, read-only; several WAL files, or a folder of them that is not a state root: each a read-only session)\n       walscope serve --fleet [--port N] [--operator NAME] ${BUS_USAGE}`,
   async run(argv) {
-    const { values, positionals } = parseCommandArgs(argv, { port: { type: 'string' } });
+    const { values, positionals } = parseCommandArgs(argv, { port: { type: 'string' }, fleet: { type: 'boolean' }, operator: { type: 'string' }, ...BUS_FLAGS });
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port ${values.port}: not a port number`);
+    if (values.fleet === true) {
+      if (positionals.length > 0) throw new UsageError('--fleet serves every host of the fleet: give no ROOT');
+      const bus = busOptions(values, 'walscope serve --fleet');
+      if (typeof bus === 'string') throw new UsageError(bus);
+      return serveUntilStopped(() => serveFleet(bus, values.operator ?? os.userInfo().username, port), port);
+    }
+    if (values.nats !== undefined || values.operator !== undefined) throw new UsageError('--nats and --operator go with --fleet');
     const sealed = positionals.length !== 1 ? null : sealedLineageCopy(positionals[0]!);
     if (typeof sealed === 'string') {
       process.stderr.write(`walscope serve: ${sealed}\n`);
@@ -35,24 +48,7 @@ export const serveCommand: Command = {
     if (kind === 'missing') throw new UsageError(`${one}: no such file or folder`);
     // Several files, or a folder that is neither a state root nor a session folder: a set of exports.
     const target: WorkspacePaths = positionals.length > 1 ? exportsOf(positionals) : kind === 'unrecognized' ? exportsOf([one]) : one;
-    if (!fs.existsSync(RENDERER_DIR)) {
-      process.stderr.write(`walscope serve: the UI is not built (${RENDERER_DIR} is missing); run \`npm run build\`\n`);
-      return EXIT_REFUSED;
-    }
-    let url;
-    try {
-      url = await serve(target, port);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-      process.stderr.write(`walscope serve: port ${port} is in use; pick another with --port or omit it\n`);
-      return EXIT_USAGE;
-    }
-    await writeOut(`walscope serve: ${url}\n`);
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
-    return EXIT_OK;
+    return serveUntilStopped(() => serve(target, port), port);
   },
 };
 
@@ -67,10 +63,45 @@ function exportsOf(paths: readonly string[]): readonly string[] {
   return paths;
 }
 
-/** Starts the worker and the server; returns the URL with its token. A server that cannot listen closes the
- *  worker again, so the command can end. */
+/** Starts what `start` serves, prints its URL and waits for SIGINT or SIGTERM. */
+async function serveUntilStopped(start: () => Promise<string>, port: number): Promise<number> {
+  if (!fs.existsSync(RENDERER_DIR)) {
+    process.stderr.write(`walscope serve: the UI is not built (${RENDERER_DIR} is missing); run \`npm run build\`\n`);
+    return EXIT_REFUSED;
+  }
+  let url;
+  try {
+    url = await start();
+  } catch (error) {
+    if (error instanceof TopologyMissingError) {
+      process.stderr.write(`walscope serve: ${error.message}\n`);
+      return EXIT_REFUSED;
+    }
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    process.stderr.write(`walscope serve: port ${port} is in use; pick another with --port or omit it\n`);
+    return EXIT_USAGE;
+  }
+  await writeOut(`walscope serve: ${url}\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  return EXIT_OK;
+}
+
+/** Connects to the bus, opens the fleet's indexes and serves them; returns the URL with its token. */
+export async function serveFleet(bus: BusOptions, operator: string, port: number): Promise<string> {
+  return serveApi(await FleetApi.connect(bus, operator), port);
+}
+
+/** Starts the worker and the server; returns the URL with its token. */
 export async function serve(target: WorkspacePaths, port: number): Promise<string> {
-  const api = await WorkerApi.start(WORKER_FILE, target);
+  return serveApi(await WorkerApi.start(WORKER_FILE, target), port);
+}
+
+/** Serves `api` until SIGINT or SIGTERM. A server that cannot listen closes the api again, so the command can
+ *  end. */
+async function serveApi(api: WalscopeApi & { close(): Promise<void> }, port: number): Promise<string> {
   let server;
   try {
     server = await startServer({ api, renderer_dir: RENDERER_DIR, port });

@@ -4,9 +4,11 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, session } from 'electron';
-import { IPC_EVENT_CHANNEL, type Workspace } from '../../src-shared/ipc.js';
+import { IPC_EVENT_CHANNEL, type WalscopeApi, type Workspace } from '../../src-shared/ipc.js';
 import type { WorkspacePaths } from '../services/session-service.js';
 import { WorkerApi } from '../services/worker-client.js';
+import { FleetApi } from '../fleet/fleet-api.js';
+import { readFleetProfile } from '../fleet/profile.js';
 import { APP_SCHEME_PRIVILEGES, registerAppProtocol, RENDERER_URL } from './app-protocol.js';
 import { registerIpc } from './ipc-handlers.js';
 import { menuTemplate } from './menu.js';
@@ -24,40 +26,65 @@ const ICON_FILE = path.join(HERE, '../../resources/icons/512x512.png');
 protocol.registerSchemesAsPrivileged(APP_SCHEME_PRIVILEGES);
 
 let window: BrowserWindow | null = null;
-let api: WorkerApi | null = null;
+/** A state root's or export's worker, or a fleet's connection: the window shows one at a time. */
+let api: (WalscopeApi & { close(): Promise<void> }) | null = null;
+/** Recent entries that are fleet profiles carry this prefix before the profile's path. */
+const FLEET_RECENT_PREFIX = 'fleet:';
 let unsubscribe: (() => void) | null = null;
 let recent: RecentList;
 
 /** One path (a state root, a session, an export, a folder of exports) or several export files. */
 async function openWorkspace(target: WorkspacePaths): Promise<Workspace> {
   const next = await WorkerApi.start(WORKER_FILE, typeof target === 'string' ? path.resolve(target) : target.map((file) => path.resolve(file)));
+  // Several files chosen together are a set of the moment; a recent entry names one path to open again.
+  return show(next, typeof target === 'string' ? 'workspace' : null);
+}
+
+/** A recent entry or a command-line target: a fleet profile (`fleet:FILE`) or a path. */
+function openEntry(entry: WorkspacePaths): Promise<Workspace> {
+  return typeof entry === 'string' && entry.startsWith(FLEET_RECENT_PREFIX) ? connectFleet(entry.slice(FLEET_RECENT_PREFIX.length)) : openWorkspace(entry);
+}
+
+async function connectFleet(profile_file: string): Promise<Workspace> {
+  const profile = readFleetProfile(profile_file, 'walscope app');
+  if (typeof profile === 'string') throw new Error(profile);
+  return show(await FleetApi.connect(profile.bus, profile.operator), `${FLEET_RECENT_PREFIX}${profile_file}`);
+}
+
+/** Makes `next` the window's API; `recent_entry`: what Open Recent will open again ('workspace': its own path;
+ *  null: nothing). */
+async function show(next: WalscopeApi & { close(): Promise<void> }, recent_entry: string | null): Promise<Workspace> {
   const previous = api;
   unsubscribe?.();
   api = next;
   unsubscribe = next.subscribe((event) => window?.webContents.send(IPC_EVENT_CHANNEL, event));
   await previous?.close();
   const workspace = await next.getWorkspace();
-  // Several files chosen together are a set of the moment; a recent entry names one path to open again.
-  if (typeof target === 'string') recent.add(workspace.path);
+  if (recent_entry !== null) recent.add(recent_entry === 'workspace' ? workspace.path : recent_entry);
   buildMenu();
   window?.webContents.send(IPC_EVENT_CHANNEL, { type: 'workspace', workspace });
-  window?.webContents.send(IPC_EVENT_CHANNEL, { type: 'sessions', sessions: await next.listSessions() });
+  // A fleet's list is read by pages (listPage); its fleet events keep them current.
+  if (workspace.kind !== 'fleet') window?.webContents.send(IPC_EVENT_CHANNEL, { type: 'sessions', sessions: await next.listSessions() });
   window?.setTitle(`walscope — ${workspace.path}`);
   return workspace;
 }
 
-async function pick(kind: 'root' | 'export'): Promise<void> {
+async function pick(kind: 'root' | 'export' | 'fleet'): Promise<void> {
   if (window === null) return;
   const result = await dialog.showOpenDialog(window, kind === 'root'
     ? { title: 'Open State Root', properties: ['openDirectory'] }
-    : { title: 'Open WAL Export(s)', properties: ['openFile', 'openDirectory', 'multiSelections'] });
+    : kind === 'fleet'
+      ? { title: 'Connect to a Fleet: pick its profile', properties: ['openFile'], filters: [{ name: 'Fleet profile', extensions: ['json'] }] }
+      : { title: 'Open WAL Export(s)', properties: ['openFile', 'openDirectory', 'multiSelections'] });
   const chosen = result.filePaths;
-  if (!result.canceled && chosen.length > 0) await openOrSay(chosen.length === 1 ? chosen[0]! : chosen);
+  if (result.canceled || chosen.length === 0) return;
+  if (kind === 'fleet') await openOrSay(`${FLEET_RECENT_PREFIX}${chosen[0]!}`);
+  else await openOrSay(chosen.length === 1 ? chosen[0]! : chosen);
 }
 
 async function openOrSay(target: WorkspacePaths): Promise<void> {
   try {
-    await openWorkspace(target);
+    await openEntry(target);
   } catch (error) {
     const named = typeof target === 'string' ? target : `${target.length} files`;
     dialog.showErrorBox('walscope', `Cannot open ${named}: ${error instanceof Error ? error.message : String(error)}`);
@@ -68,6 +95,7 @@ function buildMenu(): void {
   Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate({
     openRoot: () => void pick('root'),
     openExport: () => void pick('export'),
+    connectFleet: () => void pick('fleet'),
     openRecent: (entry) => void openOrSay(entry),
   }, recent.read())));
 }
@@ -90,7 +118,7 @@ async function start(): Promise<void> {
     renderer_url: RENDERER_URL,
     openPath: (dropped) => openWorkspace(dropped),
   });
-  await openWorkspace(target);
+  await openEntry(target);
   window.once('ready-to-show', () => window?.show());
   await window.loadURL(RENDERER_URL);
   app.on('window-all-closed', () => {

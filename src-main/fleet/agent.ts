@@ -6,7 +6,7 @@
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { API_METHODS, isApiMethod, type ApiMethod, type SessionStatus, type SessionSummary, type WalscopeApi } from '../../src-shared/ipc.js';
+import { ApiFailure, dispatchApi, type ApiErrorCode, type SessionStatus, type SessionSummary, type WalscopeApi } from '../../src-shared/ipc.js';
 import { apiSubject, auditSubject, eventSubject, hostKey, HOSTS_BUCKET, sessionKey, SESSIONS_BUCKET } from './names.js';
 import { answerFetch } from './fetch.js';
 import { requireTopology } from './topology.js';
@@ -44,14 +44,15 @@ export interface HostBeat {
   beat_ms: number;
 }
 
-/** The request body on `walscope.api.<host>.<method>`: positional arguments, and for actions who asks (why is runAction's own `reason`). */
+/** The request body on `walscope.api.<host>.<method>`: positional arguments (checked by dispatchApi, as on
+ *  every transport), and for actions who asks (the reason is runAction's own argument). */
 export interface FleetRequest {
   args: unknown[];
   operator?: string;
   nats_user?: string;
 }
 
-export type FleetReply = { ok: true; value: unknown } | { ok: false; error: string; code: 'bad_request' | 'not_found' | 'too_large' | 'internal' };
+export type FleetReply = { ok: true; value: unknown } | { ok: false; error: string; code: ApiErrorCode | 'too_large' };
 
 export interface AuditEntry {
   phase: 'request' | 'outcome';
@@ -213,18 +214,12 @@ export class FleetAgent {
     const method = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
     let reply: FleetReply;
     try {
-      if (!isApiMethod(method)) throw new BadRequest(`no method "${method}"; the methods are ${API_METHODS.join(', ')}`);
       const request = parseRequest(msg.data);
-      reply = { ok: true, value: method === 'runAction' ? await this.runAudited(request) : await this.call(method, request.args) };
+      reply = { ok: true, value: method === 'runAction' ? await this.runAudited(request) : await dispatchApi(this.options.api, method, request.args) };
     } catch (error) {
       reply = errorReply(error);
     }
     msg.respond(this.bounded(reply));
-  }
-
-  private call(method: ApiMethod, args: unknown[]): Promise<unknown> {
-    const fn = this.options.api[method] as (...a: unknown[]) => Promise<unknown>;
-    return fn.apply(this.options.api, args);
   }
 
   /** The audit holds the request before anything is written and the outcome before the caller hears it. */
@@ -243,7 +238,7 @@ export class FleetAgent {
     await this.audit({ ...base, phase: 'request', at_ms: Date.now(), records_written: null, result: 'requested' });
     let outcome;
     try {
-      outcome = (await this.call('runAction', request.args)) as Awaited<ReturnType<WalscopeApi['runAction']>>;
+      outcome = (await dispatchApi(this.options.api, 'runAction', request.args)) as Awaited<ReturnType<WalscopeApi['runAction']>>;
     } catch (error) {
       await this.audit({ ...base, phase: 'outcome', at_ms: Date.now(), records_written: 0, result: `error: ${(error as Error).message}` });
       throw error;
@@ -268,7 +263,11 @@ export class FleetAgent {
   }
 }
 
-class BadRequest extends Error {}
+class BadRequest extends ApiFailure {
+  constructor(message: string) {
+    super('bad_request', message);
+  }
+}
 
 function parseRequest(data: Uint8Array): FleetRequest {
   let request: unknown;
@@ -283,7 +282,7 @@ function parseRequest(data: Uint8Array): FleetRequest {
 
 function errorReply(error: unknown): FleetReply {
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof BadRequest) return { ok: false, code: 'bad_request', error: message };
+  if (error instanceof ApiFailure) return { ok: false, code: error.code, error: message };
   if (error instanceof Error && error.name === 'NotFoundError') return { ok: false, code: 'not_found', error: message };
   return { ok: false, code: 'internal', error: message };
 }

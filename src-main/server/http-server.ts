@@ -10,7 +10,7 @@ import { newToken, RequestGuard } from './guard.js';
 import { decodeUrlPath, staticFile } from './static-files.js';
 
 export const API_PREFIX = '/api/';
-const STATUS_OF: Record<ApiErrorCode, number> = { bad_request: 400, not_found: 404, internal: 500 };
+const STATUS_OF: Record<ApiErrorCode, number> = { bad_request: 400, not_found: 404, unavailable: 503, internal: 500 };
 export const EVENTS_PATH = '/api/events';
 /** How much of a too-large body is read and dropped so that its sender can read the 413. */
 const REQUEST_DRAIN_BYTES_MAX = 1_048_576;

@@ -26,6 +26,7 @@ import type {
   WalscopeEvent,
   Workspace,
 } from '../../src-shared/ipc.js';
+import { pageSessions, type SessionFilter, type SessionPage } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
 import type { EpisodeFold, EpisodeTiming } from '../../src-shared/replay.js';
 import { describe } from '../engine/errors.js';
@@ -378,6 +379,10 @@ export class SessionService implements WalscopeApi {
 
   async listSessions(): Promise<SessionSummary[]> {
     return this.summaries();
+  }
+
+  async listPage(filter: SessionFilter, start: number, count: number): Promise<SessionPage> {
+    return pageSessions(this.summaries(), filter, start, count);
   }
 
   async getSession(key: string): Promise<SessionDetail> {

@@ -76,6 +76,7 @@ export class WorkerApi implements WalscopeApi {
   private readonly client = apiClient((method, args) => this.call(method, args));
   getWorkspace = this.client.getWorkspace;
   listSessions = this.client.listSessions;
+  listPage = this.client.listPage;
   getSession = this.client.getSession;
   getRows = this.client.getRows;
   getRecord = this.client.getRecord;

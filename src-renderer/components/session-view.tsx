@@ -180,7 +180,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
     <div className="session-view" data-testid="session-view" data-session={key}>
       <header className="session-head">
         <div className="head-line">
-          <h2 className="mono" title={key}>{key}</h2>
+          <h2 className="mono" title={key}>{detail.summary.host === undefined ? key : <><span className="badge" data-testid="session-host">{detail.summary.host}</span> {detail.summary.session_id}</>}</h2>
           <StatusChip value={detail.summary.status} title={detail.summary.status_detail} />
           {detail.read_only && <span className="badge" data-testid="read-only">read-only export</span>}
           <ExportReport sessionKey={key} />

@@ -2,7 +2,7 @@
 // is a 400 that names the argument (not a 404, not a 500), an unknown method is a 404, and a failure keeps its
 // code across the worker boundary. Through the real HTTP server with a real session service.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiFailure, dispatchApi } from '../../src-shared/ipc.js';
+import { ApiFailure, dispatchApi, type SessionPage } from '../../src-shared/ipc.js';
 import { startServer, type RunningServer } from '../../src-main/server/http-server.js';
 import { SessionService } from '../../src-main/services/session-service.js';
 import { useTempDirs } from '../helpers/temp.js';
@@ -50,12 +50,27 @@ describe('the API dispatcher', () => {
     ['runRetire', ['s', 'sealed', {}], /runRetire takes 4 argument\(s\)/],
     ['runRetire', ['s', 'sealed', {}, 7], /audit_reason must be text/],
     ['getContext', ['s', -1, null], /episode must be a whole number/],
+    ['listPage', [{ status: 'bogus', host: null }, 0, 10], /filter must be \{status: a status or null/],
+    ['listPage', [{ status: null }, 0, 10], /filter must be \{status, host\}/],
+    ['listPage', [{ status: null, host: '' }, 0, 10], /filter must be/],
+    ['listPage', [{ status: null, host: null }, 0, -1], /count must be a whole number/],
   ])('%s %j is a 400 naming the argument', async (method, args, reason) => {
     const { post } = await served();
     const answer = await post(method, { args });
     expect(answer.status).toBe(400);
     expect(answer.body.code).toBe('bad_request');
     expect(answer.body.error).toMatch(reason);
+  });
+
+  it('listPage of a local workspace: the filtered window of its own list, with the filtered total', async () => {
+    const { post } = await served();
+    const all = (await post('listPage', { args: [{ status: null, host: null }, 0, 10] })).body as unknown as SessionPage;
+    expect(all).toMatchObject({ start: 0, total: 1, complete: true, hosts: [] });
+    expect(all.rows.map((row) => row.key)).toEqual(['s']);
+    const other = (await post('listPage', { args: [{ status: 'needs_operator', host: null }, 0, 10] })).body as unknown as SessionPage;
+    expect(other).toMatchObject({ total: 0, rows: [] });
+    const past = (await post('listPage', { args: [{ status: null, host: null }, 1, 10] })).body as unknown as SessionPage;
+    expect(past).toMatchObject({ start: 1, total: 1, rows: [] });
   });
 
   it('an unknown method and an unknown session are 404s; a good call answers', async () => {

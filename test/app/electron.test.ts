@@ -129,11 +129,13 @@ describe('preload', () => {
 });
 
 describe('menu', () => {
-  it('offers Open State Root…, Open WAL Export… and recent items', () => {
-    const actions = { openRoot: vi.fn(), openExport: vi.fn(), openRecent: vi.fn() };
+  it('offers Open State Root…, Open WAL Export…, Connect to a Fleet… and recent items', () => {
+    const actions = { openRoot: vi.fn(), openExport: vi.fn(), connectFleet: vi.fn(), openRecent: vi.fn() };
     const [file] = menuTemplate(actions, ['/a/root']);
-    const items = file!.submenu as { label?: string; submenu?: { label?: string; click?: () => void }[] }[];
-    expect(items.map((item) => item.label)).toEqual(expect.arrayContaining(['Open State Root…', 'Open WAL Export…', 'Open Recent']));
+    const items = file!.submenu as { label?: string; click?: () => void; submenu?: { label?: string; click?: () => void }[] }[];
+    expect(items.map((item) => item.label)).toEqual(expect.arrayContaining(['Open State Root…', 'Open WAL Export…', 'Connect to a Fleet…', 'Open Recent']));
+    items.find((item) => item.label === 'Connect to a Fleet…')!.click!();
+    expect(actions.connectFleet).toHaveBeenCalledOnce();
     items.find((item) => item.label === 'Open Recent')!.submenu![0]!.click!();
     expect(actions.openRecent).toHaveBeenCalledWith('/a/root');
   });

@@ -60,6 +60,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
   const api: WalscopeApi = {
     getWorkspace: () => Promise.resolve({ path: `synthetic ${key}`, kind: 'export', read_only: true, not_sessions: [] }),
     listSessions: () => Promise.resolve([summary]),
+    listPage: (filter, start) => Promise.resolve({ filter, start, total: 1, complete: true, rows: start === 0 ? [summary] : [], hosts: [] }),
     getSession: () => Promise.resolve(detail),
     getRows<L extends RowList>(_key: string, list: L, start: number, count: number): Promise<RowPage<L>> {
       const total = list === 'transcript' ? 0 : rows_total;

@@ -9,12 +9,11 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { ActionOutcome, ActionPreview, RowPage } from '../../src-shared/ipc.js';
 import { listSessions } from '../../src-main/engine/state-root.js';
-import type { AuditEntry } from '../../src-main/fleet/agent.js';
 import { callHost, fleetRows } from '../../src-main/fleet/client.js';
 import { FleetIndex } from '../../src-main/fleet/index.js';
 import { AUDIT_STREAM, sessionKey } from '../../src-main/fleet/names.js';
 import { SessionService } from '../../src-main/services/session-service.js';
-import { AgentProcess, NatsServer, until, walscope } from './nats-harness.js';
+import { AgentProcess, auditEntries, NatsServer, until, walscope } from './nats-harness.js';
 
 const HOSTS = ['alpha', 'beta.dc-1', 'gamma'];
 
@@ -24,15 +23,6 @@ let nc: NatsConnection;
 const roots = new Map<string, string>();
 const agents = new Map<string, AgentProcess>();
 
-async function auditEntries(): Promise<AuditEntry[]> {
-  const jsm = await jetstreamManager(nc);
-  const { state } = await jsm.streams.info(AUDIT_STREAM);
-  const entries: AuditEntry[] = [];
-  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
-    entries.push((await jsm.streams.getMessage(AUDIT_STREAM, { seq }))!.json<AuditEntry>());
-  }
-  return entries;
-}
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-fleet-'));
@@ -109,22 +99,23 @@ describe('fleet over a real nats-server', () => {
     })) as ActionOutcome;
     expect(outcome.ok).toBe(true);
     // The audit holds the request and the outcome the moment the reply arrives.
-    const audit = (await auditEntries()).filter((e) => e.host === host && e.session === 'indeterminate');
+    const audit = (await auditEntries(nc)).filter((e) => e.host === host && e.session === 'indeterminate');
     expect(audit.map((e) => e.phase)).toEqual(['request', 'outcome']);
     expect(audit[1]).toMatchObject({ operator: 'ops-1', nats_user: 'operator', reason: 'ticket 42', action: 'resume', based_on_seq: preview.based_on_seq, records_written: preview.plan.records.length + 1, result: 'written' });
-    // Re-read that host's disk with a fresh service: after based_on_seq, the audit record and then the previewed ones.
+    // Re-read that host's disk with a fresh service: the records after based_on_seq are the previewed ones.
     const fresh = await SessionService.open(roots.get(host)!, { watch: false });
     try {
       const detail = await fresh.getSession('indeterminate');
       const page = (await fresh.getRows('indeterminate', 'records', 0, 2_000)) as RowPage<'records'>;
       const after = page.rows.filter((r) => r.seq > preview.based_on_seq).map((r) => r.type);
+      // The session's own operator_action audit record first, then the previewed records.
       expect(after).toEqual(['operator_action', ...preview.plan.records.map((r) => r.type)]);
-      expect(detail.summary.last_seq).toBe(preview.based_on_seq + 1 + preview.plan.records.length);
+      expect(detail.summary.last_seq).toBe(preview.based_on_seq + preview.plan.records.length + 1);
     } finally {
       await fresh.close();
     }
     // The viewer's index follows the bucket: the new last seq arrives (writes are coalesced to ≤ 1 s).
-    await until('index current', 5_000, async () => index.summaries.get(sessionKey(host, 'indeterminate'))?.last_seq === preview.based_on_seq + 1 + preview.plan.records.length);
+    await until('index current', 5_000, async () => index.summaries.get(sessionKey(host, 'indeterminate'))?.last_seq === preview.based_on_seq + preview.plan.records.length + 1);
     index.close();
     // The other hosts' copies of the same demo session are untouched.
     const untouched = listSessions(roots.get('alpha')!);
@@ -159,7 +150,7 @@ describe('fleet over a real nats-server', () => {
   }, 60_000);
 
   it('the server restarted: agents reconnect, the view is whole within 10 s, the audit kept', async () => {
-    const audit_before = await auditEntries();
+    const audit_before = await auditEntries(nc);
     await server.stop();
     await server.restart();
     const started = Date.now();
@@ -171,7 +162,7 @@ describe('fleet over a real nats-server', () => {
       return true;
     });
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(await auditEntries()).toEqual(audit_before);
+    expect(await auditEntries(nc)).toEqual(audit_before);
   }, 60_000);
 
   it('kill -9 of an agent: its host is offline within 15 s and its summaries stale; the others stay online', async () => {

@@ -4,6 +4,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { AuditEntry } from '../../src-main/fleet/agent.js';
+import { AUDIT_STREAM } from '../../src-main/fleet/names.js';
 
 export const REPO_DIR = path.resolve(import.meta.dirname, '../..');
 export const NATS_SERVER = '/usr/sbin/nats-server';
@@ -130,4 +134,13 @@ export async function until<T>(what: string, timeout_ms: number, probe: () => Pr
     if (Date.now() > deadline) throw new Error(`${what}: not within ${timeout_ms} ms${last === null ? '' : ` (last error: ${String(last)})`}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** Every entry of the audit stream, in order. */
+export async function auditEntries(nc: NatsConnection): Promise<AuditEntry[]> {
+  const jsm = await jetstreamManager(nc);
+  const { state } = await jsm.streams.info(AUDIT_STREAM);
+  const entries: AuditEntry[] = [];
+  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) entries.push((await jsm.streams.getMessage(AUDIT_STREAM, { seq }))!.json<AuditEntry>());
+  return entries;
 }

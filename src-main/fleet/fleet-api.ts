@@ -1,0 +1,295 @@
+// The whole fleet as one WalscopeApi, for `walscope serve --fleet` (and the app's "Connect to a fleet…"): the
+// renderer and the HTTP server see the same contract as for one state root. The list comes from the index of
+// the sessions bucket (a watch kept in this process), paged and filtered here; everything about one session is
+// the same API call on its host's agent over `walscope.api.<host>.<method>`. A session's key in the fleet is its
+// bucket key (`<host>.<session>`, both encoded), so every key names its host.
+//
+// A host whose last heartbeat is older than HOST_OFFLINE_MS is offline: its summaries are marked stale, its
+// sessions' last proxied details are shown with every action disabled (saying why), and actions on it are
+// refused here before anything is sent.
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  apiClient,
+  ApiFailure,
+  type ActionOutcome,
+  type ActionPreview,
+  type ApiMethod,
+  type HostView,
+  type RetirePreview,
+  type RetireResult,
+  type SessionDetail,
+  type SessionFilter,
+  type SessionPage,
+  type SessionSummary,
+  type WalscopeApi,
+  type WalscopeEvent,
+  type Workspace,
+} from '../../src-shared/ipc.js';
+import { HOST_OFFLINE_MS, type FleetSummary, type HostBeat } from './agent.js';
+import { callHost, FleetCallError } from './client.js';
+import { connectBus, type BusOptions } from './connection.js';
+import { BucketIndex, FleetIndex } from './index.js';
+import { hostKey, HOSTS_BUCKET, parseSessionKey } from './names.js';
+
+/** How often the viewer says what moved: changes are gathered and sent at most this often. */
+export const FLEET_EVENT_MS = 500;
+/** Changed keys named in one event; past it the event says "many" (null) and the renderer refetches what it shows. */
+export const CHANGED_KEYS_MAX = 1_000;
+/** Last details kept per session opened, shown (actions disabled) while its host is offline. */
+export const DETAILS_KEPT_MAX = 64;
+export const FLEET_LISTENERS_MAX = 16;
+/** Summaries in before the list is served: a first screen; the rest streams in behind (pages say complete: false). */
+export const FIRST_ROWS = 200;
+/** A call to an offline host fails at once; an online one that does not answer within this is unavailable. */
+export const HOST_CALL_TIMEOUT_MS = 10_000;
+
+interface FleetApiOptions {
+  nc: NatsConnection;
+  /** The server's URL as shown to the user (no user:password in it). */
+  url: string;
+  /** Who the audit records as asking for an action. */
+  operator: string;
+  nats_user: string | null;
+}
+
+type Remote = Pick<WalscopeApi, ApiMethod>;
+
+export class FleetApi implements WalscopeApi {
+  private readonly listeners = new Set<(event: WalscopeEvent) => void>();
+  private readonly changed = new Set<string>();
+  private changed_overflow = false;
+  private readonly details = new Map<string, SessionDetail>();
+  private online_before = new Map<string, boolean>();
+  /** When each host's latest heartbeat arrived here, on this process's clock. */
+  private readonly beat_arrived_ms = new Map<string, number>();
+  private readonly started_ms = Date.now();
+  private readonly timer: NodeJS.Timeout;
+  private readonly unwatch: (() => void)[] = [];
+
+  private constructor(
+    private readonly options: FleetApiOptions,
+    readonly sessions: FleetIndex,
+    private readonly hosts: BucketIndex<HostBeat>,
+  ) {
+    this.unwatch.push(sessions.bucket.onChange((key) => this.noteChange(key)));
+    this.unwatch.push(hosts.onChange((key) => this.beat_arrived_ms.set(key, Date.now())));
+    this.timer = setInterval(() => this.emit(), FLEET_EVENT_MS);
+    this.timer.unref();
+  }
+
+  /** Connects (the connection is the FleetApi's, drained by close) and opens both indexes; resolves once the
+   *  hosts are in and the first `first_rows` summaries are. */
+  static async connect(bus: BusOptions, operator: string, first_rows = FIRST_ROWS): Promise<FleetApi> {
+    const nc = await connectBus(bus);
+    try {
+      const options: FleetApiOptions = { nc, url: bus.url.replace(/\/\/[^@/]*@/, '//'), operator, nats_user: bus.user };
+      const [hosts, sessions] = await Promise.all([BucketIndex.open<HostBeat>(nc, HOSTS_BUCKET), FleetIndex.open(nc, first_rows)]);
+      await hosts.complete;
+      return new FleetApi(options, sessions, hosts);
+    } catch (error) {
+      await nc.close();
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    for (const stop of this.unwatch) stop();
+    this.sessions.close();
+    this.hosts.close();
+    this.listeners.clear();
+    await this.options.nc.drain().catch(() => undefined);
+  }
+
+  async getWorkspace(): Promise<Workspace> {
+    return { path: this.options.url, kind: 'fleet', read_only: false, not_sessions: [] };
+  }
+
+  /** A fleet is listed by pages: the whole list of 100,000 sessions is never one answer. */
+  async listSessions(): Promise<SessionSummary[]> {
+    throw new ApiFailure('bad_request', `a fleet of ${this.sessions.summaries.size} sessions is listed by pages: use listPage`);
+  }
+
+  async listPage(filter: SessionFilter, start: number, count: number): Promise<SessionPage> {
+    const now_ms = Date.now();
+    const page = this.sessions.page({ ...(filter.status === null ? {} : { status: filter.status }), ...(filter.host === null ? {} : { host: filter.host }) }, start, count);
+    return {
+      filter,
+      start,
+      total: page.total,
+      complete: page.complete,
+      rows: page.rows.map(([key, summary]) => this.summaryOf(key, summary, now_ms)),
+      hosts: this.hostViews(now_ms),
+    };
+  }
+
+  private readonly routed = apiClient((method, args) => this.route(method, args));
+  getSession = this.routed.getSession as WalscopeApi['getSession'];
+  getRows = this.routed.getRows as WalscopeApi['getRows'];
+  getRecord = this.routed.getRecord;
+  locateSeq = this.routed.locateSeq;
+  search = this.routed.search;
+  previewAction = this.routed.previewAction;
+  runAction = this.routed.runAction;
+  getReport = this.routed.getReport;
+  getHistory = this.routed.getHistory;
+  previewRetire = this.routed.previewRetire;
+  runRetire = this.routed.runRetire;
+  getContext = this.routed.getContext;
+  getTiming = this.routed.getTiming;
+
+  subscribe(listener: (event: WalscopeEvent) => void): () => void {
+    if (this.listeners.size >= FLEET_LISTENERS_MAX) throw new Error(`more than ${FLEET_LISTENERS_MAX} subscribers`);
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Why `host` is offline, or null when its heartbeat is current. A beat's age is measured on this process's
+   *  clock from when it arrived here, so an agent's clock being off does not matter; only the beats already in
+   *  the bucket when the viewer started are aged by the time they carry, and only until a fresh one could have
+   *  come (HOST_OFFLINE_MS). */
+  offlineWhy(host: string, now_ms = Date.now()): string | null {
+    const key = hostKey(host);
+    const beat = this.hosts.values.get(key);
+    if (beat === undefined) return `host ${host} has never sent a heartbeat`;
+    const arrived_ms = this.beat_arrived_ms.get(key);
+    const age_ms = arrived_ms !== undefined ? now_ms - arrived_ms : now_ms - this.started_ms <= HOST_OFFLINE_MS ? now_ms - beat.beat_ms : null;
+    if (age_ms === null) return `host ${host} is offline: no heartbeat in the ${Math.round((now_ms - this.started_ms) / 1_000)} s since this viewer started`;
+    if (age_ms <= HOST_OFFLINE_MS) return null;
+    return `host ${host} is offline: its last heartbeat was ${Math.round(age_ms / 1_000)} s ago (over ${HOST_OFFLINE_MS / 1_000} s)`;
+  }
+
+  /** One session-keyed call: routed to the host named by the key, with the key rewritten both ways. */
+  private async route(method: ApiMethod, args: unknown[]): Promise<unknown> {
+    const key = args[0];
+    if (typeof key !== 'string') throw new ApiFailure('bad_request', `${method} needs a session key`);
+    let where: { host: string; session: string };
+    try {
+      where = parseSessionKey(key);
+    } catch (error) {
+      throw new ApiFailure('not_found', `no fleet session ${key.slice(0, 200)}: ${(error as Error).message}`);
+    }
+    const offline = this.offlineWhy(where.host);
+    if (offline !== null) return this.offlineAnswer(method, key, args, offline);
+    const remote = this.remote(where.host, method);
+    const value = await remote(where.session, ...args.slice(1));
+    if (method === 'getSession') {
+      const detail = value as SessionDetail;
+      const fleet_detail: SessionDetail = { ...detail, summary: { ...detail.summary, key, host: where.host } };
+      this.keepDetail(key, fleet_detail);
+      return fleet_detail;
+    }
+    if (method === 'getRows') return { ...(value as object), key };
+    return value;
+  }
+
+  private remote(host: string, method: ApiMethod): (...args: unknown[]) => Promise<unknown> {
+    const client: Remote = apiClient(async (name, args) => {
+      try {
+        return await callHost(this.options.nc, host, name, { args, operator: this.options.operator, ...(this.options.nats_user === null ? {} : { nats_user: this.options.nats_user }) }, HOST_CALL_TIMEOUT_MS);
+      } catch (error) {
+        throw asApiFailure(host, error);
+      }
+    });
+    return client[method] as (...args: unknown[]) => Promise<unknown>;
+  }
+
+  /** What an offline host's session shows: its last detail with every action disabled, refusals for actions. */
+  private offlineAnswer(method: ApiMethod, key: string, args: unknown[], why: string): unknown {
+    switch (method) {
+      case 'getSession': {
+        const detail = this.details.get(key);
+        if (detail === undefined) throw new ApiFailure('unavailable', `${why}; its sessions open again when it is back`);
+        return {
+          ...detail,
+          summary: { ...detail.summary, stale: `${why}: this is what it last said` },
+          actions: detail.actions.map((choice) => ({ ...choice, applies: false, why: `${why}: actions are disabled until it is back` })),
+        } satisfies SessionDetail;
+      }
+      case 'previewAction':
+      case 'runAction':
+        return { ok: false, kind: args[1] as ActionPreview['kind'], refusal: { reason: 'unavailable', message: `${why}: nothing was sent` } } satisfies ActionOutcome;
+      case 'previewRetire':
+        return { reason: args[1] as RetirePreview['reason'], plan: null, refusal: { code: 'unavailable', message: `${why}: nothing was sent` } } satisfies RetirePreview;
+      case 'runRetire':
+        return { ok: false, refusal: { code: 'unavailable', message: `${why}: nothing was sent` } } satisfies RetireResult;
+      default:
+        throw new ApiFailure('unavailable', why);
+    }
+  }
+
+  private keepDetail(key: string, detail: SessionDetail): void {
+    this.details.delete(key);
+    this.details.set(key, detail);
+    if (this.details.size > DETAILS_KEPT_MAX) this.details.delete(this.details.keys().next().value!);
+  }
+
+  private summaryOf(key: string, summary: FleetSummary, now_ms: number): SessionSummary {
+    const offline = this.offlineWhy(summary.host, now_ms);
+    return {
+      key,
+      session_id: summary.session,
+      status: summary.status,
+      status_detail: summary.why,
+      last_activity_ms: summary.last_activity_ms,
+      episodes: summary.episodes,
+      records: summary.records,
+      last_seq: summary.last_seq,
+      size_bytes: summary.size_bytes,
+      episode_state: null,
+      finish_reason: null,
+      class_counts: summary.class_counts,
+      run: null,
+      recoveries: [],
+      host: summary.host,
+      ...(offline === null ? {} : { stale: `${offline}: this is its last known summary` }),
+    };
+  }
+
+  private hostViews(now_ms: number): HostView[] {
+    const views: HostView[] = [];
+    for (const beat of this.hosts.values.values()) {
+      const offline = this.offlineWhy(beat.host, now_ms);
+      views.push({
+        host: beat.host,
+        online: offline === null,
+        why: offline ?? `walscope ${beat.version} on ${beat.root}`,
+        sessions: beat.sessions,
+        beat_ms: beat.beat_ms,
+      });
+    }
+    return views.sort((a, b) => a.host.localeCompare(b.host));
+  }
+
+  private noteChange(key: string): void {
+    if (this.changed_overflow) return;
+    if (this.changed.size >= CHANGED_KEYS_MAX) {
+      this.changed_overflow = true;
+      this.changed.clear();
+      return;
+    }
+    this.changed.add(key);
+  }
+
+  /** Says what moved since the last event: the summaries that changed, and hosts that went on or offline. */
+  private emit(): void {
+    const now_ms = Date.now();
+    const hosts = this.hostViews(now_ms);
+    const online = new Map(hosts.map((h) => [h.host, h.online]));
+    const flipped = hosts.some((h) => this.online_before.get(h.host) !== h.online);
+    this.online_before = online;
+    if (!flipped && !this.changed_overflow && this.changed.size === 0) return;
+    const event: WalscopeEvent = { type: 'fleet', hosts, changed: this.changed_overflow ? null : [...this.changed] };
+    this.changed.clear();
+    this.changed_overflow = false;
+    for (const listener of this.listeners) listener(event);
+  }
+}
+
+/** An agent's error keeps its code; a host that does not answer is unavailable, saying so. */
+function asApiFailure(host: string, error: unknown): ApiFailure {
+  if (error instanceof FleetCallError) return new ApiFailure(error.code === 'too_large' ? 'bad_request' : (error.code as ApiFailure['code']), error.message);
+  const message = error instanceof Error ? error.message : String(error);
+  if (/permission/i.test(message)) return new ApiFailure('bad_request', `the NATS server refused: ${message}`);
+  return new ApiFailure('unavailable', `host ${host} did not answer: ${message}`);
+}

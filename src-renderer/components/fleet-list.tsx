@@ -1,0 +1,122 @@
+// Every session of every host of a fleet, a page at a time (a fleet holds 100,000): filter by host and by
+// status, "Needs operator anywhere" in one click. A host that is offline says so, and its sessions are marked
+// stale (their last known summary). The service's fleet events refetch the pages on screen.
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useRef, useState } from 'react';
+import type { HostView, SessionFilter, SessionPage, SessionStatus, SessionSummary } from '../../src-shared/ipc.js';
+import { PAGE_ROWS, useSessionPage } from '../queries.js';
+import { STATUS_WORD, StatusChip } from './chips.js';
+import { formatAgo, formatBytes } from './format.js';
+
+const ROW_PX = 52;
+
+export function FleetList(props: { selected: string | null; onSelect: (key: string) => void; onHosts: (hosts: HostView[]) => void }) {
+  const [filter, setFilter] = useState<SessionFilter>({ status: null, host: null });
+  const [center, setCenter] = useState(0);
+  const scroller = useRef<HTMLDivElement>(null);
+  const page = Math.floor(center / PAGE_ROWS);
+  const current = useSessionPage(filter, page);
+  const next = useSessionPage(filter, page + 1);
+  const first = current.data;
+  const total = first?.total ?? 0;
+  const hosts = first?.hosts ?? [];
+  const virtualizer = useVirtualizer({
+    count: total,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_PX,
+    overscan: 8,
+    onChange: (instance) => setCenter(instance.getVirtualItems()[0]?.index ?? 0),
+  });
+  const { onHosts } = props;
+  useEffect(() => {
+    if (first !== undefined) onHosts(first.hosts);
+  }, [first, onHosts]);
+  const row = (index: number): SessionSummary | undefined => rowOf([current.data, next.data], index);
+  const change = (update: Partial<SessionFilter>) => {
+    setFilter((previous) => ({ ...previous, ...update }));
+    setCenter(0);
+    scroller.current?.scrollTo({ top: 0 });
+  };
+  const now_ms = Date.now();
+  return (
+    <nav className="session-list" aria-label="Fleet sessions">
+      <div className="list-tools">
+        <button type="button" data-testid="needs-operator-anywhere" aria-pressed={filter.status === 'needs_operator' && filter.host === null}
+          onClick={() => change({ status: 'needs_operator', host: null })}>
+          Needs operator anywhere
+        </button>
+        <select value={filter.host ?? ''} onChange={(event) => change({ host: event.target.value === '' ? null : event.target.value })} aria-label="Filter by host" data-testid="host-filter">
+          <option value="">all hosts</option>
+          {hosts.map((host) => <option key={host.host} value={host.host}>{host.host}{host.online ? '' : ' (offline)'}</option>)}
+        </select>
+        <select value={filter.status ?? ''} onChange={(event) => change({ status: event.target.value === '' ? null : (event.target.value as SessionStatus) })} aria-label="Filter by status" data-testid="status-filter">
+          <option value="">all statuses</option>
+          {(Object.keys(STATUS_WORD) as SessionStatus[]).map((value) => <option key={value} value={value}>{STATUS_WORD[value]}</option>)}
+        </select>
+      </div>
+      <div className="session-scroll" ref={scroller}>
+        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const session = row(item.index);
+            if (session === undefined) return <div key={item.index} className="session-row muted" style={{ top: item.start, height: ROW_PX }}>…</div>;
+            return (
+              <button
+                type="button"
+                key={session.key}
+                className={`session-row${session.key === props.selected ? ' selected' : ''}${session.stale === undefined ? '' : ' stale'}`}
+                style={{ top: item.start, height: ROW_PX }}
+                onClick={() => props.onSelect(session.key)}
+                data-testid="session-row"
+                data-session={session.session_id ?? session.key}
+                data-host={session.host}
+                data-status={session.status}
+                data-stale={session.stale !== undefined}
+                aria-current={session.key === props.selected}
+                title={session.stale}
+              >
+                <span className="session-id"><span className="badge" data-testid="row-host">{session.host}</span> {session.session_id}</span>
+                <StatusChip value={session.status} title={session.status_detail} />
+                <span className="session-meta muted">
+                  {session.stale !== undefined && <span className="warn-text" data-testid="row-stale">offline · last known · </span>}
+                  {formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}
+                </span>
+              </button>
+            );
+          })}
+        </div>
+      </div>
+      <div className="muted list-count" data-testid="fleet-count">
+        {total.toLocaleString()} sessions{filter.host === null ? ` on ${hosts.length} hosts` : ` on ${filter.host}`}{first?.complete === false ? ' (still loading)' : ''}
+      </div>
+    </nav>
+  );
+}
+
+function rowOf(pages: (SessionPage | undefined)[], index: number): SessionSummary | undefined {
+  for (const data of pages) {
+    if (data !== undefined && index >= data.start && index < data.start + data.rows.length) return data.rows[index - data.start];
+  }
+  return undefined;
+}
+
+/** The session pane before a session is picked, in a fleet: every host, online or not and why. */
+export function FleetOverview({ hosts }: { hosts: HostView[] }) {
+  const now_ms = Date.now();
+  return (
+    <div className="overview" data-testid="fleet-overview">
+      <p>Pick a session. {hosts.filter((host) => host.online).length} of {hosts.length} hosts online.</p>
+      <table>
+        <tbody>
+          {hosts.map((host) => (
+            <tr key={host.host} data-testid="host-row" data-host={host.host} data-online={host.online}>
+              <td><strong>{host.host}</strong></td>
+              <td className={host.online ? '' : 'warn-text'}>{host.online ? 'online' : 'offline'}</td>
+              <td className="count">{host.sessions}</td>
+              <td className="muted">{host.why} · beat {formatAgo(host.beat_ms, now_ms)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

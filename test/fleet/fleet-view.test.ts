@@ -1,0 +1,203 @@
+// The fleet in the UI: a real nats-server, three `walscope agent` processes on three demo roots, the real
+// `walscope serve --fleet` and Debian's Chromium. The list holds every session of every host and filters by host
+// and status; an action on a remote session writes exactly the previewed records on that host and is audited;
+// an agent killed with SIGKILL shows offline (its actions disabled, saying why) within 15 s; a restarted server
+// gives back the whole view within 10 s with nothing lost from the audit stream.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { ActionOutcome, RowPage, SessionPage } from '../../src-shared/ipc.js';
+import { listSessions } from '../../src-main/engine/state-root.js';
+import { hostKey, HOSTS_BUCKET, sessionKey } from '../../src-main/fleet/names.js';
+import type { HostBeat } from '../../src-main/fleet/agent.js';
+import { Kvm } from '@nats-io/kv';
+import { fleetRows } from '../../src-main/fleet/client.js';
+import { SessionService } from '../../src-main/services/session-service.js';
+import { launchChromium, serve, type LaunchedBrowser, type Served } from '../app/serve-harness.js';
+import { saveScreenshot } from '../app/screenshots.js';
+import { AgentProcess, auditEntries, NatsServer, until, walscope } from './nats-harness.js';
+
+const HOSTS = ['alpha', 'beta.dc-1', 'gamma'];
+const REASON = 'fleet ticket 7';
+
+let dir: string;
+let server: NatsServer;
+let nc: NatsConnection;
+let served: Served;
+let chromium: LaunchedBrowser;
+let page: Page;
+const roots = new Map<string, string>();
+const agents = new Map<string, AgentProcess>();
+
+
+function sessionsOf(host: string): string[] {
+  return listSessions(roots.get(host)!).sessions;
+}
+
+const rows = () => page.locator('[data-testid=session-row]');
+const TALL = { width: 1400, height: 3_600 };
+
+/** A screenshot at the usual window size; the page is tall again after it. */
+async function screenshot(name: string): Promise<void> {
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await saveScreenshot(page, name);
+  await page.setViewportSize(TALL);
+}
+const row = (host: string, session: string) => page.locator(`[data-testid=session-row][data-host="${host}"][data-session="${session}"]`);
+
+/** Every host:session shown in the list (all of them fit on the tall page). */
+async function shown(): Promise<string[]> {
+  const all = await rows().evaluateAll((elements) => elements.map((e) => `${e.getAttribute('data-host')}:${e.getAttribute('data-session')}`));
+  return all.sort();
+}
+
+/** One call of the served API, as the renderer makes it. */
+function apiCall(method: string, args: unknown[]): Promise<Response> {
+  return fetch(`http://127.0.0.1:${served.port}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-walscope-token': served.token }, body: JSON.stringify({ args }) });
+}
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-fleet-view-'));
+  server = await NatsServer.start(dir);
+  expect(walscope(['fleet', 'init', '--nats', server.url]).status).toBe(0);
+  for (const host of HOSTS) {
+    const root = path.join(dir, `root-${host}`);
+    expect(walscope(['demo', root]).status).toBe(0);
+    roots.set(host, root);
+  }
+  await Promise.all(HOSTS.map(async (host) => agents.set(host, await AgentProcess.start(roots.get(host)!, host, server.url))));
+  nc = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  [served, chromium] = await Promise.all([serve(['--fleet', '--nats', server.url, '--operator', 'ops-7']), launchChromium()]);
+  page = await chromium.context.newPage();
+  // Tall enough that the virtualized list renders every one of the three demos' sessions.
+  await page.setViewportSize(TALL);
+  await page.goto(served.url);
+}, 180_000);
+
+afterAll(async () => {
+  await chromium?.close();
+  await served?.stop();
+  for (const agent of agents.values()) await agent.stop('SIGKILL');
+  await nc?.close();
+  await server?.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('walscope serve --fleet in Chromium', () => {
+  it('lists every session of every host, and filters by host, by status, and "needs operator anywhere"', async () => {
+    const expected = HOSTS.flatMap((host) => sessionsOf(host).map((s) => `${host}:${s}`)).sort();
+    await expect.poll(shown, { timeout: 20_000 }).toEqual(expected);
+    expect(await page.locator('[data-testid=workspace-kind]').innerText()).toContain('fleet');
+    expect(await page.locator('[data-testid=host-row][data-online=true]').count()).toBe(HOSTS.length);
+    expect(await page.locator('[data-testid=fleet-count]').innerText()).toContain(`${expected.length} sessions on ${HOSTS.length} hosts`);
+
+    await page.locator('[data-testid=host-filter]').selectOption('beta.dc-1');
+    await expect.poll(shown).toEqual(sessionsOf('beta.dc-1').map((s) => `beta.dc-1:${s}`).sort());
+
+    await page.locator('[data-testid=host-filter]').selectOption('');
+    await page.locator('[data-testid=status-filter]').selectOption('torn_tail');
+    await expect.poll(async () => (await rows().count()) > 0 && (await rows().evaluateAll((e) => e.every((x) => x.getAttribute('data-status') === 'torn_tail')))).toBe(true);
+
+    await page.locator('[data-testid=needs-operator-anywhere]').click();
+    const needing = (await fleetRows(nc, { status: 'needs_operator' })).rows.map((r) => `${r.host}:${r.session}`).sort();
+    expect(needing.length).toBeGreaterThanOrEqual(HOSTS.length);
+    await expect.poll(shown).toEqual(needing);
+    await screenshot('fleet-needs-operator');
+    await page.locator('[data-testid=status-filter]').selectOption('');
+    await expect.poll(shown).toEqual(expected);
+  }, 60_000);
+
+  it('an action on a remote session writes exactly the previewed records on that host under its lease, audited', async () => {
+    const host = 'beta.dc-1';
+    const before = await SessionService.open(roots.get(host)!, { watch: false });
+    const based_on_seq = (await before.getSession('indeterminate')).summary.last_seq;
+    await before.close();
+    await row(host, 'indeterminate').click();
+    await page.locator('[data-testid=action-resume]').click();
+    await page.locator('[data-testid=confirm-dialog]').waitFor();
+    const listed = await page.locator('[data-testid=confirm-records] li').allInnerTexts();
+    expect(listed.length).toBeGreaterThan(0);
+    await page.locator('[data-testid=confirm-reason]').fill(REASON);
+    await page.locator('[data-testid=confirm-write]').click();
+    await page.locator('[data-testid=action-outcome][data-ok=true]').waitFor({ timeout: 15_000 });
+
+    // That host's disk, re-read by a fresh service: the records after the confirmed seq are the listed ones.
+    const fresh = await SessionService.open(roots.get(host)!, { watch: false });
+    try {
+      const records = (await fresh.getRows('indeterminate', 'records', 0, 2_000)) as RowPage<'records'>;
+      const after = records.rows.filter((r) => r.seq > based_on_seq).map((r) => r.type);
+      expect(after.slice(1)).toEqual(listed.map((line) => line.split(/\s+/)[2]));
+      expect(after[0]).toBe('operator_action');
+    } finally {
+      await fresh.close();
+    }
+    // The other hosts' copies are untouched.
+    for (const other of ['alpha', 'gamma']) {
+      const service = await SessionService.open(roots.get(other)!, { watch: false });
+      expect((await service.getSession('indeterminate')).summary.last_seq).toBe(based_on_seq);
+      await service.close();
+    }
+    const audit = (await auditEntries(nc)).filter((e) => e.host === host && e.session === 'indeterminate');
+    expect(audit.map((e) => e.phase)).toEqual(['request', 'outcome']);
+    expect(audit[1]).toMatchObject({ operator: 'ops-7', reason: REASON, action: 'resume', based_on_seq, records_written: listed.length + 1, result: 'written' });
+  }, 60_000);
+
+  it('the server restarted: agents reconnect and the view is whole within 10 s, the audit kept', async () => {
+    const audit_before = await auditEntries(nc);
+    const expected = HOSTS.flatMap((host) => sessionsOf(host).map((s) => `${host}:${s}`)).sort();
+    await page.locator('[data-testid=host-filter]').selectOption('');
+    await server.stop();
+    await server.restart();
+    const restarted = Date.now();
+    await until('the whole view back', 10_000, async () => {
+      if ((await shown()).join() !== expected.join()) throw new Error(`listed ${(await shown()).length} of ${expected.length}`);
+      const stale = await page.locator('[data-testid=row-stale]').count();
+      if (stale > 0) throw new Error(`${stale} stale`);
+      // Every agent has beaten since the restart, and the viewer's watch of the hosts has seen it.
+      const listed = (await (await apiCall('listPage', [{ status: null, host: null }, 0, 1])).json()) as SessionPage;
+      const fresh = listed.hosts.filter((h) => h.beat_ms > restarted).length;
+      if (fresh !== HOSTS.length) throw new Error(`${fresh} hosts beat since the restart`);
+      // A session opens through its agent again: every host answers.
+      for (const host of HOSTS) {
+        const response = await apiCall('getSession', [sessionKey(host, 'indeterminate')]);
+        if (!response.ok) throw new Error(`${host}: ${await response.text()}`);
+      }
+      return true;
+    });
+    expect(Date.now() - restarted).toBeLessThan(10_000);
+    expect(await auditEntries(nc)).toEqual(audit_before);
+  }, 60_000);
+
+  it('kill -9 of an agent: within 15 s its host is offline, its sessions stale, the open one\'s actions disabled with the reason', async () => {
+    await row('gamma', 'indeterminate').click();
+    await page.locator('[data-testid=action-resume]:not([disabled])').waitFor({ timeout: 10_000 });
+    await agents.get('gamma')!.stop('SIGKILL');
+    const killed = Date.now();
+    await page.locator('[data-testid=action-resume][disabled]').waitFor({ timeout: 16_000 });
+    expect(Date.now() - killed).toBeLessThanOrEqual(16_000);
+    expect(await page.locator('[data-testid=why-resume]').innerText()).toMatch(/gamma is offline.*actions are disabled/);
+    expect(await page.locator('[data-testid=session-stale]').innerText()).toContain('gamma is offline');
+    await expect.poll(() => row('gamma', 'indeterminate').getAttribute('data-stale')).toBe('true');
+    expect(await row('alpha', 'indeterminate').getAttribute('data-stale')).toBe('false');
+    await expect.poll(() => page.locator('[data-testid=host-filter] option[value=gamma]').innerText()).toContain('offline');
+    await screenshot('fleet-host-offline');
+    // Refused by the serve process too, not only disabled in the page: nothing is sent to the host.
+    const refused = (await (await apiCall('runAction', [sessionKey('gamma', 'indeterminate'), 'resume', 8, 'while offline'])).json()) as ActionOutcome;
+    expect(refused).toMatchObject({ ok: false, refusal: { reason: 'unavailable' } });
+    const unopened = await apiCall('getSession', [sessionKey('gamma', 'finished')]);
+    expect(unopened.status).toBe(503);
+    expect(((await unopened.json()) as { error: string }).error).toContain('gamma is offline');
+  }, 60_000);
+
+  it('a heartbeat is aged from when it arrived, not by the agent\'s clock: a host a minute behind is online', async () => {
+    const behind: HostBeat = { host: 'skewed', version: '0.1.0', root: '/r', sessions: 0, started_ms: Date.now() - 120_000, beat_ms: Date.now() - 60_000 };
+    await (await new Kvm(nc).open(HOSTS_BUCKET)).put(hostKey('skewed'), JSON.stringify(behind));
+    await until('the skewed host listed', 5_000, async () => {
+      const hosts = ((await (await apiCall('listPage', [{ status: null, host: null }, 0, 1])).json()) as SessionPage).hosts;
+      return hosts.find((h) => h.host === 'skewed')?.online === true;
+    });
+  }, 60_000);
+});
