@@ -565,7 +565,10 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
 
 /** Calls `method` on `api` with `args` from the wire: an unknown method is not found, arguments of the wrong
  *  number or kind are a bad request that names the argument. The one dispatcher of every transport. */
-export function dispatchApi(api: WalscopeApi, method: unknown, args: unknown): Promise<unknown> {
+/** The API's request methods, without its event subscription: what one transport call can reach. */
+export type ApiRequests = Pick<WalscopeApi, ApiMethod>;
+
+export function dispatchApi(api: ApiRequests, method: unknown, args: unknown): Promise<unknown> {
   if (!isApiMethod(method)) return Promise.reject(new ApiFailure('not_found', `no API method ${String(method).slice(0, 100)}`));
   const expected = API_ARGUMENTS[method];
   if (!Array.isArray(args) || args.length !== expected.length) {
@@ -580,10 +583,10 @@ export function dispatchApi(api: WalscopeApi, method: unknown, args: unknown): P
 }
 
 /** The API's request methods over any transport: `send` carries one call and returns its answer. */
-export function apiClient(send: (method: ApiMethod, args: unknown[]) => Promise<unknown>): Pick<WalscopeApi, ApiMethod> {
+export function apiClient(send: (method: ApiMethod, args: unknown[]) => Promise<unknown>): ApiRequests {
   const client: Partial<Record<ApiMethod, (...args: unknown[]) => Promise<unknown>>> = {};
   for (const method of API_METHODS) client[method] = (...args: unknown[]) => send(method, args);
-  return client as Pick<WalscopeApi, ApiMethod>;
+  return client as ApiRequests;
 }
 
 /** Messages of one step's request the Context view shows; past it the view says how many were left out. */

@@ -6,7 +6,8 @@
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { ApiFailure, dispatchApi, type ApiErrorCode, type SessionStatus, type SessionSummary, type WalscopeApi } from '../../src-shared/ipc.js';
+import { ApiFailure, dispatchApi, type ApiErrorCode, type ApiRequests, type SessionStatus, type SessionSummary, type WalscopeApi } from '../../src-shared/ipc.js';
+import type { ActionApprover } from '../services/actions.js';
 import { apiSubject, auditSubject, eventSubject, hostKey, HOSTS_BUCKET, sessionKey, SESSIONS_BUCKET } from './names.js';
 import { answerFetch } from './fetch.js';
 import { requireTopology } from './topology.js';
@@ -68,9 +69,12 @@ export interface AuditEntry {
   result: string;
 }
 
+/** The agent's root: the whole API, and the same API acting for a remote operator (their name in the WAL's audit). */
+export type AgentApi = WalscopeApi & { approvedBy(approver: ActionApprover): ApiRequests };
+
 export interface AgentOptions {
   nc: NatsConnection;
-  api: WalscopeApi;
+  api: AgentApi;
   host: string;
   root: string;
   version: string;
@@ -238,7 +242,8 @@ export class FleetAgent {
     await this.audit({ ...base, phase: 'request', at_ms: Date.now(), records_written: null, result: 'requested' });
     let outcome;
     try {
-      outcome = (await dispatchApi(this.options.api, 'runAction', request.args)) as Awaited<ReturnType<WalscopeApi['runAction']>>;
+      const approved = this.options.api.approvedBy({ operator: approverName(request), via: 'fleet' });
+      outcome = (await dispatchApi(approved, 'runAction', request.args)) as Awaited<ReturnType<WalscopeApi['runAction']>>;
     } catch (error) {
       await this.audit({ ...base, phase: 'outcome', at_ms: Date.now(), records_written: 0, result: `error: ${(error as Error).message}` });
       throw error;
@@ -285,4 +290,9 @@ function errorReply(error: unknown): FleetReply {
   if (error instanceof ApiFailure) return { ok: false, code: error.code, error: message };
   if (error instanceof Error && error.name === 'NotFoundError') return { ok: false, code: 'not_found', error: message };
   return { ok: false, code: 'internal', error: message };
+}
+
+/** The name the WAL's operator_action carries: the operator the caller names, else its NATS user. */
+function approverName(request: FleetRequest): string {
+  return request.operator ?? request.nats_user ?? 'unnamed fleet operator';
 }

@@ -51,14 +51,17 @@ export function actionChoices(model: SessionModel): ActionChoice[] {
   });
 }
 
-export function runAction(model: SessionModel, kind: ActionKind, based_on_seq: number, reason: string): ActionOutcome {
+/** Who approves an action and from where: the app's OS user, or an operator elsewhere for whom the fleet agent acts. */
+export type ActionApprover = Pick<OperatorAudit, 'operator' | 'via'>;
+
+export function runAction(model: SessionModel, kind: ActionKind, based_on_seq: number, reason: string, approver: ActionApprover = { operator: appOperator(), via: 'app' }): ActionOutcome {
   model.refresh();
   const preview = previewAction(model, kind);
   if (preview.refusal !== null) return { ok: false, kind, refusal: preview.refusal };
   if (preview.based_on_seq !== based_on_seq) {
     return { ok: false, kind, refusal: { reason: 'stale_plan', message: `the session changed since the plan was shown (seq ${based_on_seq} → ${preview.based_on_seq}): nothing was written; review the new plan` } };
   }
-  const audit: OperatorAudit = { operator: appOperator(), reason: typeof reason === 'string' ? reason : '', via: 'app' };
+  const audit: OperatorAudit = { ...approver, reason: typeof reason === 'string' ? reason : '' };
   const problem = auditProblem(audit);
   if (problem !== null) return { ok: false, kind, refusal: { reason: 'audit', message: `${problem}: nothing was written` } };
   const { root, session } = model.target;

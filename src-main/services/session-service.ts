@@ -26,7 +26,7 @@ import type {
   WalscopeEvent,
   Workspace,
 } from '../../src-shared/ipc.js';
-import { pageSessions, type SessionFilter, type SessionPage } from '../../src-shared/ipc.js';
+import { apiClient, pageSessions, type ApiRequests, type SessionFilter, type SessionPage } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
 import type { EpisodeFold, EpisodeTiming } from '../../src-shared/replay.js';
 import { describe } from '../engine/errors.js';
@@ -36,7 +36,7 @@ import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js'
 import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../replay/support-report.js';
 import { episodeTiming } from '../replay/timing.js';
-import { actionChoices, previewAction, runAction } from './actions.js';
+import { actionChoices, previewAction, runAction, type ActionApprover } from './actions.js';
 import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
@@ -438,11 +438,18 @@ export class SessionService implements WalscopeApi {
     return previewAction(this.model(key, true), kind);
   }
 
-  async runAction(key: string, kind: ActionKind, based_on_seq: number, reason: string): Promise<ActionOutcome> {
+  async runAction(key: string, kind: ActionKind, based_on_seq: number, reason: string, approver?: ActionApprover): Promise<ActionOutcome> {
     const model = this.model(key, true);
-    const outcome = runAction(model, kind, based_on_seq, reason);
+    const outcome = runAction(model, kind, based_on_seq, reason, approver);
     this.emitSession(model);
     return outcome;
+  }
+
+  /** The API with its actions approved by `approver`: the fleet agent acts for an operator on another machine. */
+  approvedBy(approver: ActionApprover): ApiRequests {
+    return apiClient((method, args) => method === 'runAction'
+      ? this.runAction(...(args as Parameters<WalscopeApi['runAction']>), approver)
+      : (this[method] as (...values: unknown[]) => Promise<unknown>).apply(this, args));
   }
 
   async getReport(key: string): Promise<SupportReport> {

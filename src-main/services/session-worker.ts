@@ -14,7 +14,8 @@ SessionService.open(init.workspace).then(
   (service) => {
     service.subscribe((event) => post({ kind: 'event', event }));
     port.on('message', (request: ToWorker) => {
-      dispatchApi(service, request.method, request.args).then(
+      const api = request.approver === undefined ? service : service.approvedBy(request.approver);
+      dispatchApi(api, request.method, request.args).then(
         (value) => post({ kind: 'reply', id: request.id, ok: true, value }),
         (error: unknown) => post({ kind: 'reply', id: request.id, ok: false, error: toApiError(error) }),
       );

@@ -1,7 +1,8 @@
 // The main thread's handle on the session worker: the same WalscopeApi, each call a message. Pending calls
 // are bounded; a worker that dies fails them all rather than leaving them waiting.
 import { Worker } from 'node:worker_threads';
-import { apiClient, ApiFailure, type ApiMethod, type WalscopeApi, type WalscopeEvent } from '../../src-shared/ipc.js';
+import { apiClient, ApiFailure, type ApiMethod, type ApiRequests, type WalscopeApi, type WalscopeEvent } from '../../src-shared/ipc.js';
+import type { ActionApprover } from './actions.js';
 import type { WorkspacePaths } from './session-service.js';
 import type { FromWorker, ToWorker, WorkerInit } from './worker-protocol.js';
 
@@ -62,11 +63,16 @@ export class WorkerApi implements WalscopeApi {
     this.pending.clear();
   }
 
-  private call<T>(method: ApiMethod, args: unknown[]): Promise<T> {
+  /** The API with its actions approved by `approver`: the fleet agent acts for an operator on another machine. */
+  approvedBy(approver: ActionApprover): ApiRequests {
+    return apiClient((method, args) => this.call(method, args, approver));
+  }
+
+  private call<T>(method: ApiMethod, args: unknown[], approver?: ActionApprover): Promise<T> {
     if (this.dead !== null) return Promise.reject(this.dead);
     if (this.pending.size >= PENDING_CALLS_MAX) return Promise.reject(new Error(`more than ${PENDING_CALLS_MAX} calls pending`));
     const id = this.next_id++;
-    const request: ToWorker = { id, method, args };
+    const request: ToWorker = approver === undefined ? { id, method, args } : { id, method, args, approver };
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       this.worker.postMessage(request);

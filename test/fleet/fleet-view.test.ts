@@ -131,6 +131,10 @@ describe('walscope serve --fleet in Chromium', () => {
       const after = records.rows.filter((r) => r.seq > based_on_seq).map((r) => r.type);
       expect(after.slice(1)).toEqual(listed.map((line) => line.split(/\s+/)[2]));
       expect(after[0]).toBe('operator_action');
+      // The WAL's own audit names the fleet operator who approved it, not the agent's OS user.
+      const audit_index = records.rows.findIndex((r) => r.seq === based_on_seq + 1);
+      const audit_record = await fresh.getRecord('indeterminate', audit_index);
+      expect(audit_record.payload).toMatchObject({ action: 'resume', operator: 'ops-7', via: 'fleet', reason: REASON, based_on_seq });
     } finally {
       await fresh.close();
     }
