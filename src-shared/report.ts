@@ -13,14 +13,7 @@ export interface ReportIntegrity {
   intact: { frames: number; records: number; last_seq: number; bytes: number };
   damage: { kind: string; offset: number | null; message: string } | null;
   /** Non-tail damage: digest-valid frames found after it (reported, unverified by sequence, never used). */
-  after_damage: {
-    frames: number;
-    records: number;
-    seq_first: number | null;
-    seq_last: number | null;
-    unaccounted_bytes: number;
-    scan_cut: boolean;
-  } | null;
+  after_damage: AfterDamage | null;
   /** How much is lost, in one or two sentences. */
   lost: string;
   /** What to ask the customer for, when the file may be damaged in transfer. */
@@ -59,6 +52,20 @@ export interface ReportEpisode {
   first_ms: number | null;
   last_ms: number | null;
   calls: ReportCall[];
+}
+
+/** What a scan past a non-tail damage found. */
+export interface AfterDamage {
+  /** Digest-valid frames found after the damage (lineage frames included). */
+  frames: number;
+  /** Of them, records (seq > 0). */
+  records: number;
+  seq_first: number | null;
+  seq_last: number | null;
+  /** Bytes after the damage offset that no intact frame covers. */
+  unaccounted_bytes: number;
+  /** The scan stopped at one of its limits before the end of the file: the counts are a lower bound. */
+  scan_cut: boolean;
 }
 
 export interface SupportReport {

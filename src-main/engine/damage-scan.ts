@@ -2,23 +2,11 @@
 // is trusted), but a support engineer must say how much the damage costs. This scan resynchronises on the frame
 // magic past the damage and counts the digest-valid frames it finds, with their seq range. Those frames are
 // reported, never used: their order and completeness cannot be verified once the sequence broke.
+import type { AfterDamage } from '../../src-shared/report.js';
 import type { DigestAlgorithmName, ReadFrame } from '../../src-shared/wal.js';
 import { checkFrameAt, checkHeader, decodeBody } from './frame-codec.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
 import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, FRAME_MAGIC, READ_CHUNK_BYTES, TAIL_SCAN_CANDIDATES_MAX, TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX } from './limits.js';
-
-export interface AfterDamage {
-  /** Digest-valid frames found after the damage (lineage frames included). */
-  frames: number;
-  /** Of them, records (seq > 0). */
-  records: number;
-  seq_first: number | null;
-  seq_last: number | null;
-  /** Bytes after the damage offset that no intact frame covers. */
-  unaccounted_bytes: number;
-  /** The scan stopped at one of its limits before the end of the file: the counts are a lower bound. */
-  scan_cut: boolean;
-}
 
 /** A digest-valid frame found after the damage: where it is and what its header and body say (no payload). */
 export type FoundFrame = Omit<ReadFrame, 'payload'>;
