@@ -53,7 +53,7 @@ export const STATUS_WORD: Record<SessionStatus, string> = {
 export const STATUS_MEANING: Record<SessionStatus, string> = {
   refused: 'The WAL cannot be trusted past a point (damage, or a newer writer): shown up to it, never acted on.',
   live: 'A writer holds the lease and is appending; actions wait until it lets go.',
-  torn_tail: 'The last write was cut short: those bytes are not shown, and the next writer truncates them.',
+  torn_tail: 'The last write was cut short: those bytes are not shown. In a state root the next writer truncates them (a recovery keeps a copy beside the WAL); an export is never written.',
   paused_held: 'A provider holds a call and owes its result: the run waits (cancel or seal closes it out).',
   needs_operator: 'A recovery is planned: open it to read the exact records it would append, then approve it.',
   finished_unconfirmed: 'The run ended, but a call\'s side effect is unconfirmed (its outcome is unknown): the owner must check what happened and decide.',
