@@ -6,7 +6,12 @@ import { seconds } from './waterfall.js';
 /** An episode's span: first → last recorded time, or that the WAL records none for it. */
 export function EpisodeTime({ first_ms, last_ms }: { first_ms: number | null; last_ms: number | null }) {
   if (first_ms === null || last_ms === null) return <span className="muted row-time" data-testid="row-time" data-recorded="false">no times recorded in this WAL</span>;
-  return <span className="muted mono row-time" data-testid="row-time" data-recorded="true" data-ms={first_ms}>{formatTime(first_ms)} → {formatTime(last_ms)} ({seconds(last_ms - first_ms)})</span>;
+  const same_day = new Date(first_ms).toDateString() === new Date(last_ms).toDateString();
+  return (
+    <span className="muted mono row-time" data-testid="row-time" data-recorded="true" data-ms={first_ms} title={`${formatTime(first_ms)} → ${formatTime(last_ms)}`}>
+      {formatTime(first_ms)} → {same_day ? new Date(last_ms).toLocaleTimeString() : formatTime(last_ms)} ({seconds(last_ms - first_ms)})
+    </span>
+  );
 }
 
 /** A step's or call's time: how far into the episode (first, so a narrow row keeps it), the clock time (the full

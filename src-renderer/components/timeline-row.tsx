@@ -1,9 +1,11 @@
 // One row of the session timeline. All WAL content goes through React text nodes.
 import type { CallRow, TimelineRow } from '../../src-shared/ipc.js';
+import type { JsonPayload } from '../../src-shared/replay.js';
 import { noteLabel } from '../../src-shared/compaction.js';
 import { ClassChip, ErrorChip } from './chips.js';
 import { inline } from './format.js';
 import { EpisodeTime, RowTime } from './row-time.js';
+import { tokenText } from './waterfall.js';
 
 export function TimelineRowView({ row }: { row: TimelineRow }) {
   switch (row.kind) {
@@ -28,7 +30,7 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
           <RowTime at_ms={row.ts_ms} episode_first_ms={row.episode_first_ms} />{' '}
           {row.in_flight && <span className="badge">in flight</span>}
           <span className="text">{row.text}</span>
-          <span className="muted"> {row.tool_calls} call(s) · {row.attempts.length} attempt(s){failedAttempts(row.attempts)}{row.usage !== null ? ` · ${inline(row.usage, 60)}` : ''}</span>
+          <span className="muted"> {row.tool_calls} call(s) · {row.attempts.length} attempt(s){failedAttempts(row.attempts)}{row.usage !== null ? ` · ${usageText(row.usage)}` : ''}</span>
         </div>
       );
     case 'note':
@@ -79,4 +81,10 @@ function callAnswered(call: CallRow): boolean {
 function failedAttempts(attempts: { outcome: string | null }[]): string {
   const failed = attempts.filter((attempt) => attempt.outcome !== null && attempt.outcome !== 'completed').length;
   return failed === 0 ? '' : ` (${failed} failed)`;
+}
+
+/** A step's usage as its token counts (the provider's numeric fields), the way the header and waterfall say them. */
+function usageText(usage: JsonPayload): string {
+  const counts = Object.fromEntries(Object.entries(usage).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
+  return Object.keys(counts).length === 0 ? inline(usage, 60) : `tokens ${tokenText(counts)}`;
 }
