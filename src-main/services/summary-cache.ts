@@ -6,18 +6,20 @@
 // projection rule, "nothing was appended". A file that grew, shrank or was replaced is read again from its
 // start (the status depends on the whole fold, which is not kept). The state root's feature floor is part of
 // the key: a raised floor can refuse a WAL that was fine. The file carries a SHA-256 of its body; a damaged,
-// foreign or older cache is ignored and rewritten, never trusted.
+// foreign or older cache is ignored and rewritten, never trusted. "Older" includes another build: a list line's
+// shape follows the code that made it, and an older walscope's lines lack fields this one shows.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { SessionSummary } from '../../src-shared/ipc.js';
 import { FRAME_DIGEST_BYTES, MIB } from '../engine/limits.js';
 import { floorPath } from '../engine/state-root.js';
 
 /** Overrides the cache folder (tests, and users who keep caches elsewhere). */
 export const CACHE_DIR_ENV = 'WALSCOPE_CACHE_DIR';
-const CACHE_FORMAT = 'walscope-summary-cache/1';
+const CACHE_FORMAT = 'walscope-summary-cache/2';
 /** A cache file larger than this is not ours (2,000 sessions take well under 2 MB). */
 const CACHE_FILE_BYTES_MAX = 64 * MIB;
 export const CACHE_ENTRIES_MAX = 1_000_000;
@@ -46,6 +48,8 @@ interface Entry {
 
 interface Body {
   format: string;
+  /** The build that wrote it (buildId). */
+  build: string;
   workspace: string;
   floor: string;
   entries: Record<string, Entry>;
@@ -65,7 +69,7 @@ export class SummaryCache {
   static load(workspace_path: string, root: string | null, dir = cacheDir()): SummaryCache {
     const file = path.join(dir, `${createHash('sha256').update(workspace_path).digest('hex').slice(0, 32)}.json`);
     const floor = root === null ? '' : floorIdentity(root);
-    const fresh: Body = { format: CACHE_FORMAT, workspace: workspace_path, floor, entries: Object.create(null) as Record<string, Entry> };
+    const fresh: Body = { format: CACHE_FORMAT, build: buildId(), workspace: workspace_path, floor, entries: Object.create(null) as Record<string, Entry> };
     let text: string;
     try {
       const stats = fs.statSync(file);
@@ -75,7 +79,7 @@ export class SummaryCache {
       return new SummaryCache(file, fresh, false);
     }
     const body = parseChecked(text);
-    if (body === null || body.format !== CACHE_FORMAT || body.workspace !== workspace_path) return new SummaryCache(file, fresh, true);
+    if (body === null || body.format !== CACHE_FORMAT || body.build !== fresh.build || body.workspace !== workspace_path) return new SummaryCache(file, fresh, true);
     if (body.floor !== floor) return new SummaryCache(file, fresh, false);
     return new SummaryCache(file, { ...body, entries: Object.assign(Object.create(null) as Record<string, Entry>, body.entries) }, false);
   }
@@ -125,6 +129,20 @@ export class SummaryCache {
       process.emitWarning(`walscope: cannot write the summary cache ${this.file}: ${(error as Error).message}`);
     }
   }
+}
+
+let build_id: string | null = null;
+
+/** This build's identity: the SHA-256 of the file this module runs from — in a build, the bundle that holds every
+ *  maker of a list line — read once, when a cache is first loaded (not on every CLI start). */
+function buildId(): string {
+  if (build_id !== null) return build_id;
+  try {
+    build_id = createHash('sha256').update(fs.readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 32);
+  } catch {
+    build_id = 'unknown';
+  }
+  return build_id;
 }
 
 function sha256(text: string): string {

@@ -2,6 +2,7 @@
 // the same file of the same size ending in the same verified bytes, and reads the WAL again when it is not
 // (grown, shrunk, replaced by another file of the same size); a damaged cache is rebuilt, never trusted; and
 // the cache lives in the cache folder, never beside the WAL.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -97,6 +98,22 @@ describe('summary cache', () => {
     const first = await openOnce(root);
     const file = path.join(cache_dir, cacheFiles()[0]!);
     fs.writeFileSync(file, damage(fs.readFileSync(file)));
+    const second = await openOnce(root);
+    expect(second.counts).toEqual({ sessions_read: 3, summaries_from_cache: 0 });
+    expect(second.summaries).toEqual(first.summaries);
+    expect((await openOnce(root)).counts).toEqual({ sessions_read: 0, summaries_from_cache: 3 });
+  });
+
+  it('a cache another build wrote (an older walscope: its lines lack fields) is rebuilt, never shown', async () => {
+    const root = root3();
+    const first = await openOnce(root);
+    const file = path.join(cache_dir, cacheFiles()[0]!);
+    const text = fs.readFileSync(file, 'utf8');
+    const body = JSON.parse(text.slice(text.indexOf('\n') + 1)) as { build: string; entries: Record<string, { summary: Partial<SessionSummary> }> };
+    body.build = 'an older build';
+    for (const entry of Object.values(body.entries)) delete entry.summary.recoveries;
+    const older = JSON.stringify(body);
+    fs.writeFileSync(file, `${createHash('sha256').update(older).digest('hex')}\n${older}`);
     const second = await openOnce(root);
     expect(second.counts).toEqual({ sessions_read: 3, summaries_from_cache: 0 });
     expect(second.summaries).toEqual(first.summaries);
