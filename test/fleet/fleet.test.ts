@@ -71,9 +71,10 @@ describe('fleet over a real nats-server', () => {
   it('three agents: the fleet list holds every session of every host', async () => {
     for (const host of HOSTS) agents.set(host, await AgentProcess.start(roots.get(host)!, host, server.url));
     const expected = HOSTS.flatMap((host) => listSessions(roots.get(host)!).sessions.map((s) => `${host}/${s}`)).sort();
-    await until('every session listed', 20_000, async () => {
+    // Listed first with status 'loading' (the list comes before each WAL's read), then each read's status.
+    await until('every session listed with its status', 20_000, async () => {
       const { rows } = await fleetRows(nc);
-      return rows.length === expected.length;
+      return rows.length === expected.length && rows.every((r) => r.status !== 'loading');
     });
     const { rows, hosts } = await fleetRows(nc);
     expect(rows.map((r) => `${r.host}/${r.session}`).sort()).toEqual(expected);
