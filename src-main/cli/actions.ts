@@ -3,7 +3,6 @@
 // each appended record); write only after an interactive reason and "y" (or with --yes, which needs
 // --reason). --dry-run never writes. --json prints the plan and the outcome as one JSON object. A WAL file is an
 // export and is refused: actions need the session's lease, which only a session folder of a state root has.
-import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline/promises';
 import type { RecoveryKind } from '../../src-shared/replay.js';
@@ -14,6 +13,7 @@ import {
   previewRecovery,
   resumeSession,
   sealSession,
+  osUser,
   type OperatorAudit,
   type Planner,
   type RecoveryOptions,
@@ -107,15 +107,6 @@ function previewLines(name: RecoveryKind, preview: RecoveryPreview, contradicts:
   }
   lines.push(`  first, in barrier 1: operator_action {"action":"${name}","operator":${printable(JSON.stringify(operator), 200)},"reason":(yours),"via":"cli","based_on_seq":${preview.based_on_seq}}`);
   return lines;
-}
-
-/** The --operator default: the OS user running the command. */
-export function osUser(): string {
-  try {
-    return os.userInfo().username || 'unknown';
-  } catch {
-    return 'unknown';
-  }
 }
 
 async function askReason(): Promise<string | null> {

@@ -2,8 +2,8 @@
 // carries the random token every request must present; the session service runs in a worker thread.
 // `walscope serve --fleet --nats URL`: the same UI over every host of a fleet (src-main/fleet/fleet-api.ts).
 import fs from 'node:fs';
-import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { osUser } from '../replay/actions.js';
 import { startServer } from '../server/http-server.js';
 import type { WalscopeApi } from '../../src-shared/ipc.js';
 import type { WorkspacePaths } from '../services/session-service.js';
@@ -33,7 +33,7 @@ export const serveCommand: Command = {
       if (positionals.length > 0) throw new UsageError('--fleet serves every host of the fleet: give no ROOT');
       const bus = busOptions(values, 'walscope serve --fleet');
       if (typeof bus === 'string') throw new UsageError(bus);
-      return serveUntilStopped(() => serveFleet(bus, values.operator ?? os.userInfo().username, port), port);
+      return serveUntilStopped(() => serveFleet(bus, values.operator ?? osUser(), port), port);
     }
     if (values.nats !== undefined || values.operator !== undefined) throw new UsageError('--nats and --operator go with --fleet');
     const sealed = positionals.length !== 1 ? null : sealedLineageCopy(positionals[0]!);

@@ -6,6 +6,7 @@
 // frame every writer appends at open. Then, when there is something to write, under the lease (a new, higher
 // epoch) from a fresh read: that plan is the one written, barrier group by barrier group, and it must equal
 // the one the operator approved, or nothing is appended.
+import os from 'node:os';
 import type { JsonPayload, JsonValue, PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
 import type { LeaseTenure, Payload, TornTail } from '../../src-shared/wal.js';
 import { describe, LeaseHeldError, WalReadError } from '../engine/errors.js';
@@ -41,6 +42,15 @@ export interface OperatorAudit {
   operator: string;
   reason: string;
   via: 'cli' | 'app' | 'fleet';
+}
+
+/** Who approves by default: the OS user running walscope (neither the CLI nor the app has a login of its own). */
+export function osUser(): string {
+  try {
+    return os.userInfo().username || 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** Limits on the audit texts: a reason is a sentence or a ticket reference, not a document. */

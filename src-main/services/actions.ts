@@ -2,11 +2,10 @@
 // and re-plan under it). The app adds guards of its own: an export is never written; what runs is exactly
 // what the operator confirmed (the plan made from the WAL at `based_on_seq`, re-checked under the lease); and
 // every action that writes carries the operator's reason in its operator_action record.
-import os from 'node:os';
 import type { ActionChoice, ActionKind, ActionOutcome, ActionPreview, ActionRefusal, TailRepair } from '../../src-shared/ipc.js';
 import type { PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
 import { tornTailCopyPath } from '../engine/writer.js';
-import { auditProblem, cancelSession, resumeSession, sealSession, type OperatorAudit, type RecoveryOptions, type RecoveryOutcome } from '../replay/actions.js';
+import { auditProblem, cancelSession, osUser, resumeSession, sealSession, type OperatorAudit, type RecoveryOptions, type RecoveryOutcome } from '../replay/actions.js';
 import { contradiction, finishesAs } from '../replay/choices.js';
 import { planCancel, planResume, planSeal } from '../replay/plan.js';
 import type { SessionModel } from './session-model.js';
@@ -54,7 +53,7 @@ export function actionChoices(model: SessionModel): ActionChoice[] {
 /** Who approves an action and from where: the app's OS user, or an operator elsewhere for whom the fleet agent acts. */
 export type ActionApprover = Pick<OperatorAudit, 'operator' | 'via'>;
 
-export function runAction(model: SessionModel, kind: ActionKind, based_on_seq: number, reason: string, approver: ActionApprover = { operator: appOperator(), via: 'app' }): ActionOutcome {
+export function runAction(model: SessionModel, kind: ActionKind, based_on_seq: number, reason: string, approver: ActionApprover = { operator: osUser(), via: 'app' }): ActionOutcome {
   model.refresh();
   const preview = previewAction(model, kind);
   if (preview.refusal !== null) return { ok: false, kind, refusal: preview.refusal };
@@ -72,15 +71,6 @@ export function runAction(model: SessionModel, kind: ActionKind, based_on_seq: n
   const records: PlannedRecord[] = outcome.audit === null ? outcome.plan.records : [outcome.audit, ...outcome.plan.records];
   const written = outcome.appended.map((record, index) => ({ ...record, payload: records[index]?.payload ?? {}, fence: outcome.epoch ?? 0 }));
   return { ok: true, kind, written, message: `${written.length} record(s) appended under lease epoch ${outcome.epoch ?? '-'}` };
-}
-
-/** The app's operator: the OS user running the service (the app has no login of its own). */
-export function appOperator(): string {
-  try {
-    return os.userInfo().username || 'unknown';
-  } catch {
-    return 'unknown';
-  }
 }
 
 function refusalFor(model: SessionModel, plan: RecoveryPlan): ActionRefusal | null {

@@ -12,9 +12,8 @@ import { probeLease } from '../engine/lease.js';
 import { readHistory } from '../engine/lineage-chain.js';
 import { previewRetire, retireLineage } from '../engine/retire.js';
 import { walPath } from '../engine/state-root.js';
-import { auditProblem } from '../replay/actions.js';
+import { auditProblem, osUser } from '../replay/actions.js';
 import { RecoveryLog } from '../replay/recoveries.js';
-import { appOperator } from './actions.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
 
@@ -80,7 +79,7 @@ export function previewRetireOf(target: WalTarget, reason: RetireReasonName): Re
 export function runRetireOf(target: WalTarget, reason: RetireReasonName, plan: RetirePlan, audit_reason: string): RetireResult {
   const at = retirable(target);
   if (at === null) return { ok: false, refusal: READ_ONLY };
-  const operator = { operator: appOperator(), reason: audit_reason, via: 'app' as const };
+  const operator = { operator: osUser(), reason: audit_reason, via: 'app' as const };
   const problem = auditProblem(operator);
   if (problem !== null) return { ok: false, refusal: { code: 'audit', message: `${problem}: nothing was written` } };
   const outcome = retireLineage(at.root, at.session, { writer_name: 'walscope-app-retire', reason, expected: plan, operator });
