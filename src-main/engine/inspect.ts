@@ -184,8 +184,16 @@ function fileTarget(file: string): WalTarget {
   };
 }
 
-/** Reads a target as a reader should: under its root's floor, and live-aware where a writer holds it. */
-export function readTarget(target: WalTarget, options: Omit<ReadOptions, 'floor_features' | 'live'> = {}): ReadResult {
+export interface TargetReadOptions extends Omit<ReadOptions, 'floor_features' | 'live'> {
+  /** The caller holds the session's lease (a writer about to open it): no other writer can be mid-append, so
+   *  the lease is not probed, and a partial frame at the end is a torn tail for the writer to cut, not a tail
+   *  in progress. */
+  under_lease?: boolean;
+}
+
+/** Reads a target as a reader should: under its root's floor, and live-aware where a writer holds it. The one
+ *  way walscope reads a session: the service, the report, the recovery actions and the runtime all come here. */
+export function readTarget(target: WalTarget, options: TargetReadOptions = {}): ReadResult {
   const io = options.io ?? nodeFileIO;
   let floor_features: string[] = [];
   if (target.root !== null) {
@@ -195,16 +203,17 @@ export function readTarget(target: WalTarget, options: Omit<ReadOptions, 'floor_
       return refusedRead(ioError(`cannot read the feature floor of ${target.root}: ${describe(error)}`));
     }
   }
-  if (target.member !== undefined) return readMemberTarget(target.member, { ...options, io, floor_features });
+  const { under_lease = false, ...read_options } = options;
+  if (target.member !== undefined) return readMemberTarget(target.member, { ...read_options, io, floor_features });
   // Only a session inside a state root can have a live writer; a copied folder's lease file names some other
   // machine's process and says nothing about this copy.
   let live: boolean;
   try {
-    live = target.root !== null && target.session_dir !== null && probeLease(target.session_dir, io).state === 'live';
+    live = !under_lease && target.root !== null && target.session_dir !== null && probeLease(target.session_dir, io).state === 'live';
   } catch (error) {
     return refusedRead(ioError(`cannot look at the lease of ${target.session_dir}: ${describe(error)}`));
   }
-  return readWal(target.wal_path, { ...options, io, floor_features, live });
+  return readWal(target.wal_path, { ...read_options, io, floor_features, live });
 }
 
 export function verifyTarget(target: WalTarget, io: FileIO = nodeFileIO): VerifyReport {

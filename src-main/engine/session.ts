@@ -1,24 +1,32 @@
 // Opening a session of a state root for writing: folders, lease, one read of the WAL under the lease, writer.
 // The order is the contract's (§5): the read happens only once the lock is held, so no other writer can be
-// mid-append while we judge its tail; and closing drains the writer before the lease is released.
+// mid-append while we judge its tail; and closing drains the writer before the lease is released. That one read
+// gives the lease its epoch, the writer its opening state (greatest fence, next seq, torn tail) and the caller
+// what it builds from the frames (a fold, handed in as a sink), so nothing under the lease reads the WAL twice.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { DigestAlgorithmName } from '../../src-shared/wal.js';
 import { UnsafeEntryError, WalReadError } from './errors.js';
-import { readFloor } from './feature-floor.js';
 import { entryAt, nodeFileIO, type FileIO } from './file-io.js';
+import { readTarget, sessionTarget } from './inspect.js';
 import { acquireLease, type Lease } from './lease.js';
-import { readWal, type ReadResult } from './reader.js';
+import type { ReadOptions, ReadResult } from './reader.js';
 import { finishInterruptedRetire } from './retire-steps.js';
 import { InvalidSessionIdError, isValidSessionId, leasePath, sessionDir, sessionsDir, walPath } from './state-root.js';
 import { WalWriter } from './writer.js';
 
-export interface OpenSessionOptions {
+/** What a caller builds from the frames of the read under the lease, fed as the reader validates them. */
+export type FrameSink = Pick<ReadOptions, 'on_frame' | 'decode_payload'>;
+
+export interface OpenSessionOptions<S extends FrameSink = FrameSink> {
   io?: FileIO;
   writer_name: string;
   digest?: DigestAlgorithmName;
   /** false only for `retire`, which finishes an interrupted retire its own way (same steps, its own outcome). */
   finish_interrupted_retire?: boolean;
+  /** Makes the sink the read under the lease feeds: once, and once more for a fresh sink if finishing an
+   *  interrupted retire replaced the WAL by its successor (which is then read, a lineage frame long). */
+  sink?: () => S;
 }
 
 export interface WritableSession {
@@ -32,10 +40,13 @@ export interface WritableSession {
 
 /** A session whose lease is held but whose WAL is not yet opened for writing: opening the writer appends a
  *  lineage frame, so a caller that may decide to write nothing decides here, under the lease, first. */
-export interface LeasedSession {
+export interface LeasedSession<S extends FrameSink = FrameSink> {
   readonly session_id: string;
   readonly dir: string;
   readonly lease: Lease;
+  /** The sink that was fed every frame of the WAL as it is now, under the lease (fed nothing when there is no
+   *  WAL yet). */
+  readonly sink: S;
   /** Opens the writer; the returned session's close() releases the lease too. At most once. */
   openWriter(): WritableSession;
   /** Releases the lease without having written anything. */
@@ -51,7 +62,7 @@ export function openSessionForWrite(root: string, session_id: string, options: O
 /** Takes the session's lease and reads its WAL under it, without opening the writer (see LeasedSession). A
  *  retire that died after its step 1 is finished first (wal-format §11), so the caller reads, decides and
  *  writes on the successor; the successor's own frame carries this tenure's epoch. */
-export function leaseSession(root: string, session_id: string, options: OpenSessionOptions): LeasedSession {
+export function leaseSession<S extends FrameSink = FrameSink>(root: string, session_id: string, options: OpenSessionOptions<S>): LeasedSession<S> {
   if (!isValidSessionId(session_id)) throw new InvalidSessionIdError(session_id);
   const io = options.io ?? nodeFileIO;
   if (io.stat(root)?.is_directory !== true) throw new Error(`state root ${root} is not a folder; create it first`);
@@ -59,12 +70,14 @@ export function leaseSession(root: string, session_id: string, options: OpenSess
   refuseUnsafeEntries(dir);
   const created_dirs = [sessionsDir(root), dir].filter((folder) => makeFolder(io, folder));
   const wal_path = walPath(dir);
+  const makeSink = options.sink ?? ((): S => ({}) as S);
+  let sink = makeSink();
   let existing: ReadResult | undefined;
   const lease = acquireLease(dir, {
     io,
     writer_name: options.writer_name,
     wal_max_fence: () => {
-      existing = readUnderLease(root, wal_path, io);
+      existing = readUnderLease(dir, io, sink);
       return existing?.max_fence ?? 0;
     },
   });
@@ -72,7 +85,8 @@ export function leaseSession(root: string, session_id: string, options: OpenSess
   if (options.finish_interrupted_retire !== false) {
     try {
       if (finishInterruptedRetire(root, dir, existing, { io, writer_name: options.writer_name, epoch: lease.epoch }) !== null) {
-        existing = readUnderLease(root, wal_path, io);
+        sink = makeSink();
+        existing = readUnderLease(dir, io, sink);
       }
     } catch (error) {
       lease.release();
@@ -90,7 +104,7 @@ export function leaseSession(root: string, session_id: string, options: OpenSess
         root,
         created_dirs,
         digest: options.digest,
-        existing,
+        existing: existing ?? null,
         fence_at_lease,
       });
     } catch (error) {
@@ -111,14 +125,15 @@ export function leaseSession(root: string, session_id: string, options: OpenSess
       },
     };
   };
-  return { session_id, dir, lease, openWriter, release: () => lease.release() };
+  return { session_id, dir, lease, sink, openWriter, release: () => lease.release() };
 }
 
-/** undefined when there is no WAL yet (absent or empty); throws when the reader refuses it or the floor. */
-function readUnderLease(root: string, wal_path: string, io: FileIO): ReadResult | undefined {
-  const found = io.stat(wal_path);
+/** undefined when there is no WAL yet (absent or empty); throws when the reader refuses it or the floor. Payloads
+ *  are validated, not built: the sink builds what it keeps of them in the same pass. */
+function readUnderLease(dir: string, io: FileIO, sink: FrameSink): ReadResult | undefined {
+  const found = io.stat(walPath(dir));
   if (found === null || found.size_bytes === 0) return undefined;
-  const read = readWal(wal_path, { io, with_payload: false, floor_features: readFloor(root, io) });
+  const read = readTarget(sessionTarget(dir), { io, with_payload: false, under_lease: true, ...sink });
   if (read.error !== null) throw new WalReadError(read.error);
   return read;
 }

@@ -8,14 +8,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { DigestAlgorithmName, Payload } from '../../src-shared/wal.js';
+import type { DigestAlgorithmName, Payload, ReadFrame } from '../../src-shared/wal.js';
 import { describe, WalCeilingError, WalReadError, WriterPoisonedError } from './errors.js';
 import { ensureFloor } from './feature-floor.js';
 import { requiredFeatures } from './features.js';
 import { nodeFileIO, writeFully, type FileIO } from './file-io.js';
 import { encodeFrame } from './frame-codec.js';
 import { FRAME_OVERHEAD_BYTES, FRAME_VER_GATED, FRAME_VER_PLAIN, WAL_BYTES_CEILING, WAL_BYTES_RESERVE } from './limits.js';
-import { readWal, type ReadResult } from './reader.js';
+import type { ReadResult } from './reader.js';
 
 export const WAL_ID_BYTES = 16;
 export const LINEAGE_TYPE = 'lineage';
@@ -35,8 +35,9 @@ export interface WalWriterOptions {
   root: string | null;
   /** Folders the caller's open created: the first barrier syncs their parents, making them durable. */
   created_dirs?: readonly string[];
-  /** A read of this WAL the caller already made under the lease, so the file is not read twice. */
-  existing?: ReadResult;
+  /** The read of this WAL the caller made under the lease (null: no WAL yet, or an empty one). The writer does
+   *  not read the file itself: its opening state comes from that one read. */
+  existing: ReadResult | null;
   /** The WAL's greatest fence when the lease was taken, if this tenure wrote frames since (the successor of a
    *  retire it finished): those carry its own epoch, so only the fences before must be exceeded. */
   fence_at_lease?: number;
@@ -76,6 +77,7 @@ export class WalWriter {
   private unsynced = false;
   /** Folders whose entries the first barrier after open must make durable; cleared only by success. */
   private pending_dirs: string[];
+  private opened_lineage: ReadFrame | null = null;
 
   private constructor(
     readonly path: string,
@@ -98,7 +100,7 @@ export class WalWriter {
     assert.ok(Number.isSafeInteger(options.fence) && options.fence >= 1, `fence ${options.fence}`);
     assert.ok(options.writer_name.length > 0, 'writer_name must not be empty');
     const io = options.io ?? nodeFileIO;
-    const prior = readPrior(io, wal_path, options);
+    const prior = priorOf(io, wal_path, options);
     const fd = io.open(wal_path, 'read_write_create');
     try {
       const size_bytes = io.fstat(fd).size_bytes;
@@ -121,6 +123,13 @@ export class WalWriter {
       io.close(fd);
       throw error;
     }
+  }
+
+  /** The lineage frame this writer appended at open, as the reader hands frames over: a caller that built a
+   *  fold from its read under the lease takes this one in too, rather than read the WAL again. */
+  get lineage_frame(): ReadFrame {
+    assert.ok(this.opened_lineage !== null, 'open appends the lineage frame');
+    return this.opened_lineage;
   }
 
   get size_bytes(): number {
@@ -203,7 +212,8 @@ export class WalWriter {
     const payload: Payload = { wal_id: this.wal_id, created_ms: Date.now(), writer: this.writer_name, epoch: this.fence };
     const frame = encodeFrame({ ver: FRAME_VER_PLAIN, seq: 0, fence: this.fence, type: LINEAGE_TYPE, features: [], payload }, this.digest);
     this.admit(frame.length, true);
-    this.writeFrame(frame);
+    const offset = this.writeFrame(frame);
+    this.opened_lineage = { offset, size_bytes: frame.length, digest_algorithm: this.digest, ver: FRAME_VER_PLAIN, seq: 0, fence: this.fence, type: LINEAGE_TYPE, features: [], payload };
   }
 
   /** The 1 GiB ceiling counts every byte; only small lineage and too-large terminals may use the reserve. */
@@ -250,11 +260,12 @@ function dirsToSync(wal_path: string, created_dirs: readonly string[]): string[]
 }
 
 /** What is already in the file, or null when there is nothing (absent or empty: a fresh WAL). */
-function readPrior(io: FileIO, wal_path: string, options: WalWriterOptions): ReadResult | null {
+function priorOf(io: FileIO, wal_path: string, options: WalWriterOptions): ReadResult | null {
   const found = io.stat(wal_path);
   if (found !== null && !found.is_file) throw new Error(`${wal_path} is not a file; a WAL must be a regular file`);
-  if (found === null || found.size_bytes === 0) return null;
-  const prior = options.existing ?? readWal(wal_path, { io, with_payload: false });
+  // A file that has bytes nobody read is refused after the open: its size is not the read's.
+  const prior = options.existing;
+  if (prior === null) return null;
   checkPrior(prior, options.fence, options.fence_at_lease ?? prior.max_fence);
   return prior;
 }

@@ -5,18 +5,18 @@
 // runtime) returns at once, so running an action twice writes nothing the second time; not even the lineage
 // frame every writer appends at open. Then, when there is something to write, under the lease (a new, higher
 // epoch) from a fresh read: that plan is the one written, barrier group by barrier group, and it must equal
-// the one the operator approved, or nothing is appended.
+// the one the operator approved, or nothing is appended. Under the lease the WAL is read once: the read that
+// gives the lease its epoch and the writer its opening state also builds the fold the decision is made from.
 import os from 'node:os';
 import type { JsonPayload, JsonValue, PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
-import type { LeaseTenure, Payload, TornTail } from '../../src-shared/wal.js';
+import type { LeaseTenure, Payload, TornTail, WalErrorInfo } from '../../src-shared/wal.js';
 import { describe, LeaseHeldError, WalReadError } from '../engine/errors.js';
-import { readFloor } from '../engine/feature-floor.js';
 import { encodeFrame } from '../engine/frame-codec.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
+import { readTarget, sessionTarget } from '../engine/inspect.js';
 import { probeLease } from '../engine/lease.js';
-import { readWal } from '../engine/reader.js';
 import { FRAME_VER_PLAIN } from '../engine/limits.js';
-import { leaseSession } from '../engine/session.js';
+import { leaseSession, type FrameSink } from '../engine/session.js';
 import { isValidSessionId, leasePath, sessionDir, walPath } from '../engine/state-root.js';
 import { tornTailCopyPath, type WalWriter } from '../engine/writer.js';
 import { SessionFolder } from './fold.js';
@@ -247,8 +247,9 @@ function lookWithoutLease(root: string, session_id: string, io: FileIO): Folded 
   return foldSession(root, session_id, io);
 }
 
-/** Decides from a fresh fold read under the lease, and opens the writer only to write: opening it appends a
- *  lineage frame, so a decision to write nothing must be taken before, or "nothing was appended" is untrue. */
+/** Decides from the fold of the one read under the lease, and opens the writer only to write: opening it
+ *  appends a lineage frame, so a decision to write nothing must be taken before, or "nothing was appended" is
+ *  untrue. */
 function underLease<T>(
   root: string,
   session_id: string,
@@ -258,7 +259,7 @@ function underLease<T>(
 ): T | Refusal {
   let leased;
   try {
-    leased = leaseSession(root, session_id, { io, writer_name });
+    leased = leaseSession(root, session_id, { io, writer_name, sink: foldingSink });
   } catch (error) {
     if (error instanceof LeaseHeldError) return leaseHeld(error);
     if (error instanceof WalReadError) return { kind: 'refused', message: `the WAL is refused: ${error.message}` };
@@ -266,8 +267,8 @@ function underLease<T>(
   }
   let decision;
   try {
-    const read = foldSession(root, session_id, io);
-    decision = read.kind === 'fold' ? decide(read.fold) : read;
+    const folder = leased.sink.folder;
+    decision = folder.refusal === null ? decide(folder.finish()) : walRefused(folder.refusal);
   } catch (error) {
     leased.release();
     throw error;
@@ -290,23 +291,28 @@ interface Folded {
   torn_tail: TornTail | null;
 }
 
-function foldSession(root: string, session_id: string, io: FileIO): Folded | Refusal {
-  const wal = walPath(sessionDir(root, session_id));
+/** A fold fed by the reader: it builds what it keeps of each payload in the pass that validates it. */
+function foldingSink(): FrameSink & { folder: SessionFolder } {
   const folder = new SessionFolder();
+  return { folder, on_frame: (frame, payload_cbor, kept) => folder.push(frame, payload_cbor, kept), decode_payload: folder.decodePayload };
+}
+
+/** The session's fold, read without the lease (the preview). */
+function foldSession(root: string, session_id: string, io: FileIO): Folded | Refusal {
+  const dir = sessionDir(root, session_id);
+  const { folder, ...sink } = foldingSink();
   // Only an empty regular file (or none yet) is an empty session: a FIFO or a device also stats as 0 bytes, and
   // the reader refuses it by name below.
-  const found = io.stat(wal);
+  const found = io.stat(walPath(dir));
   if (found === null || (found.is_file && found.size_bytes === 0)) return { kind: 'fold', fold: folder.finish(), torn_tail: null };
-  let floor_features: string[];
-  try {
-    floor_features = readFloor(root, io);
-  } catch (error) {
-    return { kind: 'refused', message: `cannot read the feature floor of ${root}: ${describe(error)}` };
-  }
-  const read = readWal(wal, { io, floor_features, with_payload: false, on_frame: (frame, payload_cbor) => folder.push(frame, payload_cbor) });
+  const read = readTarget(sessionTarget(dir), { io, with_payload: false, ...sink });
   const error = read.error ?? folder.refusal;
-  if (error !== null) return { kind: 'refused', message: `the WAL is refused (${error.kind}): ${error.message}` };
+  if (error !== null) return walRefused(error);
   return { kind: 'fold', fold: folder.finish(), torn_tail: read.torn_tail };
+}
+
+function walRefused(error: WalErrorInfo): Refusal {
+  return { kind: 'refused', message: `the WAL is refused (${error.kind}): ${error.message}` };
 }
 
 function leaseHeld(error: LeaseHeldError): Refusal {

@@ -75,7 +75,7 @@ export class Journal {
       payload,
     };
     this.folder.push(frame);
-    remember(this.memory, frame);
+    remember(this.memory, type, appended.seq, payload);
     return appended.seq;
   }
 
@@ -117,13 +117,13 @@ export class Journal {
   }
 }
 
-/** Takes in what a frame (read from the WAL or just appended) adds to the session's memory. */
-export function remember(memory: SessionMemory, frame: ReadFrame): void {
-  const payload = frame.payload;
+/** Takes in what a record (read from the WAL, its payload as the fold keeps it, or just appended) adds to the
+ *  session's memory. */
+export function remember(memory: SessionMemory, type: string, seq: number, payload: Payload | JsonPayload | null): void {
   if (payload === null) return;
   const notice = payload['notice_seq'];
-  if (frame.type === 'compaction_notice' && typeof notice === 'number') memory.notice_seq_max = Math.max(memory.notice_seq_max, notice);
+  if (type === 'compaction_notice' && typeof notice === 'number') memory.notice_seq_max = Math.max(memory.notice_seq_max, notice);
   // A successor lineage carries the count on from the one it retired (wal-format §11): numbers never repeat.
   const carried = payload['next_notice_seq'];
-  if (frame.seq === 0 && typeof carried === 'number') memory.notice_seq_max = Math.max(memory.notice_seq_max, carried - 1);
+  if (seq === 0 && typeof carried === 'number') memory.notice_seq_max = Math.max(memory.notice_seq_max, carried - 1);
 }

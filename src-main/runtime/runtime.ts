@@ -3,20 +3,17 @@
 // start with the same run_id appends nothing), and drains queued sends (interrupts first). Closing drains,
 // syncs and closes the writer before the lease is released.
 import assert from 'node:assert/strict';
-import type { EpisodeFold, ResumeAction } from '../../src-shared/replay.js';
+import type { EpisodeFold, JsonPayload, ResumeAction } from '../../src-shared/replay.js';
 import { WalReadError } from '../engine/errors.js';
-import { readFloor } from '../engine/feature-floor.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
-import { readWal } from '../engine/reader.js';
-import { openSessionForWrite } from '../engine/session.js';
-import { walPath } from '../engine/state-root.js';
+import { leaseSession, type FrameSink } from '../engine/session.js';
 import { pendingInDrainOrder, SessionFolder } from '../replay/fold.js';
 import { isMap } from '../replay/values.js';
 import type { Clock } from './clock.js';
 import { configPayload, parseConfig } from './config.js';
 import { taggedEach, userMessage, type Ports, type RunContext } from './context.js';
 import { RuntimeStateError } from './errors.js';
-import { emptyMemory, Journal, remember, type RuntimeObserver } from './journal.js';
+import { emptyMemory, Journal, remember, type RuntimeObserver, type SessionMemory } from './journal.js';
 import type { Plants } from './plants.js';
 import { recoverSession, type Recovery } from './recover.js';
 import { RunLoop } from './run-loop.js';
@@ -48,25 +45,18 @@ export class AgentRuntime {
     const plants = options.plants ?? {};
     const base = options.io ?? nodeFileIO;
     const io = plants.skip_directory_sync === true ? withoutDirectorySync(base) : base;
-    const session = openSessionForWrite(options.root, options.session_id, { io, writer_name: options.writer_name ?? RUNTIME_WRITER_NAME });
-    try {
-      const folder = new SessionFolder();
-      const memory = emptyMemory();
-      const read = readWal(walPath(session.dir), {
-        io,
-        floor_features: readFloor(options.root, io),
-        on_frame: (frame) => {
-          folder.push(frame);
-          remember(memory, frame);
-        },
-      });
-      if (read.error !== null) throw new WalReadError(read.error);
-      assert.equal(read.torn_tail, null, 'the writer truncated any torn tail when it opened');
-      return new AgentRuntime(new Journal(session, folder, memory, options.observer ?? {}, plants), options, plants);
-    } catch (error) {
-      session.close();
-      throw error;
+    // The one read under the lease builds the fold and the memory; the writer's own lineage frame joins them.
+    const leased = leaseSession(options.root, options.session_id, { io, writer_name: options.writer_name ?? RUNTIME_WRITER_NAME, sink: runtimeSink });
+    const { folder, memory } = leased.sink;
+    if (folder.refusal !== null) {
+      leased.release();
+      throw new WalReadError(folder.refusal);
     }
+    const session = leased.openWriter();
+    const lineage = session.writer.lineage_frame;
+    folder.push(lineage);
+    remember(memory, lineage.type, lineage.seq, lineage.payload);
+    return new AgentRuntime(new Journal(session, folder, memory, options.observer ?? {}, plants), options, plants);
   }
 
   get epoch(): number {
@@ -125,6 +115,22 @@ export class AgentRuntime {
   }
 }
 
+
+/** What the runtime builds from the WAL as it is read under the lease: the fold and the session's memory. */
+function runtimeSink(): FrameSink & { folder: SessionFolder; memory: SessionMemory } {
+  const folder = new SessionFolder();
+  const memory = emptyMemory();
+  return {
+    folder,
+    memory,
+    decode_payload: folder.decodePayload,
+    on_frame: (frame, payload_cbor, kept) => {
+      folder.push(frame, payload_cbor, kept);
+      // What the fold's decoder built; past the fold's bounds (the fold refuses the session) nothing was.
+      remember(memory, frame.type, frame.seq, folder.refusal === null ? (kept as JsonPayload) : null);
+    },
+  };
+}
 
 /** The planted bug of a build that forgot its directory syncs: every one becomes a no-op. */
 function withoutDirectorySync(io: FileIO): FileIO {

@@ -92,10 +92,10 @@ export class SessionTailer {
     const before = this.index_.length;
     let next_report = (this.checkpoint?.offset ?? 0) + PROGRESS_STEP_BYTES;
     const total_bytes = fileSize(this.target.wal_path);
-    // Payloads are not built by the reader: the fold decodes what it keeps from the CBOR it is handed and leaves
-    // tool outputs on disk, so reading a 1 GiB session builds no 1 GB of output strings.
-    const on_frame = (frame: ReadFrame, payload_cbor: Buffer): void => {
-      this.folder.push(frame, payload_cbor);
+    // Payloads are not built by the reader: the fold decodes what it keeps in the pass that validates them and
+    // leaves tool outputs on disk, so reading a 1 GiB session builds no 1 GB of output strings.
+    const on_frame = (frame: ReadFrame, payload_cbor: Buffer, kept?: unknown): void => {
+      this.folder.push(frame, payload_cbor, kept);
       this.index_.push(frame);
       if (on_progress !== undefined && frame.offset >= next_report) {
         next_report = frame.offset + PROGRESS_STEP_BYTES;
@@ -105,7 +105,8 @@ export class SessionTailer {
     const start = this.checkpoint?.offset ?? 0;
     const capped = slice_bytes !== undefined && start + slice_bytes < total_bytes;
     const io = capped ? cappedFileIO(nodeFileIO, start + slice_bytes) : nodeFileIO;
-    const result = readTarget(this.target, { io, on_frame, with_payload: false, ...(this.checkpoint === null ? {} : { from: this.checkpoint }) });
+    const from = this.checkpoint === null ? {} : { from: this.checkpoint };
+    const result = readTarget(this.target, { io, on_frame, with_payload: false, decode_payload: this.folder.decodePayload, ...from });
     this.last = result;
     this.checkpoint = result.checkpoint;
     this.mark = this.checkpoint === null ? null : markOf(this.target.wal_path, this.checkpoint.offset);

@@ -24,8 +24,13 @@ function readBack(wal: string): { read: ReadResult; frames: ReadFrame[] } {
   return { read, frames };
 }
 
+/** Opens as a session does: from a read of the WAL made first (with `existing`, the caller's own). */
 const open = (wal: string, options: Partial<WalWriterOptions> = {}): WalWriter =>
-  WalWriter.open(wal, { fence: 1, writer_name: 'test-writer', root: null, ...options });
+  WalWriter.open(wal, { fence: 1, writer_name: 'test-writer', root: null, ...options, existing: options.existing === undefined ? readOf(wal) : options.existing });
+
+function readOf(wal: string): ReadResult | null {
+  return (fs.statSync(wal, { throwIfNoEntry: false })?.size ?? 0) === 0 ? null : readWal(wal, { with_payload: false });
+}
 
 const turn = (step_id: number): Payload => ({ step_id });
 
@@ -101,13 +106,16 @@ describe('creating and reopening', () => {
     expect(frames.map((frame) => frame.type)).toEqual(['lineage']);
   });
 
-  it('uses the read the caller passes instead of reading again', () => {
+  it('opens from the read the caller made, reading nothing itself, and refuses bytes that read did not see', () => {
     const wal = path.join(tempDir(), 'wal');
     open(wal).close();
     const existing = readWal(wal, { with_payload: false });
     const faulty = new FaultyIO();
     open(wal, { fence: 2, existing, io: faulty.io }).close();
     expect(faulty.effects.filter((effect) => effect.op === 'read')).toEqual([]);
+    const bytes = fs.readFileSync(wal);
+    expect(() => open(wal, { fence: 3, existing: null })).toThrow(/another process writes it/);
+    expect(fs.readFileSync(wal)).toEqual(bytes);
   });
 
   it('writes BLAKE3 frames when asked', () => {
