@@ -57,7 +57,7 @@ function runLines(run: RunSignal): string[] {
 
 function episodeLines(episode: EpisodeFold, word: string): string[] {
   const finished = episode.finished === null ? '' : ` (${episode.finished.reason ?? 'no reason'} at seq ${episode.finished.seq})`;
-  const index = new EpisodeIndex(episode);
+  const index = EpisodeIndex.of(episode);
   const lines = ['', `episode ${episode.episode}  run ${printable(episode.run_id ?? '?', TEXT_MAX)}  ${word}${finished}  seq ${episode.started_seq}–${episode.last_seq}`];
   for (const step of episode.steps) {
     const recorded = step.seq === null ? 'in flight (no model_step_finished)' : `seq ${step.seq}`;

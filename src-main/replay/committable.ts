@@ -15,17 +15,19 @@ export function anomaly(
   return { kind, message, seqs, batch_id, tool_call_id };
 }
 
-/** Checks every batch of a classified episode, sets `committable`, and returns the anomalies found. */
-export function checkEpisode(episode: EpisodeFold): Anomaly[] {
+/** Checks every batch of a classified episode: the anomalies found, and whether each batch (by position) is
+ *  committable. Changes nothing: the caller sets the verdicts. */
+export function checkEpisode(episode: EpisodeFold): { anomalies: Anomaly[]; committable: boolean[] } {
   const found: Anomaly[] = [];
-  const index = new EpisodeIndex(episode);
+  const committable: boolean[] = [];
+  const index = EpisodeIndex.of(episode);
   const named = new Set(episode.anomalies.map((entry) => entry.batch_id));
   for (const batch of episode.batches) {
     const own = [...callAnomalies(batch), ...stepAnomalies(index, batch)];
-    batch.committable = own.length === 0 && !named.has(batch.batch_id) && batch.calls.every((call) => call.terminals.length === 1);
+    committable.push(own.length === 0 && !named.has(batch.batch_id) && batch.calls.every((call) => call.terminals.length === 1));
     for (const entry of [...own, ...commitAnomalies(index, batch)]) found.push(entry);
   }
-  return found;
+  return { anomalies: found, committable };
 }
 
 function callAnomalies(batch: BatchFold): Anomaly[] {

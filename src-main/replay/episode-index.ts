@@ -2,6 +2,11 @@
 // stays linear: a `find` per step or per batch made the fold, the transcript and the outline quadratic.
 import type { BatchFold, EpisodeFold, SteerFold, StepFold } from '../../src-shared/replay.js';
 
+/** The index of each episode of a fold snapshot, with the lists it was built from: snapshots never change an
+ *  episode's lists once classified, and a list replaced (a batch copied for a new verdict) builds it anew. The
+ *  classification, the plan, the transcript and the timeline of one episode share one index. */
+const built = new WeakMap<EpisodeFold, { steps: readonly StepFold[]; batches: readonly BatchFold[]; steers: readonly SteerFold[]; counts: number; index: EpisodeIndex }>();
+
 export class EpisodeIndex {
   private readonly steps = new Map<number, StepFold>();
   private readonly batches = new Map<string, BatchFold>();
@@ -11,7 +16,18 @@ export class EpisodeIndex {
   /** Batches that no step names: shown on their own. */
   readonly batches_without_step: BatchFold[];
 
-  constructor(episode: EpisodeFold) {
+  /** The episode's index, built once per episode and lists. */
+  static of(episode: EpisodeFold): EpisodeIndex {
+    const { steps, batches, steers } = episode;
+    const counts = steps.length + batches.length + steers.length;
+    const kept = built.get(episode);
+    if (kept !== undefined && kept.steps === steps && kept.batches === batches && kept.steers === steers && kept.counts === counts) return kept.index;
+    const index = new EpisodeIndex(episode);
+    built.set(episode, { steps, batches, steers, counts, index });
+    return index;
+  }
+
+  private constructor(episode: EpisodeFold) {
     for (const step of episode.steps) this.steps.set(step.step_id, step);
     for (const batch of episode.batches) this.batches.set(batch.batch_id, batch);
     for (const steer of episode.steers) {

@@ -70,8 +70,8 @@ const BEYOND_BOUNDS = Symbol('beyond the fold\'s bounds');
 interface EpisodeLookups {
   steps: Map<number, StepFold>;
   approvals: Map<string, ApprovalFold>;
-  /** Calls with a provider hold, by call_key, for late_result. */
-  held: Map<string, CallFold[]>;
+  /** Calls with a provider hold (and their batches), by call_key, for late_result. */
+  held: Map<string, { batch: BatchFold; call: CallFold }[]>;
   /** Steers from this index on have not joined a step yet (they join in order, so that is a suffix). */
   steers_unjoined_from: number;
 }
@@ -103,6 +103,12 @@ export class SessionFolder {
   /** Episodes a frame may have changed since the last `snapshotSince`: the open one, and an earlier one that a
    *  late tool record reaches through its batch. */
   private readonly changed = new Set<EpisodeFold>();
+  /** The copy `snapshotSince` made of each step, batch, steer and approval (live part → copy), reused by the
+   *  next one while no frame touched the live part: an append to a long open episode copies what it changed,
+   *  not the episode. */
+  private readonly copies = new WeakMap<object, object>();
+  /** Live parts a frame changed since the last `snapshotSince`. */
+  private readonly touched = new Set<object>();
 
   /** Folds one frame. Its payload comes from `frame.payload` when the reader built it, else from
    *  `payload_cbor` (validated CBOR the reader hands over), decoded here without what stays on disk. */
@@ -226,21 +232,57 @@ export class SessionFolder {
   /** The same fold as `snapshot`, made from `previous` (this folder's last `snapshotSince`, or null): episodes
    *  no frame reached since then are taken from it as they are, so a live session's append costs its open
    *  episode, not the whole session. Record references are immutable and shared, not copied. */
-  snapshotSince(previous: SessionFold | null): { fold: SessionFold; episodes_rebuilt: number } {
+  snapshotSince(previous: SessionFold | null): { fold: SessionFold; episodes_rebuilt: number; parts_copied: number } {
     const { records, episodes, outside, anomalies, queue, ...scalars } = this.fold;
     let episodes_rebuilt = 0;
+    let parts_copied = 0;
     const copied = episodes.map((episode, index) => {
       const kept = previous?.episodes[index];
       if (kept !== undefined && !this.changed.has(episode)) return kept;
       episodes_rebuilt += 1;
-      return classifyEpisode(structuredClone(episode));
+      const { copy, reused, copied: count } = this.copyEpisode(episode);
+      parts_copied += count;
+      return classifyEpisode(copy, reused);
     });
     this.changed.clear();
+    this.touched.clear();
     // The record index is shared, not copied: entries below its count never change (appends write past it, and
     // growing replaces the arrays), so a copy of its fields with the count frozen is this moment's index.
     const fold: SessionFold = { ...scalars, records: { ...records, types: records.types.slice() }, episodes: copied, outside: outside.slice(), anomalies: structuredClone(anomalies), queue: structuredClone(queue) };
     fold.queue_drain_order = pendingInDrainOrder(fold).map((entry) => entry.submission_id);
-    return { fold, episodes_rebuilt };
+    return { fold, episodes_rebuilt, parts_copied };
+  }
+
+  /** A copy of a live episode that shares every part the last snapshot copied and no frame touched since. The
+   *  episode's own lists are new (classification appends anomalies); their entries other than steps, batches,
+   *  steers and approvals are never changed once pushed, so they are shared. */
+  private copyEpisode(episode: EpisodeFold): { copy: EpisodeFold; reused: ReadonlySet<object>; copied: number } {
+    const reused = new Set<object>();
+    let copied = 0;
+    const part = <T extends object>(live: T): T => {
+      const kept = this.touched.has(live) ? undefined : this.copies.get(live);
+      if (kept !== undefined) {
+        reused.add(kept);
+        return kept as T;
+      }
+      copied += 1;
+      const fresh = structuredClone(live);
+      this.copies.set(live, fresh);
+      return fresh;
+    };
+    const copy: EpisodeFold = {
+      ...episode,
+      steps: episode.steps.map(part),
+      batches: episode.batches.map(part),
+      steers: episode.steers.map(part),
+      approvals: episode.approvals.map(part),
+      cancel_requests: episode.cancel_requests.slice(),
+      pauses: episode.pauses.slice(),
+      resumes: episode.resumes.slice(),
+      shown: episode.shown.slice(),
+      anomalies: episode.anomalies.slice(),
+    };
+    return { copy, reused, copied };
   }
 
   // ---------------------------------------------------------------- routing
@@ -283,6 +325,7 @@ export class SessionFolder {
     return lookups;
   }
 
+  /** The step to change (made if new), marked touched. */
   step(episode: EpisodeFold, step_id: number): StepFold {
     const steps = this.lookupsOf(episode).steps;
     let step = steps.get(step_id);
@@ -302,13 +345,20 @@ export class SessionFolder {
       episode.steps.push(step);
       steps.set(step_id, step);
     }
+    this.touched.add(step);
     return step;
   }
 
-  /** The batch `batch_id` names when this episode started it. */
+  /** Marks a live step, batch, steer or approval as changed by this frame: the next snapshot copies it anew. */
+  touch<T extends object>(part: T): T {
+    this.touched.add(part);
+    return part;
+  }
+
+  /** The batch `batch_id` names when this episode started it, marked touched. */
   batchOf(episode: EpisodeFold, batch_id: string | null): BatchFold | undefined {
     const found = batch_id === null ? undefined : this.batches.get(batch_id);
-    return found?.episode === episode ? found.batch : undefined;
+    return found?.episode === episode ? this.touch(found.batch) : undefined;
   }
 
   /** The batch and call a tool record names; anomalies when either is unknown. */
@@ -316,7 +366,10 @@ export class SessionFolder {
     const batch_id = text(payload, 'batch_id') ?? '';
     const tool_call_id = text(payload, 'tool_call_id') ?? '';
     const found = this.batches.get(batch_id);
-    if (found !== undefined) this.changed.add(found.episode);
+    if (found !== undefined) {
+      this.changed.add(found.episode);
+      this.touch(found.batch);
+    }
     const episode = found?.episode ?? this.episodeFor(ref);
     if (found === undefined) {
       episode?.anomalies.push(anomaly('unknown_batch', `${ref.type} at seq ${ref.seq} names batch ${batch_id}, which was never started`, [ref.seq], batch_id, tool_call_id));
@@ -416,7 +469,7 @@ export class SessionFolder {
     // A note without a step_id follows the step boundary it was written at: the latest step.
     const step = episode === null ? undefined : step_id !== null ? this.step(episode, step_id) : episode.steps.at(-1);
     if (step === undefined) this.show(ref);
-    else step.notes.push({ seq: ref.seq, type: ref.type, payload, ...(replacement_digest_ok === null ? {} : { replacement_digest_ok }) });
+    else this.touch(step).notes.push({ seq: ref.seq, type: ref.type, payload, ...(replacement_digest_ok === null ? {} : { replacement_digest_ok }) });
   }
 
   queueRecord(payload: JsonPayload, ref: RecordRef): void {
@@ -448,9 +501,26 @@ export class SessionFolder {
   }
 }
 
-function classifyEpisode(episode: EpisodeFold): EpisodeFold {
-  for (const batch of episode.batches) classifyBatch(batch);
-  appendAll(episode.anomalies, checkEpisode(episode));
+/** Classifies and checks an episode copy in place. A batch in `reused` is shared with the last snapshot: it
+ *  was classified when copied and no frame changed it since, so it is not classified again; its committable
+ *  verdict also depends on the episode around it (its step, anomalies naming it), and a changed verdict gets a
+ *  copy of the batch, never a change under the last snapshot. */
+function classifyEpisode(episode: EpisodeFold, reused: ReadonlySet<object> = new Set()): EpisodeFold {
+  for (const batch of episode.batches) if (!reused.has(batch)) classifyBatch(batch);
+  const checked = checkEpisode(episode);
+  appendAll(episode.anomalies, checked.anomalies);
+  let batches = episode.batches;
+  for (const [index, batch] of episode.batches.entries()) {
+    const committable = checked.committable[index]!;
+    if (batch.committable === committable) continue;
+    if (!reused.has(batch)) {
+      batch.committable = committable;
+      continue;
+    }
+    if (batches === episode.batches) batches = batches.slice();
+    batches[index] = { ...batch, committable };
+  }
+  episode.batches = batches;
   episode.state = episodeState(episode);
   return episode;
 }
@@ -510,7 +580,7 @@ const HANDLERS: Record<string, Handler> = {
     step.tool_use_ids = toolUses(step.assistant_message).map((use) => use.id);
     step.natural_end = step.tool_use_ids.length === 0;
     const lookups = folder.lookupsOf(episode);
-    for (let index = lookups.steers_unjoined_from; index < episode.steers.length; index++) episode.steers[index]!.joins_step = step.step_id;
+    for (let index = lookups.steers_unjoined_from; index < episode.steers.length; index++) folder.touch(episode.steers[index]!).joins_step = step.step_id;
     lookups.steers_unjoined_from = episode.steers.length;
   },
 
@@ -566,8 +636,8 @@ const HANDLERS: Record<string, Handler> = {
     const call_key = text(payload, 'call_key') ?? '';
     const held = folder.lookupsOf(episode).held;
     const holding = held.get(call_key);
-    if (holding === undefined) held.set(call_key, [call]);
-    else holding.push(call);
+    if (holding === undefined) held.set(call_key, [{ batch, call }]);
+    else holding.push({ batch, call });
     call.held = {
       seq: ref.seq,
       call_key,
@@ -585,7 +655,10 @@ const HANDLERS: Record<string, Handler> = {
     const call_key = text(payload, 'call_key');
     const episode = folder.openEpisode();
     if (episode === null || call_key === null) return;
-    for (const call of folder.lookupsOf(episode).held.get(call_key) ?? []) call.held!.late_result_seq = ref.seq;
+    for (const { batch, call } of folder.lookupsOf(episode).held.get(call_key) ?? []) {
+      folder.touch(batch);
+      call.held!.late_result_seq = ref.seq;
+    }
   },
 
   tool_batch_finished(folder, payload, ref) {
@@ -668,7 +741,7 @@ function approval(folder: SessionFolder, payload: JsonPayload, ref: RecordRef, f
     episode.approvals.push(card);
     cards.set(tool_call_id, card);
   }
-  card[field] ??= ref.seq;
+  folder.touch(card)[field] ??= ref.seq;
   if (field === 'resolved_seq') card.decision ??= text(payload, 'decision');
 }
 

@@ -6,7 +6,17 @@ import type { EpisodeFold, EpisodeTiming, JsonPayload, TimedSpan } from '../../s
 /** Bars per episode's waterfall; a 5,000-step episode shows its first ones and says the rest were left out. */
 export const SPANS_PER_EPISODE_MAX = 2_000;
 
+/** Each episode's timing, made once: a fold snapshot's episodes do not change, and a live session's next
+ *  snapshot hands back the same object for every episode no new frame reached. */
+const timings = new WeakMap<EpisodeFold, EpisodeTiming>();
+
 export function episodeTiming(episode: EpisodeFold): EpisodeTiming {
+  let timing = timings.get(episode);
+  if (timing === undefined) timings.set(episode, (timing = timingOf(episode)));
+  return timing;
+}
+
+function timingOf(episode: EpisodeFold): EpisodeTiming {
   const spans: TimedSpan[] = [];
   let spans_cut = false;
   const add = (span: TimedSpan) => {

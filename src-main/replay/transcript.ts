@@ -90,7 +90,7 @@ export function renderStepRequest(fold: SessionFold, episode_number: number, ste
 export function laneSizes(fold: SessionFold, episode_number: number, step_ids: readonly number[], payloads: PayloadReader): { step_id: number; size_bytes: number | null; view: ViewInRequest | null }[] {
   const episode = fold.episodes.find((candidate) => candidate.episode === episode_number);
   if (episode === undefined) return [];
-  const index = new EpisodeIndex(episode);
+  const index = EpisodeIndex.of(episode);
   const recorded = index.recordedSteps();
   // Step ids increase in WAL order in every WAL a runtime writes; anything else is measured step by step.
   if (!recorded.every((step, position) => position === 0 || step.step_id > recorded[position - 1]!.step_id)) {
@@ -199,7 +199,7 @@ function requestLength(fold: SessionFold): number {
 
 /** One episode's part of a request: all of it (up_to null), or what the request of step `up_to` held. */
 function renderEpisode(episode: EpisodeFold, up_to: number | null, payloads: PayloadReader): Rendering {
-  const index = new EpisodeIndex(episode);
+  const index = EpisodeIndex.of(episode);
   const views = viewRecords(episode).filter((view) => up_to === null || view.step_id <= up_to);
   const latest = views.at(-1) ?? null;
   const problem = latest === null ? null : viewProblem(latest, views.slice(0, -1));

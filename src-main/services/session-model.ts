@@ -156,6 +156,12 @@ export class SessionModel {
     return { fold: this.tailer.episodes_rebuilt, views: this.builder.episodes_rebuilt };
   }
 
+  /** Inside those episodes, the parts (steps, batches, steers, approvals) the fold copied anew and the steps
+   *  whose timeline rows were laid out anew: an append to a long open episode costs the parts it changed. */
+  get parts_rebuilt(): { copied: number; steps_laid_out: number } {
+    return { copied: this.tailer.parts_copied, steps_laid_out: this.builder.step_rows.steps_laid_out };
+  }
+
   get lease(): LeaseView {
     return this.lease_;
   }

@@ -391,13 +391,13 @@ export class SessionService implements WalscopeApi {
     if (!model.is_resident) return { ...model.detail(), actions: [], timing: [], tokens: {} };
     const episodes = model.fold().episodes;
     const last = episodes.at(-1);
-    return { ...model.detail(), actions: actionChoices(model), timing: last === undefined ? [] : [timingOf(last)], tokens: sessionTokens(episodes) };
+    return { ...model.detail(), actions: actionChoices(model), timing: last === undefined ? [] : [episodeTiming(last)], tokens: sessionTokens(episodes) };
   }
 
   async getTiming(key: string, episode: number): Promise<EpisodeTiming> {
     const found = this.model(key, true).fold().episodes.find((candidate) => candidate.episode === episode);
     if (found === undefined) throw new NotFoundError(`no episode ${episode} in session "${key}"`);
-    return timingOf(found);
+    return episodeTiming(found);
   }
 
   async getRows<L extends RowList>(key: string, list: L, start: number, count: number): Promise<RowPage<L>> {
@@ -468,19 +468,9 @@ export class SessionService implements WalscopeApi {
   }
 }
 
-/** An episode's waterfall, made once: a fold's episodes do not change, and a live session's next fold hands back
- *  the same object for every episode no new frame reached. */
-const timings = new WeakMap<EpisodeFold, EpisodeTiming>();
-
-function timingOf(episode: EpisodeFold): EpisodeTiming {
-  let timing = timings.get(episode);
-  if (timing === undefined) timings.set(episode, (timing = episodeTiming(episode)));
-  return timing;
-}
-
 function sessionTokens(episodes: readonly EpisodeFold[]): Record<string, number> {
   const sums: Record<string, number> = {};
-  for (const episode of episodes) for (const [name, value] of Object.entries(timingOf(episode).tokens)) sums[name] = (sums[name] ?? 0) + value;
+  for (const episode of episodes) for (const [name, value] of Object.entries(episodeTiming(episode).tokens)) sums[name] = (sums[name] ?? 0) + value;
   return sums;
 }
 

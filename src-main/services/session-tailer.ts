@@ -48,6 +48,9 @@ export class SessionTailer {
   private spent = false;
   /** Episodes the fold snapshots re-copied and re-classified, over this tailer's life. */
   episodes_rebuilt = 0;
+  /** Steps, batches, steers and approvals those episodes' copies made anew (the rest were shared with the
+   *  snapshot before), over this tailer's life. */
+  parts_copied = 0;
 
   constructor(readonly target: WalTarget) {}
 
@@ -68,8 +71,9 @@ export class SessionTailer {
    *  from the last one: only the episodes the new frames reached are copied again. */
   fold(): SessionFold {
     if (this.fold_cache !== null) return this.fold_cache;
-    const { fold, episodes_rebuilt } = this.folder.snapshotSince(this.fold_previous);
+    const { fold, episodes_rebuilt, parts_copied } = this.folder.snapshotSince(this.fold_previous);
     this.episodes_rebuilt += episodes_rebuilt;
+    this.parts_copied += parts_copied;
     this.fold_cache = fold;
     this.fold_previous = fold;
     return fold;

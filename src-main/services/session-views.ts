@@ -12,7 +12,7 @@ import { refusedPlan } from '../replay/report.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { OUTPUTS_UNREAD, type PayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
-import { episodeRows, outsideRows, sessionAnomalyRows, shownRow, transcriptRow } from './timeline.js';
+import { episodeRows, outsideRows, sessionAnomalyRows, shownRow, StepRowCache, transcriptRow } from './timeline.js';
 
 /** A list made of parts (one per episode, then the session's own rows), indexed as if it were one array. */
 export class Segments<T> {
@@ -155,13 +155,15 @@ export class ViewBuilder {
   private readonly per_episode = new WeakMap<EpisodeFold, EpisodeViews>();
   /** Episodes whose views were (re)built, over this builder's life: what a live append cost. */
   episodes_rebuilt = 0;
+  /** Step rows kept across builds: a rebuilt episode lays out only the steps a frame changed. */
+  readonly step_rows = new StepRowCache();
 
   /** Tool outputs shown in rows and messages are read back through `payloads`. `signals` come from the whole
    *  read (its end, its operator actions), so they are made by the caller for every build. */
   build(fold: SessionFold, payloads: PayloadReader, read_error: WalErrorInfo | null, signals: { run: RunSignal; recoveries: RecoveryEntry[] }): SessionViews {
     const parts = fold.episodes.map((episode) => this.episodeViews(episode));
     const rowsOf = (index: number): TimelineRow[] => {
-      const rows = (parts[index]!.rows ??= episodeRows(fold.episodes[index]!));
+      const rows = (parts[index]!.rows ??= episodeRows(fold.episodes[index]!, this.step_rows));
       // The last episode's row shows the run signal; the kept rows stay as built, since the signal can change
       // (a tail torn later) while the episode does not.
       return index === fold.episodes.length - 1 ? markLastEpisode(rows, fold.episodes[index]!, signals.run) : rows;
@@ -179,7 +181,7 @@ export class ViewBuilder {
       const at = rendered.origin.episode - 1;
       const part = parts[at];
       if (part === undefined || fold.episodes[at]?.episode !== rendered.origin.episode) return rendered.message;
-      return withOutputs((part.index ??= new EpisodeIndex(fold.episodes[at]!)), rendered, payloads);
+      return withOutputs((part.index ??= EpisodeIndex.of(fold.episodes[at]!)), rendered, payloads);
     };
     let session_rows: TimelineRow[] | null = null;
     let timeline: Segments<TimelineRow> | null = null;

@@ -4,7 +4,7 @@
 import { appendAll } from '../../src-shared/arrays.js';
 import { noteSummary } from '../../src-shared/compaction.js';
 import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
-import type { Anomaly, BatchFold, CallFold, CallTerminal, EpisodeFold, JsonPayload, JsonValue, RecordRef, SessionFold } from '../../src-shared/replay.js';
+import type { Anomaly, BatchFold, CallFold, CallTerminal, EpisodeFold, JsonPayload, JsonValue, RecordRef, SessionFold, StepFold } from '../../src-shared/replay.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { terminalOutput, type PayloadReader } from '../replay/payloads.js';
 import { episodeTiming } from '../replay/timing.js';
@@ -60,8 +60,8 @@ export function shownRow(row: TimelineRow, payloads: PayloadReader): TimelineRow
   return { ...row, call: { ...row.call, output: preview(terminalOutput(terminal, payloads)) } };
 }
 
-/** An episode's rows, call outputs unread (`shownRow` reads them). */
-export function episodeRows(episode: EpisodeFold): TimelineRow[] {
+/** An episode's rows, call outputs unread (`shownRow` reads them); `steps` keeps step rows across snapshots. */
+export function episodeRows(episode: EpisodeFold, steps = new StepRowCache()): TimelineRow[] {
   const n = episode.episode;
   // The waterfall's clock: every time a row shows is one its records carry, relative to the episode's first.
   const { first_ms, last_ms } = episodeTiming(episode);
@@ -85,27 +85,11 @@ export function episodeRows(episode: EpisodeFold): TimelineRow[] {
     seqs: [episode.started_seq],
   }));
   const keyed: Keyed[] = [];
-  const index = new EpisodeIndex(episode);
+  const index = EpisodeIndex.of(episode);
   const add = (key: number | null, rows: TimelineRow[]) => keyed.push({ key: key ?? Number.MAX_SAFE_INTEGER, order: keyed.length, rows });
   for (const step of episode.steps) {
-    const seqs = [...step.attempts.map((a) => a.seq), ...(step.seq === null ? [] : [step.seq]), ...(step.turn_finished_seq === null ? [] : [step.turn_finished_seq])];
-    const rows: TimelineRow[] = [{
-      kind: 'step',
-      episode: n,
-      step_id: step.step_id,
-      text: messageText(step.assistant_message),
-      tool_calls: step.tool_use_ids.length,
-      usage: step.usage,
-      attempts: step.attempts.map((a) => ({ attempt: a.attempt, outcome: a.outcome, http_status: a.http_status })),
-      ts_ms: lastTime(step.attempts.map((a) => a.ts_ms)),
-      episode_first_ms: first_ms,
-      in_flight: step.seq === null,
-      seqs,
-    }];
-    for (const note of step.notes) rows.push({ kind: 'note', episode: n, step_id: step.step_id, type: note.type, summary: cut(noteSummary(note.type, note.payload)), seqs: [note.seq] });
     const batch = index.batch(step.batch_id);
-    if (batch !== undefined) appendAll(rows, batchRows(n, batch, first_ms));
-    add(step.seq ?? seqs[0] ?? step.notes[0]?.seq ?? null, rows);
+    add(step.seq ?? step.attempts[0]?.seq ?? step.turn_finished_seq ?? step.notes[0]?.seq ?? null, steps.rows(n, step, batch, first_ms));
   }
   for (const batch of index.batches_without_step) add(batch.started_seq, batchRows(n, batch, first_ms));
   for (const steer of episode.steers) {
@@ -128,6 +112,44 @@ export function episodeRows(episode: EpisodeFold): TimelineRow[] {
   return [head, ...input, ...keyed.flatMap((entry) => entry.rows), ...anomalies];
 }
 
+
+/** Step rows kept per step and batch of a fold snapshot: the fold shares the parts no frame touched between
+ *  snapshots (SessionFolder.snapshotSince), so an append to a long open episode lays out the rows of the parts
+ *  it changed, not the episode's. One per session's views. */
+export class StepRowCache {
+  private readonly kept = new WeakMap<StepFold, { batch: BatchFold | undefined; episode: number; first_ms: number | null; rows: TimelineRow[] }>();
+  /** Steps whose rows were laid out, over this cache's life: what an append cost. */
+  steps_laid_out = 0;
+
+  rows(n: number, step: StepFold, batch: BatchFold | undefined, first_ms: number | null): TimelineRow[] {
+    const kept = this.kept.get(step);
+    if (kept !== undefined && kept.batch === batch && kept.episode === n && kept.first_ms === first_ms) return kept.rows;
+    this.steps_laid_out += 1;
+    const rows = stepRows(n, step, batch, first_ms);
+    this.kept.set(step, { batch, episode: n, first_ms, rows });
+    return rows;
+  }
+}
+
+function stepRows(n: number, step: StepFold, batch: BatchFold | undefined, first_ms: number | null): TimelineRow[] {
+  const seqs = [...step.attempts.map((a) => a.seq), ...(step.seq === null ? [] : [step.seq]), ...(step.turn_finished_seq === null ? [] : [step.turn_finished_seq])];
+  const rows: TimelineRow[] = [{
+    kind: 'step',
+    episode: n,
+    step_id: step.step_id,
+    text: messageText(step.assistant_message),
+    tool_calls: step.tool_use_ids.length,
+    usage: step.usage,
+    attempts: step.attempts.map((a) => ({ attempt: a.attempt, outcome: a.outcome, http_status: a.http_status })),
+    ts_ms: lastTime(step.attempts.map((a) => a.ts_ms)),
+    episode_first_ms: first_ms,
+    in_flight: step.seq === null,
+    seqs,
+  }];
+  for (const note of step.notes) rows.push({ kind: 'note', episode: n, step_id: step.step_id, type: note.type, summary: cut(noteSummary(note.type, note.payload)), seqs: [note.seq] });
+  if (batch !== undefined) appendAll(rows, batchRows(n, batch, first_ms));
+  return rows;
+}
 
 function event(episode: number, type: string, summary: string, seq: number): TimelineRow {
   return { kind: 'event', episode, type, summary, seqs: [seq] };

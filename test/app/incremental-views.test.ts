@@ -124,3 +124,72 @@ describe('live appends recompute only the open episode', () => {
     }
   });
 });
+
+describe('live appends to a long open episode copy and lay out only the parts they change', () => {
+  const STEPS = 1_500;
+
+  /** Step `s` of one run: the model asks for one call, its batch runs it; the last step's call is in flight. */
+  function stepFrames(s: number, in_flight: boolean): Frame[] {
+    const call = `call-${s}`;
+    const frames: Frame[] = [
+      { type: 'model_step_finished', payload: { step_id: s, assistant_message: { role: 'assistant', content: [{ type: 'tool_use', id: call, name: 'lookup', input: { s } }] }, usage: { input_tokens: 1, output_tokens: 1 } } },
+      { type: 'tool_batch_started', payload: { batch_id: `b${s}`, step_id: s, sequential: false, planned_calls: [{ tool_call_id: call, name: 'lookup', plan: 'dispatch' }] } },
+      { type: 'tool_dispatch_intent', payload: { batch_id: `b${s}`, tool_call_id: call, args: { s } } },
+    ];
+    return in_flight ? frames : [...frames, ...stepEnd(s)];
+  }
+
+  function stepEnd(s: number): Frame[] {
+    return [
+      { type: 'tool_result', payload: { batch_id: `b${s}`, tool_call_id: `call-${s}`, outcome: 'completed', output: { s } } },
+      { type: 'tool_batch_finished', payload: { batch_id: `b${s}` } },
+      { type: 'turn_finished', payload: { step_id: s } },
+    ];
+  }
+
+  /** The model's views equal a fold and a timeline made from scratch of the WAL as it is now. */
+  function expectSameAsFullRebuild(root: string, model: SessionModel): void {
+    const full = new SessionFolder();
+    readWal(walPath(sessionDir(root, 'big')), { on_frame: (frame) => full.push(frame) });
+    const fold = full.snapshot();
+    expect(model.fold()).toEqual(fold);
+    const timeline = buildTimeline(fold, walPayloadReader(walPath(sessionDir(root, 'big'))));
+    const total = model.rowCounts().timeline;
+    expect(total).toBe(timeline.rows.length);
+    for (let start = 0; start < total; start += 2_000) expect(model.rows('timeline', start, 2_000).rows).toEqual(timeline.rows.slice(start, start + 2_000));
+  }
+
+  it(`an episode of ${STEPS.toLocaleString('en')} steps: a note copies nothing, a step's end or a new step copies its step and batch`, () => {
+    const root = tempDir();
+    withSession(root, 'big', () => undefined);
+    const frames: Frame[] = [episodeFrames(1, 0, false)[0]!];
+    for (let s = 1; s <= STEPS; s++) for (const frame of stepFrames(s, s === STEPS)) frames.push(frame);
+    append(root, frames);
+    const model = new SessionModel('big', sessionTarget(sessionDir(root, 'big')));
+    model.refresh();
+    model.detail();
+    model.rowCounts();
+    // The first snapshot copies every step and batch and lays out every step.
+    expect(model.parts_rebuilt).toEqual({ copied: 2 * STEPS, steps_laid_out: STEPS });
+
+    const cost = (frames_appended: Frame[]): { copied: number; steps_laid_out: number } => {
+      const before = model.parts_rebuilt;
+      append(root, frames_appended);
+      model.refresh();
+      model.detail();
+      model.rowCounts();
+      const after = model.parts_rebuilt;
+      return { copied: after.copied - before.copied, steps_laid_out: after.steps_laid_out - before.steps_laid_out };
+    };
+    // A record shown in the episode, attached to no step: the episode is rebuilt from shared parts.
+    expect(cost([{ type: 'run_note', payload: { note: 'live' } }])).toEqual({ copied: 0, steps_laid_out: 0 });
+    expectSameAsFullRebuild(root, model);
+    // The in-flight call's result, its batch's end and its turn's end: that step and that batch.
+    expect(cost(stepEnd(STEPS))).toEqual({ copied: 2, steps_laid_out: 1 });
+    expectSameAsFullRebuild(root, model);
+    // A new step with its batch under way.
+    expect(cost(stepFrames(STEPS + 1, true))).toEqual({ copied: 2, steps_laid_out: 1 });
+    expectSameAsFullRebuild(root, model);
+    expect(model.episodes_rebuilt.fold).toBe(4);
+  });
+});
