@@ -269,10 +269,12 @@ export class LiveAppender {
   private readonly run: number;
   private step = 0;
 
-  constructor(root: string, session_id: string, seed = 9) {
+  /** `start_run` false: the appends go to the episode the WAL leaves open (a long run still going). */
+  constructor(root: string, session_id: string, seed = 9, start_run = true) {
     this.session = openSessionForWrite(root, session_id, { writer_name: 'walscope-bench-live' });
     this.random = prng(seed);
     this.run = 1_000_000 + seed;
+    if (!start_run) return;
     this.session.writer.append('run_started', { run_id: `live-${seed}-${Date.now()}`, session: session_id, config: { model: 'bench-model', max_steps: 1_000_000 }, input: [{ role: 'user', content: [{ type: 'text', text: 'live' }] }] });
     this.session.writer.barrier();
   }
