@@ -21,6 +21,18 @@ type Group = { type: string; payload: JsonPayload }[];
 
 /** The contract's resume (§4): finalize a natural end, close out indeterminate calls, finish a cancel or a
  *  close-out a crash cut short, keep waiting on held calls, or leave the run to a runtime. */
+export type OperatorPlanKind = 'resume' | 'cancel' | 'seal';
+
+/** Plans made from a fold snapshot, per kind: the session view shows the resume plan and offers every kind's
+ *  (and compares each with resume's) on each refresh of its header, and a snapshot does not change once made. */
+const plans = new WeakMap<SessionFold, Partial<Record<OperatorPlanKind, RecoveryPlan>>>();
+
+export function planFor(fold: SessionFold, kind: OperatorPlanKind): RecoveryPlan {
+  let made = plans.get(fold);
+  if (made === undefined) plans.set(fold, (made = {}));
+  return (made[kind] ??= PLANNERS[kind](fold));
+}
+
 export function planResume(fold: SessionFold): RecoveryPlan {
   const episode = fold.episodes.at(-1);
   if (episode === undefined) return emptyPlan(fold, 'resume', null, 'the session has no episode: nothing to resume');
@@ -215,3 +227,5 @@ function emptyPlan(fold: SessionFold, kind: RecoveryKind, episode: EpisodeFold |
   if (episode !== null) return { ...plan(fold, kind, episode, 'none', message, []), indeterminate: [] };
   return { kind, action: 'none', episode: null, message, replayed: { messages: 0, model_steps: 0, tool_results: 0 }, redone: [], indeterminate: [], records: [] };
 }
+
+const PLANNERS: Record<OperatorPlanKind, (fold: SessionFold) => RecoveryPlan> = { resume: planResume, cancel: planCancel, seal: planSeal };

@@ -52,11 +52,11 @@ export function renderSessionRequest(fold: SessionFold, payloads: PayloadReader)
   return joined(fold.episodes.map((episode) => renderEpisode(episode, null, payloads)));
 }
 
-/** One episode's part of the session's next request, rendered alone: `renderSessionRequest` is these parts in
- *  episode order (none at all when any part has a problem), so a caller that keeps the parts of episodes no
- *  frame reached re-renders only the open one. */
-export function renderEpisodeRequest(episode: EpisodeFold, payloads: PayloadReader): { messages: RenderedMessage[]; problems: RequestProblem[] } {
-  const { messages, problems } = renderEpisode(episode, null, payloads);
+/** One episode's part of the session's next request, rendered alone, its tool outputs unread:
+ *  `renderSessionRequest` is these parts in episode order (none at all when any part has a problem), so a
+ *  caller that keeps the parts of episodes no frame reached re-renders only the open one. */
+export function renderEpisodeRequest(episode: EpisodeFold): { messages: readonly RenderedMessage[]; problems: readonly RequestProblem[] } {
+  const { messages, problems } = unreadPart(episode);
   return { messages, problems };
 }
 
@@ -178,21 +178,25 @@ function joined(renderings: Rendering[]): { messages: RenderedMessage[]; problem
  *  (a snapshot copies them, `finish` ends the fold), and a live reader's next snapshot hands back the same
  *  episode object for every episode no new frame reached, so a plan remade after an append renders only the
  *  episodes the append reached. */
-const request_part_lengths = new WeakMap<EpisodeFold, { messages: number; problems: number }>();
 
-/** `renderTranscript(fold, OUTPUTS_UNREAD).length`, from the episodes' counted parts (`joined`: a problem in
- *  any part leaves no request). */
+/** Each episode's whole part, its outputs unread, rendered once per fold snapshot's episode: the session view's
+ *  request and every plan's replayed count share it. */
+const unread_parts = new WeakMap<EpisodeFold, Rendering>();
+
+function unreadPart(episode: EpisodeFold): Rendering {
+  let part = unread_parts.get(episode);
+  if (part === undefined) unread_parts.set(episode, (part = renderEpisode(episode, null, OUTPUTS_UNREAD)));
+  return part;
+}
+
+/** `renderTranscript(fold, OUTPUTS_UNREAD).length`, from the episodes' parts (a problem in any part leaves no
+ *  request). */
 function requestLength(fold: SessionFold): number {
   let messages = 0;
   for (const episode of fold.episodes) {
-    let part = request_part_lengths.get(episode);
-    if (part === undefined) {
-      const rendering = renderEpisode(episode, null, OUTPUTS_UNREAD);
-      part = { messages: rendering.messages.length, problems: rendering.problems.length };
-      request_part_lengths.set(episode, part);
-    }
-    if (part.problems > 0) return 0;
-    messages += part.messages;
+    const part = unreadPart(episode);
+    if (part.problems.length > 0) return 0;
+    messages += part.messages.length;
   }
   return messages;
 }

@@ -3,14 +3,13 @@
 // what the operator confirmed (the plan made from the WAL at `based_on_seq`, re-checked under the lease); and
 // every action that writes carries the operator's reason in its operator_action record.
 import type { ActionChoice, ActionKind, ActionOutcome, ActionPreview, ActionRefusal, TailRepair } from '../../src-shared/ipc.js';
-import type { PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
+import type { PlannedRecord, RecoveryPlan } from '../../src-shared/replay.js';
 import { tornTailCopyPath } from '../engine/writer.js';
 import { auditProblem, cancelSession, osUser, resumeSession, sealSession, type OperatorAudit, type RecoveryOptions, type RecoveryOutcome } from '../replay/actions.js';
 import { contradiction, finishesAs } from '../replay/choices.js';
-import { planCancel, planResume, planSeal } from '../replay/plan.js';
+import { planFor } from '../replay/plan.js';
 import type { SessionModel } from './session-model.js';
 
-const PLANNERS: Record<ActionKind, (fold: SessionFold) => RecoveryPlan> = { resume: planResume, cancel: planCancel, seal: planSeal };
 const ACTS: Record<ActionKind, (root: string, session_id: string, options: RecoveryOptions) => RecoveryOutcome> = {
   resume: resumeSession,
   cancel: cancelSession,
@@ -18,21 +17,11 @@ const ACTS: Record<ActionKind, (root: string, session_id: string, options: Recov
 };
 const KINDS: readonly ActionKind[] = ['resume', 'cancel', 'seal'];
 
-/** Plans made from a fold, per kind: a session view asks for every kind's plan (and resume's again, to compare)
- *  on each refresh of its header, and a fold does not change once made. */
-const plans = new WeakMap<SessionFold, Partial<Record<ActionKind, RecoveryPlan>>>();
-
-function planOf(fold: SessionFold, kind: ActionKind): RecoveryPlan {
-  let made = plans.get(fold);
-  if (made === undefined) plans.set(fold, (made = {}));
-  return (made[kind] ??= PLANNERS[kind](fold));
-}
-
 export function previewAction(model: SessionModel, kind: ActionKind): ActionPreview {
   const fold = model.fold();
-  const plan = planOf(fold, kind);
+  const plan = planFor(fold, kind);
   const refusal = refusalFor(model, plan);
-  return { kind, plan, based_on_seq: fold.last_seq, refusal, tail_repair: tailRepair(model, plan, refusal), contradicts: contradiction(kind, plan, planOf(fold, 'resume')) };
+  return { kind, plan, based_on_seq: fold.last_seq, refusal, tail_repair: tailRepair(model, plan, refusal), contradicts: contradiction(kind, plan, planFor(fold, 'resume')) };
 }
 
 /** Resume, Cancel and Seal as the session view offers them: each with whether it applies now and why. */

@@ -6,11 +6,11 @@ import { appendAll } from '../../src-shared/arrays.js';
 import type { RowList, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
 import type { CallClass, EpisodeFold, JsonPayload, RecoveryEntry, RecoveryPlan, RenderedMessage, RequestProblem, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
-import { planResume } from '../replay/plan.js';
+import { planFor } from '../replay/plan.js';
 import { episodeWord } from '../replay/signals.js';
 import { refusedPlan } from '../replay/report.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
-import { OUTPUTS_UNREAD, type PayloadReader } from '../replay/payloads.js';
+import type { PayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
 import { episodeRows, outsideRows, sessionAnomalyRows, shownRow, StepRowCache, transcriptRow } from './timeline.js';
 
@@ -72,7 +72,7 @@ interface EpisodeViews {
   search: { timeline?: string[] };
   /** The episode's part of the next request, its outputs unread (their shape is all validity and counts
    *  need); a transcript page reads the outputs of the messages it shows. */
-  request: { messages: RenderedMessage[]; problems: RequestProblem[] } | null;
+  request: { messages: readonly RenderedMessage[]; problems: readonly RequestProblem[] } | null;
   /** The request part split for the provider-validity check (`RequestTurns`), made with `request`. */
   turns: RequestTurns | null;
   index: EpisodeIndex | null;
@@ -171,10 +171,10 @@ export class ViewBuilder {
     // The next request is the episodes' parts joined: a compaction view in force decides which turns each part
     // carries, and a view that no longer assembles leaves no request at all (replay/transcript.ts). A part is
     // kept per episode, so an append re-renders the open episode's part only.
-    const requestOf = (index: number) => (parts[index]!.request ??= renderEpisodeRequest(fold.episodes[index]!, OUTPUTS_UNREAD));
+    const requestOf = (index: number) => (parts[index]!.request ??= renderEpisodeRequest(fold.episodes[index]!));
     // The request is its episodes' parts in order, none at all when any part cannot be rendered (as
     // renderSessionRequest makes it): kept as parts, so an append touches the open episode's part only.
-    let request_parts: { messages: RenderedMessage[]; problems: RequestProblem[] }[] | null = null;
+    let request_parts: { messages: readonly RenderedMessage[]; problems: readonly RequestProblem[] }[] | null = null;
     const requestParts = () => (request_parts ??= parts.map((_, index) => requestOf(index)));
     const requestRenders = () => requestParts().every((part) => part.problems.length === 0);
     const shown = (rendered: RenderedMessage): JsonPayload => {
@@ -202,7 +202,7 @@ export class ViewBuilder {
         messages ??= new Segments<RenderedMessage>(requestRenders() ? requestParts().map((part) => part.messages) : []);
         return messages;
       },
-      resume: read_error !== null ? refusedPlan(read_error) : planResume(fold),
+      resume: read_error !== null ? refusedPlan(read_error) : planFor(fold, 'resume'),
       class_counts,
       run: signals.run,
       recoveries: signals.recoveries,
