@@ -107,8 +107,9 @@ export class SessionFolder {
    *  next one while no frame touched the live part: an append to a long open episode copies what it changed,
    *  not the episode. */
   private readonly copies = new WeakMap<object, object>();
-  /** Live parts a frame changed since the last `snapshotSince`. */
-  private readonly touched = new Set<object>();
+  /** Live parts a frame changed since the last `snapshotSince`; null before the first one, which copies every
+   *  part anyway (a fold read once and finished keeps no such set). */
+  private touched: Set<object> | null = null;
 
   /** Folds one frame. Its payload comes from `frame.payload` when the reader built it, else from
    *  `payload_cbor` (validated CBOR the reader hands over), decoded here without what stays on disk. */
@@ -245,7 +246,7 @@ export class SessionFolder {
       return classifyEpisode(copy, reused);
     });
     this.changed.clear();
-    this.touched.clear();
+    this.touched = new Set();
     // The record index is shared, not copied: entries below its count never change (appends write past it, and
     // growing replaces the arrays), so a copy of its fields with the count frozen is this moment's index.
     const fold: SessionFold = { ...scalars, records: { ...records, types: records.types.slice() }, episodes: copied, outside: outside.slice(), anomalies: structuredClone(anomalies), queue: structuredClone(queue) };
@@ -260,7 +261,7 @@ export class SessionFolder {
     const reused = new Set<object>();
     let copied = 0;
     const part = <T extends object>(live: T): T => {
-      const kept = this.touched.has(live) ? undefined : this.copies.get(live);
+      const kept = this.touched?.has(live) === false ? this.copies.get(live) : undefined;
       if (kept !== undefined) {
         reused.add(kept);
         return kept as T;
@@ -345,13 +346,12 @@ export class SessionFolder {
       episode.steps.push(step);
       steps.set(step_id, step);
     }
-    this.touched.add(step);
-    return step;
+    return this.touch(step);
   }
 
   /** Marks a live step, batch, steer or approval as changed by this frame: the next snapshot copies it anew. */
   touch<T extends object>(part: T): T {
-    this.touched.add(part);
+    this.touched?.add(part);
     return part;
   }
 
