@@ -82,7 +82,7 @@ describe('findLastFrames', () => {
 
   it('names a last frame whose digest fails as a torn tail', () => {
     const whole = walBytes(bodies(20));
-    whole[whole.length - 1] ^= 0xff;
+    whole[whole.length - 1] = whole[whole.length - 1]! ^ 0xff;
     const found = findLastFrames(write(whole));
     expect(found.torn_tail?.reason).toBe('digest_mismatch');
     expect(found.frames.at(-1)!.seq).toBe(19);
