@@ -54,6 +54,17 @@ export function useSession(key: string | null) {
   });
 }
 
+/** A big session's provisional tail while it is read from its start (null once read), asked again with its
+ *  detail so its progress moves. */
+export function useTail(key: string, reading: boolean) {
+  return useQuery({
+    queryKey: [...keys.session(key), 'tail'],
+    queryFn: () => api.getTail(key),
+    enabled: reading,
+    refetchInterval: reading ? READING_POLL_MS : false,
+  });
+}
+
 export function usePage<L extends RowList>(key: string, list: L, page: number) {
   return useQuery({
     queryKey: keys.page(key, list, page),

@@ -89,7 +89,7 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
                   {(session.run?.unconfirmed.length ?? 0) > 0 && <span className="warn-text" data-testid="list-unconfirmed"> · {session.run!.unconfirmed.length} unconfirmed</span>}
                   {session.status === 'refused' && <span className="error" data-testid="list-cause"> · {session.status_detail}</span>}
                 </span>
-                {progress !== undefined && <progress max={progress.total_bytes} value={progress.done_bytes} aria-label="Reading" />}
+                {progress !== undefined && <span className="muted session-progress" data-testid="list-progress"><progress max={progress.total_bytes} value={progress.done_bytes} aria-label="Reading" /> {formatBytes(progress.done_bytes)} of {formatBytes(progress.total_bytes)}</span>}
               </button>
             );
           })}

@@ -12,10 +12,11 @@ import { AfterDamageNote, UnverifiedMark } from './after-damage.js';
 import { ContextView } from './context-view.js';
 import { usePagedRows } from '../lists/paged-rows.js';
 import { readLink, writeLink } from '../location.js';
-import { useRecord } from '../queries.js';
+import { useRecord, useTail } from '../queries.js';
 import { StatusChip } from './chips.js';
 import { RecordDetailView, TimelineDetail } from './details.js';
 import { IntegrityBanner } from './integrity-banner.js';
+import { ProvisionalTail } from './provisional-tail.js';
 import { RecoveryHistory, RecoveryPanel } from './recovery-panel.js';
 import { HistoryPanel } from './history-panel.js';
 import { useSearchHighlight } from './search-highlight.js';
@@ -43,7 +44,9 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   const [open, setOpen] = useState(false);
   const [reveal, setReveal] = useState<{ index: number } | null>(null);
   const [first, setFirst] = useState(0);
-  const [follow, setFollow] = useState(false);
+  // A session opened while its WAL is read from the start shows its tail first (ProvisionalTail), at the end:
+  // the real list then follows its end too, so the rows in view stay the same when it replaces the tail.
+  const [follow, setFollow] = useState(detail.summary.status === 'loading' && link?.record == null);
   const [query, setQuery] = useState('');
   /** The match shown; null until Enter is pressed (the first Enter selects the first match). */
   const [match, setMatch] = useState<number | null>(null);
@@ -53,6 +56,9 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   const search_box = useRef<HTMLInputElement>(null);
   const body = useRef<HTMLDivElement>(null);
   const total = detail.rows[tab];
+  const reading = detail.summary.status === 'loading';
+  const tail = useTail(key, reading).data ?? null;
+  const tail_list = reading && tail !== null && tab !== 'transcript' ? tab : null;
   const rowAt = usePagedRows(key, tab, first);
   const current = selected[tab];
 
@@ -209,7 +215,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
           {tab === 'transcript' && !context_open && <TranscriptCheck valid={detail.transcript_valid} />}
           {tab === 'records' && !context_open && <AfterDamageNote view={detail.after_damage} />}
           <div className="tab-panel" role="tabpanel" id={`panel-${shown_tab}`} aria-labelledby={`tab-${shown_tab}`}>
-            {context_open ? <ContextView key={JSON.stringify(context_step)} sessionKey={key} initial={context_step} /> : <ScaledList
+            {context_open ? <ContextView key={JSON.stringify(context_step)} sessionKey={key} initial={context_step} /> : tail_list !== null && tail !== null ? <ProvisionalTail tail={tail} list={tail_list} /> : <ScaledList
               key={tab}
               total={total}
               row_height_px={ROW_PX[tab]}
