@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionTail, TimelineRow } from '../../src-shared/ipc.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { readWal } from '../../src-main/engine/reader.js';
+import { startServer } from '../../src-main/server/http-server.js';
 import { READ_SLICE_BYTES, SessionService } from '../../src-main/services/session-service.js';
 import { longTailOutputBytes, smallOutputBytes, writeSessionWal } from '../../scripts/bench-data.js';
 import { useTempDirs } from '../helpers/temp.js';
@@ -53,6 +54,8 @@ describe('tail-first opening', () => {
     // Found with nothing of the head read: not built from the read from offset 0.
     expect(tail.scanned_at_head_bytes).toBe(0);
     expect(tail.head_bytes_read).toBe(0);
+    // Seen apart from the tail's own word: the read from the start has indexed no record yet.
+    expect((await service.getRows('s', 'records', 0, 1)).total).toBe(0);
     expect(tail.provisional).toBe(true);
     expect(tail.total_bytes).toBe(size);
     expect(tail.records.length).toBeGreaterThan(10);
@@ -128,6 +131,25 @@ describe('tail-first opening', () => {
     expect(detail.integrity.error?.kind).toBe('non_tail_corruption');
     expect(detail.integrity.error!.offset!).toBeLessThanOrEqual(damage_at);
     expect(detail.actions.every((action) => !action.applies)).toBe(true);
+  }, TEST_MS_MAX);
+
+  it('carries the tail over HTTP, its argument checked where the request enters', async () => {
+    const { root } = writeSession(MEDIUM_BYTES, true, 96);
+    const service = await open(root);
+    const server = await startServer({ api: service, renderer_dir: tempDir(), port: 0 });
+    try {
+      const post = async (args: unknown[]) => {
+        const response = await fetch(`http://127.0.0.1:${server.port}/api/getTail`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-walscope-token': server.token }, body: JSON.stringify({ args }) });
+        return { status: response.status, body: (await response.json()) as SessionTail & { error?: string } };
+      };
+      expect(await post([42])).toMatchObject({ status: 400, body: { error: 'getTail: key must be a session key (text)' } });
+      const answer = await post(['s']);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ key: 's', provisional: true, scanned_at_head_bytes: 0 });
+      expect(answer.body.records.at(-1)!.type).toBe('run_finished');
+    } finally {
+      await server.close();
+    }
   }, TEST_MS_MAX);
 
   it('finds no tail for a WAL read in one slice: it is read at once', async () => {
