@@ -58,8 +58,19 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   const total = detail.rows[tab];
   const reading = detail.summary.status === 'loading';
   const tail = useTail(key, reading).data ?? null;
-  const tail_list = reading && tail !== null && tab !== 'transcript' ? tab : null;
-  const rowAt = usePagedRows(key, tab, first);
+  // Once the read ends the tail stays until the real list's last page is here (asked for around the end, where
+  // the list will show it), so no empty rows come between the two.
+  const [handed_over, setHandedOver] = useState(false);
+  const last_row = Math.max(0, total - 1);
+  const handing_over = !reading && tail !== null && !handed_over;
+  const rowAt = usePagedRows(key, tab, handing_over ? last_row : first);
+  const last_here = total === 0 || rowAt(last_row) !== undefined;
+  const tail_list = tail !== null && tab !== 'transcript' && (reading || (handing_over && !last_here)) ? tab : null;
+  useEffect(() => {
+    if (!handing_over || !last_here) return;
+    setFirst(last_row);
+    setHandedOver(true);
+  }, [handing_over, last_here, last_row]);
   const current = selected[tab];
 
   const select = useCallback((list: RowList, index: number | null, show = true) => {
