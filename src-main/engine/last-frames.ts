@@ -109,6 +109,8 @@ class FrameChain {
     const last = this.frameEndingAt(this.size_bytes);
     if (last !== null) return result(null, ...this.chainFrom(last, frames_max));
     for (const torn of this.torn) {
+      // Past the budget "no frame ends here" is not known any more: nothing is claimed.
+      if (this.over_budget) break;
       const torn_tail = { offset: torn.offset, bytes: this.size_bytes - torn.offset, reason: torn.reason };
       if (torn.offset === 0) return result(torn_tail, [], 'start_of_file');
       const before = this.frameEndingAt(torn.offset);

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DigestAlgorithmName, FrameBody } from '../../src-shared/wal.js';
+import { digestWork } from '../../src-main/engine/digest.js';
 import { nodeFileIO, type FileIO } from '../../src-main/engine/file-io.js';
 import { encodeFrame } from '../../src-main/engine/frame-codec.js';
 import { findLastFrames } from '../../src-main/engine/last-frames.js';
@@ -111,6 +112,20 @@ describe('findLastFrames', () => {
     const found_torn = findLastFrames(write(torn));
     expect(found_torn.frames.at(-1)!.seq).toBe(5);
     expect(found_torn.torn_tail?.reason).toBe('past_end');
+  });
+
+  it('bounds its hashing on overlapping headers (hostile input): at most twice the window, and one frame', () => {
+    // A header every 64 bytes, each claiming a frame that ends exactly at the end of the file.
+    const size = 1_048_576;
+    const bytes = Buffer.alloc(size, 0x61);
+    for (let at = 0; at + 12 <= size; at += 64) {
+      bytes.set([0x42, 0x57, 0x41, 0x4c, 1, 1, 0, 0], at);
+      bytes.writeUInt32LE(size - at - 44, at + 8);
+    }
+    const before = digestWork.hashed_bytes;
+    const found = findLastFrames(write(bytes));
+    expect(found).toMatchObject({ frames: [], stop: 'budget' });
+    expect(digestWork.hashed_bytes - before).toBeLessThanOrEqual(2 * size + size);
   });
 
   it('answers an empty or short file with no frames', () => {
