@@ -4,8 +4,7 @@
 // keeps only a chain: digest-valid frames, each ending where the next begins, the last ending at the end of
 // the file or at a torn tail (a partial last frame). WAL content is untrusted and a payload may embed bytes
 // that are a whole valid frame; such a frame ends inside the frame carrying it (before that frame's digest),
-// so it cannot sit on a chain that reaches the end of the file, and where two intact frames end at one offset
-// the one starting earlier (the carrier) is taken. What this finds is provisional: the sequence before the window is unverified, so
+// so it cannot sit on a chain that reaches the end of the file or the start of the frame after its carrier. What this finds is provisional: the sequence before the window is unverified, so
 // nothing found here is ever planned from or acted on.
 import type { DamageReason, DigestAlgorithmName, ReadFrame } from '../../src-shared/wal.js';
 import { checkFrameAt, checkHeader, decodeBody } from './frame-codec.js';
@@ -86,7 +85,7 @@ interface Candidate {
 }
 
 class FrameChain {
-  /** Header-valid candidates by the offset they end at, earliest start first (the larger frame holds the other). */
+  /** Header-valid candidates by the offset they end at, latest start first (found from the end backwards). */
   private readonly by_end = new Map<number, Candidate[]>();
   /** Where a partial last frame may start, highest first, with why it is not whole. */
   private readonly torn: { offset: number; reason: DamageReason }[] = [];
@@ -135,9 +134,8 @@ class FrameChain {
       if (typeof header === 'string') continue;
       const candidate = { start, end: start + header.size_bytes, algorithm: header.algorithm };
       const list = this.by_end.get(candidate.end);
-      // Found from the end backwards: an earlier start comes later, and goes first.
       if (list === undefined) this.by_end.set(candidate.end, [candidate]);
-      else list.unshift(candidate);
+      else list.push(candidate);
       // A whole last frame whose digest fails is a tail torn inside it (its pages not all written).
       if (candidate.end === this.size_bytes) this.torn.push({ offset: start, reason: 'digest_mismatch' });
     }
@@ -152,10 +150,12 @@ class FrameChain {
     }
   }
 
-  /** The intact, decodable frame ending at `end`; the earliest-starting one when several do. */
+  /** The intact, decodable frame ending at `end`; the earliest-starting one when several do (only crafted bytes
+   *  can make two: a frame held in another's payload ends before the holder's digest). */
   private frameEndingAt(end: number): LastFrame | null {
-    for (const candidate of this.by_end.get(end) ?? []) {
-      const frame = this.frameAt(candidate);
+    const candidates = this.by_end.get(end) ?? [];
+    for (let index = candidates.length - 1; index >= 0; index--) {
+      const frame = this.frameAt(candidates[index]!);
       if (frame !== null) return frame;
     }
     return null;
