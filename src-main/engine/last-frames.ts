@@ -3,9 +3,10 @@
 // bounded window at the end through FileIO, finds the frame magic there (as damage-scan.ts resyncs on it), and
 // keeps only a chain: digest-valid frames, each ending where the next begins, the last ending at the end of
 // the file or at a torn tail (a partial last frame). WAL content is untrusted and a payload may embed bytes
-// that are a whole valid frame; such a frame ends inside the frame carrying it (before that frame's digest),
-// so it cannot sit on a chain that reaches the end of the file or the start of the frame after its carrier. What this finds is provisional: the sequence before the window is unverified, so
-// nothing found here is ever planned from or acted on.
+// that are a whole valid frame; such a frame ends before its carrier's digest, so it ends neither at the end
+// of the file nor where a real frame starts, and no chain takes it. (Bytes crafted inside a torn last frame
+// can still pass for a chain: why what this finds is provisional.) The sequence before the window is
+// unverified too, so nothing found here is ever planned from or acted on.
 import type { DamageReason, DigestAlgorithmName, ReadFrame } from '../../src-shared/wal.js';
 import { checkFrameAt, checkHeader, decodeBody } from './frame-codec.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
