@@ -22,10 +22,10 @@ afterEach(async () => {
   for (const service of services.splice(0)) await service.close();
 });
 
-function writeSession(bytes: number, small_outputs: boolean, seed: number): { root: string; wal: string } {
+function writeSession(bytes: number, small_outputs: boolean, seed: number, steps_per_run?: number): { root: string; wal: string } {
   const root = tempDir();
   const wal = walPath(sessionDir(root, 's'));
-  writeSessionWal(wal, { seed, size_bytes_target: bytes, outputBytes: small_outputs ? smallOutputBytes : longTailOutputBytes });
+  writeSessionWal(wal, { seed, size_bytes_target: bytes, outputBytes: small_outputs ? smallOutputBytes : longTailOutputBytes, ...(steps_per_run === undefined ? {} : { steps_per_run }) });
   return { root, wal };
 }
 
@@ -69,11 +69,17 @@ describe('tail-first opening', () => {
     expect((await service.getSession('s')).summary.status).toBe('loading');
   }, TEST_MS_MAX);
 
-  for (const [label, small_outputs] of [['long-tailed outputs', false], ['small outputs', true]] as const) {
+  const agreement = [
+    { label: 'long-tailed outputs', bytes: BIG_BYTES, small_outputs: false, steps_per_run: undefined, from: null },
+    { label: 'small outputs: the last episode folded from its start', bytes: MEDIUM_BYTES, small_outputs: true, steps_per_run: undefined, from: 'episode_start' },
+    { label: 'one episode longer than the window: its records as they are', bytes: 24 * 1_048_576, small_outputs: false, steps_per_run: 100_000, from: 'records' },
+  ] as const;
+  for (const { label, bytes, small_outputs, steps_per_run, from } of agreement) {
     it(`shows provisional rows that agree with the real ones once the session is read (${label})`, async () => {
-      const { root } = writeSession(small_outputs ? MEDIUM_BYTES : BIG_BYTES, small_outputs, 92);
+      const { root } = writeSession(bytes, small_outputs, 92, steps_per_run);
       const service = await open(root);
       const tail = await tailOf(service);
+      if (from !== null) expect(tail.timeline_from).toBe(from);
       await service.whenRead();
       expect(await service.getTail('s')).toBeNull();
       const detail = await service.getSession('s');
@@ -85,10 +91,9 @@ describe('tail-first opening', () => {
         const real_rows = (await service.getRows('s', 'timeline', timeline_total - tail.timeline.length, tail.timeline.length)).rows;
         expect(tail.timeline.map(shape)).toEqual(real_rows.map(shape));
       } else {
+        expect(tail.note).toContain('the last episode began before');
         expect(tail.timeline.map((row) => row.seqs[0])).toEqual(tail.records.filter((row) => row.seq > 0).map((row) => row.seq));
       }
-      // The small-output session's last episode lies within the window and is folded from its start.
-      if (small_outputs) expect(tail.timeline_from).toBe('episode_start');
     }, TEST_MS_MAX);
   }
 
