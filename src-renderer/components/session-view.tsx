@@ -4,7 +4,7 @@
 // opens, escape closes, / searches, ←/→ on the tabs. The address names the tab and record (location.ts).
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
-import type { AfterDamageView, RecordRow, RowList, SearchResult, SessionDetail, TranscriptRow } from '../../src-shared/ipc.js';
+import type { AfterDamageView, RecordRow, RowList, SearchResult, SessionDetail, SessionTail, TranscriptRow } from '../../src-shared/ipc.js';
 import { reportHtml } from '../../src-shared/report-html.js';
 import { api } from '../api/api.js';
 import { ScaledList } from '../lists/scaled-list.js';
@@ -206,7 +206,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
           <span className="muted head-text" data-testid="status-detail" title={detail.summary.status_detail}>{detail.summary.status_detail}</span>
         </div>
         <div className="head-line">
-          <span className="muted mono head-meta">wal_id {detail.wal_id ?? '—'} · last seq <span data-testid="last-seq">{detail.summary.last_seq}</span></span>
+          <span className="muted mono head-meta">wal_id {detail.wal_id ?? '—'} · last seq <span data-testid="last-seq">{detail.summary.last_seq}</span>{reading && <TailEnd tail={tail} />}</span>
           <span className="muted head-meta" data-testid="session-tokens">tokens: {tokenText(detail.tokens)}</span>
         </div>
       </header>
@@ -257,6 +257,13 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
       </div>
     </div>
   );
+}
+
+/** While the WAL is read from its start, its last seq so far is the head's: the end found from the end is said
+ *  beside it, as unverified. */
+function TailEnd({ tail }: { tail: SessionTail | null }) {
+  const last = tail?.records.at(-1);
+  return last === undefined ? null : <span data-testid="tail-last-seq"> (read so far) · at the end: seq {last.seq}, not yet verified</span>;
 }
 
 /** "searching…" until every row was searched and nothing matched; never "no match" while it is running. */
