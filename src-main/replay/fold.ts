@@ -17,13 +17,13 @@ import type {
   StepFold,
 } from '../../src-shared/replay.js';
 import type { Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
-import { CborDecoder, CborItemsExceeded, decodeCbor, setOwn } from '../engine/cbor.js';
+import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, SCALAR, setOwn, WHOLE, type CborProjection } from '../engine/cbor.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
 import { appendRecord, emptyRecordIndex } from './record-index.js';
 import { episodeState } from './state.js';
 import { replacementDigestOk, VIEW_RECORD_TYPE } from './views.js';
-import { flag, highestTag, integer, isMap, mapOrNull, text, texts, toJsonPayload, toolUses } from './values.js';
+import { flag, highestTag, integer, isMap, mapOrNull, TARGET_KEYS, targetHint, text, texts, toJsonPayload, toolUses } from './values.js';
 
 export function foldFrames(frames: Iterable<ReadFrame>): SessionFold {
   const folder = new SessionFolder();
@@ -43,6 +43,23 @@ const LEFT_ON_DISK: Readonly<Record<string, string>> = { tool_result: 'output', 
 /** …except a short text, which the fold reads: records older than the outcome field say "unknown_outcome"
  *  in their output. */
 const LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX = 32;
+
+/** What the fold builds of a record's payload, by type: the members its handler reads, and of an assistant
+ *  message only its role and tool_use ids, of a call's args only the members that name what it acts on (a
+ *  million small records' messages, args and digests were most of what the fold built and kept). The rest is
+ *  validated, not built; whoever shows or sends it reads it back by offset (payloads.ts). Types not listed are
+ *  built whole (their payloads are kept: notes, steers, queued sends, episodes' input). A payload the reader
+ *  built is read whole; its handler keeps the same facts. */
+const KEPT_MEMBERS: Readonly<Record<string, Readonly<Record<string, CborProjection>>>> = {
+  model_attempt_finished: { step_id: SCALAR, attempt: SCALAR, outcome: SCALAR, http_status: SCALAR, ts_ms: SCALAR, tags: WHOLE },
+  model_step_finished: { step_id: SCALAR, assistant_message: { role: SCALAR, content: [{ type: SCALAR, id: SCALAR }] }, usage: WHOLE, tags: WHOLE },
+  tool_batch_started: { batch_id: SCALAR, step_id: SCALAR, sequential: SCALAR, planned_calls: [{ tool_call_id: SCALAR, name: SCALAR, plan: SCALAR, safe: SCALAR }], tags: WHOLE },
+  tool_dispatch_intent: { batch_id: SCALAR, tool_call_id: SCALAR, module_id: SCALAR, dispatched_at_ms: SCALAR, args: Object.fromEntries(TARGET_KEYS.map((key) => [key, SCALAR])), tags: WHOLE },
+  tool_no_dispatch: { batch_id: SCALAR, tool_call_id: SCALAR, dispatched_at_ms: SCALAR, reason: SCALAR, tags: WHOLE },
+  tool_result: { batch_id: SCALAR, tool_call_id: SCALAR, finished_at_ms: SCALAR, outcome: SCALAR, is_error: SCALAR, reason: SCALAR, output: SCALAR, tags: WHOLE },
+  tool_batch_finished: { batch_id: SCALAR, tags: WHOLE },
+  turn_finished: { step_id: SCALAR, tags: WHOLE },
+};
 
 /** Records that only decorate the step they belong to (compaction and context-ceiling machinery). */
 const STEP_NOTE_TYPES: ReadonlySet<string> = new Set([
@@ -169,7 +186,7 @@ export class SessionFolder {
     const items_max = Math.min(FOLD_RECORD_ITEMS_MAX, FOLD_SESSION_ITEMS_MAX - this.items_kept);
     decoder.items_left = items_max;
     try {
-      const payload = decodeMapWithout(decoder, LEFT_ON_DISK[type]);
+      const payload = decodeKept(decoder, type);
       this.items_kept += items_max - decoder.items_left;
       return payload;
     } catch (error) {
@@ -201,7 +218,7 @@ export class SessionFolder {
     decoder.bytes_as_hex = true;
     decoder.items_left = Math.min(FOLD_RECORD_ITEMS_MAX, FOLD_SESSION_ITEMS_MAX - this.items_kept);
     try {
-      const payload = decodeMapWithout(decoder, left_on_disk);
+      const payload = decodeKept(decoder, frame.type);
       this.items_kept += Math.min(FOLD_RECORD_ITEMS_MAX, FOLD_SESSION_ITEMS_MAX - this.items_kept) - decoder.items_left;
       return payload;
     } catch (error) {
@@ -291,7 +308,8 @@ export class SessionFolder {
         step_id,
         seq: null,
         attempts: [],
-        assistant_message: null,
+        offset: null,
+        role: 'assistant',
         usage: null,
         tool_use_ids: [],
         natural_end: false,
@@ -505,9 +523,12 @@ const HANDLERS: Record<string, Handler> = {
     if (episode === null) return;
     const step = folder.step(episode, integer(payload, 'step_id') ?? 0);
     step.seq = ref.seq;
-    step.assistant_message = payload['assistant_message'] ?? null;
+    // The message stays on disk (read back by offset): kept are its shape and the tool_use ids.
+    const message = payload['assistant_message'] ?? null;
+    step.offset = ref.offset;
+    step.role = isMap(message) ? text(message, 'role') : 'assistant';
     step.usage = mapOrNull(payload, 'usage');
-    step.tool_use_ids = toolUses(step.assistant_message).map((use) => use.id);
+    step.tool_use_ids = toolUses(message).map((use) => use.id);
     step.natural_end = step.tool_use_ids.length === 0;
     const lookups = folder.lookupsOf(episode);
     for (let index = lookups.steers_unjoined_from; index < episode.steers.length; index++) episode.steers[index]!.joins_step = step.step_id;
@@ -524,7 +545,8 @@ const HANDLERS: Record<string, Handler> = {
       episode.anomalies.push(anomaly('duplicate_intent', `call ${call.tool_call_id} has a second intent at seq ${ref.seq}`, [call.intent.seq, ref.seq], batch.batch_id, call.tool_call_id));
       return;
     }
-    call.intent = { seq: ref.seq, args: payload['args'] ?? null, module_id: text(payload, 'module_id') };
+    // The args stay on disk (read back by offset): kept is what the call acts on, for the run signal.
+    call.intent = { seq: ref.seq, offset: ref.offset, module_id: text(payload, 'module_id'), target: targetHint(payload['args'] ?? null) };
     call.dispatched_at_ms = integer(payload, 'dispatched_at_ms');
   },
 
@@ -684,18 +706,19 @@ function isShortText(value: unknown): boolean {
   return typeof value === 'string' && Buffer.byteLength(value, 'utf8') <= LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX;
 }
 
-/** Decodes a payload map, skipping (validated, not built) the member named `left_on_disk` unless it is a
- *  short text. */
-function decodeMapWithout(decoder: CborDecoder, left_on_disk: string | undefined): JsonPayload {
+/** Decodes a `type` record's payload map as the fold keeps it (KEPT_MEMBERS; the member left on disk only
+ *  when it is a short text), checking every key for duplicates as `readItem` does. */
+function decodeKept(decoder: CborDecoder, type: string): JsonPayload {
+  const members = KEPT_MEMBERS[type];
+  const left_on_disk = LEFT_ON_DISK[type];
   const count = decoder.readMapHead();
   const payload: JsonPayload = {};
+  const seen = new KeysSeen(count);
   for (let index = 0; index < count; index++) {
-    const key = decoder.readKey();
-    if (key === left_on_disk && !decoder.atShortText(LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX)) {
-      decoder.skipItem(1);
-      continue;
-    }
-    setOwn(payload, key, decoder.readItem(1) as JsonValue);
+    const key = decoder.readNewKey(seen);
+    const kept = members === undefined ? WHOLE : Object.hasOwn(members, key) ? members[key]! : null;
+    if (kept === null || (key === left_on_disk && !decoder.atShortText(LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX))) decoder.skipItem(1);
+    else setOwn(payload, key, decoder.readProjected(kept, 1) as JsonValue);
   }
   return payload;
 }
