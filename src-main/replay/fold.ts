@@ -3,7 +3,7 @@
 // check and the episode states are derived from that in `snapshot`. Lineage frames, informational records and
 // unknown types are kept as references, shown and never acted on (wal-format §5 step 5).
 import assert from 'node:assert/strict';
-import { appendAll } from '../../src-shared/arrays.js';
+import { appendAll, NONE, withItem } from '../../src-shared/arrays.js';
 import type {
   ApprovalFold,
   BatchFold,
@@ -136,7 +136,7 @@ export class SessionFolder {
   private route(frame: ReadFrame, payload_cbor: Buffer | undefined, kept: unknown): void {
     const payload = kept === undefined ? this.keptPayload(frame, payload_cbor) : this.decodedPayload(frame, kept);
     if (payload === null) return;
-    const ref: RecordRef = { seq: frame.seq, offset: frame.offset, fence: frame.fence, type: frame.type };
+    const ref: RecordRef = { seq: smallInteger(frame.seq), offset: smallInteger(frame.offset), fence: smallInteger(frame.fence), type: frame.type };
     appendRecord(this.fold.records, ref, this.type_ids);
     if (frame.seq === 0) {
       this.fold.wal_id ??= text(payload, 'wal_id');
@@ -315,7 +315,7 @@ export class SessionFolder {
         natural_end: false,
         batch_id: null,
         turn_finished_seq: null,
-        notes: [],
+        notes: NONE,
       };
       episode.steps.push(step);
       steps.set(step_id, step);
@@ -411,16 +411,18 @@ export class SessionFolder {
       mixed_crash: false,
     };
     const planned = Array.isArray(payload['planned_calls']) ? payload['planned_calls'] : [];
-    const calls = new Map<string, CallFold>();
+    // A few calls are found by a scan, more through a map (as `call` finds them): a map for every batch cost
+    // more than the scans it saved.
+    const calls = planned.length > CALLS_SCANNED_MAX ? new Map<string, CallFold>() : null;
     for (const entry of planned) {
       const plan = isMap(entry) ? entry : {};
       const tool_call_id = text(plan, 'tool_call_id') ?? '';
-      if (calls.has(tool_call_id)) {
+      if (calls === null ? batch.calls.some((call) => call.tool_call_id === tool_call_id) : calls.has(tool_call_id)) {
         episode.anomalies.push(anomaly('duplicate_planned_call', `batch ${batch_id} plans call ${tool_call_id} twice`, [ref.seq], batch_id, tool_call_id));
         continue;
       }
       const call = plannedCall(plan, tool_call_id, batch.calls.length);
-      calls.set(tool_call_id, call);
+      calls?.set(tool_call_id, call);
       batch.calls.push(call);
     }
     episode.batches.push(batch);
@@ -434,7 +436,7 @@ export class SessionFolder {
     // A note without a step_id follows the step boundary it was written at: the latest step.
     const step = episode === null ? undefined : step_id !== null ? this.step(episode, step_id) : episode.steps.at(-1);
     if (step === undefined) this.show(ref);
-    else step.notes.push({ seq: ref.seq, type: ref.type, payload, ...(replacement_digest_ok === null ? {} : { replacement_digest_ok }) });
+    else step.notes = withItem(step.notes, { seq: ref.seq, type: ref.type, payload, ...(replacement_digest_ok === null ? {} : { replacement_digest_ok }) });
   }
 
   queueRecord(payload: JsonPayload, ref: RecordRef): void {
@@ -496,7 +498,7 @@ function plannedCall(plan: JsonPayload, tool_call_id: string, index: number): Ca
     terminals: [],
     held: null,
     behind: null,
-    successors: [],
+    successors: NONE,
     dispatched_at_ms: null,
     finished_at_ms: null,
   };
@@ -701,6 +703,15 @@ function viewPayload(frame: ReadFrame, payload_cbor: Buffer | undefined): Payloa
   const value = decodeCbor(payload_cbor);
   return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Uint8Array) ? (value as Payload) : {};
 }
+
+/** A frame's seq, offset and fence arrive from the reader's arithmetic as heap numbers (16 bytes each, kept by
+ *  every step, call, terminal and batch that names a record: a tenth of a million records' fold). A value in
+ *  the small-integer range is stored inline instead. */
+function smallInteger(value: number): number {
+  return value <= SMALL_INTEGER_MAX ? value | 0 : value;
+}
+
+const SMALL_INTEGER_MAX = 0x3fff_ffff;
 
 function isShortText(value: unknown): boolean {
   return typeof value === 'string' && Buffer.byteLength(value, 'utf8') <= LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX;

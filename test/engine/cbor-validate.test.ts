@@ -3,7 +3,8 @@
 // paths of the codec are the same security boundary.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CborDecoder, encodeCbor, SCALAR, WHOLE, type CborProjection, type CborValue } from '../../src-main/engine/cbor.js';
+import type { CborValue } from '../../src-shared/wal.js';
+import { CborDecoder, encodeCbor, SCALAR, WHOLE, type CborProjection } from '../../src-main/engine/cbor.js';
 
 type Verdict = { ok: true; end: number } | { ok: false; message: string };
 
