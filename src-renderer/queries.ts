@@ -2,7 +2,7 @@
 // invalidates only that session's queries, and only mounted ones (the visible pages) refetch.
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import type { HostView, Progress, RowList, RowPage, SessionDetail, SessionFilter, WalscopeEvent } from '../src-shared/ipc.js';
+import type { HostView, Progress, RowList, RowPage, SessionDetail, SessionFilter, SessionTail, WalscopeEvent } from '../src-shared/ipc.js';
 import { api } from './api/api.js';
 
 export const PAGE_ROWS = 100;
@@ -51,6 +51,23 @@ export function useSession(key: string | null) {
     },
     enabled: key !== null,
     refetchInterval: (query) => (query.state.data?.summary.status === 'loading' ? READING_POLL_MS : false),
+  });
+}
+
+/** A big session's provisional tail while it is read from its start (null once read), asked again with its
+ *  detail so its progress moves. */
+export function useTail(key: string, reading: boolean) {
+  const client = useQueryClient();
+  const query_key = [...keys.session(key), 'tail'];
+  return useQuery({
+    queryKey: query_key,
+    // A tail once shown is kept when the service says the read is done (null): the detail saying so may come a
+    // poll later, and the session view hands over to the real list only then.
+    queryFn: async () => (await api.getTail(key)) ?? client.getQueryData<SessionTail | null>(query_key) ?? null,
+    enabled: reading,
+    refetchInterval: reading ? READING_POLL_MS : false,
+    // Dropped with the view that showed it: a session opened again later is not shown a tail it no longer has.
+    gcTime: 0,
   });
 }
 

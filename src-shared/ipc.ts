@@ -308,6 +308,39 @@ export interface RowPage<L extends RowList> {
   rows: RowTypes[L][];
 }
 
+/** A record of a provisional tail: where it is and what its header says. Its index in the record list is not
+ *  known until the read from the start reaches it. */
+export type TailRecordRow = Omit<RecordRow, 'index' | 'unverified'>;
+
+/** Rows of each list a provisional tail carries at most: a screenful and more, never the whole episode. */
+export const TAIL_ROWS_MAX = 200;
+
+/** The end of a session whose WAL is still being read from its start: its last frames, found from the end of
+ *  the file (a bounded backward scan that requires each frame's digest and a chain of frames to the end),
+ *  shown at once. Provisional: their place in the sequence is unverified until the read reaches them, so
+ *  nothing is planned from them and no action is offered; the real rows replace them when the read ends. */
+export interface SessionTail {
+  key: string;
+  provisional: true;
+  /** How far the read from the start has verified the WAL now, of `total_bytes`. */
+  head_bytes_read: number;
+  total_bytes: number;
+  /** How far that read had got when the tail was found: 0 when the tail came first. */
+  scanned_at_head_bytes: number;
+  /** Bytes read from the end to find it. */
+  window_bytes: number;
+  /** The last records, in file order (at most TAIL_ROWS_MAX). */
+  records: TailRecordRow[];
+  /** The last rows of the timeline (at most TAIL_ROWS_MAX): the last episode folded from its run_started when
+   *  that is within the window (its number is not known: 0), else one row per record, as they are. */
+  timeline: TimelineRow[];
+  timeline_from: 'episode_start' | 'records';
+  /** What the tail holds and why it starts where it does, in words. */
+  note: string;
+  /** A partial last frame after the tail's last record. */
+  torn_tail: { offset: number; bytes: number } | null;
+}
+
 export interface RecordDetail extends RecordRow {
   /** The digest was recomputed when the frame was read for this view. */
   digest_ok: boolean;
@@ -446,6 +479,9 @@ export interface WalscopeApi {
   getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext>;
   /** One episode's timing and waterfall (the session detail carries the last episode's). */
   getTiming(key: string, episode: number): Promise<EpisodeTiming>;
+  /** The provisional tail of a session still being read from its start (found from the end first); null once
+   *  the read is complete, or when there is nothing to show before it (a WAL read in one slice). */
+  getTail(key: string): Promise<SessionTail | null>;
   /** Returns the unsubscribe function. */
   subscribe(listener: (event: WalscopeEvent) => void): () => void;
   /** Desktop only: a dropped file or folder opened as a workspace. Absent in the browser. */
@@ -478,6 +514,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'runRetire',
   'getContext',
   'getTiming',
+  'getTail',
 ];
 
 /** The main side's implementation: requests by method name with positional arguments. */
@@ -561,6 +598,7 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   runRetire: [['key', key], ['reason', retireReason], ['plan', retirePlan], ['audit_reason', text]],
   getContext: [['key', key], ['episode', countOrNull], ['step_id', countOrNull]],
   getTiming: [['key', key], ['episode', count]],
+  getTail: [['key', key]],
 };
 
 /** Calls `method` on `api` with `args` from the wire: an unknown method is not found, arguments of the wrong

@@ -137,6 +137,7 @@ export class FleetApi implements WalscopeApi {
   runRetire = this.routed.runRetire;
   getContext = this.routed.getContext;
   getTiming = this.routed.getTiming;
+  getTail = this.routed.getTail;
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {
     if (this.listeners.size >= FLEET_LISTENERS_MAX) throw new Error(`more than ${FLEET_LISTENERS_MAX} subscribers`);

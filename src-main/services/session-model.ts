@@ -14,6 +14,7 @@ import type {
   RowTypes,
   SearchResult,
   SessionDetail,
+  SessionTail,
   SessionStatus,
   SessionSummary,
 } from '../../src-shared/ipc.js';
@@ -44,6 +45,7 @@ import { walPayloadReader, type PayloadReader } from '../replay/payloads.js';
 import { RecoveryLog } from '../replay/recoveries.js';
 import { runSignal } from '../replay/signals.js';
 import type { RecordIndex } from './record-index.js';
+import { findTail, type FoundTail } from './session-tail.js';
 import { SessionTailer, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { listLength, ViewBuilder, type SessionViews } from './session-views.js';
 
@@ -74,6 +76,9 @@ export class SessionModel {
   private stale = false;
   /** Frames found after a non-tail damage (undefined: not scanned since the last refresh). */
   private after_damage_: { view: AfterDamageView; rows: RecordRow[] } | null | undefined = undefined;
+  /** The tail found from the end while the read from the start is under way (session-tail.ts); undefined:
+   *  not looked for since the last complete read; null: looked for, nothing to show (an I/O error). */
+  private tail_: FoundTail | null | undefined = undefined;
   /** The archive's verdict, kept while the archive and its index are the same size and mtime. */
   private archive_check: { stamp: string; error: ArchiveError | null } | null = null;
 
@@ -115,6 +120,26 @@ export class SessionModel {
     this.builder = new ViewBuilder();
     this.views = null;
     this.after_damage_ = undefined;
+    this.tail_ = undefined;
+  }
+
+  /** Finds the end of the WAL from its end, once per read from the start: the service asks for it before that
+   *  read's first slice, so a big session shows its tail at once. A sealed lineage (an archive member) has none. */
+  findTail(): void {
+    if (this.tail_ !== undefined || this.target.member !== undefined) return;
+    try {
+      this.tail_ = findTail(this.target, this.tailer_?.read?.valid_bytes ?? 0, this.payloads());
+    } catch (error) {
+      // Only a head start: the read from the start says what is wrong with the file.
+      process.emitWarning(`walscope: cannot read the end of ${this.target.wal_path}: ${describe(error)}`);
+      this.tail_ = null;
+    }
+  }
+
+  /** The provisional tail while the read from the start is under way; null once it is complete. */
+  tail(): SessionTail | null {
+    if (this.is_resident || this.tail_ === undefined || this.tail_ === null) return null;
+    return { key: this.key, head_bytes_read: this.tailer_?.read?.valid_bytes ?? 0, ...this.tail_ };
   }
 
   /** Takes a summary made earlier (the summary cache) instead of reading the WAL; the session stays released. */
@@ -197,9 +222,12 @@ export class SessionModel {
       if (update.restarted) this.payloads_ = null;
       if (update.frames_added > 0 || update.restarted || failed_before) this.views = null;
       this.settle();
+      // The real rows are here: the provisional tail gives way to them.
+      this.tail_ = undefined;
       this.derived();
     } catch (error) {
       this.settle();
+      this.tail_ = undefined;
       this.fail(error);
       update = { frames_added: 0, restarted: true, complete: true };
     }
@@ -355,7 +383,7 @@ export class SessionModel {
     const done_bytes = read?.valid_bytes ?? 0;
     const total_bytes = sizeOf(this.target.wal_path);
     return {
-      summary: { ...this.summary(), status: 'loading', status_detail: `reading the WAL: ${formatBytes(done_bytes)} of ${formatBytes(total_bytes)} (${percent(done_bytes, total_bytes)}); records read so far can be browsed` },
+      summary: { ...this.summary(), status: 'loading', status_detail: `reading the WAL: ${formatBytes(done_bytes)} of ${formatBytes(total_bytes)} (${percent(done_bytes, total_bytes)}); ${this.tail_ ? 'its last records, found from its end, are shown meanwhile, not yet verified in sequence' : 'records read so far can be browsed'}` },
       wal_path: this.target.wal_path,
       wal_id: null,
       read_only: this.read_only,

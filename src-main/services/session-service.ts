@@ -20,6 +20,7 @@ import type {
   RowPage,
   SearchResult,
   SessionDetail,
+  SessionTail,
   SessionSummary,
   StepContext,
   WalscopeApi,
@@ -233,6 +234,8 @@ export class SessionService implements WalscopeApi {
       this.refreshModel(model);
       return;
     }
+    // Its end is found from the end first, before the first slice of the read from its start.
+    model.findTail();
     this.reading = model;
     this.scheduleReads();
   }
@@ -402,6 +405,10 @@ export class SessionService implements WalscopeApi {
 
   async getRows<L extends RowList>(key: string, list: L, start: number, count: number): Promise<RowPage<L>> {
     return this.model(key).rows(list, start, count);
+  }
+
+  async getTail(key: string): Promise<SessionTail | null> {
+    return this.model(key).tail();
   }
 
   async getRecord(key: string, index: number): Promise<RecordDetail> {

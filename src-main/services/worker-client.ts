@@ -95,6 +95,7 @@ export class WorkerApi implements WalscopeApi {
   runRetire = this.client.runRetire;
   getContext = this.client.getContext;
   getTiming = this.client.getTiming;
+  getTail = this.client.getTail;
   getReport = this.client.getReport;
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {

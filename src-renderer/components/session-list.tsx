@@ -83,13 +83,17 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
               >
                 <span className="session-id" title={session.key}>{session.key}</span>
                 <StatusChip value={session.status} title={session.status_detail} />
-                <span className="session-meta muted">
-                  {formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}
-                  {(session.run?.error_results ?? 0) > 0 && <span className="error" data-testid="list-errors"> · {session.run!.error_results} error(s)</span>}
-                  {(session.run?.unconfirmed.length ?? 0) > 0 && <span className="warn-text" data-testid="list-unconfirmed"> · {session.run!.unconfirmed.length} unconfirmed</span>}
-                  {session.status === 'refused' && <span className="error" data-testid="list-cause"> · {session.status_detail}</span>}
-                </span>
-                {progress !== undefined && <progress max={progress.total_bytes} value={progress.done_bytes} aria-label="Reading" />}
+                {/* While its WAL is read the counts say little: the line says how far the read has got. */}
+                {progress !== undefined ? (
+                  <span className="session-meta muted session-progress" data-testid="list-progress"><progress max={progress.total_bytes} value={progress.done_bytes} aria-label="Reading" /> read {formatBytes(progress.done_bytes)} of {formatBytes(progress.total_bytes)}</span>
+                ) : (
+                  <span className="session-meta muted">
+                    {formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}
+                    {(session.run?.error_results ?? 0) > 0 && <span className="error" data-testid="list-errors"> · {session.run!.error_results} error(s)</span>}
+                    {(session.run?.unconfirmed.length ?? 0) > 0 && <span className="warn-text" data-testid="list-unconfirmed"> · {session.run!.unconfirmed.length} unconfirmed</span>}
+                    {session.status === 'refused' && <span className="error" data-testid="list-cause"> · {session.status_detail}</span>}
+                  </span>
+                )}
               </button>
             );
           })}

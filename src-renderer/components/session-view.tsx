@@ -4,7 +4,7 @@
 // opens, escape closes, / searches, ←/→ on the tabs. The address names the tab and record (location.ts).
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
-import type { AfterDamageView, RecordRow, RowList, SearchResult, SessionDetail, TranscriptRow } from '../../src-shared/ipc.js';
+import type { AfterDamageView, RecordRow, RowList, SearchResult, SessionDetail, SessionTail, TranscriptRow } from '../../src-shared/ipc.js';
 import { reportHtml } from '../../src-shared/report-html.js';
 import { api } from '../api/api.js';
 import { ScaledList } from '../lists/scaled-list.js';
@@ -12,10 +12,11 @@ import { AfterDamageNote, UnverifiedMark } from './after-damage.js';
 import { ContextView } from './context-view.js';
 import { usePagedRows } from '../lists/paged-rows.js';
 import { readLink, writeLink } from '../location.js';
-import { useRecord } from '../queries.js';
+import { useRecord, useTail } from '../queries.js';
 import { StatusChip } from './chips.js';
 import { RecordDetailView, TimelineDetail } from './details.js';
 import { IntegrityBanner } from './integrity-banner.js';
+import { ProvisionalTail } from './provisional-tail.js';
 import { RecoveryHistory, RecoveryPanel } from './recovery-panel.js';
 import { HistoryPanel } from './history-panel.js';
 import { useSearchHighlight } from './search-highlight.js';
@@ -43,7 +44,9 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   const [open, setOpen] = useState(false);
   const [reveal, setReveal] = useState<{ index: number } | null>(null);
   const [first, setFirst] = useState(0);
-  const [follow, setFollow] = useState(false);
+  // A session opened while its WAL is read from the start shows its tail first (ProvisionalTail), at the end:
+  // the real list then follows its end too, so the rows in view stay the same when it replaces the tail.
+  const [follow, setFollow] = useState(detail.summary.status === 'loading' && link?.record == null);
   const [query, setQuery] = useState('');
   /** The match shown; null until Enter is pressed (the first Enter selects the first match). */
   const [match, setMatch] = useState<number | null>(null);
@@ -53,7 +56,21 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   const search_box = useRef<HTMLInputElement>(null);
   const body = useRef<HTMLDivElement>(null);
   const total = detail.rows[tab];
-  const rowAt = usePagedRows(key, tab, first);
+  const reading = detail.summary.status === 'loading';
+  const tail = useTail(key, reading).data ?? null;
+  // Once the read ends the tail stays until the real list's last page is here (asked for around the end, where
+  // the list will show it), so no empty rows come between the two.
+  const [handed_over, setHandedOver] = useState(false);
+  const last_row = Math.max(0, total - 1);
+  const handing_over = !reading && tail !== null && !handed_over;
+  const rowAt = usePagedRows(key, tab, handing_over ? last_row : first);
+  const last_here = total === 0 || rowAt(last_row) !== undefined;
+  const tail_list = tail !== null && tab !== 'transcript' && (reading || (handing_over && !last_here)) ? tab : null;
+  useEffect(() => {
+    if (!handing_over || !last_here) return;
+    setFirst(last_row);
+    setHandedOver(true);
+  }, [handing_over, last_here, last_row]);
   const current = selected[tab];
 
   const select = useCallback((list: RowList, index: number | null, show = true) => {
@@ -189,7 +206,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
           <span className="muted head-text" data-testid="status-detail" title={detail.summary.status_detail}>{detail.summary.status_detail}</span>
         </div>
         <div className="head-line">
-          <span className="muted mono head-meta">wal_id {detail.wal_id ?? '—'} · last seq <span data-testid="last-seq">{detail.summary.last_seq}</span></span>
+          <span className="muted mono head-meta">wal_id {detail.wal_id ?? '—'} · last seq <span data-testid="last-seq">{detail.summary.last_seq}</span>{reading && <TailEnd tail={tail} />}</span>
           <span className="muted head-meta" data-testid="session-tokens">tokens: {tokenText(detail.tokens)}</span>
         </div>
       </header>
@@ -209,7 +226,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
           {tab === 'transcript' && !context_open && <TranscriptCheck valid={detail.transcript_valid} />}
           {tab === 'records' && !context_open && <AfterDamageNote view={detail.after_damage} />}
           <div className="tab-panel" role="tabpanel" id={`panel-${shown_tab}`} aria-labelledby={`tab-${shown_tab}`}>
-            {context_open ? <ContextView key={JSON.stringify(context_step)} sessionKey={key} initial={context_step} /> : <ScaledList
+            {context_open ? <ContextView key={JSON.stringify(context_step)} sessionKey={key} initial={context_step} /> : tail_list !== null && tail !== null ? <ProvisionalTail tail={tail} list={tail_list} /> : <ScaledList
               key={tab}
               total={total}
               row_height_px={ROW_PX[tab]}
@@ -240,6 +257,13 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
       </div>
     </div>
   );
+}
+
+/** While the WAL is read from its start, its last seq so far is the head's: the end found from the end is said
+ *  beside it, as unverified. */
+function TailEnd({ tail }: { tail: SessionTail | null }) {
+  const last = tail?.records.at(-1);
+  return last === undefined ? null : <span data-testid="tail-last-seq"> (read so far) · at the end: seq {last.seq}, not yet verified</span>;
 }
 
 /** "searching…" until every row was searched and nothing matched; never "no match" while it is running. */

@@ -27,14 +27,16 @@ export function ScaledList(props: ScaledListProps) {
   const { total, row_height_px: h } = props;
   const scroller = useRef<HTMLDivElement>(null);
   const [viewport_px, setViewport] = useState(600);
-  const [scroll_px, setScroll] = useState(0);
+  // A list that mounts following its end (a session opened at its tail) draws its end from the first frame,
+  // not its first rows until the scroll event comes.
+  const [scroll_px, setScroll] = useState(() => (props.follow ? Number.MAX_SAFE_INTEGER : 0));
   const content_px = total * h;
   const spacer_px = Math.min(content_px, SPACER_PX_MAX);
   const range_px = Math.max(0, spacer_px - viewport_px);
   const rows_range = Math.max(0, total - viewport_px / h);
   const scaled = content_px > SPACER_PX_MAX;
 
-  const firstExact = range_px === 0 ? 0 : (scroll_px / range_px) * rows_range;
+  const firstExact = range_px === 0 ? 0 : (Math.min(scroll_px, range_px) / range_px) * rows_range;
   const toScroll = useCallback((first_row: number) => (rows_range === 0 ? 0 : (first_row / rows_range) * range_px), [rows_range, range_px]);
 
   useLayoutEffect(() => {

@@ -78,6 +78,8 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     runAction: refused,
     getReport: refused,
     getContext: refused,
+    // The synthetic session is read at once: it has no provisional tail.
+    getTail: () => Promise.resolve(null),
     getTiming: refused,
     subscribe: () => () => undefined,
   };
