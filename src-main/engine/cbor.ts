@@ -339,10 +339,10 @@ export class CborDecoder {
   }
 
   /** Builds the part of the next item that `projection` names and validates the rest without building it,
-   *  accepting and refusing exactly what `readItem` does (same messages): a scalar is built (SCALAR) or a
-   *  container skipped there; WHOLE builds it all; a map projection builds the named members of a map; an array projection builds
-   *  each item of an array by its one projection. An item of another kind than its projection is validated
-   *  and read as null. Built containers count against `items_left` as `readItem`'s do. */
+   *  accepting and refusing exactly what `readItem` does (same messages): SCALAR builds a scalar and skips a
+   *  container; WHOLE builds it all; a map projection builds the named members of a map; an array projection
+   *  builds each item of an array by its one projection. An item of another kind than its projection is
+   *  validated and read as null. Built containers count against `items_left` as `readItem`'s do. */
   readProjected(projection: CborProjection, depth = 0): CborValue {
     if (projection === WHOLE) return this.readItem(depth);
     if (depth > CBOR_DEPTH_MAX) this.fail(`nesting deeper than ${CBOR_DEPTH_MAX}`);
