@@ -249,7 +249,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
           {open && current !== null && tab === 'transcript' && rowAt(current) !== undefined && <TranscriptMessage row={rowAt(current) as TranscriptRow} />}
           <EpisodeWaterfall sessionKey={key} detail={detail} episode={tab === 'timeline' && current !== null ? episodeOf(rowAt(current)) : null} />
           <RecoveryPanel detail={detail} />
-          <HistoryPanel sessionKey={key} lastSeq={detail.summary.last_seq} readOnly={detail.read_only} />
+          <HistoryPanel sessionKey={key} lastSeq={detail.summary.last_seq} reading={reading} readOnly={detail.read_only} />
           {detail.read_only && <p className="muted" data-testid="no-actions">This export is read-only: no recovery action is offered.</p>}
           <RecoveryHistory entries={detail.summary.recoveries} />
           <QueuePanel detail={detail} />
