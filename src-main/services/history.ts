@@ -23,12 +23,11 @@ export interface LiveLineage {
   reading: boolean;
 }
 
-/** With `live`, the live lineage is taken from it, not read again (a 1 GiB WAL took seconds, and the worker
+/** With `live_read`, the live lineage is taken from it, not read again (a 1 GiB WAL took seconds, and the worker
  *  answered nothing meanwhile); without it, it is read here. */
 export function historyOf(target: WalTarget, live_read?: LiveLineage): SessionHistory {
   const dir = target.session_dir;
   if (dir === null || target.member !== undefined || target.wal_path !== walPath(dir)) return { lineages: [], problems: [], archive: null, live_reading: false };
-  const live = target.root !== null && probeLease(dir).state === 'live';
   // Each sealed member's operator_action records, in the one read of its content the chain makes anyway.
   const logs = new Map<string, RecoveryLog>();
   const on_member_frame = (wal_id: string, frame: ReadFrame) => {
@@ -39,9 +38,9 @@ export function historyOf(target: WalTarget, live_read?: LiveLineage): SessionHi
   };
   const history = readHistory(dir, {
     floor_features: target.root === null ? [] : readFloor(target.root),
-    live,
     on_member_frame,
-    ...(live_read === undefined ? {} : { live_lineage: live_read.lineage }),
+    // Only a read made here needs the lease: the model's read probed it already.
+    ...(live_read === undefined ? { live: target.root !== null && probeLease(dir).state === 'live' } : { live_lineage: live_read.lineage }),
   });
   const scan = history.archive;
   const archive = scan.present || scan.index !== 'missing'
