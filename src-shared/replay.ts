@@ -68,7 +68,14 @@ export interface StepFold {
   /** seq of model_step_finished; null while the step is in flight (attempts or notes only). */
   seq: number | null;
   attempts: ModelAttempt[];
-  assistant_message: JsonValue;
+  /** Where model_step_finished's frame starts; null while the step is in flight. The fold keeps no assistant
+   *  message (tool inputs and text are most of what a step weighs): whoever shows or sends it reads it back
+   *  from this record (replay/payloads.ts `stepMessage`). */
+  offset: number | null;
+  /** The rendered assistant message's role: its `role` text ('assistant' when the message is not a map, as it
+   *  is rendered then; null when a map has no text role). With `tool_use_ids`, all that counting and checking
+   *  the shape of a request need (replay/payloads.ts `PAYLOADS_UNREAD`). */
+  role: string | null;
   usage: JsonPayload | null;
   /** tool_use ids of the assistant message, in source order. */
   tool_use_ids: string[];
@@ -81,8 +88,12 @@ export interface StepFold {
 
 export interface CallIntent {
   seq: number;
-  args: JsonValue;
+  /** Where the intent's frame starts: its args are read back from there (replay/payloads.ts `intentArgs`). */
+  offset: number;
   module_id: string | null;
+  /** What the call acts on, from its args (a path, a url, an id…; at most 80 characters), for "may have been
+   *  applied — check …"; null when its args name none. */
+  target: string | null;
 }
 
 export interface CallTerminal {

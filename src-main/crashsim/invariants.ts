@@ -14,7 +14,7 @@ import type { JsonPayload, SessionFold } from '../../src-shared/replay.js';
 import type { VisibleUnit } from '../runtime/journal.js';
 import type { DispatchRecord } from '../runtime/scripted.js';
 import { duplicateKeys, type LedgerEntry } from '../runtime/ledger.js';
-import { bufferPayloadReader, OUTPUTS_UNREAD } from '../replay/payloads.js';
+import { bufferPayloadReader, PAYLOADS_UNREAD } from '../replay/payloads.js';
 import { recordAt } from '../replay/record-index.js';
 import { checkProviderValid, renderStepRequest, renderTranscript } from '../replay/transcript.js';
 import { requestBytes, sha256Hex, viewRecords } from '../replay/views.js';
@@ -153,7 +153,7 @@ export function checkSettled(view: DiskView, paused: boolean): Found[] {
     found.push({ invariant: 'record_set', message: `${anomaly.kind}: ${anomaly.message}` });
   }
   appendAll(found, checkSentRequests(view));
-  const transcript = checkProviderValid(renderTranscript(fold, OUTPUTS_UNREAD));
+  const transcript = checkProviderValid(renderTranscript(fold, PAYLOADS_UNREAD));
   for (const problem of transcript.problems) {
     found.push({ invariant: 'provider_valid', message: `the transcript has ${problem.kind} for ${problem.tool_use_id} at message ${problem.message_index}` });
   }

@@ -160,6 +160,14 @@ interface Head {
   argument: number;
 }
 
+/** `readProjected`: build this item if it is a scalar (a text, number, byte string, boolean or null). */
+export const SCALAR = Symbol('scalar');
+/** `readProjected`: build this item whole, as `readItem` does. */
+export const WHOLE = Symbol('whole');
+/** What `CborDecoder.readProjected` builds of an item: a scalar, all of it, some members of a map, or each item
+ *  of an array. */
+export type CborProjection = typeof SCALAR | typeof WHOLE | { readonly [key: string]: CborProjection } | readonly [CborProjection];
+
 /** Maps with at most this many keys find duplicates by comparing key bytes pairwise (no strings, no Set);
  *  larger ones use a Set of the keys' bytes as latin1 (one character per byte: equal iff the bytes are). */
 const MAP_KEYS_PAIRWISE_MAX = 16;
@@ -330,6 +338,50 @@ export class CborDecoder {
     }
   }
 
+  /** Builds the part of the next item that `projection` names and validates the rest without building it,
+   *  accepting and refusing exactly what `readItem` does (same messages): SCALAR builds a scalar and skips a
+   *  container; WHOLE builds it all; a map projection builds the named members of a map; an array projection
+   *  builds each item of an array by its one projection. An item of another kind than its projection is
+   *  validated and read as null. Built containers count against `items_left` as `readItem`'s do. */
+  readProjected(projection: CborProjection, depth = 0): CborValue {
+    if (projection === WHOLE) return this.readItem(depth);
+    if (depth > CBOR_DEPTH_MAX) this.fail(`nesting deeper than ${CBOR_DEPTH_MAX}`);
+    const start = this.position;
+    if (start >= this.bytes.length) this.fail('unexpected end of body');
+    const major = this.bytes[start]! >> 5;
+    const container = major === MAJOR_ARRAY || major === MAJOR_MAP;
+    if (!container) {
+      if (projection === SCALAR) return this.readItem(depth);
+      this.skipItem(depth);
+      return null;
+    }
+    const wanted = projection === SCALAR ? null : Array.isArray(projection) ? MAJOR_ARRAY : MAJOR_MAP;
+    if (major !== wanted) {
+      this.skipItem(depth);
+      return null;
+    }
+    if (--this.items_left < 0) throw new CborItemsExceeded(`more items than the decode may build, at body byte ${this.position}`);
+    this.nextHead();
+    const count = this.head_argument;
+    if (major === MAJOR_ARRAY) {
+      this.checkCount(count, start);
+      const item = (projection as readonly [CborProjection])[0];
+      const items: CborValue[] = new Array(count);
+      for (let index = 0; index < count; index++) items[index] = this.readProjected(item, depth + 1);
+      return items;
+    }
+    this.checkCount(count * 2, start);
+    const members = projection as { readonly [key: string]: CborProjection };
+    const map: { [key: string]: CborValue } = {};
+    const seen = new KeysSeen(count);
+    for (let index = 0; index < count; index++) {
+      const key = this.readNewKey(seen);
+      if (Object.hasOwn(members, key)) setOwn(map, key, this.readProjected(members[key]!, depth + 1));
+      else this.skipItem(depth + 1);
+    }
+    return map;
+  }
+
   /** Skips a map's entries, finding a duplicate key by comparing the bytes of every earlier key. */
   private skipSmallMap(count: number, depth: number): void {
     const base = this.key_bounds_used;
@@ -381,6 +433,14 @@ export class CborDecoder {
     if (this.head_major !== MAJOR_TEXT) this.fail('map keys must be text');
     this.skipText(this.head_argument);
     return this.position - this.head_argument;
+  }
+
+  /** Reads a map key, failing as `readItem` does when `seen` (the map's keys so far) holds it already: every
+   *  key of a map built in part is checked, built member or not. */
+  readNewKey(seen: KeysSeen): string {
+    const key = this.readKey();
+    if (!seen.add(key)) this.fail(`duplicate map key "${key}"`);
+    return key;
   }
 
   readKey(): string {
@@ -482,6 +542,27 @@ function internedAscii(bytes: Buffer, start: number, end: number, hash: number):
   const text = bytes.toString('latin1', start, end);
   interned[slot] = text;
   return text;
+}
+
+/** The keys of a map read so far: a scan of a few, a Set past that (a hostile map of a million keys stays linear). */
+export class KeysSeen {
+  private readonly keys: string[] | Set<string>;
+
+  constructor(count: number) {
+    this.keys = count <= MAP_KEYS_PAIRWISE_MAX ? [] : new Set();
+  }
+
+  /** Adds `key`; false when it was there already. */
+  add(key: string): boolean {
+    if (Array.isArray(this.keys)) {
+      if (this.keys.includes(key)) return false;
+      this.keys.push(key);
+      return true;
+    }
+    if (this.keys.has(key)) return false;
+    this.keys.add(key);
+    return true;
+  }
 }
 
 /** Sets an own, enumerable property. Plain assignment except for "__proto__", which would swap the prototype

@@ -3,17 +3,18 @@
 // provider-held call, or after a close-out terminal (which sends nothing), is a held successor and was never
 // sent. Behind a DELIVERED held terminal (completed) nothing durable separates a crash before its send from one
 // after it, so the same intent is ordinary indeterminate.
+import { NONE, withItem } from '../../src-shared/arrays.js';
 import type { BatchFold, CallClass, CallFold } from '../../src-shared/replay.js';
 
 export function classifyBatch(batch: BatchFold): void {
   let blocker: CallFold | null = null;
   for (const call of batch.calls) {
     call.behind = null;
-    call.successors = [];
+    call.successors = NONE;
     call.class = terminalClass(call) ?? openClass(call, batch.sequential ? blocker : null);
     if (call.class === 'held_successor' && blocker !== null) {
       call.behind = blocker.tool_call_id;
-      blocker.successors.push(call.tool_call_id);
+      blocker.successors = withItem(blocker.successors, call.tool_call_id);
     }
     if (blocksSuccessors(call.class)) blocker = call;
   }

@@ -3,7 +3,7 @@
 // check and the episode states are derived from that in `snapshot`. Lineage frames, informational records and
 // unknown types are kept as references, shown and never acted on (wal-format §5 step 5).
 import assert from 'node:assert/strict';
-import { appendAll } from '../../src-shared/arrays.js';
+import { appendAll, NONE, withItem } from '../../src-shared/arrays.js';
 import type {
   ApprovalFold,
   BatchFold,
@@ -17,13 +17,13 @@ import type {
   StepFold,
 } from '../../src-shared/replay.js';
 import type { Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
-import { CborDecoder, CborItemsExceeded, decodeCbor, setOwn } from '../engine/cbor.js';
+import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, SCALAR, setOwn, WHOLE, type CborProjection } from '../engine/cbor.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
 import { appendRecord, emptyRecordIndex } from './record-index.js';
 import { episodeState } from './state.js';
 import { replacementDigestOk, VIEW_RECORD_TYPE } from './views.js';
-import { flag, highestTag, integer, isMap, mapOrNull, text, texts, toJsonPayload, toolUses } from './values.js';
+import { flag, highestTag, integer, isMap, mapOrNull, TARGET_KEYS, targetHint, text, texts, toJsonPayload, toolUses } from './values.js';
 
 export function foldFrames(frames: Iterable<ReadFrame>): SessionFold {
   const folder = new SessionFolder();
@@ -43,6 +43,23 @@ const LEFT_ON_DISK: Readonly<Record<string, string>> = { tool_result: 'output', 
 /** …except a short text, which the fold reads: records older than the outcome field say "unknown_outcome"
  *  in their output. */
 const LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX = 32;
+
+/** What the fold builds of a record's payload, by type: the members its handler reads, and of an assistant
+ *  message only its role and tool_use ids, of a call's args only the members that name what it acts on (a
+ *  million small records' messages, args and digests were most of what the fold built and kept). The rest is
+ *  validated, not built; whoever shows or sends it reads it back by offset (payloads.ts). Types not listed are
+ *  built whole (their payloads are kept: notes, steers, queued sends, episodes' input). A payload the reader
+ *  built is read whole; its handler keeps the same facts. */
+const KEPT_MEMBERS: Readonly<Record<string, Readonly<Record<string, CborProjection>>>> = {
+  model_attempt_finished: { step_id: SCALAR, attempt: SCALAR, outcome: SCALAR, http_status: SCALAR, ts_ms: SCALAR, tags: WHOLE },
+  model_step_finished: { step_id: SCALAR, assistant_message: { role: SCALAR, content: [{ type: SCALAR, id: SCALAR }] }, usage: WHOLE, tags: WHOLE },
+  tool_batch_started: { batch_id: SCALAR, step_id: SCALAR, sequential: SCALAR, planned_calls: [{ tool_call_id: SCALAR, name: SCALAR, plan: SCALAR, safe: SCALAR }], tags: WHOLE },
+  tool_dispatch_intent: { batch_id: SCALAR, tool_call_id: SCALAR, module_id: SCALAR, dispatched_at_ms: SCALAR, args: Object.fromEntries(TARGET_KEYS.map((key) => [key, SCALAR])), tags: WHOLE },
+  tool_no_dispatch: { batch_id: SCALAR, tool_call_id: SCALAR, dispatched_at_ms: SCALAR, reason: SCALAR, tags: WHOLE },
+  tool_result: { batch_id: SCALAR, tool_call_id: SCALAR, finished_at_ms: SCALAR, outcome: SCALAR, is_error: SCALAR, reason: SCALAR, output: SCALAR, tags: WHOLE },
+  tool_batch_finished: { batch_id: SCALAR, tags: WHOLE },
+  turn_finished: { step_id: SCALAR, tags: WHOLE },
+};
 
 /** Records that only decorate the step they belong to (compaction and context-ceiling machinery). */
 const STEP_NOTE_TYPES: ReadonlySet<string> = new Set([
@@ -119,7 +136,7 @@ export class SessionFolder {
   private route(frame: ReadFrame, payload_cbor: Buffer | undefined, kept: unknown): void {
     const payload = kept === undefined ? this.keptPayload(frame, payload_cbor) : this.decodedPayload(frame, kept);
     if (payload === null) return;
-    const ref: RecordRef = { seq: frame.seq, offset: frame.offset, fence: frame.fence, type: frame.type };
+    const ref: RecordRef = { seq: smallInteger(frame.seq), offset: smallInteger(frame.offset), fence: smallInteger(frame.fence), type: frame.type };
     appendRecord(this.fold.records, ref, this.type_ids);
     if (frame.seq === 0) {
       this.fold.wal_id ??= text(payload, 'wal_id');
@@ -169,7 +186,7 @@ export class SessionFolder {
     const items_max = Math.min(FOLD_RECORD_ITEMS_MAX, FOLD_SESSION_ITEMS_MAX - this.items_kept);
     decoder.items_left = items_max;
     try {
-      const payload = decodeMapWithout(decoder, LEFT_ON_DISK[type]);
+      const payload = decodeKept(decoder, type);
       this.items_kept += items_max - decoder.items_left;
       return payload;
     } catch (error) {
@@ -201,7 +218,7 @@ export class SessionFolder {
     decoder.bytes_as_hex = true;
     decoder.items_left = Math.min(FOLD_RECORD_ITEMS_MAX, FOLD_SESSION_ITEMS_MAX - this.items_kept);
     try {
-      const payload = decodeMapWithout(decoder, left_on_disk);
+      const payload = decodeKept(decoder, frame.type);
       this.items_kept += Math.min(FOLD_RECORD_ITEMS_MAX, FOLD_SESSION_ITEMS_MAX - this.items_kept) - decoder.items_left;
       return payload;
     } catch (error) {
@@ -291,13 +308,14 @@ export class SessionFolder {
         step_id,
         seq: null,
         attempts: [],
-        assistant_message: null,
+        offset: null,
+        role: 'assistant',
         usage: null,
         tool_use_ids: [],
         natural_end: false,
         batch_id: null,
         turn_finished_seq: null,
-        notes: [],
+        notes: NONE,
       };
       episode.steps.push(step);
       steps.set(step_id, step);
@@ -393,16 +411,18 @@ export class SessionFolder {
       mixed_crash: false,
     };
     const planned = Array.isArray(payload['planned_calls']) ? payload['planned_calls'] : [];
-    const calls = new Map<string, CallFold>();
+    // A few calls are found by a scan, more through a map (as `call` finds them): a map for every batch cost
+    // more than the scans it saved.
+    const calls = planned.length > CALLS_SCANNED_MAX ? new Map<string, CallFold>() : null;
     for (const entry of planned) {
       const plan = isMap(entry) ? entry : {};
       const tool_call_id = text(plan, 'tool_call_id') ?? '';
-      if (calls.has(tool_call_id)) {
+      if (calls === null ? batch.calls.some((call) => call.tool_call_id === tool_call_id) : calls.has(tool_call_id)) {
         episode.anomalies.push(anomaly('duplicate_planned_call', `batch ${batch_id} plans call ${tool_call_id} twice`, [ref.seq], batch_id, tool_call_id));
         continue;
       }
       const call = plannedCall(plan, tool_call_id, batch.calls.length);
-      calls.set(tool_call_id, call);
+      calls?.set(tool_call_id, call);
       batch.calls.push(call);
     }
     episode.batches.push(batch);
@@ -416,7 +436,7 @@ export class SessionFolder {
     // A note without a step_id follows the step boundary it was written at: the latest step.
     const step = episode === null ? undefined : step_id !== null ? this.step(episode, step_id) : episode.steps.at(-1);
     if (step === undefined) this.show(ref);
-    else step.notes.push({ seq: ref.seq, type: ref.type, payload, ...(replacement_digest_ok === null ? {} : { replacement_digest_ok }) });
+    else step.notes = withItem(step.notes, { seq: ref.seq, type: ref.type, payload, ...(replacement_digest_ok === null ? {} : { replacement_digest_ok }) });
   }
 
   queueRecord(payload: JsonPayload, ref: RecordRef): void {
@@ -478,7 +498,7 @@ function plannedCall(plan: JsonPayload, tool_call_id: string, index: number): Ca
     terminals: [],
     held: null,
     behind: null,
-    successors: [],
+    successors: NONE,
     dispatched_at_ms: null,
     finished_at_ms: null,
   };
@@ -505,9 +525,12 @@ const HANDLERS: Record<string, Handler> = {
     if (episode === null) return;
     const step = folder.step(episode, integer(payload, 'step_id') ?? 0);
     step.seq = ref.seq;
-    step.assistant_message = payload['assistant_message'] ?? null;
+    // The message stays on disk (read back by offset): kept are its shape and the tool_use ids.
+    const message = payload['assistant_message'] ?? null;
+    step.offset = ref.offset;
+    step.role = isMap(message) ? text(message, 'role') : 'assistant';
     step.usage = mapOrNull(payload, 'usage');
-    step.tool_use_ids = toolUses(step.assistant_message).map((use) => use.id);
+    step.tool_use_ids = toolUses(message).map((use) => use.id);
     step.natural_end = step.tool_use_ids.length === 0;
     const lookups = folder.lookupsOf(episode);
     for (let index = lookups.steers_unjoined_from; index < episode.steers.length; index++) episode.steers[index]!.joins_step = step.step_id;
@@ -524,7 +547,8 @@ const HANDLERS: Record<string, Handler> = {
       episode.anomalies.push(anomaly('duplicate_intent', `call ${call.tool_call_id} has a second intent at seq ${ref.seq}`, [call.intent.seq, ref.seq], batch.batch_id, call.tool_call_id));
       return;
     }
-    call.intent = { seq: ref.seq, args: payload['args'] ?? null, module_id: text(payload, 'module_id') };
+    // The args stay on disk (read back by offset): kept is what the call acts on, for the run signal.
+    call.intent = { seq: ref.seq, offset: ref.offset, module_id: text(payload, 'module_id'), target: targetHint(payload['args'] ?? null) };
     call.dispatched_at_ms = integer(payload, 'dispatched_at_ms');
   },
 
@@ -680,22 +704,32 @@ function viewPayload(frame: ReadFrame, payload_cbor: Buffer | undefined): Payloa
   return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Uint8Array) ? (value as Payload) : {};
 }
 
+/** A frame's seq, offset and fence arrive from the reader's arithmetic as heap numbers (16 bytes each, kept by
+ *  every step, call, terminal and batch that names a record: a tenth of a million records' fold). A value in
+ *  the small-integer range is stored inline instead. */
+function smallInteger(value: number): number {
+  return value <= SMALL_INTEGER_MAX ? value | 0 : value;
+}
+
+const SMALL_INTEGER_MAX = 0x3fff_ffff;
+
 function isShortText(value: unknown): boolean {
   return typeof value === 'string' && Buffer.byteLength(value, 'utf8') <= LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX;
 }
 
-/** Decodes a payload map, skipping (validated, not built) the member named `left_on_disk` unless it is a
- *  short text. */
-function decodeMapWithout(decoder: CborDecoder, left_on_disk: string | undefined): JsonPayload {
+/** Decodes a `type` record's payload map as the fold keeps it (KEPT_MEMBERS; the member left on disk only
+ *  when it is a short text), checking every key for duplicates as `readItem` does. */
+function decodeKept(decoder: CborDecoder, type: string): JsonPayload {
+  const members = KEPT_MEMBERS[type];
+  const left_on_disk = LEFT_ON_DISK[type];
   const count = decoder.readMapHead();
   const payload: JsonPayload = {};
+  const seen = new KeysSeen(count);
   for (let index = 0; index < count; index++) {
-    const key = decoder.readKey();
-    if (key === left_on_disk && !decoder.atShortText(LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX)) {
-      decoder.skipItem(1);
-      continue;
-    }
-    setOwn(payload, key, decoder.readItem(1) as JsonValue);
+    const key = decoder.readNewKey(seen);
+    const kept = members === undefined ? WHOLE : Object.hasOwn(members, key) ? members[key]! : null;
+    if (kept === null || (key === left_on_disk && !decoder.atShortText(LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX))) decoder.skipItem(1);
+    else setOwn(payload, key, decoder.readProjected(kept, 1) as JsonValue);
   }
   return payload;
 }

@@ -1,10 +1,11 @@
-// Reading back what the fold leaves on disk. The fold keeps where each tool output is (its terminal record's
-// offset), not the output: outputs are most of a WAL's bytes, up to 16 MiB each. Whoever shows or sends an
-// output reads its record back here, digest re-checked, when it needs it.
-import type { CallTerminal, JsonPayload, JsonValue } from '../../src-shared/replay.js';
+// Reading back what the fold leaves on disk. The fold keeps where each tool output, assistant message and
+// intent's args are (their record's offset), not the values: outputs are most of a WAL's bytes (up to 16 MiB
+// each), assistant messages and args most of what a million small records weigh once built. Whoever shows or
+// sends one reads its record back here, digest re-checked, when it needs it.
+import type { CallFold, CallTerminal, JsonPayload, JsonValue, StepFold } from '../../src-shared/replay.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import { frameInBuffer, readFrameAt, type FrameAt } from '../engine/frame-access.js';
-import { toJsonPayload } from './values.js';
+import { isMap, toJsonPayload } from './values.js';
 
 /** The payload of the record whose frame starts at `offset`, in its JSON form. */
 export type PayloadReader = (offset: number) => JsonPayload;
@@ -38,12 +39,29 @@ export class FrameReadError extends Error {
   }
 }
 
-/** For what only counts or checks the shape of messages (resume_started.replayed, provider validity): every
- *  output reads as absent. Never for a request that is sent or shown. */
-export const OUTPUTS_UNREAD: PayloadReader = () => ({});
+/** For what only counts or checks the shape of messages (resume_started.replayed, provider validity): nothing
+ *  is read; every output reads as absent, every assistant message as its shape (`stepMessage`). Never for a
+ *  request that is sent or shown. */
+export const PAYLOADS_UNREAD: PayloadReader = () => ({});
 
 /** A tool_result terminal's output, read back from its record. */
 export function terminalOutput(terminal: CallTerminal, payloads: PayloadReader): JsonValue {
   if (terminal.type !== 'tool_result') return null;
   return payloads(terminal.offset)['output'] ?? null;
+}
+
+/** A recorded step's assistant message as a request carries it, read back from its model_step_finished (a
+ *  message that is not a map is rendered as an empty assistant message). Through PAYLOADS_UNREAD (nothing
+ *  read), its shape: the role and one tool_use block per id, which is all a count or a provider-validity check
+ *  looks at, and exactly the message itself when the record has none. */
+export function stepMessage(step: StepFold, payloads: PayloadReader): JsonPayload {
+  const message = step.offset === null ? undefined : payloads(step.offset)['assistant_message'];
+  if (message !== undefined) return isMap(message) ? message : { role: 'assistant', content: [] };
+  const content = step.tool_use_ids.map((id): JsonPayload => ({ type: 'tool_use', id }));
+  return step.role === null ? { content } : { role: step.role, content };
+}
+
+/** A call's args as its intent recorded them (null without an intent), read back from the intent's record. */
+export function intentArgs(call: CallFold, payloads: PayloadReader): JsonValue {
+  return call.intent === null ? null : (payloads(call.intent.offset)['args'] ?? null);
 }

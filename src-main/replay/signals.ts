@@ -1,7 +1,7 @@
 // What a session's fold means for the person scanning a list: derived over the fold's result (never inside
 // it), so a run that finished holding an unknown-outcome call, a WAL cut short and an export frozen mid-run
 // each get a word of their own instead of "finished" or "running".
-import type { BatchFold, CallFold, EpisodeFold, JsonValue, RunSignal, SessionFold, UnconfirmedCall } from '../../src-shared/replay.js';
+import type { BatchFold, CallFold, EpisodeFold, RunSignal, SessionFold, UnconfirmedCall } from '../../src-shared/replay.js';
 import type { TornTail, WalErrorInfo } from '../../src-shared/wal.js';
 import { isPending } from './classify.js';
 import { currentBatch, lastFinishedStep } from './state.js';
@@ -11,10 +11,6 @@ export interface ReadEnd {
   torn_tail: TornTail | null;
   error: WalErrorInfo | null;
 }
-
-/** Args keys that usually name what a call acts on, most telling first. */
-const TARGET_KEYS = ['path', 'file', 'file_path', 'filename', 'target', 'to', 'url', 'name', 'id', 'key'] as const;
-const HINT_CHARS_MAX = 80;
 
 /** `is_export`: a copy nobody writes, so an episode without run_finished is not "running" there. */
 export function runSignal(fold: SessionFold, end: ReadEnd, is_export: boolean): RunSignal {
@@ -60,7 +56,7 @@ export function unconfirmedCalls(episode: EpisodeFold): UnconfirmedCall[] {
 
 /** "edit_file c2.txt may have been applied — check c2.txt". */
 export function mayHave(call: CallFold): string {
-  const hint = targetHint(call.intent?.args ?? null);
+  const hint = call.intent?.target ?? null;
   if (hint === null) return `${call.name} may have been applied — check its effect before running it again`;
   return `${call.name} ${hint} may have been applied — check ${hint}`;
 }
@@ -110,15 +106,6 @@ function countErrorResults(fold: SessionFold): number {
   return count;
 }
 
-function targetHint(args: JsonValue): string | null {
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return null;
-  for (const key of TARGET_KEYS) {
-    if (!Object.hasOwn(args, key)) continue;
-    const value = args[key];
-    if ((typeof value === 'string' && value.length > 0) || typeof value === 'number') return String(value).slice(0, HINT_CHARS_MAX);
-  }
-  return null;
-}
 
 /** The word an episode gets in a listing: its fold state, except that the last episode of a cut WAL or of an
  *  export is not "running" (nothing is running it, or what followed is lost). */

@@ -29,7 +29,7 @@ import type {
   ViewInRequest,
 } from '../../src-shared/replay.js';
 import { EpisodeIndex } from './episode-index.js';
-import { OUTPUTS_UNREAD, terminalOutput, type PayloadReader } from './payloads.js';
+import { PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadReader } from './payloads.js';
 import { isMap, text } from './values.js';
 import { cborArrayHead, requestBytes, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
 
@@ -60,14 +60,14 @@ export function renderEpisodeRequest(episode: EpisodeFold, payloads: PayloadRead
   return { messages, problems };
 }
 
-/** `rendered` (a message of an episode's part rendered with OUTPUTS_UNREAD; `index` that episode's) with its
- *  tool outputs read back through `payloads`: a step's tool message is rendered again from its batch; any other
- *  message holds no output. */
+/** `rendered` (a message of an episode's part rendered with PAYLOADS_UNREAD; `index` that episode's) with what
+ *  stays on disk read back through `payloads`: a step's assistant and tool messages are rendered again from the
+ *  step and its batch; any other message is whole already. */
 export function withOutputs(index: EpisodeIndex, rendered: RenderedMessage, payloads: PayloadReader): JsonPayload {
-  if (rendered.origin.kind !== 'step' || rendered.message['role'] !== 'tool') return rendered.message;
+  if (rendered.origin.kind !== 'step') return rendered.message;
   const step = index.step(rendered.origin.step_id);
   const turn = step === undefined ? null : renderTurn(rendered.origin.episode, index, step, payloads);
-  return turn?.[1]?.message ?? rendered.message;
+  return turn?.[rendered.message['role'] === 'tool' ? 1 : 0]?.message ?? rendered.message;
 }
 
 /** The request of step `step_id` of episode `episode_number` exactly as the model saw it: earlier episodes as
@@ -180,14 +180,14 @@ function joined(renderings: Rendering[]): { messages: RenderedMessage[]; problem
  *  episodes the append reached. */
 const request_part_lengths = new WeakMap<EpisodeFold, { messages: number; problems: number }>();
 
-/** `renderTranscript(fold, OUTPUTS_UNREAD).length`, from the episodes' counted parts (`joined`: a problem in
+/** `renderTranscript(fold, PAYLOADS_UNREAD).length`, from the episodes' counted parts (`joined`: a problem in
  *  any part leaves no request). */
 function requestLength(fold: SessionFold): number {
   let messages = 0;
   for (const episode of fold.episodes) {
     let part = request_part_lengths.get(episode);
     if (part === undefined) {
-      const rendering = renderEpisode(episode, null, OUTPUTS_UNREAD);
+      const rendering = renderEpisode(episode, null, PAYLOADS_UNREAD);
       part = { messages: rendering.messages.length, problems: rendering.problems.length };
       request_part_lengths.set(episode, part);
     }
@@ -262,7 +262,7 @@ function steersPastCut(episode: EpisodeFold, index: EpisodeIndex, later: readonl
 /** The step's messages when its turn is complete or repaired; null when it is not (yet) committed. */
 function renderTurn(episode: number, index: EpisodeIndex, step: StepFold, payloads: PayloadReader): RenderedMessage[] | null {
   const origin = { kind: 'step', episode, step_id: step.step_id } as const;
-  const assistant = isMap(step.assistant_message) ? step.assistant_message : { role: 'assistant', content: [] };
+  const assistant = stepMessage(step, payloads);
   if (step.natural_end) return [{ origin, message: assistant }];
   const batch = index.batch(step.batch_id);
   if (batch === undefined || batch.finished_seq === null || !batch.committable) return null;

@@ -47,5 +47,20 @@ export function toolUses(message: JsonValue): { id: string; name: string }[] {
   return uses;
 }
 
+/** Args keys that usually name what a call acts on, most telling first. */
+export const TARGET_KEYS = ['path', 'file', 'file_path', 'filename', 'target', 'to', 'url', 'name', 'id', 'key'] as const;
+const TARGET_CHARS_MAX = 80;
+
+/** What a call's args say it acts on ("c2.txt"), or null: the fold keeps this, not the args (CallIntent.target). */
+export function targetHint(args: JsonValue): string | null {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return null;
+  for (const key of TARGET_KEYS) {
+    if (!Object.hasOwn(args, key)) continue;
+    const value = args[key];
+    if ((typeof value === 'string' && value.length > 0) || typeof value === 'number') return String(value).slice(0, TARGET_CHARS_MAX);
+  }
+  return null;
+}
+
 /** One definition for the fold and the engine's lineage counters (wal-format §11). */
 export { highestTag } from '../engine/lineage-counters.js';

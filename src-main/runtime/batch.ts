@@ -10,6 +10,7 @@
 // A batch is built fresh from a model step, or resumed from the replay library's classification of a batch
 // found in the WAL; both then run the same code.
 import { HELD_OUTPUT, NOT_SENT_OUTPUT as CLOSE_OUT_NOT_SENT_OUTPUT } from '../replay/close-out.js';
+import { intentArgs, stepMessage } from '../replay/payloads.js';
 import assert from 'node:assert/strict';
 import type { BatchFold, EpisodeFold } from '../../src-shared/replay.js';
 import type { Payload } from '../../src-shared/wal.js';
@@ -84,9 +85,10 @@ export class BatchRun {
   static resumed(ctx: RunContext, batch: BatchFold, episode: EpisodeFold): BatchRun {
     const step = episode.steps.find((candidate) => candidate.step_id === batch.step_id);
     assert.ok(step !== undefined && step.seq !== null && batch.step_id !== null, `batch ${batch.batch_id} belongs to a finished step`);
-    const uses = new Map(toolUsesOf(step.assistant_message).map((use) => [use.id, use]));
+    const payloads = ctx.journal.payloads;
+    const uses = new Map(toolUsesOf(stepMessage(step, payloads)).map((use) => [use.id, use]));
     const calls = batch.calls.map((call): CallState => {
-      const use = uses.get(call.tool_call_id) ?? { id: call.tool_call_id, name: call.name, input: call.intent?.args ?? null };
+      const use = uses.get(call.tool_call_id) ?? { id: call.tool_call_id, name: call.name, input: intentArgs(call, payloads) };
       const reason = call.plan === 'no_dispatch' ? noDispatchReason(ctx, use, episode) : null;
       const state: CallState = { use, plan: call.plan, reason, safe: call.safe, progress: 'done', held_key: call.held?.call_key ?? null };
       if (call.terminals.length > 0) return state;

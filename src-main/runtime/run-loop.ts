@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import type { EpisodeFold } from '../../src-shared/replay.js';
 import type { Payload } from '../../src-shared/wal.js';
+import { stepMessage } from '../replay/payloads.js';
 import { currentBatch, lastFinishedStep } from '../replay/state.js';
 import { BatchRun, type BatchOutcome } from './batch.js';
 import { toolUsesOf, type RunContext } from './context.js';
@@ -48,7 +49,7 @@ export class RunLoop {
       if (!committed) loop.batch = BatchRun.resumed(ctx, batch, episode);
     } else if (last !== null && !last.natural_end && last.batch_id === null) {
       // The step finished with tool calls but its batch never started: plan it now (nothing was sent).
-      loop.batch = BatchRun.planned(ctx, last.step_id, toolUsesOf(last.assistant_message), episode);
+      loop.batch = BatchRun.planned(ctx, last.step_id, toolUsesOf(stepMessage(last, ctx.journal.payloads)), episode);
     }
     return loop;
   }

@@ -10,7 +10,7 @@ import { planResume } from '../replay/plan.js';
 import { episodeWord } from '../replay/signals.js';
 import { refusedPlan } from '../replay/report.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
-import { OUTPUTS_UNREAD, type PayloadReader } from '../replay/payloads.js';
+import { PAYLOADS_UNREAD, type PayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
 import { episodeRows, outsideRows, sessionAnomalyRows, shownRow, transcriptRow } from './timeline.js';
 
@@ -169,7 +169,7 @@ export class ViewBuilder {
     // The next request is the episodes' parts joined: a compaction view in force decides which turns each part
     // carries, and a view that no longer assembles leaves no request at all (replay/transcript.ts). A part is
     // kept per episode, so an append re-renders the open episode's part only.
-    const requestOf = (index: number) => (parts[index]!.request ??= renderEpisodeRequest(fold.episodes[index]!, OUTPUTS_UNREAD));
+    const requestOf = (index: number) => (parts[index]!.request ??= renderEpisodeRequest(fold.episodes[index]!, PAYLOADS_UNREAD));
     // The request is its episodes' parts in order, none at all when any part cannot be rendered (as
     // renderSessionRequest makes it): kept as parts, so an append touches the open episode's part only.
     let request_parts: { messages: RenderedMessage[]; problems: RequestProblem[] }[] | null = null;

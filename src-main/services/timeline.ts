@@ -4,9 +4,9 @@
 import { appendAll } from '../../src-shared/arrays.js';
 import { noteSummary } from '../../src-shared/compaction.js';
 import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
-import type { Anomaly, BatchFold, CallFold, CallTerminal, EpisodeFold, JsonPayload, JsonValue, RecordRef, SessionFold } from '../../src-shared/replay.js';
+import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, SessionFold } from '../../src-shared/replay.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
-import { terminalOutput, type PayloadReader } from '../replay/payloads.js';
+import { intentArgs, stepMessage, terminalOutput, type PayloadReader } from '../replay/payloads.js';
 import { episodeTiming } from '../replay/timing.js';
 
 /** A row's text is cut past this; the record view shows the rest. */
@@ -49,15 +49,14 @@ export function sessionAnomalyRows(anomalies: readonly Anomaly[]): TimelineRow[]
 
 type Keyed = { key: number; order: number; rows: TimelineRow[] };
 
-/** The call rows whose tool output is still on disk, and the terminal record it is read back from. */
-const outputs_unread = new WeakMap<TimelineRow, CallTerminal>();
+/** The step and call rows whose text, args or output is still on disk, and how each is read back. */
+const unread = new WeakMap<TimelineRow, (payloads: PayloadReader) => TimelineRow>();
 
-/** `row` as it is shown: a call's output preview read back from its record. Rows are laid out without their
- *  outputs (a 1 GiB session's outputs are most of its bytes); only the rows of a page read theirs. */
+/** `row` as it is shown: a step's text, a call's args and output preview read back from their records. Rows
+ *  are laid out without them (a 1 GiB session's outputs are most of its bytes, a million records' assistant
+ *  messages and args most of what they weigh once built); only the rows of a page read theirs. */
 export function shownRow(row: TimelineRow, payloads: PayloadReader): TimelineRow {
-  const terminal = outputs_unread.get(row);
-  if (terminal === undefined || row.kind !== 'call') return row;
-  return { ...row, call: { ...row.call, output: preview(terminalOutput(terminal, payloads)) } };
+  return unread.get(row)?.(payloads) ?? row;
 }
 
 /** An episode's rows, call outputs unread (`shownRow` reads them). */
@@ -93,7 +92,7 @@ export function episodeRows(episode: EpisodeFold): TimelineRow[] {
       kind: 'step',
       episode: n,
       step_id: step.step_id,
-      text: messageText(step.assistant_message),
+      text: '',
       tool_calls: step.tool_use_ids.length,
       usage: step.usage,
       attempts: step.attempts.map((a) => ({ attempt: a.attempt, outcome: a.outcome, http_status: a.http_status })),
@@ -102,6 +101,8 @@ export function episodeRows(episode: EpisodeFold): TimelineRow[] {
       in_flight: step.seq === null,
       seqs,
     }];
+    const step_row = rows[0]!;
+    if (step.seq !== null) unread.set(step_row, (payloads) => ({ ...step_row, text: messageText(stepMessage(step, payloads)) }));
     for (const note of step.notes) rows.push({ kind: 'note', episode: n, step_id: step.step_id, type: note.type, summary: cut(noteSummary(note.type, note.payload)), seqs: [note.seq] });
     const batch = index.batch(step.batch_id);
     if (batch !== undefined) appendAll(rows, batchRows(n, batch, first_ms));
@@ -147,14 +148,21 @@ function batchRows(episode: number, batch: BatchFold, episode_first_ms: number |
   };
   return [head, ...batch.calls.map((call): TimelineRow => {
     const row = callRow(call);
-    const shown: TimelineRow = { kind: 'call', episode, batch_id: batch.batch_id, call: row, episode_first_ms, seqs: row.seqs };
-    const terminal = call.terminals[0];
-    if (terminal?.type === 'tool_result') outputs_unread.set(shown, terminal);
-    return shown;
+    const laid_out: CallTimelineRow = { kind: 'call', episode, batch_id: batch.batch_id, call: row, episode_first_ms, seqs: row.seqs };
+    if (call.intent !== null || call.terminals[0]?.type === 'tool_result') unread.set(laid_out, (payloads) => shownCall(laid_out, call, payloads));
+    return laid_out;
   })];
 }
 
-/** A call's row, its output left out (null) until `shownRow` reads it. */
+type CallTimelineRow = Extract<TimelineRow, { kind: 'call' }>;
+
+function shownCall(laid_out: CallTimelineRow, call: CallFold, payloads: PayloadReader): CallTimelineRow {
+  const terminal = call.terminals[0];
+  const output = terminal === undefined ? null : preview(terminalOutput(terminal, payloads));
+  return { ...laid_out, call: { ...laid_out.call, args: preview(intentArgs(call, payloads)), output } };
+}
+
+/** A call's row, its args and output left out (null) until `shownRow` reads them. */
 function callRow(call: CallFold): CallRow {
   const terminal = call.terminals[0] ?? null;
   const seqs = [
@@ -168,7 +176,7 @@ function callRow(call: CallFold): CallRow {
     class: call.class,
     plan: call.plan,
     safe: call.safe,
-    args: preview(call.intent?.args ?? null),
+    args: null,
     output: null,
     outcome: terminal?.outcome ?? null,
     reason: terminal?.reason ?? null,

@@ -12,7 +12,7 @@ import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { SessionFolder } from '../../src-main/replay/fold.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
-import { OUTPUTS_UNREAD } from '../../src-main/replay/payloads.js';
+import { PAYLOADS_UNREAD } from '../../src-main/replay/payloads.js';
 import { buildTimeline } from '../../src-main/services/timeline.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
@@ -78,7 +78,7 @@ describe('long sessions', () => {
     const frame = (seq: number, type: string, payload: ReadFrame['payload']): ReadFrame => ({ offset: 0, size_bytes: 0, digest_algorithm: 'sha256', ver: FRAME_VER_PLAIN, seq, fence: 1, type, features: [], payload });
     folder.push(frame(1, 'run_started', { run_id: 'r1', session: 's', config: {}, input: [] }));
     for (let seq = 2; seq <= FOLD_RECORDS + 1; seq++) folder.push(frame(seq, 'run_note', note(seq)));
-    const timeline = buildTimeline(folder.snapshot(), OUTPUTS_UNREAD);
+    const timeline = buildTimeline(folder.snapshot(), PAYLOADS_UNREAD);
     expect(timeline.rows).toHaveLength(FOLD_RECORDS + 1);
     expect(timeline.rows.at(-1)).toMatchObject({ kind: 'event', seqs: [FOLD_RECORDS + 1] });
     expect(timeline.row_of_seq[FOLD_RECORDS + 1]).toBe(FOLD_RECORDS);

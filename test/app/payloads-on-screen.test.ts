@@ -1,7 +1,8 @@
-// Tool outputs stay on disk until a row on screen shows one (issue 9: "payloads stay on disk and are read by
-// offset for the rows on screen"). Opening a session, its status, its row counts and a page of rows read back
-// only the outputs of that page; laying out the whole timeline to count its rows read every output of a 1 GiB
-// session (37 s and 2.6 GB, each row's preview keeping its whole output alive). The reads are counted.
+// Tool outputs, assistant messages and tool args stay on disk until a row on screen shows one (issue 9:
+// "payloads stay on disk and are read by offset for the rows on screen"). Opening a session, its status, its
+// row counts and a page of rows read back only the records of that page; laying out the whole timeline to count
+// its rows read every output of a 1 GiB session (37 s and 2.6 GB, each row's preview keeping its whole output
+// alive). The reads are counted.
 import { describe, expect, it } from 'vitest';
 import { sessionTarget } from '../../src-main/engine/inspect.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
@@ -42,14 +43,21 @@ describe('tool outputs are read for the rows on screen only', () => {
 
     const page = model.rows('timeline', counts.timeline - PAGE_ROWS, PAGE_ROWS).rows;
     const calls = page.filter((row) => row.kind === 'call');
+    const steps = page.filter((row) => row.kind === 'step');
     expect(calls.length).toBeGreaterThan(0);
-    expect(model.payloads_read).toBe(calls.length);
+    expect(steps.length).toBeGreaterThan(0);
+    // A step row reads its model_step_finished (the text), a call row its intent (the args) and its result.
+    expect(model.payloads_read).toBe(steps.length + 2 * calls.length);
+    const step = steps.at(-1)!;
+    expect(step.kind === 'step' && step.step_id).toBe(STEPS);
+    const first = calls[0]!;
+    expect(first.kind === 'call' && first.call.args).toEqual({ step: Number(first.call.tool_call_id.slice('call-'.length)) });
     const last = calls.at(-1)!;
     expect(last.kind === 'call' && typeof last.call.output === 'string' && last.call.output.length).toBeLessThan(ROW_VALUE_CHARS_MAX + 100);
     expect(last.kind === 'call' && String(last.call.output)).toMatch(/^"output of step 300 .*more characters; open the record\)$/);
 
     // The same page again comes from the cache.
     model.rows('timeline', counts.timeline - PAGE_ROWS, PAGE_ROWS);
-    expect(model.payloads_read).toBe(calls.length);
+    expect(model.payloads_read).toBe(steps.length + 2 * calls.length);
   });
 });

@@ -1,20 +1,37 @@
-// Validation without building (`skipItem`, what `verify` runs) must accept and refuse exactly what building
-// (`readItem`) does, with the same message: the fast path of the codec is the same security boundary.
+// Validation without building (`skipItem`, what `verify` runs) and building in part (`readProjected`, what the
+// fold runs) must accept and refuse exactly what building (`readItem`) does, with the same message: the fast
+// paths of the codec are the same security boundary.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CborDecoder, encodeCbor } from '../../src-main/engine/cbor.js';
+import type { CborValue } from '../../src-shared/wal.js';
+import { CborDecoder, encodeCbor, SCALAR, WHOLE, type CborProjection } from '../../src-main/engine/cbor.js';
 
 type Verdict = { ok: true; end: number } | { ok: false; message: string };
 
-function verdict(bytes: Buffer, build: boolean): Verdict {
+/** A projection that walks into maps and arrays at every depth the fuzzed values reach. */
+const DEEP: CborProjection = { a: SCALAR, b: [{ a: WHOLE, c: SCALAR }], c: { b: SCALAR, k0: [SCALAR] }, k0: SCALAR, k1: { k0: SCALAR }, '': [[SCALAR]] };
+
+function verdict(bytes: Buffer, build: boolean | CborProjection): Verdict {
   const decoder = new CborDecoder(bytes);
   try {
-    if (build) decoder.readItem();
-    else decoder.skipItem();
+    if (build === true) decoder.readItem();
+    else if (build === false) decoder.skipItem();
+    else decoder.readProjected(build);
     return { ok: true, end: decoder.position };
   } catch (error) {
     return { ok: false, message: (error as Error).message };
   }
+}
+
+/** What `readProjected` should build of a value `readItem` built whole. */
+function projected(value: CborValue, projection: CborProjection): CborValue {
+  if (projection === WHOLE) return value;
+  const container = typeof value === 'object' && value !== null && !(value instanceof Uint8Array);
+  if (projection === SCALAR) return container ? null : value;
+  if (Array.isArray(projection)) return Array.isArray(value) ? value.map((item) => projected(item, projection[0] as CborProjection)) : null;
+  if (!container || Array.isArray(value)) return null;
+  const members = projection as Record<string, CborProjection>;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => Object.hasOwn(members, key)).map(([key, item]) => [key, projected(item, members[key]!)]));
 }
 
 const hex = (text: string) => Buffer.from(text, 'hex');
@@ -44,6 +61,8 @@ describe('validating without building agrees with building', () => {
     ['a map count beyond the body', hex('bb0000000100000000')],
   ])('on %s', (_name, bytes) => {
     expect(verdict(bytes, false)).toEqual(verdict(bytes, true));
+    expect(verdict(bytes, DEEP)).toEqual(verdict(bytes, true));
+    expect(verdict(bytes, { x: { p: SCALAR } })).toEqual(verdict(bytes, true));
   });
 
   it('on arbitrary bytes and on encoded values cut or flipped anywhere', () => {
@@ -63,17 +82,58 @@ describe('validating without building agrees with building', () => {
       fc.property(value, fc.nat(), fc.nat(255), (item, at, flip) => {
         const bytes = Buffer.from(encodeCbor(item));
         expect(verdict(bytes, false)).toEqual(verdict(bytes, true));
+        expect(verdict(bytes, DEEP)).toEqual(verdict(bytes, true));
         const flipped = Buffer.from(bytes);
         flipped[at % flipped.length]! ^= flip;
         expect(verdict(flipped, false)).toEqual(verdict(flipped, true));
+        expect(verdict(flipped, DEEP)).toEqual(verdict(flipped, true));
         const cut = bytes.subarray(0, at % bytes.length);
         expect(verdict(cut, false)).toEqual(verdict(cut, true));
+        expect(verdict(cut, DEEP)).toEqual(verdict(cut, true));
       }),
       { numRuns: 3_000 },
     );
     fc.assert(fc.property(fc.uint8Array({ minLength: 1, maxLength: 64 }), (raw) => {
       const bytes = Buffer.from(raw);
       expect(verdict(bytes, false)).toEqual(verdict(bytes, true));
+      expect(verdict(bytes, DEEP)).toEqual(verdict(bytes, true));
     }), { numRuns: 3_000 });
+  });
+});
+
+describe('building in part builds exactly the part projected', () => {
+  it('on values whose keys the projections name', () => {
+    const key = fc.constantFrom('a', 'b', 'c', '');
+    const value = fc.letrec((tie) => ({
+      item: fc.oneof(
+        { depthSize: 'small' },
+        fc.integer(),
+        fc.string({ maxLength: 8 }),
+        fc.uint8Array({ maxLength: 4 }),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('item'), { maxLength: 4 }),
+        fc.dictionary(key, tie('item'), { maxKeys: 4 }),
+      ),
+    })).item;
+    const projection = fc.letrec<{ p: CborProjection }>((tie) => ({
+      p: fc.oneof(
+        { depthSize: 'small' },
+        fc.constant<CborProjection>(SCALAR),
+        fc.constant<CborProjection>(WHOLE),
+        tie('p').map((inner): CborProjection => [inner]),
+        fc.dictionary(key, tie('p'), { maxKeys: 3 }),
+      ),
+    })).p;
+    fc.assert(
+      fc.property(value, projection, (item, shape) => {
+        const bytes = Buffer.from(encodeCbor(item));
+        const built = new CborDecoder(bytes).readItem();
+        const decoder = new CborDecoder(bytes);
+        expect(decoder.readProjected(shape)).toEqual(projected(built, shape));
+        expect(decoder.position).toBe(bytes.length);
+      }),
+      { numRuns: 3_000 },
+    );
   });
 });

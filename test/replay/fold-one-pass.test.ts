@@ -42,6 +42,12 @@ describe('the fold\'s one pass over each payload', () => {
     { name: 'invalid UTF-8 in a kept text', type: 'tool_dispatch_intent', payload: Buffer.concat([Buffer.of(0xa2), cbor('batch_id'), Buffer.of(0x62, 0xff, 0xfe), cbor('tool_call_id', 'c1')]) },
     { name: 'a tag inside a kept member', type: 'tool_dispatch_intent', payload: Buffer.concat([Buffer.of(0xa3), cbor('batch_id', 'b1', 'tool_call_id', 'c1', 'args'), Buffer.of(0xd8, 0x40, 0x41, 0x00)]) },
     { name: 'an item count past the end in the payload map itself', type: 'tool_batch_finished', payload: Buffer.concat([Buffer.of(0xb8, 0xff), cbor('batch_id', 'b1')]) },
+    { name: 'a duplicate key in the payload map itself', type: 'tool_batch_finished', payload: Buffer.concat([Buffer.of(0xa2), cbor('batch_id', 'b1', 'batch_id', 'b2')]) },
+    { name: 'a duplicate key in an unknown record type\'s payload', type: 'x_future_record', payload: Buffer.concat([Buffer.of(0xa2), cbor('k', 1, 'k', 2)]) },
+    { name: 'a duplicate member the fold does not build', type: 'model_attempt_finished', payload: Buffer.concat([Buffer.of(0xa3), cbor('step_id', 1, 'request_sha256', 'a', 'request_sha256', 'b')]) },
+    { name: 'a duplicate key inside args the fold does not build', type: 'tool_dispatch_intent', payload: Buffer.concat([Buffer.of(0xa3), cbor('batch_id', 'b1', 'tool_call_id', 'c1', 'args'), Buffer.of(0xa1), cbor('deep'), Buffer.of(0xa2), cbor('q', 1, 'q', 2)]) },
+    { name: 'invalid UTF-8 in a message text the fold does not build', type: 'model_step_finished', payload: Buffer.concat([Buffer.of(0xa2), cbor('step_id', 1, 'assistant_message'), Buffer.of(0xa2), cbor('role', 'assistant', 'content'), Buffer.of(0x81, 0xa2), cbor('type', 'text', 'text'), Buffer.of(0x62, 0xc3, 0x28)]) },
+    { name: 'a duplicate key in a tool_use block', type: 'model_step_finished', payload: Buffer.concat([Buffer.of(0xa2), cbor('step_id', 1, 'assistant_message'), Buffer.of(0xa1), cbor('content'), Buffer.of(0x81, 0xa3), cbor('type', 'tool_use', 'id', 'x', 'id', 'y')]) },
     { name: 'invalid UTF-8 in an output left on disk', type: 'tool_result', payload: Buffer.concat([Buffer.of(0xa3), cbor('batch_id', 'b1', 'tool_call_id', 'c1', 'output'), Buffer.of(0x78, LONG_OUTPUT_BYTES), Buffer.alloc(LONG_OUTPUT_BYTES - 1, 0x61), Buffer.of(0xff)]) },
   ];
   for (const { name, type, payload } of cases) {

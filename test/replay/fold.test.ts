@@ -256,7 +256,7 @@ describe('transcript', () => {
     const messages = renderTranscript(fold, payloadsOf(history));
     expect(messages).toEqual([
       user('go'),
-      fold.episodes[0]!.steps[0]!.assistant_message,
+      step(1, ['a'])[1]['assistant_message'],
       { role: 'tool', content: [{ type: 'tool_result', tool_use_id: 'a', output: 'ok', is_error: false }] },
       user('during the batch'),
       user('at the boundary'),

@@ -8,7 +8,7 @@ import { refusedRead } from '../../src-main/engine/reader.js';
 import { foldFrames } from '../../src-main/replay/fold.js';
 import { planResume } from '../../src-main/replay/plan.js';
 import { runSignal } from '../../src-main/replay/signals.js';
-import { OUTPUTS_UNREAD } from '../../src-main/replay/payloads.js';
+import { PAYLOADS_UNREAD } from '../../src-main/replay/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
 import { buildTimeline } from '../../src-main/services/timeline.js';
 
@@ -40,7 +40,7 @@ describe('a very long episode', () => {
     expect(episode.anomalies).toEqual([]);
     expect(episode.batches.every((batch) => batch.committable)).toBe(true);
 
-    const transcript = renderTranscript(fold, OUTPUTS_UNREAD);
+    const transcript = renderTranscript(fold, PAYLOADS_UNREAD);
     expect(transcript).toHaveLength(1 + 2 * STEPS);
     expect(checkProviderValid(transcript).valid).toBe(true);
 
@@ -52,6 +52,6 @@ describe('a very long episode', () => {
     );
     expect(text.split('\n').length).toBeGreaterThan(3 * STEPS);
 
-    expect(buildTimeline(fold, OUTPUTS_UNREAD).rows.length).toBeGreaterThan(2 * STEPS);
+    expect(buildTimeline(fold, PAYLOADS_UNREAD).rows.length).toBeGreaterThan(2 * STEPS);
   });
 });
