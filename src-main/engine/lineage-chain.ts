@@ -5,7 +5,7 @@
 import type { Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
 import { latestMember, readArchive, type ArchiveError, type ArchiveMember, type ArchiveScan } from './archive-reader.js';
 import { openMember } from './archive-member.js';
-import { CborDecoder, setOwn } from './cbor.js';
+import { CborDecoder, SCALAR, WHOLE, type CborProjection } from './cbor.js';
 import type { HistoryLineage } from '../../src-shared/ipc.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
 import { CounterFold, startCounters, type LineageCounters } from './lineage-counters.js';
@@ -62,8 +62,9 @@ export interface LineageRead extends LineageFactsValue {
 }
 
 /** The payload members the facts read: the lineage frame's parent and counters, a record's runner tags, a
- *  compaction notice's number, the stamps of the time span. */
-const FACT_MEMBERS = new Set(['parent_wal_id', 'next_tag', 'next_notice_seq', 'tags', 'notice_seq', 'ts_ms', 'created_ms']);
+ *  compaction notice's number, the stamps of the time span. The stamps are built whole: a `ts_ms` that is not a
+ *  number must hide `created_ms` as it does in a built payload, not read as null and let it through. */
+const FACT_MEMBERS: CborProjection = { parent_wal_id: SCALAR, next_tag: SCALAR, next_notice_seq: SCALAR, tags: WHOLE, notice_seq: SCALAR, ts_ms: WHOLE, created_ms: WHOLE };
 
 /** Gathers a lineage's facts frame by frame, so a tailer's append costs only its own frames. Every reader of a
  *  lineage's facts (the chain below, a retire's plan, the app's session read) gathers them here. */
@@ -105,17 +106,10 @@ export class LineageFacts {
   }
 }
 
-/** Builds only FACT_MEMBERS of a payload map the reader has validated; the other members are skipped. */
-function factMembers(payload_cbor: Buffer): Payload {
-  const decoder = new CborDecoder(payload_cbor);
-  const payload: Payload = {};
-  const count = decoder.readMapHead();
-  for (let index = 0; index < count; index++) {
-    const key = decoder.readKey();
-    if (FACT_MEMBERS.has(key)) setOwn(payload, key, decoder.readItem());
-    else decoder.skipItem();
-  }
-  return payload;
+/** Builds only FACT_MEMBERS of a payload map; the other members are validated and passed over. A map
+ *  projection builds a map or, for anything else, null. */
+function factMembers(payload_cbor: Buffer): Payload | null {
+  return new CborDecoder(payload_cbor).readProjected(FACT_MEMBERS) as Payload | null;
 }
 
 export function readLineage(read: (on_frame: (frame: ReadFrame, payload_cbor?: Buffer) => void) => ReadResult): LineageRead {

@@ -137,7 +137,11 @@ describe('the History panel from the session read', () => {
     tailer.refresh();
     expect(facts()).toEqual(ownFacts());
     expect(facts()).toMatchObject({ last_seq: own().read.last_seq, end: { next_tag: 8, next_notice_seq: 5 }, last_ms: 1_900_000_000_000 });
-    withSession(root, 's', (append) => append('steered', { input: [], tags: 2 }));
+    // Untrusted stamps: one that is not a number hides `created_ms` in the projection as in a built payload.
+    withSession(root, 's', (append) => {
+      append('steered', { input: [], tags: 2 });
+      append('steered', { input: [], ts_ms: [1], created_ms: 5 });
+    });
     tailer.refresh();
     expect(facts()).toEqual(ownFacts());
     expect(facts().end).toEqual({ next_tag: 8, next_notice_seq: 5 });
