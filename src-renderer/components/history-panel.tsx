@@ -21,7 +21,7 @@ export function HistoryPanel({ sessionKey, lastSeq, reading, readOnly }: { sessi
     <section className="panel history" aria-label="History" data-testid="history-panel">
       <h3>History</h3>
       <ArchiveBanner archive={data.archive} />
-      {data.live_reading && <p className="muted" data-testid="history-reading">The live lineage is still being read: its seq range, counters and time span are the read's so far{data.lineages.some((lineage) => lineage.where === 'live') ? '' : ' (its lineage frame is not read yet)'}.</p>}
+      {data.live_reading && <p className="muted" data-testid="history-reading">The live lineage is still being read: its seq range, counters and time span are the read's so far{data.lineages.some((lineage) => lineage.where === 'live') ? '' : ' (its lineage frame is not read yet)'}. Retiring is offered once it is read.</p>}
       <table>
         <thead>
           <tr><th>lineage</th><th>where</th><th>seq</th><th>time span</th><th>next tag</th><th>next notice</th></tr>
@@ -49,7 +49,8 @@ export function HistoryPanel({ sessionKey, lastSeq, reading, readOnly }: { sessi
         <p key={index} className="error" data-testid="history-problem" data-kind={problem.kind}>{problem.kind.replaceAll('_', ' ')}: {problem.message}</p>
       ))}
       <p className="muted">A sealed lineage opens read-only (click “sealed”), here or with <span className="mono">walscope serve SESSION_DIR@WAL_ID</span>.</p>
-      {!readOnly && <RetireActions sessionKey={sessionKey} />}
+      {/* As resume, cancel and seal: nothing is offered while the WAL is still read from its start. */}
+      {!readOnly && !data.live_reading && <RetireActions sessionKey={sessionKey} />}
     </section>
   );
 }

@@ -295,11 +295,18 @@ function Tabs({ detail, shown, onShow }: { detail: SessionDetail; shown: RowList
       {all.map((entry) => (
         <button key={entry.name} type="button" role="tab" id={`tab-${entry.name}`} aria-selected={shown === entry.name} aria-controls={`panel-${entry.name}`}
           tabIndex={shown === entry.name ? 0 : -1} onClick={() => onShow(entry.name)} data-testid={`tab-${entry.name}`}>
-          {entry.label}{entry.count !== null && <> <span className="tab-count">{entry.count.toLocaleString()}</span></>}
+          {entry.label}{entry.count !== null && <> <TabCount count={entry.count} reading={detail.summary.status === 'loading'} /></>}
         </button>
       ))}
     </div>
   );
+}
+
+/** A tab's row count; while the WAL is still read from its start it is the count so far (the timeline's is 0
+ *  until the read ends, however many rows the tail shows), and says so. */
+function TabCount({ count, reading }: { count: number; reading: boolean }) {
+  if (!reading) return <span className="tab-count">{count.toLocaleString()}</span>;
+  return <span className="tab-count" title="rows read so far: the WAL is still being read from its start" data-testid="tab-count-so-far">{count === 0 ? '…' : `${count.toLocaleString()}…`}</span>;
 }
 
 /** The check of the transcript, up front: is it what the next request would carry, and is that valid. */
