@@ -439,6 +439,9 @@ export interface SessionHistory {
   lineages: HistoryLineageView[];
   problems: { kind: 'counter_regression' | 'missing_parent' | 'archive_corruption' | 'member_damaged'; message: string }[];
   archive: ArchiveReport | null;
+  /** The session's first read is still under way: the live lineage's figures (last seq, counters, time span)
+   *  are the read's so far, and it is left out until the read reaches its lineage frame. */
+  live_reading: boolean;
 }
 
 /** What retiring the live lineage would write, or why it cannot be retired (an export, a live lease, …). */

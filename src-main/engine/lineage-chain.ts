@@ -2,9 +2,10 @@
 // archive as a sealed member (read in full) or a tombstone (counts only). A parent found nowhere after a
 // covering read is `missing`, never skipped; a successor starting its counters below its parent's is a
 // counter regression, reported and never repaired. Read-only, like every reader of the engine.
-import type { ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
+import type { Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
 import { latestMember, readArchive, type ArchiveError, type ArchiveMember, type ArchiveScan } from './archive-reader.js';
 import { openMember } from './archive-member.js';
+import { CborDecoder, SCALAR, WHOLE, type CborProjection } from './cbor.js';
 import type { HistoryLineage } from '../../src-shared/ipc.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
 import { CounterFold, startCounters, type LineageCounters } from './lineage-counters.js';
@@ -40,11 +41,13 @@ export interface HistoryOptions {
   /** Sees every frame of every sealed member read (with its payload), in the same one read: the app finds a
    *  retire's operator_action there. */
   on_member_frame?: (wal_id: string, frame: ReadFrame) => void;
+  /** The live lineage as the caller has read it already (the app's session model), so it is not read again;
+   *  null while the caller's read has not reached it (it is left out). Absent: it is read here. */
+  live_lineage?: LineageRead | null;
 }
 
-/** What reading one lineage tells the chain: its identity, parent, start counters, end counters, span. */
-interface LineageRead {
-  read: ReadResult;
+/** What a lineage's frames tell the chain: its parent, start counters, end counters, first seq and time span. */
+export interface LineageFactsValue {
   parent_wal_id: string | null;
   start: LineageCounters;
   end: LineageCounters;
@@ -53,33 +56,66 @@ interface LineageRead {
   last_ms: number | null;
 }
 
-export function readLineage(read: (on_frame: (frame: ReadFrame) => void) => ReadResult): LineageRead {
-  const counters = new CounterFold();
-  let first: ReadFrame | null = null;
-  let first_seq: number | null = null;
-  let first_ms: number | null = null;
-  let last_ms: number | null = null;
-  const result = read((frame) => {
-    if (first === null && frame.seq === 0) first = frame;
-    if (first_seq === null && frame.seq > 0) first_seq = frame.seq;
-    counters.push(frame);
+/** What reading one lineage tells the chain: the read (identity, last seq, refusal) and the facts of its frames. */
+export interface LineageRead extends LineageFactsValue {
+  read: ReadResult;
+}
+
+/** The payload members the facts read: the lineage frame's parent and counters, a record's runner tags, a
+ *  compaction notice's number, the stamps of the time span. The stamps are built whole: a `ts_ms` that is not a
+ *  number must hide `created_ms` as it does in a built payload, not read as null and let it through. */
+const FACT_MEMBERS: CborProjection = { parent_wal_id: SCALAR, next_tag: SCALAR, next_notice_seq: SCALAR, tags: WHOLE, notice_seq: SCALAR, ts_ms: WHOLE, created_ms: WHOLE };
+
+/** Gathers a lineage's facts frame by frame, so a tailer's append costs only its own frames. Every reader of a
+ *  lineage's facts (the chain below, a retire's plan, the app's session read) gathers them here. */
+export class LineageFacts {
+  private readonly counters = new CounterFold();
+  private lineage_seen = false;
+  private lineage: Payload | null = null;
+  private first_seq: number | null = null;
+  private first_ms: number | null = null;
+  private last_ms: number | null = null;
+
+  /** `payload_cbor` (the payload map's validated CBOR) is read when the frame's payload was not built, and then
+   *  only for FACT_MEMBERS: a tool output of megabytes is passed over, never built. */
+  push(frame: ReadFrame, payload_cbor?: Buffer): void {
+    const payload = frame.payload ?? (payload_cbor === undefined ? null : factMembers(payload_cbor));
+    if (!this.lineage_seen && frame.seq === 0) {
+      this.lineage_seen = true;
+      this.lineage = payload;
+    }
+    if (this.first_seq === null && frame.seq > 0) this.first_seq = frame.seq;
+    this.counters.push(frame, payload);
     // The time span: the earliest and latest stamp any frame carries (lineage created_ms, record ts_ms).
-    const stamp = frame.payload?.['ts_ms'] ?? frame.payload?.['created_ms'];
+    const stamp = payload?.['ts_ms'] ?? payload?.['created_ms'];
     if (typeof stamp !== 'number') return;
-    first_ms = Math.min(first_ms ?? stamp, stamp);
-    last_ms = Math.max(last_ms ?? stamp, stamp);
-  });
-  const lineage = (first as ReadFrame | null)?.payload ?? null;
-  const parent = lineage?.['parent_wal_id'];
-  return {
-    read: result,
-    parent_wal_id: parent instanceof Uint8Array ? hex(parent) : null,
-    start: startCounters(lineage),
-    end: counters.value,
-    first_seq,
-    first_ms,
-    last_ms,
-  };
+    this.first_ms = Math.min(this.first_ms ?? stamp, stamp);
+    this.last_ms = Math.max(this.last_ms ?? stamp, stamp);
+  }
+
+  get value(): LineageFactsValue {
+    const parent = this.lineage?.['parent_wal_id'];
+    return {
+      parent_wal_id: parent instanceof Uint8Array ? hex(parent) : null,
+      start: startCounters(this.lineage),
+      end: this.counters.value,
+      first_seq: this.first_seq,
+      first_ms: this.first_ms,
+      last_ms: this.last_ms,
+    };
+  }
+}
+
+/** Builds only FACT_MEMBERS of a payload map; the other members are validated and passed over. A map
+ *  projection builds a map or, for anything else, null. */
+function factMembers(payload_cbor: Buffer): Payload | null {
+  return new CborDecoder(payload_cbor).readProjected(FACT_MEMBERS) as Payload | null;
+}
+
+export function readLineage(read: (on_frame: (frame: ReadFrame, payload_cbor?: Buffer) => void) => ReadResult): LineageRead {
+  const facts = new LineageFacts();
+  const result = read((frame, payload_cbor) => facts.push(frame, payload_cbor));
+  return { read: result, ...facts.value };
 }
 
 export function readHistory(session_dir: string, options: HistoryOptions = {}): SessionHistory {
@@ -88,10 +124,12 @@ export function readHistory(session_dir: string, options: HistoryOptions = {}): 
   const problems: LineageProblem[] = [];
   if (archive.error !== null) problems.push(archiveProblem(archive.error));
   const lineages: LineageEntry[] = [];
-  const live = readLineage((on_frame) => readWal(walPath(session_dir), { io, floor_features: options.floor_features, live: options.live, on_frame }));
+  const live = options.live_lineage !== undefined
+    ? options.live_lineage
+    : readLineage((on_frame) => readWal(walPath(session_dir), { io, with_payload: false, floor_features: options.floor_features, live: options.live, on_frame }));
   const listed = new Set<string>();
   let child: { wal_id: string; start: LineageCounters; parent_wal_id: string | null } | null = null;
-  if (live.read.wal_id !== null) {
+  if (live !== null && live.read.wal_id !== null) {
     const wal_id = hex(live.read.wal_id);
     lineages.push(liveEntry(wal_id, live));
     listed.add(wal_id);
@@ -121,7 +159,7 @@ export function readHistory(session_dir: string, options: HistoryOptions = {}): 
     listed.add(wal_id);
     lineages.push(memberLineage(session_dir, member, io, options, problems).entry);
   }
-  return { lineages, problems, archive, live_error: live.read.error };
+  return { lineages, problems, archive, live_error: live?.read.error ?? null };
 }
 
 export type LineageLookup =

@@ -1,7 +1,7 @@
 // The counters a session carries across lineages (wal-format §11): `next_tag` (runner tags, runner-tags/v1,
 // never reuse a number at one address) and `next_notice_seq` (compaction notices are numbered per session).
 // A lineage's own start values come from its lineage frames; what it used comes from its records.
-import type { CborValue, ReadFrame } from '../../src-shared/wal.js';
+import type { CborValue, Payload, ReadFrame } from '../../src-shared/wal.js';
 
 export interface LineageCounters {
   next_tag: number;
@@ -19,12 +19,13 @@ export function highestTag(value: CborValue | undefined): number {
   return value.reduce<number>((highest, item) => Math.max(highest, highestTag(item)), 0);
 }
 
-/** Folds frames (payloads built) into the counters a successor must carry on from. */
+/** Folds frames into the counters a successor must carry on from. */
 export class CounterFold {
   private counters: LineageCounters = { ...COUNTERS_START };
 
-  push(frame: ReadFrame): void {
-    const payload = frame.payload;
+  /** `payload`: the frame's payload, or as much of it as the counters read (`next_tag`, `next_notice_seq`,
+   *  `tags`, `notice_seq`). */
+  push(frame: Pick<ReadFrame, 'seq' | 'type'>, payload: Payload | null): void {
     if (payload === null) return;
     if (frame.seq === 0) {
       this.raise(uint(payload['next_tag']), uint(payload['next_notice_seq']));

@@ -9,7 +9,7 @@ import { readFloor } from '../engine/feature-floor.js';
 import { extractSealedLineage } from '../engine/archive-member.js';
 import { resolveTargets, type WalTarget } from '../engine/inspect.js';
 import { probeLease } from '../engine/lease.js';
-import { readHistory } from '../engine/lineage-chain.js';
+import { readHistory, type LineageRead } from '../engine/lineage-chain.js';
 import { previewRetire, retireLineage } from '../engine/retire.js';
 import { walPath } from '../engine/state-root.js';
 import { auditProblem, osUser } from '../replay/actions.js';
@@ -17,10 +17,17 @@ import { RecoveryLog } from '../replay/recoveries.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
 
-export function historyOf(target: WalTarget): SessionHistory {
+/** The session model's read of the live lineage: complete, or (`reading`) its first read is still under way. */
+export interface LiveLineage {
+  lineage: LineageRead | null;
+  reading: boolean;
+}
+
+/** With `live_read`, the live lineage is taken from it, not read again (a 1 GiB WAL took seconds, and the worker
+ *  answered nothing meanwhile); without it, it is read here. */
+export function historyOf(target: WalTarget, live_read?: LiveLineage): SessionHistory {
   const dir = target.session_dir;
-  if (dir === null || target.member !== undefined || target.wal_path !== walPath(dir)) return { lineages: [], problems: [], archive: null };
-  const live = target.root !== null && probeLease(dir).state === 'live';
+  if (dir === null || target.member !== undefined || target.wal_path !== walPath(dir)) return { lineages: [], problems: [], archive: null, live_reading: false };
   // Each sealed member's operator_action records, in the one read of its content the chain makes anyway.
   const logs = new Map<string, RecoveryLog>();
   const on_member_frame = (wal_id: string, frame: ReadFrame) => {
@@ -29,7 +36,12 @@ export function historyOf(target: WalTarget): SessionHistory {
     logs.set(wal_id, log);
     log.push({ seq: frame.seq, type: frame.type, fence: frame.fence, payload: frame.payload === null ? null : toJsonValue(frame.payload) });
   };
-  const history = readHistory(dir, { floor_features: target.root === null ? [] : readFloor(target.root), live, on_member_frame });
+  const history = readHistory(dir, {
+    floor_features: target.root === null ? [] : readFloor(target.root),
+    on_member_frame,
+    // Only a read made here needs the lease: the model's read probed it already.
+    ...(live_read === undefined ? { live: target.root !== null && probeLease(dir).state === 'live' } : { live_lineage: live_read.lineage }),
+  });
   const scan = history.archive;
   const archive = scan.present || scan.index !== 'missing'
     ? {
@@ -44,6 +56,7 @@ export function historyOf(target: WalTarget): SessionHistory {
     lineages: history.lineages.map(({ offset: _offset, ...lineage }) => ({ ...lineage, retired_by: retiredBy(lineage.where === 'sealed' ? logs.get(lineage.wal_id) : undefined) })),
     problems: history.problems.map((problem) => ({ kind: problem.kind, message: problem.message })),
     archive,
+    live_reading: live_read?.reading ?? false,
   };
 }
 

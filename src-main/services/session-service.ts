@@ -425,8 +425,14 @@ export class SessionService implements WalscopeApi {
     return this.model(key).search(list, query);
   }
 
+  /** The live lineage as the session's own read has it (never read again here): while a big session's first
+   *  read is under way, the history answers at once with the read so far, marked as such. */
   async getHistory(key: string): Promise<SessionHistory> {
-    return historyOf(this.model(key).target);
+    const model = this.model(key);
+    const lineage = model.tailer.lineage;
+    // A read that failed keeps no read: the history reads the live lineage itself, and shows its refusal.
+    if (lineage === null && model.is_resident) return historyOf(model.target);
+    return historyOf(model.target, { lineage, reading: !model.is_resident });
   }
 
   async previewRetire(key: string, reason: 'sealed' | 'deleted'): Promise<RetirePreview> {

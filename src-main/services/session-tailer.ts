@@ -8,6 +8,7 @@ import type { ReadFrame } from '../../src-shared/wal.js';
 import { readTarget, type WalTarget } from '../engine/inspect.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import { FRAME_DIGEST_BYTES } from '../engine/limits.js';
+import { LineageFacts, type LineageRead } from '../engine/lineage-chain.js';
 import type { ReadCheckpoint, ReadResult } from '../engine/reader.js';
 import { SessionFolder } from '../replay/fold.js';
 import { RecordIndex } from './record-index.js';
@@ -38,6 +39,8 @@ interface FileMark {
 export class SessionTailer {
   private folder = new SessionFolder();
   private index_ = new RecordIndex();
+  /** The lineage's facts for the History panel, gathered in this one read: getHistory does not read it again. */
+  private lineage_facts = new LineageFacts();
   private checkpoint: ReadCheckpoint | null = null;
   private mark: FileMark | null = null;
   private last: ReadResult | null = null;
@@ -61,6 +64,11 @@ export class SessionTailer {
   /** The last read's outcome: integrity, counts, checkpoint. null before the first refresh. */
   get read(): ReadResult | null {
     return this.last;
+  }
+
+  /** The live lineage as read so far (all of it once the read is complete); null before the first refresh. */
+  get lineage(): LineageRead | null {
+    return this.last === null ? null : { read: this.last, ...this.lineage_facts.value };
   }
 
   get bytes_read(): number {
@@ -101,6 +109,7 @@ export class SessionTailer {
     const on_frame = (frame: ReadFrame, payload_cbor: Buffer, kept?: unknown): void => {
       this.folder.push(frame, payload_cbor, kept);
       this.index_.push(frame);
+      this.lineage_facts.push(frame, payload_cbor);
       if (on_progress !== undefined && frame.offset >= next_report) {
         next_report = frame.offset + PROGRESS_STEP_BYTES;
         on_progress({ done_bytes: frame.offset, total_bytes });
@@ -136,6 +145,7 @@ export class SessionTailer {
   private reset(): void {
     this.folder = new SessionFolder();
     this.index_ = new RecordIndex();
+    this.lineage_facts = new LineageFacts();
     this.checkpoint = null;
     this.mark = null;
     this.fold_cache = null;

@@ -8,10 +8,11 @@ import { api } from '../api/api.js';
 import { keys } from '../queries.js';
 import { formatTime } from './format.js';
 
-export function HistoryPanel({ sessionKey, lastSeq, readOnly }: { sessionKey: string; lastSeq: number; readOnly: boolean }) {
-  // The live lineage grows; the query refetches when the session's last seq moves. The last answer stays shown
-  // meanwhile: a retire moves the last seq, and unmounting the panel then would drop the retire's result.
-  const history = useQuery({ queryKey: ['history', sessionKey, lastSeq], queryFn: () => api.getHistory(sessionKey), placeholderData: keepPreviousData });
+export function HistoryPanel({ sessionKey, lastSeq, reading, readOnly }: { sessionKey: string; lastSeq: number; reading: boolean; readOnly: boolean }) {
+  // The live lineage grows; the query refetches when the session's last seq moves, and when its first read
+  // completes (the live lineage is the read's so far until then). The last answer stays shown meanwhile: a
+  // retire moves the last seq, and unmounting the panel then would drop the retire's result.
+  const history = useQuery({ queryKey: ['history', sessionKey, lastSeq, reading], queryFn: () => api.getHistory(sessionKey), placeholderData: keepPreviousData });
   if (history.error) return <p className="error" data-testid="history-error">{history.error.message}</p>;
   const data = history.data;
   if (data === undefined) return null;
@@ -20,6 +21,7 @@ export function HistoryPanel({ sessionKey, lastSeq, readOnly }: { sessionKey: st
     <section className="panel history" aria-label="History" data-testid="history-panel">
       <h3>History</h3>
       <ArchiveBanner archive={data.archive} />
+      {data.live_reading && <p className="muted" data-testid="history-reading">The live lineage is still being read: its seq range, counters and time span are the read's so far{data.lineages.some((lineage) => lineage.where === 'live') ? '' : ' (its lineage frame is not read yet)'}. Retiring is offered once it is read.</p>}
       <table>
         <thead>
           <tr><th>lineage</th><th>where</th><th>seq</th><th>time span</th><th>next tag</th><th>next notice</th></tr>
@@ -47,7 +49,8 @@ export function HistoryPanel({ sessionKey, lastSeq, readOnly }: { sessionKey: st
         <p key={index} className="error" data-testid="history-problem" data-kind={problem.kind}>{problem.kind.replaceAll('_', ' ')}: {problem.message}</p>
       ))}
       <p className="muted">A sealed lineage opens read-only (click “sealed”), here or with <span className="mono">walscope serve SESSION_DIR@WAL_ID</span>.</p>
-      {!readOnly && <RetireActions sessionKey={sessionKey} />}
+      {/* As resume, cancel and seal: nothing is offered while the WAL is still read from its start. */}
+      {!readOnly && !data.live_reading && <RetireActions sessionKey={sessionKey} />}
     </section>
   );
 }

@@ -249,7 +249,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
           {open && current !== null && tab === 'transcript' && rowAt(current) !== undefined && <TranscriptMessage row={rowAt(current) as TranscriptRow} />}
           <EpisodeWaterfall sessionKey={key} detail={detail} episode={tab === 'timeline' && current !== null ? episodeOf(rowAt(current)) : null} />
           <RecoveryPanel detail={detail} />
-          <HistoryPanel sessionKey={key} lastSeq={detail.summary.last_seq} readOnly={detail.read_only} />
+          <HistoryPanel sessionKey={key} lastSeq={detail.summary.last_seq} reading={reading} readOnly={detail.read_only} />
           {detail.read_only && <p className="muted" data-testid="no-actions">This export is read-only: no recovery action is offered.</p>}
           <RecoveryHistory entries={detail.summary.recoveries} />
           <QueuePanel detail={detail} />
@@ -295,11 +295,18 @@ function Tabs({ detail, shown, onShow }: { detail: SessionDetail; shown: RowList
       {all.map((entry) => (
         <button key={entry.name} type="button" role="tab" id={`tab-${entry.name}`} aria-selected={shown === entry.name} aria-controls={`panel-${entry.name}`}
           tabIndex={shown === entry.name ? 0 : -1} onClick={() => onShow(entry.name)} data-testid={`tab-${entry.name}`}>
-          {entry.label}{entry.count !== null && <> <span className="tab-count">{entry.count.toLocaleString()}</span></>}
+          {entry.label}{entry.count !== null && <> <TabCount count={entry.count} reading={detail.summary.status === 'loading'} /></>}
         </button>
       ))}
     </div>
   );
+}
+
+/** A tab's row count; while the WAL is still read from its start it is the count so far (the timeline's is 0
+ *  until the read ends, however many rows the tail shows), and says so. */
+function TabCount({ count, reading }: { count: number; reading: boolean }) {
+  if (!reading) return <span className="tab-count">{count.toLocaleString()}</span>;
+  return <span className="tab-count" title="rows read so far: the WAL is still being read from its start" data-testid="tab-count-so-far">{count === 0 ? '…' : `${count.toLocaleString()}…`}</span>;
 }
 
 /** The check of the transcript, up front: is it what the next request would carry, and is that valid. */

@@ -72,7 +72,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     locateSeq: (_key, seq) => Promise.resolve(seq >= 1 && seq <= rows_total ? seq - 1 : null),
     search: (_key, list, query) => Promise.resolve({ list, query, rows: [], truncated: false, complete: true }),
     previewAction: refused,
-    getHistory: async () => ({ lineages: [], problems: [], archive: null }),
+    getHistory: async () => ({ lineages: [], problems: [], archive: null, live_reading: false }),
     previewRetire: refused,
     runRetire: refused,
     runAction: refused,

@@ -1,0 +1,149 @@
+// The History panel's live lineage comes from the session model's one read, never from a second read of the
+// live WAL (a 1 GiB one took seconds, and the worker answered nothing meanwhile): counted in bytes of the WAL
+// read during getHistory. What the model gathers equals what `walscope lineages` reads itself, and follows
+// appends.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { WalscopeEvent } from '../../src-shared/ipc.js';
+import { buildDemoRoot } from '../../src-main/demo/build.js';
+import { DEMO_SESSIONS } from '../../src-main/demo/sessions.js';
+import { resolveTargets } from '../../src-main/engine/inspect.js';
+import { readLineage } from '../../src-main/engine/lineage-chain.js';
+import { readWal } from '../../src-main/engine/reader.js';
+import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
+import { steppedClock } from '../../src-main/runtime/clock.js';
+import { historyOf } from '../../src-main/services/history.js';
+import { READ_SLICE_BYTES, SessionService } from '../../src-main/services/session-service.js';
+import { SessionTailer } from '../../src-main/services/session-tailer.js';
+import { longTailOutputBytes, writeSessionWal } from '../../scripts/bench-data.js';
+import { useTempDirs } from '../helpers/temp.js';
+import { withSession, writeFinished } from './wal-fixture.js';
+
+const tempDir = useTempDirs('walscope-history-read-');
+const TEST_MS_MAX = 120_000;
+
+const services: SessionService[] = [];
+afterEach(async () => {
+  for (const service of services.splice(0)) await service.close();
+});
+
+async function open(root: string): Promise<SessionService> {
+  const service = await SessionService.open(root, { watch: false, cache: false });
+  services.push(service);
+  return service;
+}
+
+/** Runs `work`, counting the bytes read from the file `wal` meanwhile (every read of the engine goes through
+ *  fs.readSync). */
+async function walBytesReadDuring<T>(wal: string, work: () => Promise<T>): Promise<{ value: T; bytes: number }> {
+  const inode = fs.statSync(wal).ino;
+  const original = fs.readSync;
+  let bytes = 0;
+  fs.readSync = ((...args: Parameters<typeof fs.readSync>) => {
+    const count = original(...args);
+    if (fs.fstatSync(args[0]).ino === inode) bytes += count;
+    return count;
+  }) as typeof fs.readSync;
+  try {
+    return { value: await work(), bytes };
+  } finally {
+    fs.readSync = original;
+  }
+}
+
+describe('the History panel from the session read', () => {
+  it('answers at once while a big session is read, without reading its WAL, and is complete once it is read', async () => {
+    const root = tempDir();
+    const wal = walPath(sessionDir(root, 's'));
+    writeSessionWal(wal, { seed: 95, size_bytes_target: 3 * READ_SLICE_BYTES, outputBytes: longTailOutputBytes });
+    const full = readWal(wal, { with_payload: false });
+    const service = await open(root);
+    // Mid-read: after the first slice, before the next (the slices are macrotasks; this runs between them).
+    const sliced = new Promise<void>((resolve) => {
+      const stop = service.subscribe((event: WalscopeEvent) => {
+        if (event.type !== 'progress' || event.progress.finished || event.progress.done_bytes === 0) return;
+        stop();
+        resolve();
+      });
+    });
+    // Opened as the session view opens it: its tail found from the end, then its read from the start begins.
+    await service.getTail('s');
+    const before = await walBytesReadDuring(wal, () => service.getHistory('s'));
+    expect(before.bytes).toBe(0);
+    expect(before.value.live_reading).toBe(true);
+    expect(before.value.lineages).toEqual([]);
+    await sliced;
+    const midway = await walBytesReadDuring(wal, () => service.getHistory('s'));
+    expect(midway.bytes).toBe(0);
+    expect(midway.value.live_reading).toBe(true);
+    const live = midway.value.lineages.find((lineage) => lineage.where === 'live')!;
+    const so_far = (await service.getSession('s')).summary;
+    expect(so_far.status).toBe('loading');
+    expect(live.last_seq).toBe(so_far.last_seq);
+    expect(live.last_seq).toBeLessThan(full.last_seq);
+    await service.whenRead();
+    const read = await walBytesReadDuring(wal, () => service.getHistory('s'));
+    expect(read.bytes).toBe(0);
+    expect(read.value).toEqual({ ...historyOf(resolveTargets(sessionDir(root, 's'))[0]!), live_reading: false });
+    expect(read.value.lineages[0]).toMatchObject({ where: 'live', last_seq: full.last_seq });
+  }, TEST_MS_MAX);
+
+  it('equals the history read on its own for every demo session (lineages, retires, tags, notices, problems)', async () => {
+    const root = path.join(tempDir(), 'root');
+    buildDemoRoot(root, steppedClock(1_750_000_000_000));
+    const service = await open(root);
+    await service.whenRead();
+    let chains = 0;
+    for (const key of Object.keys(DEMO_SESSIONS)) {
+      const dir = sessionDir(root, key);
+      const own = historyOf(resolveTargets(dir)[0]!);
+      // Opened (read, if the background read released it) before the count: only getHistory's reads count.
+      await service.getSession(key);
+      const { value, bytes } = await walBytesReadDuring(walPath(dir), () => service.getHistory(key));
+      expect(bytes, key).toBe(0);
+      expect(value, key).toEqual(own);
+      if (own.lineages.length > 1) chains++;
+    }
+    // The demo's histories are in the comparison: sealed with a retire's audit, deleted, carried counters.
+    const history = await service.getHistory('history');
+    expect(chains).toBeGreaterThan(2);
+    expect(history.lineages.map((lineage) => lineage.where)).toEqual(['live', 'deleted', 'sealed']);
+    expect(history.lineages[0]!.next_tag).toBeGreaterThan(1);
+    expect(history.lineages[0]!.next_notice_seq).toBeGreaterThan(1);
+  }, TEST_MS_MAX);
+
+  it('follows appends: the live lineage\'s last seq, runner tags, notice numbers and time span', () => {
+    const root = tempDir();
+    writeFinished(root, 's');
+    const dir = sessionDir(root, 's');
+    const tailer = new SessionTailer(resolveTargets(dir)[0]!);
+    tailer.refresh();
+    const own = () => readLineage((on_frame) => readWal(walPath(dir), { on_frame }));
+    const facts = () => {
+      const { read, ...rest } = tailer.lineage!;
+      return { last_seq: read.last_seq, ...rest };
+    };
+    const ownFacts = () => {
+      const { read, ...rest } = own();
+      return { last_seq: read.last_seq, ...rest };
+    };
+    expect(facts()).toEqual(ownFacts());
+    expect(facts().end).toEqual({ next_tag: 1, next_notice_seq: 1 });
+    withSession(root, 's', (append) => {
+      append('steered', { input: [], tags: [[3, 7], [5]], ts_ms: 1_900_000_000_000 });
+      append('compaction_notice', { step_id: 1, notice_seq: 4, headers: [] });
+    });
+    tailer.refresh();
+    expect(facts()).toEqual(ownFacts());
+    expect(facts()).toMatchObject({ last_seq: own().read.last_seq, end: { next_tag: 8, next_notice_seq: 5 }, last_ms: 1_900_000_000_000 });
+    // Untrusted stamps: one that is not a number hides `created_ms` in the projection as in a built payload.
+    withSession(root, 's', (append) => {
+      append('steered', { input: [], tags: 2 });
+      append('steered', { input: [], ts_ms: [1], created_ms: 5 });
+    });
+    tailer.refresh();
+    expect(facts()).toEqual(ownFacts());
+    expect(facts().end).toEqual({ next_tag: 8, next_notice_seq: 5 });
+  });
+});
