@@ -299,7 +299,6 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   'live-1m': async () => (liveHeading(), await benchLive1m()),
 };
 
-/** The app's section of `npm run bench`. */
 /** The sections `npm run bench` runs: `live` is the three live ones, which also run alone by name. */
 const DEFAULT_SECTIONS = ['root', 'big', 'live'];
 
