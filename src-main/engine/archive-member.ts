@@ -7,10 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ReadFrame } from '../../src-shared/wal.js';
 import { archivePath } from './archive-format.js';
-import { latestMember, readArchive, readAt, type ArchiveMember } from './archive-reader.js';
+import { latestMember, readArchive, type ArchiveMember } from './archive-reader.js';
 import { describe } from './errors.js';
 import type { FileIO, FileStat } from './file-io.js';
-import { nodeFileIO, writeFully } from './file-io.js';
+import { nodeFileIO, readAt, writeFully } from './file-io.js';
 import { READ_CHUNK_BYTES } from './limits.js';
 import { hex, readWal, type ReadResult } from './reader.js';
 

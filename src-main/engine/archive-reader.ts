@@ -18,7 +18,7 @@ import {
   type MemberHeader,
 } from './archive-format.js';
 import { describe } from './errors.js';
-import { nodeFileIO, type FileIO } from './file-io.js';
+import { nodeFileIO, readAt, type FileIO } from './file-io.js';
 import { checkFrameAt, checkHeader } from './frame-codec.js';
 import { FRAME_BYTES_MAX, FRAME_HEADER_BYTES, FRAME_MAGIC, READ_CHUNK_BYTES, TAIL_SCAN_CANDIDATES_MAX, TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX } from './limits.js';
 import { hex } from './reader.js';
@@ -218,17 +218,6 @@ function readIndex(io: FileIO, file: string): IndexRead {
   } finally {
     io.close(fd);
   }
-}
-
-export function readAt(io: FileIO, fd: number, position: number, length: number): Buffer {
-  const buffer = Buffer.allocUnsafe(length);
-  let filled = 0;
-  while (filled < length) {
-    const count = io.read(fd, buffer, filled, length - filled, position + filled);
-    if (count === 0) throw new Error(`file ended at ${position + filled} while reading ${length} bytes at ${position}`);
-    filled += count;
-  }
-  return buffer;
 }
 
 type HeaderRead = { kind: 'member'; member: ArchiveMember } | { kind: 'damaged'; reason: DamageReason } | { kind: 'refused'; error: ArchiveError };

@@ -13,8 +13,8 @@ import {
   type ArchiveIndex,
   type MemberHeader,
 } from './archive-format.js';
-import { readAt, type ArchiveMember, type ArchiveScan } from './archive-reader.js';
-import { writeFully, type FileIO } from './file-io.js';
+import type { ArchiveMember, ArchiveScan } from './archive-reader.js';
+import { readAt, writeFully, type FileIO } from './file-io.js';
 import { READ_CHUNK_BYTES } from './limits.js';
 
 /** The temporary name a new index is written under before its rename. */

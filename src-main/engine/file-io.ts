@@ -157,3 +157,16 @@ export function writeFully(io: FileIO, fd: number, buffer: Uint8Array, position:
     written += count;
   }
 }
+
+/** `length` bytes at `position`, looping over short reads; throws when the file ends before them (it shrank, or
+ *  the caller's size was wrong). */
+export function readAt(io: FileIO, fd: number, position: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const count = io.read(fd, buffer, filled, length - filled, position + filled);
+    if (count === 0) throw new Error(`file ended at ${position + filled} while reading ${length} bytes at ${position}`);
+    filled += count;
+  }
+  return buffer;
+}

@@ -9,7 +9,7 @@
 // unverified too, so nothing found here is ever planned from or acted on.
 import type { DamageReason, DigestAlgorithmName, ReadFrame } from '../../src-shared/wal.js';
 import { checkFrameAt, checkHeader, decodeBody } from './frame-codec.js';
-import { nodeFileIO, type FileIO } from './file-io.js';
+import { nodeFileIO, readAt, type FileIO } from './file-io.js';
 import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, FRAME_MAGIC, MIB, TAIL_SCAN_CANDIDATES_MAX, TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX } from './limits.js';
 
 /** Bytes read from the end at most: the last episode of a busy session fits (its outputs are long-tailed but
@@ -61,22 +61,11 @@ export function findLastFrames(path: string, options: LastFramesOptions = {}): L
   try {
     const size_bytes = io.fstat(fd).size_bytes;
     const window_offset = Math.max(0, size_bytes - Math.min(options.window_bytes ?? TAIL_WINDOW_BYTES_MAX, TAIL_WINDOW_BYTES_MAX));
-    const buffer = readWindow(io, fd, window_offset, size_bytes - window_offset);
+    const buffer = readAt(io, fd, window_offset, size_bytes - window_offset);
     return new FrameChain(buffer, window_offset, size_bytes).scan(Math.min(options.frames_max ?? TAIL_FRAMES_MAX, TAIL_FRAMES_MAX));
   } finally {
     io.close(fd);
   }
-}
-
-function readWindow(io: FileIO, fd: number, offset: number, length: number): Buffer {
-  const buffer = Buffer.allocUnsafe(length);
-  let filled = 0;
-  while (filled < length) {
-    const count = io.read(fd, buffer, filled, length - filled, offset + filled);
-    if (count === 0) throw new Error(`file shrank while its tail was read: ended at ${offset + filled}, expected ${offset + length}`);
-    filled += count;
-  }
-  return buffer;
 }
 
 interface Candidate {

@@ -19,8 +19,6 @@ import { replayedCounts } from './transcript.js';
 
 type Group = { type: string; payload: JsonPayload }[];
 
-/** The contract's resume (§4): finalize a natural end, close out indeterminate calls, finish a cancel or a
- *  close-out a crash cut short, keep waiting on held calls, or leave the run to a runtime. */
 export type OperatorPlanKind = 'resume' | 'cancel' | 'seal';
 
 /** Plans made from a fold snapshot, per kind: the session view shows the resume plan and offers every kind's
@@ -33,6 +31,8 @@ export function planFor(fold: SessionFold, kind: OperatorPlanKind): RecoveryPlan
   return (made[kind] ??= PLANNERS[kind](fold));
 }
 
+/** The contract's resume (§4): finalize a natural end, close out indeterminate calls, finish a cancel or a
+ *  close-out a crash cut short, keep waiting on held calls, or leave the run to a runtime. */
 export function planResume(fold: SessionFold): RecoveryPlan {
   const episode = fold.episodes.at(-1);
   if (episode === undefined) return emptyPlan(fold, 'resume', null, 'the session has no episode: nothing to resume');

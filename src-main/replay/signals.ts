@@ -106,7 +106,6 @@ function countErrorResults(fold: SessionFold): number {
   return count;
 }
 
-
 /** The word an episode gets in a listing: its fold state, except that the last episode of a cut WAL or of an
  *  export is not "running" (nothing is running it, or what followed is lost). */
 export function episodeWord(episode: EpisodeFold, signal: RunSignal, last_episode: number): string {
