@@ -2,7 +2,7 @@
 // terminal, nothing is duplicated, no record names a call the batch did not plan, and the batch matches its
 // step's tool calls in source order. Violations are anomalies with the seqs involved; nothing here throws,
 // because an inspector must show a damaged session, not refuse to look at it.
-import type { Anomaly, AnomalyKind, BatchFold, EpisodeFold } from '../../src-shared/replay.js';
+import type { Anomaly, AnomalyKind, BatchFold, EpisodeFold, StepFold } from '../../src-shared/replay.js';
 import { EpisodeIndex } from './episode-index.js';
 
 export function anomaly(
@@ -23,11 +23,24 @@ export function checkEpisode(episode: EpisodeFold): { anomalies: Anomaly[]; comm
   const index = EpisodeIndex.of(episode);
   const named = new Set(episode.anomalies.map((entry) => entry.batch_id));
   for (const batch of episode.batches) {
-    const own = [...callAnomalies(batch), ...stepAnomalies(index, batch)];
-    committable.push(own.length === 0 && !named.has(batch.batch_id) && batch.calls.every((call) => call.terminals.length === 1));
-    for (const entry of [...own, ...commitAnomalies(index, batch)]) found.push(entry);
+    const own = ownAnomalies(index, batch);
+    committable.push(own.anomalies.length === 0 && !named.has(batch.batch_id) && own.one_terminal_each);
+    for (const entry of [...own.anomalies, ...commitAnomalies(index, batch)]) found.push(entry);
   }
   return { anomalies: found, committable };
+}
+
+/** A batch's own anomalies, kept per batch and step: a live episode's snapshots share every batch and step no
+ *  frame touched, so an append checks the batches it changed, not the episode's. */
+const own_checked = new WeakMap<BatchFold, { step: StepFold | undefined; anomalies: Anomaly[]; one_terminal_each: boolean }>();
+
+function ownAnomalies(index: EpisodeIndex, batch: BatchFold): { anomalies: Anomaly[]; one_terminal_each: boolean } {
+  const step = index.step(batch.step_id);
+  const kept = own_checked.get(batch);
+  if (kept !== undefined && kept.step === step) return kept;
+  const checked = { step, anomalies: [...callAnomalies(batch), ...stepAnomalies(step, batch)], one_terminal_each: batch.calls.every((call) => call.terminals.length === 1) };
+  own_checked.set(batch, checked);
+  return checked;
 }
 
 function callAnomalies(batch: BatchFold): Anomaly[] {
@@ -49,8 +62,7 @@ function callAnomalies(batch: BatchFold): Anomaly[] {
 }
 
 /** The batch must belong to a finished model step whose tool calls it plans, in the same order. */
-function stepAnomalies(index: EpisodeIndex, batch: BatchFold): Anomaly[] {
-  const step = index.step(batch.step_id);
+function stepAnomalies(step: StepFold | undefined, batch: BatchFold): Anomaly[] {
   if (step === undefined || step.seq === null) {
     return [anomaly('step_mismatch', `batch ${batch.batch_id} names step ${batch.step_id}, which has no model_step_finished`, [batch.started_seq], batch.batch_id)];
   }

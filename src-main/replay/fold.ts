@@ -21,6 +21,7 @@ import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, SCALAR, setOwn, W
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
 import { appendRecord, emptyRecordIndex } from './record-index.js';
+import { noteMadeFrom } from './resumable.js';
 import { episodeState } from './state.js';
 import { replacementDigestOk, VIEW_RECORD_TYPE } from './views.js';
 import { flag, highestTag, integer, isMap, mapOrNull, TARGET_KEYS, targetHint, text, texts, toJsonPayload, toolUses } from './values.js';
@@ -260,6 +261,7 @@ export class SessionFolder {
       episodes_rebuilt += 1;
       const { copy, reused, copied: count } = this.copyEpisode(episode);
       parts_copied += count;
+      if (kept !== undefined) noteMadeFrom(copy, kept);
       return classifyEpisode(copy, reused);
     });
     this.changed.clear();

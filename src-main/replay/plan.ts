@@ -11,9 +11,11 @@ import type {
   RecoveryPlan,
   ResumeAction,
   SessionFold,
+  StepFold,
 } from '../../src-shared/replay.js';
 import { hasClass, isCloseOut, isPending } from './classify.js';
 import { closeBatchRecords, type CloseCause } from './close-out.js';
+import { EpisodeSum } from './resumable.js';
 import { currentBatch, lastFinishedStep, owesTurnFinished } from './state.js';
 import { replayedCounts } from './transcript.js';
 
@@ -169,22 +171,28 @@ function runFinished(reason: string, episode: EpisodeFold): JsonPayload {
  *  field whose sum a CBOR number cannot hold exactly (an integer past 2^53 - 1, or not finite) is left out:
  *  usage only informs, and a wrong count or a refused close-out would both be worse (docs/replay.md). */
 function summedUsage(episode: EpisodeFold): JsonPayload | null {
-  // null: a partial sum was already inexact, so no later term can make the field right again.
-  const sums = new Map<string, number | null>();
-  for (const step of episode.steps) {
-    for (const [key, value] of Object.entries(step.usage ?? {})) {
-      if (typeof value !== 'number') continue;
-      const sum = sums.has(key) ? sums.get(key)! : 0;
-      sums.set(key, sum === null || !isExactNumber(sum + value) ? null : sum + value);
-    }
-  }
   const usage: JsonPayload = Object.create(null) as JsonPayload;
-  for (const [key, sum] of sums) {
+  for (const [key, sum] of usage_sums.of(episode)) {
     if (sum === null) continue;
     Object.defineProperty(usage, key, { value: sum, enumerable: true, writable: true, configurable: true });
   }
   return Object.keys(usage).length === 0 ? null : usage;
 }
+
+/** The sums step by step, taken on from the last snapshot's for a live episode (replay/resumable.ts). null: a
+ *  partial sum was already inexact, so no later term can make the field right again. */
+const usage_sums = new EpisodeSum<StepFold, Map<string, number | null>>({
+  items: (episode) => episode.steps,
+  initial: () => new Map(),
+  copy: (sums) => new Map(sums),
+  add(sums, step) {
+    for (const [key, value] of Object.entries(step.usage ?? {})) {
+      if (typeof value !== 'number') continue;
+      const sum = sums.has(key) ? sums.get(key)! : 0;
+      sums.set(key, sum === null || !isExactNumber(sum + value) ? null : sum + value);
+    }
+  },
+});
 
 /** A number the WAL holds exactly: a safe integer, or a finite non-integral float (wal-format §3). */
 function isExactNumber(value: number): boolean {

@@ -4,6 +4,7 @@
 import type { BatchFold, CallFold, EpisodeFold, RunSignal, SessionFold, UnconfirmedCall } from '../../src-shared/replay.js';
 import type { TornTail, WalErrorInfo } from '../../src-shared/wal.js';
 import { isPending } from './classify.js';
+import { EpisodeSum } from './resumable.js';
 import { currentBatch, lastFinishedStep } from './state.js';
 
 /** What the reader said about the WAL's end. */
@@ -35,12 +36,20 @@ export function runSignal(fold: SessionFold, end: ReadEnd, is_export: boolean): 
 
 /** Calls of the episode whose outcome is unknown: closed out as unknown, or dispatched without a terminal. */
 export function unconfirmedCalls(episode: EpisodeFold): UnconfirmedCall[] {
-  const found: UnconfirmedCall[] = [];
-  for (const batch of episode.batches) {
+  return batch_signals.of(episode).unconfirmed.slice();
+}
+
+/** Over the batches, taken on from the last snapshot's for a live episode (replay/resumable.ts). */
+const batch_signals = new EpisodeSum<BatchFold, { unconfirmed: UnconfirmedCall[]; error_results: number }>({
+  items: (episode) => episode.batches,
+  initial: () => ({ unconfirmed: [], error_results: 0 }),
+  copy: (sum) => ({ unconfirmed: sum.unconfirmed.slice(), error_results: sum.error_results }),
+  add(sum, batch, episode) {
     for (const call of batch.calls) {
+      if (call.terminals[0]?.is_error === true) sum.error_results += 1;
       if (call.class !== 'indeterminate') continue;
       const closed = call.terminals.find((terminal) => terminal.outcome === 'unknown');
-      found.push({
+      sum.unconfirmed.push({
         episode: episode.episode,
         batch_id: batch.batch_id,
         tool_call_id: call.tool_call_id,
@@ -50,9 +59,8 @@ export function unconfirmedCalls(episode: EpisodeFold): UnconfirmedCall[] {
         may_have: mayHave(call),
       });
     }
-  }
-  return found;
-}
+  },
+});
 
 /** "edit_file c2.txt may have been applied — check c2.txt". */
 export function mayHave(call: CallFold): string {
@@ -88,21 +96,9 @@ function unconfirmedCount(calls: UnconfirmedCall[]): string {
   return calls.length === 1 ? `call ${calls[0]!.tool_call_id} (${calls[0]!.name}) has` : `${calls.length} calls have`;
 }
 
-/** Error results per episode, counted once: a fold's episodes do not change once it is handed out, and a live
- *  reader's next fold hands back the same object for every episode no new frame reached. */
-const error_results = new WeakMap<EpisodeFold, number>();
-
 function countErrorResults(fold: SessionFold): number {
   let count = 0;
-  for (const episode of fold.episodes) {
-    let episode_count = error_results.get(episode);
-    if (episode_count === undefined) {
-      episode_count = 0;
-      for (const batch of episode.batches) for (const call of batch.calls) if (call.terminals[0]?.is_error === true) episode_count++;
-      error_results.set(episode, episode_count);
-    }
-    count += episode_count;
-  }
+  for (const episode of fold.episodes) count += batch_signals.of(episode).error_results;
   return count;
 }
 

@@ -1,14 +1,14 @@
 // Where an episode stands, derived from its classified records: the facts the resume plan and the outline share.
 import type { BatchFold, EpisodeFold, EpisodeState, StepFold } from '../../src-shared/replay.js';
 import { isCloseOut } from './classify.js';
+import { EpisodeSum } from './resumable.js';
 
 /** The batch a recovery acts on: the episode's last one, unless a model step was recorded after it started
  *  (then it was committed or abandoned and the run went on past it). */
 export function currentBatch(episode: EpisodeFold): BatchFold | null {
   const batch = episode.batches.at(-1);
   if (batch === undefined) return null;
-  const later = episode.steps.some((step) => step.seq !== null && step.seq > batch.started_seq);
-  return later ? null : batch;
+  return step_seqs.of(episode).recorded_max > batch.started_seq ? null : batch;
 }
 
 /** The batch's step has no durable turn_finished yet (false when the batch names no step: no turn to close). */
@@ -36,15 +36,32 @@ export function episodeState(episode: EpisodeFold): EpisodeState {
 
 /** The seq of the episode's latest step, batch or call record: a pause after it is still in force. */
 function progressSeq(episode: EpisodeFold): number {
-  let seq = episode.started_seq;
-  for (const step of episode.steps) seq = Math.max(seq, step.seq ?? 0, step.turn_finished_seq ?? 0);
-  for (const batch of episode.batches) {
-    seq = Math.max(seq, batch.started_seq, batch.finished_seq ?? 0);
+  return Math.max(episode.started_seq, step_seqs.of(episode).progress, batch_seqs.of(episode).progress);
+}
+
+/** Over the steps: the latest model_step_finished, and the latest step record of any kind. */
+const step_seqs = new EpisodeSum<StepFold, { recorded_max: number; progress: number }>({
+  items: (episode) => episode.steps,
+  initial: () => ({ recorded_max: 0, progress: 0 }),
+  add(state, step) {
+    state.recorded_max = Math.max(state.recorded_max, step.seq ?? 0);
+    state.progress = Math.max(state.progress, step.seq ?? 0, step.turn_finished_seq ?? 0);
+  },
+  copy: (state) => ({ ...state }),
+});
+
+/** Over the batches: the latest batch or call record. */
+const batch_seqs = new EpisodeSum<BatchFold, { progress: number }>({
+  items: (episode) => episode.batches,
+  initial: () => ({ progress: 0 }),
+  add(state, batch) {
+    let seq = Math.max(state.progress, batch.started_seq, batch.finished_seq ?? 0);
     for (const call of batch.calls) {
       seq = Math.max(seq, call.intent?.seq ?? 0, call.held?.seq ?? 0);
       // A loop, not a spread: one call may have 150k terminals, and spread arguments overflow the stack.
       for (const terminal of call.terminals) seq = Math.max(seq, terminal.seq);
     }
-  }
-  return seq;
-}
+    state.progress = seq;
+  },
+  copy: (state) => ({ ...state }),
+});

@@ -1,7 +1,9 @@
 // Time and cost of an episode from what its records carry: model attempts' ts_ms, tool-times/v1's
 // dispatched_at_ms / finished_at_ms, a held record's held_at_ms, and each step's usage. Nothing is invented:
 // a record without a time adds no time, and an episode without any says so (times_recorded: false).
-import type { EpisodeFold, EpisodeTiming, JsonPayload, TimedSpan } from '../../src-shared/replay.js';
+import type { BatchFold, EpisodeFold, EpisodeTiming, JsonPayload, StepFold, TimedSpan } from '../../src-shared/replay.js';
+import { EpisodeIndex } from './episode-index.js';
+import { EpisodeSum } from './resumable.js';
 
 /** Bars per episode's waterfall; a 5,000-step episode shows its first ones and says the rest were left out. */
 export const SPANS_PER_EPISODE_MAX = 2_000;
@@ -17,69 +19,89 @@ export function episodeTiming(episode: EpisodeFold): EpisodeTiming {
 }
 
 function timingOf(episode: EpisodeFold): EpisodeTiming {
-  const spans: TimedSpan[] = [];
-  let spans_cut = false;
-  const add = (span: TimedSpan) => {
-    if (spans.length < SPANS_PER_EPISODE_MAX) spans.push(span);
-    else spans_cut = true;
-  };
-  let failed_attempts = 0;
-  let last_known: number | null = null;
-  let first_ms: number | null = null;
-  const note = (ms: number | null) => {
-    if (ms === null) return;
-    first_ms = first_ms === null ? ms : Math.min(first_ms, ms);
-    last_known = last_known === null ? ms : Math.max(last_known, ms);
-  };
-  const batches = new Map(episode.batches.map((batch) => [batch.batch_id, batch]));
-  for (const step of episode.steps) {
-    const times = step.attempts.map((attempt) => attempt.ts_ms).filter((ms): ms is number => ms !== null);
-    const failed = step.attempts.filter((attempt) => attempt.outcome !== null && attempt.outcome !== 'completed').length;
-    failed_attempts += failed;
-    if (times.length > 0) {
-      const end = Math.max(...times);
-      add({ kind: 'step', label: `step ${step.step_id}`, start_ms: last_known ?? Math.min(...times), end_ms: end, failed, seq: step.seq });
-      for (const ms of times) note(ms);
-    }
-    const batch = step.batch_id === null ? undefined : batches.get(step.batch_id);
-    if (batch === undefined) continue;
-    const starts: number[] = [];
-    const ends: number[] = [];
-    for (const call of batch.calls) {
-      if (call.dispatched_at_ms !== null) {
-        starts.push(call.dispatched_at_ms);
-        const failed_call = call.terminals[0]?.is_error === true ? 1 : 0;
-        add({ kind: 'call', label: `${call.tool_call_id} ${call.name}`, start_ms: call.dispatched_at_ms, end_ms: call.finished_at_ms, failed: failed_call, seq: call.intent?.seq ?? null });
-      }
-      if (call.held?.held_at_ms != null) {
-        add({ kind: 'held', label: `${call.tool_call_id} held by ${call.held.module}`, start_ms: call.held.held_at_ms, end_ms: call.finished_at_ms, failed: 0, seq: call.held.seq });
-        note(call.held.held_at_ms);
-      }
-      if (call.finished_at_ms !== null) ends.push(call.finished_at_ms);
-      note(call.dispatched_at_ms);
-      note(call.finished_at_ms);
-    }
-    if (starts.length > 0) {
-      const open = batch.calls.some((call) => call.dispatched_at_ms !== null && call.finished_at_ms === null);
-      add({ kind: 'batch', label: `batch ${batch.batch_id}`, start_ms: Math.min(...starts), end_ms: open || ends.length === 0 ? null : Math.max(...ends), failed: 0, seq: batch.started_seq });
-    }
-  }
+  const sum = timing_sums.of(episode);
   return {
     episode: episode.episode,
-    times_recorded: first_ms !== null,
-    first_ms,
-    last_ms: last_known,
-    tokens: sumUsage(episode.steps.map((step) => step.usage)),
-    failed_attempts,
-    spans,
-    spans_cut,
+    times_recorded: sum.first_ms !== null,
+    first_ms: sum.first_ms,
+    last_ms: sum.last_known,
+    tokens: { ...sum.tokens },
+    failed_attempts: sum.failed_attempts,
+    spans: sum.spans.slice(),
+    spans_cut: sum.spans_cut,
   };
+}
+
+interface TimingSum {
+  spans: TimedSpan[];
+  spans_cut: boolean;
+  failed_attempts: number;
+  first_ms: number | null;
+  last_known: number | null;
+  tokens: Record<string, number>;
+}
+
+/** The timing, step by step (each step with its batch): a live episode's next snapshot goes on from the last
+ *  one's, over the steps after the point where they stop being the same step and batch objects. */
+const timing_sums = new EpisodeSum<StepFold, TimingSum>({
+  items: (episode) => episode.steps,
+  initial: () => ({ spans: [], spans_cut: false, failed_attempts: 0, first_ms: null, last_known: null, tokens: {} }),
+  copy: (sum) => ({ ...sum, spans: sum.spans.slice(), tokens: { ...sum.tokens } }),
+  same(episode_before, episode) {
+    const [index_before, index] = [EpisodeIndex.of(episode_before), EpisodeIndex.of(episode)];
+    return (before, now) => before === now && index_before.batch(before.batch_id) === index.batch(now.batch_id);
+  },
+  add: (sum, step, episode) => addStep(sum, step, EpisodeIndex.of(episode).batch(step.batch_id)),
+});
+
+function addStep(sum: TimingSum, step: StepFold, batch: BatchFold | undefined): void {
+  const add = (span: TimedSpan) => {
+    if (sum.spans.length < SPANS_PER_EPISODE_MAX) sum.spans.push(span);
+    else sum.spans_cut = true;
+  };
+  const note = (ms: number | null) => {
+    if (ms === null) return;
+    sum.first_ms = sum.first_ms === null ? ms : Math.min(sum.first_ms, ms);
+    sum.last_known = sum.last_known === null ? ms : Math.max(sum.last_known, ms);
+  };
+  addUsage(sum.tokens, step.usage);
+  const times = step.attempts.map((attempt) => attempt.ts_ms).filter((ms): ms is number => ms !== null);
+  const failed = step.attempts.filter((attempt) => attempt.outcome !== null && attempt.outcome !== 'completed').length;
+  sum.failed_attempts += failed;
+  if (times.length > 0) {
+    const end = Math.max(...times);
+    add({ kind: 'step', label: `step ${step.step_id}`, start_ms: sum.last_known ?? Math.min(...times), end_ms: end, failed, seq: step.seq });
+    for (const ms of times) note(ms);
+  }
+  if (batch === undefined) return;
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (const call of batch.calls) {
+    if (call.dispatched_at_ms !== null) {
+      starts.push(call.dispatched_at_ms);
+      const failed_call = call.terminals[0]?.is_error === true ? 1 : 0;
+      add({ kind: 'call', label: `${call.tool_call_id} ${call.name}`, start_ms: call.dispatched_at_ms, end_ms: call.finished_at_ms, failed: failed_call, seq: call.intent?.seq ?? null });
+    }
+    if (call.held?.held_at_ms != null) {
+      add({ kind: 'held', label: `${call.tool_call_id} held by ${call.held.module}`, start_ms: call.held.held_at_ms, end_ms: call.finished_at_ms, failed: 0, seq: call.held.seq });
+      note(call.held.held_at_ms);
+    }
+    if (call.finished_at_ms !== null) ends.push(call.finished_at_ms);
+    note(call.dispatched_at_ms);
+    note(call.finished_at_ms);
+  }
+  if (starts.length > 0) {
+    const open = batch.calls.some((call) => call.dispatched_at_ms !== null && call.finished_at_ms === null);
+    add({ kind: 'batch', label: `batch ${batch.batch_id}`, start_ms: Math.min(...starts), end_ms: open || ends.length === 0 ? null : Math.max(...ends), failed: 0, seq: batch.started_seq });
+  }
 }
 
 export function sumUsage(usages: readonly (JsonPayload | null)[]): Record<string, number> {
   const sums: Record<string, number> = {};
-  for (const usage of usages) {
-    for (const [key, value] of Object.entries(usage ?? {})) if (typeof value === 'number' && Number.isFinite(value)) sums[key] = (sums[key] ?? 0) + value;
-  }
+  for (const usage of usages) addUsage(sums, usage);
   return sums;
+}
+
+function addUsage(sums: Record<string, number>, usage: JsonPayload | null): void {
+  for (const [key, value] of Object.entries(usage ?? {})) if (typeof value === 'number' && Number.isFinite(value)) sums[key] = (sums[key] ?? 0) + value;
 }

@@ -29,6 +29,7 @@ import type {
   ViewInRequest,
 } from '../../src-shared/replay.js';
 import { EpisodeIndex } from './episode-index.js';
+import { EpisodeSum } from './resumable.js';
 import { PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadReader } from './payloads.js';
 import { isMap, text } from './values.js';
 import { cborArrayHead, requestBytes, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
@@ -192,6 +193,15 @@ function unreadPart(episode: EpisodeFold): Rendering {
 /** `renderTranscript(fold, PAYLOADS_UNREAD).length`, from the episodes' parts (a problem in any part leaves no
  *  request). */
 function requestLength(fold: SessionFold): number {
+  let length = request_lengths.get(fold);
+  if (length === undefined) request_lengths.set(fold, (length = requestLengthOf(fold)));
+  return length;
+}
+
+/** Per fold snapshot: the resume, cancel and seal plans of one snapshot each count it. */
+const request_lengths = new WeakMap<SessionFold, number>();
+
+function requestLengthOf(fold: SessionFold): number {
   let messages = 0;
   for (const episode of fold.episodes) {
     const part = unreadPart(episode);
@@ -265,10 +275,22 @@ function steersPastCut(episode: EpisodeFold, index: EpisodeIndex, later: readonl
 
 /** The step's messages when its turn is complete or repaired; null when it is not (yet) committed. */
 function renderTurn(episode: number, index: EpisodeIndex, step: StepFold, payloads: PayloadReader): RenderedMessage[] | null {
+  if (payloads !== PAYLOADS_UNREAD) return renderTurnOf(episode, index.batch(step.batch_id), step, payloads);
+  // Outputs unread, a turn is a function of its step and batch, which a live episode's snapshots share.
+  const batch = index.batch(step.batch_id);
+  const kept = unread_turns.get(step);
+  if (kept !== undefined && kept.episode === episode && kept.batch === batch) return kept.turn;
+  const turn = renderTurnOf(episode, batch, step, payloads);
+  unread_turns.set(step, { episode, batch, turn });
+  return turn;
+}
+
+const unread_turns = new WeakMap<StepFold, { episode: number; batch: BatchFold | undefined; turn: RenderedMessage[] | null }>();
+
+function renderTurnOf(episode: number, batch: BatchFold | undefined, step: StepFold, payloads: PayloadReader): RenderedMessage[] | null {
   const origin = { kind: 'step', episode, step_id: step.step_id } as const;
   const assistant = stepMessage(step, payloads);
   if (step.natural_end) return [{ origin, message: assistant }];
-  const batch = index.batch(step.batch_id);
   if (batch === undefined || batch.finished_seq === null || !batch.committable) return null;
   return [
     { origin, message: assistant },
@@ -322,10 +344,22 @@ export function checkProviderValid(messages: readonly JsonPayload[]): ProviderVa
 
 /** Counts of what a resume rebuilds from the WAL without calling anyone (resume_started.replayed). */
 export function replayedCounts(fold: SessionFold, episode: EpisodeFold): { messages: number; model_steps: number; tool_results: number } {
-  const terminals = (batch: BatchFold) => batch.calls.reduce((count, call) => count + call.terminals.length, 0);
-  return {
-    messages: requestLength(fold),
-    model_steps: episode.steps.filter((step) => step.seq !== null).length,
-    tool_results: episode.batches.reduce((count, batch) => count + terminals(batch), 0),
-  };
+  return { messages: requestLength(fold), model_steps: recorded_steps.of(episode).count, tool_results: tool_results.of(episode).count };
 }
+
+/** Counted step by step and batch by batch, taken on from the last snapshot's for a live episode. */
+const recorded_steps = new EpisodeSum<StepFold, { count: number }>({
+  items: (episode) => episode.steps,
+  initial: () => ({ count: 0 }),
+  copy: (sum) => ({ ...sum }),
+  add: (sum, step) => void (sum.count += step.seq === null ? 0 : 1),
+});
+
+const tool_results = new EpisodeSum<BatchFold, { count: number }>({
+  items: (episode) => episode.batches,
+  initial: () => ({ count: 0 }),
+  copy: (sum) => ({ ...sum }),
+  add(sum, batch) {
+    for (const call of batch.calls) sum.count += call.terminals.length;
+  },
+});

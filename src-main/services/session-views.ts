@@ -238,10 +238,10 @@ export class ViewBuilder {
 /** The last episode's row says "cut short" or "open in this copy", with its last durable state, instead of the
  *  fold's "running" when nothing is running it. A copy of `rows` with that row replaced. */
 function markLastEpisode(rows: readonly TimelineRow[], last: EpisodeFold, run: RunSignal): TimelineRow[] {
-  const index = rows.findLastIndex((row) => row.kind === 'episode' && row.episode === last.episode);
-  const row = rows[index];
-  const marked = [...rows];
-  if (row?.kind === 'episode') marked[index] = { ...row, state_word: episodeWord(last, run, last.episode), last_durable: run.last_durable };
+  // The episode's own row is its first (timeline.ts episodeRows).
+  const row = rows[0];
+  const marked = rows.slice();
+  if (row?.kind === 'episode' && row.episode === last.episode) marked[0] = { ...row, state_word: episodeWord(last, run, last.episode), last_durable: run.last_durable };
   return marked;
 }
 

@@ -7,6 +7,7 @@ import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.j
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, SessionFold, StepFold } from '../../src-shared/replay.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { intentArgs, stepMessage, terminalOutput, type PayloadReader } from '../replay/payloads.js';
+import { EpisodeSum } from '../replay/resumable.js';
 import { episodeTiming } from '../replay/timing.js';
 
 /** A row's text is cut past this; the record view shows the rest. */
@@ -83,14 +84,11 @@ export function episodeRows(episode: EpisodeFold, steps = new StepRowCache()): T
     text: messageText(message),
     seqs: [episode.started_seq],
   }));
-  const keyed: Keyed[] = [];
-  const index = EpisodeIndex.of(episode);
-  const add = (key: number | null, rows: TimelineRow[]) => keyed.push({ key: key ?? Number.MAX_SAFE_INTEGER, order: keyed.length, rows });
-  for (const step of episode.steps) {
-    const batch = index.batch(step.batch_id);
-    add(step.seq ?? step.attempts[0]?.seq ?? step.turn_finished_seq ?? step.notes[0]?.seq ?? null, steps.rows(n, step, batch, first_ms));
-  }
-  for (const batch of index.batches_without_step) add(batch.started_seq, batchRows(n, batch, first_ms));
+  const entries = steps.entries.of(episode);
+  // The rest come after the steps in the order of the sort below, which keeps the order of equal keys.
+  const others: Keyed[] = [];
+  const add = (key: number | null, rows: TimelineRow[]) => others.push({ key: key ?? Number.MAX_SAFE_INTEGER, order: entries.keys.length + others.length, rows });
+  for (const batch of EpisodeIndex.of(episode).batches_without_step) add(batch.started_seq, batchRows(n, batch, first_ms));
   for (const steer of episode.steers) {
     const text = asList(steer.input).map(messageText).join('\n');
     add(steer.seq, [{ kind: 'steer', episode: n, title: steer.title, delivery: steer.delivery, text: cut(text), seqs: [steer.seq] }]);
@@ -106,19 +104,71 @@ export function episodeRows(episode: EpisodeFold, steps = new StepRowCache()): T
   }
   for (const ref of episode.shown) add(ref.seq, [event(n, ref.type, `${ref.type} (shown, not acted on)`, ref.seq)]);
   if (episode.finished !== null) add(episode.finished.seq, [event(n, 'run_finished', `run finished: ${episode.finished.reason ?? 'no reason'}`, episode.finished.seq)]);
-  keyed.sort((a, b) => a.key - b.key || a.order - b.order);
-  const anomalies: TimelineRow[] = episode.anomalies.map((found) => ({ kind: 'anomaly', episode: n, anomaly: found.kind, message: found.message, seqs: found.seqs }));
-  return [head, ...input, ...keyed.flatMap((entry) => entry.rows), ...anomalies];
+  const rows = [head, ...input];
+  if (entries.sorted) mergeRows(rows, entries, others.sort(byKey));
+  else for (const entry of [...stepKeyed(entries), ...others].sort(byKey)) appendAll(rows, entry.rows);
+  for (const found of episode.anomalies) rows.push({ kind: 'anomaly', episode: n, anomaly: found.kind, message: found.message, seqs: found.seqs });
+  return rows;
 }
 
+const byKey = (a: Keyed, b: Keyed) => a.key - b.key || a.order - b.order;
+
+/** The steps' rows in step order (their keys ascending) merged with the other entries (sorted): what a stable
+ *  sort of them all by key gives, a step first on equal keys, in one pass. */
+function mergeRows(rows: TimelineRow[], entries: StepEntries, others: readonly Keyed[]): void {
+  let other = 0;
+  for (let step = 0; step < entries.keys.length; step++) {
+    while (other < others.length && others[other]!.key < entries.keys[step]!) appendAll(rows, others[other++]!.rows);
+    const end = entries.starts[step + 1] ?? entries.rows.length;
+    for (let at = entries.starts[step]!; at < end; at++) rows.push(entries.rows[at]!);
+  }
+  while (other < others.length) appendAll(rows, others[other++]!.rows);
+}
+
+function stepKeyed(entries: StepEntries): Keyed[] {
+  return entries.keys.map((key, step) => ({ key, order: step, rows: entries.rows.slice(entries.starts[step], entries.starts[step + 1] ?? entries.rows.length) }));
+}
+
+/** Where a step sorts among an episode's rows: its first record. */
+function stepKey(step: StepFold): number {
+  return step.seq ?? step.attempts[0]?.seq ?? step.turn_finished_seq ?? step.notes[0]?.seq ?? Number.MAX_SAFE_INTEGER;
+}
+
+/** An episode's step rows in step order, flat, with each step's key and first row. */
+interface StepEntries {
+  keys: number[];
+  starts: number[];
+  rows: TimelineRow[];
+  /** The keys ascend in step order (a runtime writes them so): the rows merge without a sort. */
+  sorted: boolean;
+}
 
 /** Step rows kept per step and batch of a fold snapshot: the fold shares the parts no frame touched between
  *  snapshots (SessionFolder.snapshotSince), so an append to a long open episode lays out the rows of the parts
- *  it changed, not the episode's. One per session's views. */
+ *  it changed, not the episode's; and the steps' rows in order are taken on from the last snapshot's
+ *  (replay/resumable.ts), so it does not walk the episode's steps either. One per session's views. */
 export class StepRowCache {
   private readonly kept = new WeakMap<StepFold, { batch: BatchFold | undefined; episode: number; first_ms: number | null; rows: TimelineRow[] }>();
   /** Steps whose rows were laid out, over this cache's life: what an append cost. */
   steps_laid_out = 0;
+
+  readonly entries = new EpisodeSum<StepFold, StepEntries>({
+    items: (episode) => episode.steps,
+    initial: () => ({ keys: [], starts: [], rows: [], sorted: true }),
+    copy: (entries) => ({ keys: entries.keys.slice(), starts: entries.starts.slice(), rows: entries.rows.slice(), sorted: entries.sorted }),
+    same(episode_before, episode) {
+      if (episodeTiming(episode_before).first_ms !== episodeTiming(episode).first_ms) return null;
+      const [index_before, index] = [EpisodeIndex.of(episode_before), EpisodeIndex.of(episode)];
+      return (before, now) => before === now && index_before.batch(before.batch_id) === index.batch(now.batch_id);
+    },
+    add: (entries, step, episode) => {
+      const key = stepKey(step);
+      if (key < (entries.keys.at(-1) ?? key)) entries.sorted = false;
+      entries.keys.push(key);
+      entries.starts.push(entries.rows.length);
+      appendAll(entries.rows, this.rows(episode.episode, step, EpisodeIndex.of(episode).batch(step.batch_id), episodeTiming(episode).first_ms));
+    },
+  });
 
   rows(n: number, step: StepFold, batch: BatchFold | undefined, first_ms: number | null): TimelineRow[] {
     const kept = this.kept.get(step);

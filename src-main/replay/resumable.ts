@@ -1,0 +1,76 @@
+// Sums over a long open episode's steps and batches, taken on from the last snapshot's instead of made again.
+// A live session's snapshots share every step and batch no frame touched (SessionFolder.snapshotSince), and new
+// ones come at the end: a sum kept at a point near the end of the last snapshot's list goes on over what came
+// after it, once the items before that point are checked to be the very same objects (an identity check per
+// item, no work on them). An append to an episode of a hundred thousand steps adds the few items it changed.
+import type { EpisodeFold } from '../../src-shared/replay.js';
+
+/** Which snapshot's copy of the same episode each copy was made from (set by SessionFolder.snapshotSince). */
+const made_from = new WeakMap<EpisodeFold, EpisodeFold>();
+
+export function noteMadeFrom(copy: EpisodeFold, previous: EpisodeFold): void {
+  made_from.set(copy, previous);
+  // Only the last link is followed: a longer chain would keep every snapshot of a live session alive.
+  made_from.delete(previous);
+}
+
+/** The checkpoint is kept this many items before the end: an append that changes one of the last few items
+ *  (the step in flight, its batch) goes on from it; one that reaches further back starts over. */
+const CHECKPOINT_BACK_ITEMS = 8;
+
+export interface ResumableSpec<Item, State> {
+  items(episode: EpisodeFold): readonly Item[];
+  initial(episode: EpisodeFold): State;
+  /** Adds one item to `state` (changing it). */
+  add(state: State, item: Item, episode: EpisodeFold): void;
+  /** A copy `add` may change without changing `state`. */
+  copy(state: State): State;
+  /** How to tell whether the item at the same place of the earlier snapshot adds the same (default: it is the
+   *  same object); null when nothing of the earlier sum can be taken on. */
+  same?(episode_before: EpisodeFold, episode: EpisodeFold): ((before: Item, now: Item) => boolean) | null;
+}
+
+interface Kept<Item, State> {
+  state: State;
+  checkpoint: { items: readonly Item[]; at: number; state: State };
+}
+
+/** One sum per episode snapshot: made once, and for a copy of an episode summed before, taken on from there. */
+export class EpisodeSum<Item, State> {
+  private readonly kept = new WeakMap<EpisodeFold, Kept<Item, State>>();
+  /** Items added over this sum's life: what appends cost (the tests count it). */
+  items_added = 0;
+
+  constructor(private readonly spec: ResumableSpec<Item, State>) {}
+
+  /** The sum over `episode`'s items; read-only. */
+  of(episode: EpisodeFold): State {
+    const known = this.kept.get(episode);
+    if (known !== undefined) return known.state;
+    const items = this.spec.items(episode);
+    const before = made_from.get(episode);
+    const resumed = before === undefined ? null : this.resumable(before, items, episode);
+    let state = resumed === null ? this.spec.initial(episode) : this.spec.copy(resumed.state);
+    const from = resumed?.at ?? 0;
+    const mark = Math.max(from, items.length - CHECKPOINT_BACK_ITEMS);
+    let checkpoint: Kept<Item, State>['checkpoint'] | null = null;
+    for (let index = from; index < items.length; index++) {
+      if (index === mark) checkpoint = { items, at: index, state: this.spec.copy(state) };
+      this.spec.add(state, items[index]!, episode);
+    }
+    this.items_added += items.length - from;
+    checkpoint ??= { items, at: items.length, state: this.spec.copy(state) };
+    this.kept.set(episode, { state, checkpoint });
+    return state;
+  }
+
+  /** The earlier snapshot's checkpoint, when every item before it is still the same. */
+  private resumable(before: EpisodeFold, items: readonly Item[], episode: EpisodeFold): { at: number; state: State } | null {
+    const checkpoint = this.kept.get(before)?.checkpoint;
+    if (checkpoint === undefined || checkpoint.at > items.length) return null;
+    const same = this.spec.same === undefined ? (was: Item, now: Item) => was === now : this.spec.same(before, episode);
+    if (same === null) return null;
+    for (let index = 0; index < checkpoint.at; index++) if (!same(checkpoint.items[index]!, items[index]!)) return null;
+    return checkpoint;
+  }
+}
