@@ -121,10 +121,6 @@ export class SessionFolder {
   /** Episodes a frame may have changed since the last `snapshotSince`: the open one, and an earlier one that a
    *  late tool record reaches through its batch. */
   private readonly changed = new Set<EpisodeFold>();
-  /** The copy `snapshotSince` made of each step, batch, steer and approval (live part → copy), reused by the
-   *  next one while no frame touched the live part: an append to a long open episode copies what it changed,
-   *  not the episode. */
-  private readonly copies = new WeakMap<object, object>();
   /** Live parts a frame changed since the last `snapshotSince`; null before the first one, which copies every
    *  part anyway (a fold read once and finished keeps no such set). */
   private touched: Set<object> | null = null;
@@ -259,10 +255,10 @@ export class SessionFolder {
       const kept = previous?.episodes[index];
       if (kept !== undefined && !this.changed.has(episode)) return kept;
       episodes_rebuilt += 1;
-      const { copy, reused, copied: count } = this.copyEpisode(episode);
+      const { copy, fresh, copied: count } = this.copyEpisode(episode, kept);
       parts_copied += count;
       if (kept !== undefined) noteMadeFrom(copy, kept);
-      return classifyEpisode(copy, reused);
+      return classifyEpisode(copy, fresh);
     });
     this.changed.clear();
     this.touched = new Set();
@@ -273,36 +269,42 @@ export class SessionFolder {
     return { fold, episodes_rebuilt, parts_copied };
   }
 
-  /** A copy of a live episode that shares every part the last snapshot copied and no frame touched since. The
-   *  episode's own lists are new (classification appends anomalies); their entries other than steps, batches,
-   *  steers and approvals are never changed once pushed, so they are shared. */
-  private copyEpisode(episode: EpisodeFold): { copy: EpisodeFold; reused: ReadonlySet<object>; copied: number } {
-    const reused = new Set<object>();
-    let copied = 0;
-    const part = <T extends object>(live: T): T => {
-      const kept = this.touched?.has(live) === false ? this.copies.get(live) : undefined;
-      if (kept !== undefined) {
-        reused.add(kept);
-        return kept as T;
-      }
-      copied += 1;
-      const fresh = structuredClone(live);
-      this.copies.set(live, fresh);
-      return fresh;
+  /** A copy of a live episode that shares every part its last snapshot (`before`) holds and no frame touched
+   *  since: the lists are that snapshot's, with the touched parts copied anew in their places and the new ones
+   *  added (the live lists only grow), so an append to a long open episode costs the parts it changed. `fresh`:
+   *  the parts copied anew (null: all of them). The episode's other lists are new (classification appends
+   *  anomalies); their entries are never changed once pushed, so they are shared. */
+  private copyEpisode(episode: EpisodeFold, before: EpisodeFold | undefined): { copy: EpisodeFold; fresh: ReadonlySet<object> | null; copied: number } {
+    const touched = this.touched;
+    const shared = before !== undefined && touched !== null;
+    const fresh = new Set<object>();
+    const clone = <T extends object>(live: T): T => {
+      const copy = structuredClone(live);
+      fresh.add(copy);
+      return copy;
+    };
+    const lists = [episode.steps, episode.batches, episode.steers, episode.approvals] as const;
+    const places = shared ? touchedPlaces(lists, [before.steps, before.batches, before.steers, before.approvals], touched) : null;
+    const list = <T extends object>(which: number, live: readonly T[], kept: readonly T[] | undefined): T[] => {
+      if (places === null || kept === undefined) return live.map(clone);
+      const copy = kept.slice();
+      for (const at of places[which]!) copy[at] = clone(live[at]!);
+      for (let at = kept.length; at < live.length; at++) copy.push(clone(live[at]!));
+      return copy;
     };
     const copy: EpisodeFold = {
       ...episode,
-      steps: episode.steps.map(part),
-      batches: episode.batches.map(part),
-      steers: episode.steers.map(part),
-      approvals: episode.approvals.map(part),
+      steps: list(0, episode.steps, before?.steps),
+      batches: list(1, episode.batches, before?.batches),
+      steers: list(2, episode.steers, before?.steers),
+      approvals: list(3, episode.approvals, before?.approvals),
       cancel_requests: episode.cancel_requests.slice(),
       pauses: episode.pauses.slice(),
       resumes: episode.resumes.slice(),
       shown: episode.shown.slice(),
       anomalies: episode.anomalies.slice(),
     };
-    return { copy, reused, copied };
+    return { copy, fresh: places === null ? null : fresh, copied: fresh.size };
   }
 
   // ---------------------------------------------------------------- routing
@@ -523,19 +525,40 @@ export class SessionFolder {
   }
 }
 
-/** Classifies and checks an episode copy in place. A batch in `reused` is shared with the last snapshot: it
- *  was classified when copied and no frame changed it since, so it is not classified again; its committable
+/** Where the touched parts sit in an episode's part lists that were `before` lengths long at the last snapshot:
+ *  looked for from the ends of the lists back, where a live run changes its parts, until every touched part is
+ *  found (all of a list when one is further back, or in another episode). Places past `before` are new anyway. */
+function touchedPlaces(lists: readonly (readonly object[])[], before: readonly (readonly object[])[], touched: ReadonlySet<object>): number[][] {
+  const places: number[][] = lists.map(() => []);
+  let found = 0;
+  for (let list = 0; list < lists.length; list++) for (let at = before[list]!.length; at < lists[list]!.length; at++) if (touched.has(lists[list]![at]!)) found++;
+  const depth_max = Math.max(...before.map((kept) => kept.length));
+  for (let depth = 1; depth <= depth_max && found < touched.size; depth++) {
+    for (let list = 0; list < lists.length; list++) {
+      const at = before[list]!.length - depth;
+      if (at >= 0 && touched.has(lists[list]![at]!)) {
+        places[list]!.push(at);
+        found++;
+      }
+    }
+  }
+  return places;
+}
+
+/** Classifies and checks an episode copy in place. A batch not in `fresh` (null: every batch is) is shared
+ *  with the last snapshot: it was classified when copied and no frame changed it since, so it is not classified again; its committable
  *  verdict also depends on the episode around it (its step, anomalies naming it), and a changed verdict gets a
  *  copy of the batch, never a change under the last snapshot. */
-function classifyEpisode(episode: EpisodeFold, reused: ReadonlySet<object> = new Set()): EpisodeFold {
-  for (const batch of episode.batches) if (!reused.has(batch)) classifyBatch(batch);
+function classifyEpisode(episode: EpisodeFold, fresh: ReadonlySet<object> | null = null): EpisodeFold {
+  const reused = (batch: BatchFold) => fresh !== null && !fresh.has(batch);
+  for (const batch of episode.batches) if (!reused(batch)) classifyBatch(batch);
   const checked = checkEpisode(episode);
   appendAll(episode.anomalies, checked.anomalies);
   let batches = episode.batches;
   for (const [index, batch] of episode.batches.entries()) {
     const committable = checked.committable[index]!;
     if (batch.committable === committable) continue;
-    if (!reused.has(batch)) {
+    if (!reused(batch)) {
       batch.committable = committable;
       continue;
     }
