@@ -3,7 +3,7 @@
 // ones come at the end: a sum kept at a point near the end of the last snapshot's list goes on over what came
 // after it, once the items before that point are checked to be the very same objects (an identity check per
 // item, no work on them). An append to an episode of a hundred thousand steps adds the few items it changed.
-import type { EpisodeFold } from '../../src-shared/replay.js';
+import type { EpisodeFold, StepFold } from '../../src-shared/replay.js';
 
 /** Which snapshot's copy of the same episode each copy was made from (set by SessionFolder.snapshotSince). */
 const made_from = new WeakMap<EpisodeFold, EpisodeFold>();
@@ -73,4 +73,17 @@ export class EpisodeSum<Item, State> {
     for (let index = 0; index < checkpoint.at; index++) if (!same(checkpoint.items[index]!, items[index]!)) return null;
     return checkpoint;
   }
+}
+
+/** For a sum over steps that reads each step's batch: whether a step of `before` adds what the step at its place
+ *  in `episode` adds, the same step object with the same batch. A batch id is looked up in neither snapshot: the
+ *  batch lists are compared place by place, and a step whose batch id has no batch past the places where they
+ *  stop being the same finds the same batch object in both (the last batch with that id). */
+export function sameStepAndBatch(before: EpisodeFold, episode: EpisodeFold): (was: StepFold, now: StepFold) => boolean {
+  let shared = 0;
+  while (shared < before.batches.length && before.batches[shared] === episode.batches[shared]) shared++;
+  const changed = new Set<string>();
+  for (let at = shared; at < before.batches.length; at++) changed.add(before.batches[at]!.batch_id);
+  for (let at = shared; at < episode.batches.length; at++) changed.add(episode.batches[at]!.batch_id);
+  return (was, now) => was === now && (now.batch_id === null || !changed.has(now.batch_id));
 }

@@ -98,8 +98,36 @@ export function requestTurns(messages: readonly RenderedMessage[]): RequestTurns
   const first = plain.findIndex((message) => message['role'] === 'assistant');
   if (first < 0) return { head: plain, inner_valid: true, tail: null, seam: null };
   const last = plain.findLastIndex((message) => message['role'] === 'assistant');
-  return { head: plain.slice(0, first), inner_valid: checkProviderValid(plain.slice(first, last)).valid, tail: plain.slice(last), seam: null };
+  return { head: plain.slice(0, first), inner_valid: turnsFromValid(plain, first, last), tail: plain.slice(last), seam: null };
 }
+
+/** `checkProviderValid(plain.slice(first, last)).valid` where `first` holds an assistant message: the check
+ *  starts afresh at every assistant message, so it is the turns' checks, each kept with the very messages it
+ *  was made of. A live episode's next request part holds the same message objects for the turns no frame
+ *  reached (replay/transcript.ts keeps each step's unread turn), so an append checks the turns it changed. */
+function turnsFromValid(plain: readonly JsonPayload[], first: number, last: number): boolean {
+  for (let start = first; start < last; ) {
+    let end = start + 1;
+    while (end < last && plain[end]!['role'] !== 'assistant') end++;
+    const kept = turn_checks.get(plain[start]!);
+    let valid: boolean;
+    if (kept !== undefined && kept.messages.length === end - start && kept.messages.every((message, at) => message === plain[start + at])) {
+      valid = kept.valid;
+    } else {
+      const messages = plain.slice(start, end);
+      valid = checkProviderValid(messages).valid;
+      turn_checks.set(plain[start]!, { messages, valid });
+      turn_checks_made.count += 1;
+    }
+    if (!valid) return false;
+    start = end;
+  }
+  return true;
+}
+
+const turn_checks = new WeakMap<JsonPayload, { messages: readonly JsonPayload[]; valid: boolean }>();
+/** Turns checked for provider validity in this process: what the tests count. */
+export const turn_checks_made = { count: 0 };
 
 /** `checkProviderValid` of the parts joined, from each part's turns: the seams are checked, the inner turns
  *  were checked when their part was made. */

@@ -7,7 +7,7 @@ import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.j
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, SessionFold, StepFold } from '../../src-shared/replay.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { intentArgs, stepMessage, terminalOutput, type PayloadReader } from '../replay/payloads.js';
-import { EpisodeSum } from '../replay/resumable.js';
+import { EpisodeSum, sameStepAndBatch } from '../replay/resumable.js';
 import { episodeTiming } from '../replay/timing.js';
 
 /** A row's text is cut past this; the record view shows the rest. */
@@ -157,9 +157,8 @@ export class StepRowCache {
     initial: () => ({ keys: [], starts: [], rows: [], sorted: true }),
     copy: (entries) => ({ keys: entries.keys.slice(), starts: entries.starts.slice(), rows: entries.rows.slice(), sorted: entries.sorted }),
     same(episode_before, episode) {
-      if (episodeTiming(episode_before).first_ms !== episodeTiming(episode).first_ms) return null;
-      const [index_before, index] = [EpisodeIndex.of(episode_before), EpisodeIndex.of(episode)];
-      return (before, now) => before === now && index_before.batch(before.batch_id) === index.batch(now.batch_id);
+      // Every step row shows times relative to the episode's first: a new first time lays them all out again.
+      return episodeTiming(episode_before).first_ms === episodeTiming(episode).first_ms ? sameStepAndBatch(episode_before, episode) : null;
     },
     add: (entries, step, episode) => {
       const key = stepKey(step);
