@@ -1,20 +1,40 @@
 // Lookups over one folded episode, built once in O(n) so that walking an episode of a hundred thousand steps
-// stays linear: a `find` per step or per batch made the fold, the transcript and the outline quadratic.
+// stays linear: a `find` per step or per batch made the fold, the transcript and the outline quadratic. A live
+// episode's next snapshot takes its index on from the last snapshot's (replay/resumable.ts): the maps copied,
+// the parts past the places where the lists stop being the same set again.
 import type { BatchFold, EpisodeFold, SteerFold, StepFold } from '../../src-shared/replay.js';
+import { madeFrom } from './resumable.js';
+
+interface Built {
+  steps: readonly StepFold[];
+  batches: readonly BatchFold[];
+  steers: readonly SteerFold[];
+  counts: number;
+  index: EpisodeIndex;
+}
 
 /** The index of each episode of a fold snapshot, with the lists it was built from: snapshots never change an
  *  episode's lists once classified, and a list replaced (a batch copied for a new verdict) builds it anew. The
  *  classification, the plan, the transcript and the timeline of one episode share one index. */
-const built = new WeakMap<EpisodeFold, { steps: readonly StepFold[]; batches: readonly BatchFold[]; steers: readonly SteerFold[]; counts: number; index: EpisodeIndex }>();
+const built = new WeakMap<EpisodeFold, Built>();
 
 export class EpisodeIndex {
-  private readonly steps = new Map<number, StepFold>();
-  private readonly batches = new Map<string, BatchFold>();
+  private steps = new Map<number, StepFold>();
+  private batches = new Map<string, BatchFold>();
   private readonly steered = new Map<number | null, SteerFold[]>();
+  /** The batch ids steps name. */
+  private named = new Set<string | null>();
   /** Steps with a durable model_step_finished, by seq ascending: for "the first step recorded after". */
-  private readonly recorded: StepFold[];
-  /** Batches that no step names: shown on their own. */
-  readonly batches_without_step: BatchFold[];
+  private recorded: StepFold[] = [];
+  /** Where each of `recorded` is in the episode's steps. */
+  private recorded_places: number[] = [];
+  /** Batches that no step names, and where they are in the episode's batches. */
+  private without_step: BatchFold[] = [];
+  private without_step_places: number[] = [];
+  /** A later snapshot's index took this one's maps and lists over (`takeOn`): used again, it is built anew. */
+  private handed_on = false;
+  /** Steps and batches indexed over the indexes' life (a fresh index counts them all): what appends cost. */
+  static parts_indexed = 0;
 
   /** The episode's index, built once per episode and lists. */
   static of(episode: EpisodeFold): EpisodeIndex {
@@ -22,35 +42,147 @@ export class EpisodeIndex {
     const counts = steps.length + batches.length + steers.length;
     const kept = built.get(episode);
     if (kept !== undefined && kept.steps === steps && kept.batches === batches && kept.steers === steers && kept.counts === counts) return kept.index;
-    const index = new EpisodeIndex(episode);
+    const before = madeFrom(episode);
+    const base = before === undefined ? undefined : built.get(before);
+    const index = new EpisodeIndex(episode, base);
     built.set(episode, { steps, batches, steers, counts, index });
     return index;
   }
 
-  private constructor(episode: EpisodeFold) {
-    for (const step of episode.steps) this.steps.set(step.step_id, step);
-    for (const batch of episode.batches) this.batches.set(batch.batch_id, batch);
+  private constructor(
+    private readonly episode: EpisodeFold,
+    base: Built | undefined,
+  ) {
     for (const steer of episode.steers) {
       const joining = this.steered.get(steer.joins_step) ?? [];
       joining.push(steer);
       this.steered.set(steer.joins_step, joining);
     }
-    this.recorded = episode.steps.filter((step) => step.seq !== null).sort((left, right) => left.seq! - right.seq!);
-    const named = new Set(episode.steps.map((step) => step.batch_id));
-    this.batches_without_step = episode.batches.filter((batch) => !named.has(batch.batch_id));
+    if (base === undefined || base.index.handed_on || !this.takeOn(episode, base)) this.build();
+  }
+
+  private build(): void {
+    this.steps = new Map();
+    this.batches = new Map();
+    this.named = new Set();
+    this.recorded = [];
+    this.recorded_places = [];
+    this.without_step = [];
+    this.without_step_places = [];
+    this.addSteps(this.episode.steps, 0);
+    this.addBatches(this.episode.batches, 0);
+  }
+
+  /** Itself, built anew if a later snapshot's index took its maps over. */
+  private current(): this {
+    if (this.handed_on) {
+      this.handed_on = false;
+      this.build();
+    }
+    return this;
+  }
+
+  /** Takes the index of `base`'s episode over for `episode`, a later snapshot of it: the lists only grow, so the
+   *  maps need only the parts past the places where the lists stop holding the same objects (a live run
+   *  changes its last step and batch). False, before anything is taken, when a part past those places has
+   *  another id than it had, or a step names another batch, or the recorded steps are not in place order. */
+  private takeOn(episode: EpisodeFold, base: Built): boolean {
+    const steps_shared = sharedPlaces(base.steps, episode.steps);
+    const batches_shared = sharedPlaces(base.batches, episode.batches);
+    for (let at = steps_shared; at < base.steps.length; at++) {
+      const [was, now] = [base.steps[at]!, episode.steps[at]!];
+      if (now === undefined || was.step_id !== now.step_id || (was.batch_id !== null && was.batch_id !== now.batch_id)) return false;
+    }
+    for (let at = batches_shared; at < base.batches.length; at++) if (base.batches[at]!.batch_id !== episode.batches[at]?.batch_id) return false;
+    const from = base.index;
+    // The recorded steps past the shared places are dropped from the end (they are re-added below).
+    let recorded_kept = from.recorded.length;
+    while (recorded_kept > 0 && from.recorded_places[recorded_kept - 1]! >= steps_shared) recorded_kept--;
+    for (let at = 0; at < recorded_kept; at++) if (from.recorded_places[at]! >= steps_shared) return false;
+    from.handed_on = true;
+    this.steps = from.steps;
+    this.batches = from.batches;
+    this.named = from.named;
+    this.recorded = from.recorded;
+    this.recorded_places = from.recorded_places;
+    this.recorded.length = recorded_kept;
+    this.recorded_places.length = recorded_kept;
+    const newly_named = this.addSteps(episode.steps, steps_shared);
+    for (const [at, place] of from.without_step_places.entries()) {
+      if (place < batches_shared && !newly_named.has(from.without_step[at]!.batch_id)) this.addWithoutStep(episode.batches[place]!, place);
+    }
+    this.addBatches(episode.batches, batches_shared);
+    return true;
+  }
+
+  /** Indexes the steps from place `from` on; the batch ids they name that were not named before. */
+  private addSteps(steps: readonly StepFold[], from: number): Set<string | null> {
+    const newly_named = new Set<string | null>();
+    const recorded: number[] = [];
+    for (let at = from; at < steps.length; at++) {
+      const step = steps[at]!;
+      this.steps.set(step.step_id, step);
+      if (!this.named.has(step.batch_id)) newly_named.add(step.batch_id);
+      this.named.add(step.batch_id);
+      if (step.seq !== null) recorded.push(at);
+    }
+    EpisodeIndex.parts_indexed += steps.length - from;
+    // In seq order, equal seqs in step order (as a stable sort of all of them by seq gives).
+    recorded.sort((left, right) => steps[left]!.seq! - steps[right]!.seq! || left - right);
+    const last = this.recorded.at(-1);
+    if (last === undefined || recorded.length === 0 || steps[recorded[0]!]!.seq! > last.seq!) {
+      for (const place of recorded) this.takeRecorded(steps[place]!, place);
+      return newly_named;
+    }
+    const kept = { steps: this.recorded, places: this.recorded_places };
+    this.recorded = [];
+    this.recorded_places = [];
+    let next = 0;
+    for (const place of recorded) {
+      const seq = steps[place]!.seq!;
+      while (next < kept.steps.length && (kept.steps[next]!.seq! < seq || (kept.steps[next]!.seq === seq && kept.places[next]! < place))) this.takeRecorded(kept.steps[next]!, kept.places[next++]!);
+      this.takeRecorded(steps[place]!, place);
+    }
+    while (next < kept.steps.length) this.takeRecorded(kept.steps[next]!, kept.places[next++]!);
+    return newly_named;
+  }
+
+  private takeRecorded(step: StepFold, place: number): void {
+    this.recorded.push(step);
+    this.recorded_places.push(place);
+  }
+
+  private addBatches(batches: readonly BatchFold[], from: number): void {
+    for (let at = from; at < batches.length; at++) {
+      const batch = batches[at]!;
+      this.batches.set(batch.batch_id, batch);
+      if (!this.named.has(batch.batch_id)) this.addWithoutStep(batch, at);
+    }
+    EpisodeIndex.parts_indexed += batches.length - from;
+  }
+
+  private addWithoutStep(batch: BatchFold, place: number): void {
+    this.without_step.push(batch);
+    this.without_step_places.push(place);
+  }
+
+  /** Batches that no step names: shown on their own. */
+  get batches_without_step(): readonly BatchFold[] {
+    return this.current().without_step;
   }
 
   step(step_id: number | null): StepFold | undefined {
-    return step_id === null ? undefined : this.steps.get(step_id);
+    return step_id === null ? undefined : this.current().steps.get(step_id);
   }
 
   batch(batch_id: string | null): BatchFold | undefined {
-    return batch_id === null ? undefined : this.batches.get(batch_id);
+    return batch_id === null ? undefined : this.current().batches.get(batch_id);
   }
 
   /** Steps with a durable model_step_finished, in WAL order. */
   recordedSteps(): readonly StepFold[] {
-    return this.recorded;
+    // A copy: the list is handed on to the next snapshot's index, which changes it.
+    return this.current().recorded.slice();
   }
 
   /** The steers that join before `step_id`'s step, or at the run's end for null. */
@@ -60,6 +192,7 @@ export class EpisodeIndex {
 
   /** The first step recorded after `seq`, by binary search over the recorded steps. */
   stepRecordedAfter(seq: number): StepFold | undefined {
+    this.current();
     let low = 0;
     let high = this.recorded.length;
     while (low < high) {
@@ -69,4 +202,11 @@ export class EpisodeIndex {
     }
     return this.recorded[low];
   }
+}
+
+/** How many places from the start two lists hold the very same objects. */
+function sharedPlaces<T>(before: readonly T[], now: readonly T[]): number {
+  let at = 0;
+  while (at < before.length && at < now.length && before[at] === now[at]) at++;
+  return at;
 }

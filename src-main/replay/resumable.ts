@@ -8,6 +8,10 @@ import type { EpisodeFold, StepFold } from '../../src-shared/replay.js';
 /** Which snapshot's copy of the same episode each copy was made from (set by SessionFolder.snapshotSince). */
 const made_from = new WeakMap<EpisodeFold, EpisodeFold>();
 
+export function madeFrom(copy: EpisodeFold): EpisodeFold | undefined {
+  return made_from.get(copy);
+}
+
 export function noteMadeFrom(copy: EpisodeFold, previous: EpisodeFold): void {
   made_from.set(copy, previous);
   // Only the last link is followed: a longer chain would keep every snapshot of a live session alive.
