@@ -29,7 +29,7 @@ import type {
   ViewInRequest,
 } from '../../src-shared/replay.js';
 import { EpisodeIndex } from './episode-index.js';
-import { EpisodeSum } from './resumable.js';
+import { EpisodeSum, sameStepAndBatch } from './resumable.js';
 import { PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadReader } from './payloads.js';
 import { isMap, text } from './values.js';
 import { cborArrayHead, requestBytes, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
@@ -180,15 +180,63 @@ function joined(renderings: Rendering[]): { messages: RenderedMessage[]; problem
  *  episode object for every episode no new frame reached, so a plan remade after an append renders only the
  *  episodes the append reached. */
 
-/** Each episode's whole part, its outputs unread, rendered once per fold snapshot's episode: the session view's
- *  request and every plan's replayed count share it. */
+/** Each episode's whole part, its outputs unread, made once per fold snapshot's episode (the session view's
+ *  request and every plan's replayed count share it); a live episode's from the last snapshot's, over the
+ *  steps recorded after its checkpoint (replay/resumable.ts). */
 const unread_parts = new WeakMap<EpisodeFold, Rendering>();
 
 function unreadPart(episode: EpisodeFold): Rendering {
   let part = unread_parts.get(episode);
-  if (part === undefined) unread_parts.set(episode, (part = renderEpisode(episode, null, PAYLOADS_UNREAD)));
+  if (part === undefined) unread_parts.set(episode, (part = unreadPartOf(episode)));
   return part;
 }
+
+function unreadPartOf(episode: EpisodeFold): Rendering {
+  const index = EpisodeIndex.of(episode);
+  const { latest, problem } = viewInForce(episode);
+  const turns = unread_turn_sums.of(episode);
+  const messages = asMessages(episode.input).map((message): RenderedMessage => ({ origin: { kind: 'input', episode: episode.episode }, message }));
+  if (latest !== null && problem === null) appendAll(messages, replacementOf(episode.episode, latest));
+  appendAll(messages, turns.body);
+  if (turns.cut_at === null) appendAll(messages, steersAtEnd(episode, index, null));
+  else appendAll(messages, steersPastCut(episode, index, index.recordedSteps().slice(turns.cut_at + 1)));
+  return { messages, problems: problem === null ? [] : [problem], view: latest, replaced: turns.replaced };
+}
+
+/** The latest view of an episode's whole part and why it does not assemble (null when it does), per snapshot. */
+const views_in_force = new WeakMap<EpisodeFold, { latest: ViewRecord | null; problem: RequestProblem | null }>();
+
+function viewInForce(episode: EpisodeFold): { latest: ViewRecord | null; problem: RequestProblem | null } {
+  let found = views_in_force.get(episode);
+  if (found === undefined) {
+    const views = viewRecords(episode);
+    const latest = views.at(-1) ?? null;
+    views_in_force.set(episode, (found = { latest, problem: latest === null ? null : viewProblem(latest, views.slice(0, -1)) }));
+  }
+  return found;
+}
+
+/** The turns of an episode's whole part, recorded step by recorded step: those after the view's replacement
+ *  (`body`), those it stands in for (`replaced`), and where an uncommitted turn cut the part. Taken on from the
+ *  last snapshot's while the view in force and the steers are the same. */
+const unread_turn_sums = new EpisodeSum<StepFold, { body: RenderedMessage[]; replaced: RenderedMessage[]; cut_at: number | null; seen: number }>({
+  items: (episode) => EpisodeIndex.of(episode).recordedSteps(),
+  initial: () => ({ body: [], replaced: [], cut_at: null, seen: 0 }),
+  copy: (turns) => ({ ...turns, body: turns.body.slice(), replaced: turns.replaced.slice() }),
+  same(before, episode) {
+    const [was, now] = [viewInForce(before), viewInForce(episode)];
+    const same_view = was.latest?.seq === now.latest?.seq && (was.problem === null) === (now.problem === null);
+    const same_steers = before.steers.length === episode.steers.length && before.steers.every((steer, at) => steer === episode.steers[at]);
+    return same_view && same_steers ? sameStepAndBatch(before, episode) : null;
+  },
+  add(turns, step, episode) {
+    const position = turns.seen++;
+    if (turns.cut_at !== null) return;
+    const { latest } = viewInForce(episode);
+    const into = latest !== null && step.step_id <= latest.through_step ? turns.replaced : turns.body;
+    if (!addTurn(into, episode, EpisodeIndex.of(episode), step, PAYLOADS_UNREAD)) turns.cut_at = position;
+  },
+});
 
 /** `renderTranscript(fold, PAYLOADS_UNREAD).length`, from the episodes' parts (a problem in any part leaves no
  *  request). */
@@ -224,18 +272,23 @@ function renderEpisode(episode: EpisodeFold, up_to: number | null, payloads: Pay
   const steps = index.recordedSteps().filter((step) => up_to === null || step.step_id < up_to);
   let cut = false;
   for (const [position, step] of steps.entries()) {
-    const into = covered(step) ? replaced : messages;
-    appendAll(into, steersJoining(episode, index, step.step_id));
-    const turn = renderTurn(episode.episode, index, step, payloads);
-    if (turn === null) {
-      if (up_to === null) appendAll(messages, steersPastCut(episode, index, steps.slice(position + 1)));
-      cut = true;
-      break;
-    }
-    appendAll(into, turn);
+    if (addTurn(covered(step) ? replaced : messages, episode, index, step, payloads)) continue;
+    if (up_to === null) appendAll(messages, steersPastCut(episode, index, steps.slice(position + 1)));
+    cut = true;
+    break;
   }
   if (!cut) appendAll(messages, steersAtEnd(episode, index, up_to));
   return { messages, problems: problem === null ? [] : [problem], view: latest, replaced };
+}
+
+/** Adds the steers that joined `step` and its turn to `into`; false when its turn is not committed (the
+ *  episode's part ends before it). */
+function addTurn(into: RenderedMessage[], episode: EpisodeFold, index: EpisodeIndex, step: StepFold, payloads: PayloadReader): boolean {
+  appendAll(into, steersJoining(episode, index, step.step_id));
+  const turn = renderTurn(episode.episode, index, step, payloads);
+  if (turn === null) return false;
+  appendAll(into, turn);
+  return true;
 }
 
 /** The steers after the last rendered turn: those joining at run end, or those that joined step `up_to` (and,
