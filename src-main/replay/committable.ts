@@ -4,6 +4,7 @@
 // because an inspector must show a damaged session, not refuse to look at it.
 import type { Anomaly, AnomalyKind, BatchFold, EpisodeFold, StepFold } from '../../src-shared/replay.js';
 import { EpisodeIndex } from './episode-index.js';
+import { EpisodeSum } from './resumable.js';
 
 export function anomaly(
   kind: AnomalyKind,
@@ -17,18 +18,39 @@ export function anomaly(
 
 /** Checks every batch of a classified episode: the anomalies found, and whether each batch (by position) is
  *  committable. Changes nothing: the caller sets the verdicts. */
-export function checkEpisode(episode: EpisodeFold): { anomalies: Anomaly[]; committable: boolean[] } {
-  const found: Anomaly[] = [];
-  const committable: boolean[] = [];
-  const index = EpisodeIndex.of(episode);
-  const named = new Set(episode.anomalies.map((entry) => entry.batch_id));
-  for (const batch of episode.batches) {
-    const own = ownAnomalies(index, batch);
-    committable.push(own.anomalies.length === 0 && !named.has(batch.batch_id) && own.one_terminal_each);
-    for (const entry of [...own.anomalies, ...commitAnomalies(index, batch)]) found.push(entry);
-  }
-  return { anomalies: found, committable };
+export function checkEpisode(episode: EpisodeFold): { readonly anomalies: readonly Anomaly[]; readonly committable: readonly boolean[] } {
+  // The anomalies the fold found (classification appends its own after this check): the names that keep a
+  // batch from committing.
+  if (!anomalies_named.has(episode)) anomalies_named.set(episode, { count: episode.anomalies.length, named: new Set(episode.anomalies.map((entry) => entry.batch_id)) });
+  return episode_checks.of(episode);
 }
+
+/** The batch ids an episode's fold anomalies name, and how many there were, when it was checked. */
+const anomalies_named = new WeakMap<EpisodeFold, { count: number; named: ReadonlySet<string | null> }>();
+
+/** The check batch by batch, taken on from the last snapshot's for a live episode (replay/resumable.ts) while
+ *  the fold's anomalies are the same: a batch counts as the same when it is the same object, committed (an open
+ *  batch's verdict depends on the steps recorded after it) and its step is the same. */
+const episode_checks = new EpisodeSum<BatchFold, { anomalies: Anomaly[]; committable: boolean[] }>({
+  items: (episode) => episode.batches,
+  initial: () => ({ anomalies: [], committable: [] }),
+  copy: (checked) => ({ anomalies: checked.anomalies.slice(), committable: checked.committable.slice() }),
+  same(before, episode) {
+    if (anomalies_named.get(before)?.count !== anomalies_named.get(episode)?.count) return null;
+    const changed_steps = new Set<number>();
+    let shared = 0;
+    while (shared < before.steps.length && before.steps[shared] === episode.steps[shared]) shared++;
+    for (let at = shared; at < before.steps.length; at++) changed_steps.add(before.steps[at]!.step_id);
+    for (let at = shared; at < episode.steps.length; at++) changed_steps.add(episode.steps[at]!.step_id);
+    return (was, now) => was === now && now.finished_seq !== null && (now.step_id === null || !changed_steps.has(now.step_id));
+  },
+  add(checked, batch, episode) {
+    const index = EpisodeIndex.of(episode);
+    const own = ownAnomalies(index, batch);
+    checked.committable.push(own.anomalies.length === 0 && !anomalies_named.get(episode)!.named.has(batch.batch_id) && own.one_terminal_each);
+    for (const entry of [...own.anomalies, ...commitAnomalies(index, batch)]) checked.anomalies.push(entry);
+  },
+});
 
 /** A batch's own anomalies, kept per batch and step: a live episode's snapshots share every batch and step no
  *  frame touched, so an append checks the batches it changed, not the episode's. */

@@ -17,17 +17,19 @@ const ACTS: Record<ActionKind, (root: string, session_id: string, options: Recov
 };
 const KINDS: readonly ActionKind[] = ['resume', 'cancel', 'seal'];
 
-export function previewAction(model: SessionModel, kind: ActionKind): ActionPreview {
+/** `probe`: look at the lease again (false when the caller just did, for the same moment). */
+export function previewAction(model: SessionModel, kind: ActionKind, probe = true): ActionPreview {
   const fold = model.fold();
   const plan = planFor(fold, kind);
-  const refusal = refusalFor(model, plan);
+  const refusal = refusalFor(model, plan, probe);
   return { kind, plan, based_on_seq: fold.last_seq, refusal, tail_repair: tailRepair(model, plan, refusal), contradicts: contradiction(kind, plan, planFor(fold, 'resume')) };
 }
 
 /** Resume, Cancel and Seal as the session view offers them: each with whether it applies now and why. */
 export function actionChoices(model: SessionModel): ActionChoice[] {
-  return KINDS.map((kind) => {
-    const preview = previewAction(model, kind);
+  // One look at the lease for the three choices (each look reads the OS's lock table and the tenure file).
+  return KINDS.map((kind, at) => {
+    const preview = previewAction(model, kind, at === 0);
     return {
       kind,
       applies: preview.refusal === null,
@@ -62,14 +64,14 @@ export function runAction(model: SessionModel, kind: ActionKind, based_on_seq: n
   return { ok: true, kind, written, message: `${written.length} record(s) appended under lease epoch ${outcome.epoch ?? '-'}` };
 }
 
-function refusalFor(model: SessionModel, plan: RecoveryPlan): ActionRefusal | null {
+function refusalFor(model: SessionModel, plan: RecoveryPlan, probe: boolean): ActionRefusal | null {
   const { target } = model;
   if (target.is_export || target.root === null || target.session === null) {
     return { reason: 'read_only', message: 'an export is opened read-only: no lease is taken and nothing is written' };
   }
   const error = model.tailer.read?.error ?? null;
   if (error !== null) return { reason: 'refused_wal', message: `the WAL is refused (${error.kind}): no action is offered` };
-  model.probeLease();
+  if (probe) model.probeLease();
   const lease = model.lease;
   if (lease.state === 'live') {
     const holder = lease.holder;

@@ -10,6 +10,7 @@ import { planFor } from '../replay/plan.js';
 import { episodeWord } from '../replay/signals.js';
 import { refusedPlan } from '../replay/report.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
+import { EpisodeSum } from '../replay/resumable.js';
 import type { PayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
 import { episodeRows, outsideRows, sessionAnomalyRows, shownRow, StepRowCache, transcriptRow } from './timeline.js';
@@ -94,40 +95,51 @@ interface RequestTurns {
 }
 
 export function requestTurns(messages: readonly RenderedMessage[]): RequestTurns {
-  const plain = messages.map((rendered) => rendered.message);
-  const first = plain.findIndex((message) => message['role'] === 'assistant');
-  if (first < 0) return { head: plain, inner_valid: true, tail: null, seam: null };
-  const last = plain.findLastIndex((message) => message['role'] === 'assistant');
-  return { head: plain.slice(0, first), inner_valid: turnsFromValid(plain, first, last), tail: plain.slice(last), seam: null };
+  const sum = newTurnSum();
+  for (const rendered of messages) addMessage(sum, rendered);
+  return turnsOf(sum);
 }
 
-/** `checkProviderValid(plain.slice(first, last)).valid` where `first` holds an assistant message: the check
- *  starts afresh at every assistant message, so it is the turns' checks, each kept with the very messages it
- *  was made of. A live episode's next request part holds the same message objects for the turns no frame
- *  reached (replay/transcript.ts keeps each step's unread turn), so an append checks the turns it changed. */
-function turnsFromValid(plain: readonly JsonPayload[], first: number, last: number): boolean {
-  for (let start = first; start < last; ) {
-    let end = start + 1;
-    while (end < last && plain[end]!['role'] !== 'assistant') end++;
-    const kept = turn_checks.get(plain[start]!);
-    let valid: boolean;
-    if (kept !== undefined && kept.messages.length === end - start && kept.messages.every((message, at) => message === plain[start + at])) {
-      valid = kept.valid;
-    } else {
-      const messages = plain.slice(start, end);
-      valid = checkProviderValid(messages).valid;
-      turn_checks.set(plain[start]!, { messages, valid });
-      turn_checks_made.count += 1;
-    }
-    if (!valid) return false;
-    start = end;
+/** An episode's part of the next request split into turns as it goes: each turn checked once it is complete
+ *  (the next assistant message starts another). */
+interface TurnSum {
+  head: JsonPayload[];
+  inner_valid: boolean;
+  tail: JsonPayload[] | null;
+}
+
+const newTurnSum = (): TurnSum => ({ head: [], inner_valid: true, tail: null });
+
+function addMessage(sum: TurnSum, rendered: RenderedMessage): void {
+  const message = rendered.message;
+  if (message['role'] !== 'assistant') {
+    (sum.tail ?? sum.head).push(message);
+    return;
   }
-  return true;
+  if (sum.tail !== null && sum.inner_valid) {
+    sum.inner_valid = checkProviderValid(sum.tail).valid;
+    turn_checks_made.count += 1;
+  }
+  sum.tail = [message];
 }
 
-const turn_checks = new WeakMap<JsonPayload, { messages: readonly JsonPayload[]; valid: boolean }>();
+function turnsOf(sum: TurnSum): RequestTurns {
+  return { head: sum.head, inner_valid: sum.inner_valid, tail: sum.tail, seam: null };
+}
+
 /** Turns checked for provider validity in this process: what the tests count. */
 export const turn_checks_made = { count: 0 };
+
+/** Each episode's turns, taken on from the last snapshot's for a live episode: its request part holds the same
+ *  messages for the turns no frame reached (replay/transcript.ts keeps each step's unread turn), so an append
+ *  checks the turns it completed. */
+const episode_turns = new EpisodeSum<RenderedMessage, TurnSum>({
+  items: (episode) => renderEpisodeRequest(episode).messages,
+  initial: newTurnSum,
+  add: addMessage,
+  copy: (sum) => ({ head: sum.head.slice(), inner_valid: sum.inner_valid, tail: sum.tail?.slice() ?? null }),
+  same: () => (was, now) => was.message === now.message,
+});
 
 /** `checkProviderValid` of the parts joined, from each part's turns: the seams are checked, the inner turns
  *  were checked when their part was made. */
@@ -234,7 +246,7 @@ export class ViewBuilder {
       class_counts,
       run: signals.run,
       recoveries: signals.recoveries,
-      transcriptValid: () => (valid ??= requestRenders() && turnsValid(parts.map((part, index) => (part.turns ??= requestTurns(requestOf(index).messages))))),
+      transcriptValid: () => (valid ??= requestRenders() && turnsValid(parts.map((part, index) => (part.turns ??= turnsOf(episode_turns.of(fold.episodes[index]!)))))),
       timelineRows: (start, count) => views.timeline.slice(start, count).map((row) => shownRow(row, payloads)),
       transcript: (start, count) => views.messages.slice(start, count).map((rendered, offset) => transcriptRow(shown(rendered), start + offset)),
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
