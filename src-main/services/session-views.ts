@@ -4,7 +4,7 @@
 // never the closed ones (the counters say how much was rebuilt, for the tests that hold this).
 import { appendAll } from '../../src-shared/arrays.js';
 import type { RowList, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
-import type { CallClass, EpisodeFold, JsonPayload, RecoveryEntry, RecoveryPlan, RenderedMessage, RequestProblem, RunSignal, SessionFold } from '../../src-shared/replay.js';
+import type { BatchFold, CallClass, EpisodeFold, JsonPayload, RecoveryEntry, RecoveryPlan, RenderedMessage, RequestProblem, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import { planFor } from '../replay/plan.js';
 import { episodeWord } from '../replay/signals.js';
@@ -202,11 +202,14 @@ export class ViewBuilder {
    *  read (its end, its operator actions), so they are made by the caller for every build. */
   build(fold: SessionFold, payloads: PayloadReader, read_error: WalErrorInfo | null, signals: { run: RunSignal; recoveries: RecoveryEntry[] }): SessionViews {
     const parts = fold.episodes.map((episode) => this.episodeViews(episode));
-    const rowsOf = (index: number): TimelineRow[] => {
-      const rows = (parts[index]!.rows ??= episodeRows(fold.episodes[index]!, this.step_rows));
-      // The last episode's row shows the run signal; the kept rows stay as built, since the signal can change
-      // (a tail torn later) while the episode does not.
-      return index === fold.episodes.length - 1 ? markLastEpisode(rows, fold.episodes[index]!, signals.run) : rows;
+    const rowsOf = (index: number): TimelineRow[] => (parts[index]!.rows ??= episodeRows(fold.episodes[index]!, this.step_rows));
+    // The last episode's row shows the run signal. It is put in place as rows are shown: the kept rows stay as
+    // built, since the signal can change (a tail torn later) while the episode does not, and a copy of a long
+    // open episode's rows for one row would cost every append its length.
+    let last_head: { row: TimelineRow; marked: TimelineRow } | null | undefined;
+    const marked = (row: TimelineRow): TimelineRow => {
+      last_head ??= fold.episodes.length === 0 ? null : markLastEpisode(rowsOf(fold.episodes.length - 1), fold.episodes.at(-1)!, signals.run);
+      return row === last_head?.row ? last_head.marked : row;
     };
     // The next request is the episodes' parts joined: a compaction view in force decides which turns each part
     // carries, and a view that no longer assembles leaves no request at all (replay/transcript.ts). A part is
@@ -247,13 +250,13 @@ export class ViewBuilder {
       run: signals.run,
       recoveries: signals.recoveries,
       transcriptValid: () => (valid ??= requestRenders() && turnsValid(parts.map((part, index) => (part.turns ??= turnsOf(episode_turns.of(fold.episodes[index]!)))))),
-      timelineRows: (start, count) => views.timeline.slice(start, count).map((row) => shownRow(row, payloads)),
+      timelineRows: (start, count) => views.timeline.slice(start, count).map((row) => shownRow(marked(row), payloads)),
       transcript: (start, count) => views.messages.slice(start, count).map((rendered, offset) => transcriptRow(shown(rendered), start + offset)),
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
       searchParts: (list) => {
         const texts = (rows: readonly unknown[]): string[] => rows.map((row) => JSON.stringify(row).toLowerCase());
         if (list === 'transcript') return views.messages.parts.map((messages) => texts(messages.map(shown)));
-        const shownTexts = (rows: readonly TimelineRow[]) => texts(rows.map((row) => shownRow(row, payloads)));
+        const shownTexts = (rows: readonly TimelineRow[]) => texts(rows.map((row) => shownRow(marked(row), payloads)));
         return views.timeline.parts.map((rows, index) => {
           const part = parts[index];
           return part === undefined ? shownTexts(rows) : (part.search.timeline ??= shownTexts(rows));
@@ -267,22 +270,28 @@ export class ViewBuilder {
     const known = this.per_episode.get(episode);
     if (known !== undefined) return known;
     this.episodes_rebuilt += 1;
-    const class_counts: Partial<Record<CallClass, number>> = {};
-    for (const batch of episode.batches) for (const call of batch.calls) class_counts[call.class] = (class_counts[call.class] ?? 0) + 1;
-    const views: EpisodeViews = { rows: null, class_counts, search: {}, request: null, turns: null, index: null };
+    const views: EpisodeViews = { rows: null, class_counts: calls_by_class.of(episode), search: {}, request: null, turns: null, index: null };
     this.per_episode.set(episode, views);
     return views;
   }
 }
 
+/** Each episode's calls by class, taken on from the last snapshot's for a live episode. */
+const calls_by_class = new EpisodeSum<BatchFold, Partial<Record<CallClass, number>>>({
+  items: (episode) => episode.batches,
+  initial: () => ({}),
+  copy: (counts) => ({ ...counts }),
+  add(counts, batch) {
+    for (const call of batch.calls) counts[call.class] = (counts[call.class] ?? 0) + 1;
+  },
+});
+
 /** The last episode's row says "cut short" or "open in this copy", with its last durable state, instead of the
- *  fold's "running" when nothing is running it. A copy of `rows` with that row replaced. */
-function markLastEpisode(rows: readonly TimelineRow[], last: EpisodeFold, run: RunSignal): TimelineRow[] {
-  // The episode's own row is its first (timeline.ts episodeRows).
+ *  fold's "running" when nothing is running it: its own row (the first of its rows) and the row as shown. */
+function markLastEpisode(rows: readonly TimelineRow[], last: EpisodeFold, run: RunSignal): { row: TimelineRow; marked: TimelineRow } | null {
   const row = rows[0];
-  const marked = rows.slice();
-  if (row?.kind === 'episode' && row.episode === last.episode) marked[0] = { ...row, state_word: episodeWord(last, run, last.episode), last_durable: run.last_durable };
-  return marked;
+  if (row?.kind !== 'episode' || row.episode !== last.episode) return null;
+  return { row, marked: { ...row, state_word: episodeWord(last, run, last.episode), last_durable: run.last_durable } };
 }
 
 /** The episode a seq most likely shows in is the last one started at or before it; a late record of an earlier
