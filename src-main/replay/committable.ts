@@ -4,7 +4,7 @@
 // because an inspector must show a damaged session, not refuse to look at it.
 import type { Anomaly, AnomalyKind, BatchFold, EpisodeFold, StepFold } from '../../src-shared/replay.js';
 import { EpisodeIndex } from './episode-index.js';
-import { EpisodeSum } from './resumable.js';
+import { EpisodeSum, sharedBy, sharedSteps } from './resumable.js';
 
 export function anomaly(
   kind: AnomalyKind,
@@ -35,14 +35,13 @@ const episode_checks = new EpisodeSum<BatchFold, { anomalies: Anomaly[]; committ
   items: (episode) => episode.batches,
   initial: () => ({ anomalies: [], committable: [] }),
   copy: (checked) => ({ anomalies: checked.anomalies.slice(), committable: checked.committable.slice() }),
-  same(before, episode) {
-    if (anomalies_named.get(before)?.count !== anomalies_named.get(episode)?.count) return null;
+  shared(before, episode, batches_before, batches) {
+    if (anomalies_named.get(before)?.count !== anomalies_named.get(episode)?.count) return 0;
     const changed_steps = new Set<number>();
-    let shared = 0;
-    while (shared < before.steps.length && before.steps[shared] === episode.steps[shared]) shared++;
+    const shared = sharedSteps(before, episode);
     for (let at = shared; at < before.steps.length; at++) changed_steps.add(before.steps[at]!.step_id);
     for (let at = shared; at < episode.steps.length; at++) changed_steps.add(episode.steps[at]!.step_id);
-    return (was, now) => was === now && now.finished_seq !== null && (now.step_id === null || !changed_steps.has(now.step_id));
+    return sharedBy(batches_before, batches, (was, now) => was === now && now.finished_seq !== null && (now.step_id === null || !changed_steps.has(now.step_id)));
   },
   add(checked, batch, episode) {
     const index = EpisodeIndex.of(episode);

@@ -15,7 +15,7 @@ import type {
 } from '../../src-shared/replay.js';
 import { hasClass, isCloseOut, isPending } from './classify.js';
 import { closeBatchRecords, type CloseCause } from './close-out.js';
-import { EpisodeSum } from './resumable.js';
+import { EpisodeSum, sharedSteps } from './resumable.js';
 import { currentBatch, lastFinishedStep, owesTurnFinished } from './state.js';
 import { replayedCounts } from './transcript.js';
 
@@ -183,6 +183,7 @@ function summedUsage(episode: EpisodeFold): JsonPayload | null {
  *  partial sum was already inexact, so no later term can make the field right again. */
 const usage_sums = new EpisodeSum<StepFold, Map<string, number | null>>({
   items: (episode) => episode.steps,
+  shared: sharedSteps,
   initial: () => new Map(),
   copy: (sums) => new Map(sums),
   add(sums, step) {

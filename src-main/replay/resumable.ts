@@ -3,7 +3,7 @@
 // ones come at the end: a sum kept at a point near the end of the last snapshot's list goes on over what came
 // after it, once the items before that point are checked to be the very same objects (an identity check per
 // item, no work on them). An append to an episode of a hundred thousand steps adds the few items it changed.
-import type { EpisodeFold, StepFold } from '../../src-shared/replay.js';
+import type { BatchFold, EpisodeFold, StepFold } from '../../src-shared/replay.js';
 
 /** Which snapshot's copy of the same episode each copy was made from (set by SessionFolder.snapshotSince). */
 const made_from = new WeakMap<EpisodeFold, EpisodeFold>();
@@ -29,9 +29,9 @@ export interface ResumableSpec<Item, State> {
   add(state: State, item: Item, episode: EpisodeFold): void;
   /** A copy `add` may change without changing `state`. */
   copy(state: State): State;
-  /** How to tell whether the item at the same place of the earlier snapshot adds the same (default: it is the
-   *  same object); null when nothing of the earlier sum can be taken on. */
-  same?(episode_before: EpisodeFold, episode: EpisodeFold): ((before: Item, now: Item) => boolean) | null;
+  /** How many leading items of `episode` add what the items at the same places of `before` (the snapshot it was
+   *  made from) added: the sum is taken on from a checkpoint no further than that. */
+  shared(before: EpisodeFold, episode: EpisodeFold, items_before: readonly Item[], items: readonly Item[]): number;
 }
 
 interface Kept<Item, State> {
@@ -72,11 +72,45 @@ export class EpisodeSum<Item, State> {
   private resumable(before: EpisodeFold, items: readonly Item[], episode: EpisodeFold): { at: number; state: State } | null {
     const checkpoint = this.kept.get(before)?.checkpoint;
     if (checkpoint === undefined || checkpoint.at > items.length) return null;
-    const same = this.spec.same === undefined ? (was: Item, now: Item) => was === now : this.spec.same(before, episode);
-    if (same === null) return null;
-    for (let index = 0; index < checkpoint.at; index++) if (!same(checkpoint.items[index]!, items[index]!)) return null;
-    return checkpoint;
+    return checkpoint.at <= this.spec.shared(before, episode, checkpoint.items, items) ? checkpoint : null;
   }
+}
+
+/** How many leading items of two lists are the same by `same` (default: the same objects). */
+export function sharedBy<T>(before: readonly T[], now: readonly T[], same: (was: T, now: T) => boolean = (was, is) => was === is): number {
+  let at = 0;
+  while (at < before.length && at < now.length && same(before[at]!, now[at]!)) at++;
+  return at;
+}
+
+/** Per list of an episode snapshot (a list replaced, as classification replaces the batches, is measured
+ *  anew), against the snapshot it was made from: once for every sum over it. */
+const shared_counts = new WeakMap<readonly object[], { same: number; with_batches?: { batches: readonly BatchFold[]; count: number } }>();
+
+function sharedOf(before: readonly object[], now: readonly object[]): { same: number; with_batches?: { batches: readonly BatchFold[]; count: number } } {
+  let shared = shared_counts.get(now);
+  if (shared === undefined) shared_counts.set(now, (shared = { same: sharedBy(before, now) }));
+  return shared;
+}
+
+/** For a sum over the steps that reads nothing else: how many leading steps are the same objects. */
+export function sharedSteps(before: EpisodeFold, episode: EpisodeFold): number {
+  return sharedOf(before.steps, episode.steps).same;
+}
+
+/** For a sum over the batches that reads nothing else: how many leading batches are the same objects. */
+export function sharedBatches(before: EpisodeFold, episode: EpisodeFold): number {
+  return sharedOf(before.batches, episode.batches).same;
+}
+
+/** For a sum over the steps that reads each step's batch: how many leading steps are the same objects with the
+ *  same batches (`sameStepAndBatch`). */
+export function sharedStepsWithBatches(before: EpisodeFold, episode: EpisodeFold): number {
+  const shared = sharedOf(before.steps, episode.steps);
+  if (shared.with_batches?.batches !== episode.batches) {
+    shared.with_batches = { batches: episode.batches, count: sharedBy(before.steps, episode.steps, sameStepAndBatch(before, episode)) };
+  }
+  return shared.with_batches.count;
 }
 
 /** For a sum over steps that reads each step's batch: whether a step of `before` adds what the step at its place
@@ -84,8 +118,7 @@ export class EpisodeSum<Item, State> {
  *  batch lists are compared place by place, and a step whose batch id has no batch past the places where they
  *  stop being the same finds the same batch object in both (the last batch with that id). */
 export function sameStepAndBatch(before: EpisodeFold, episode: EpisodeFold): (was: StepFold, now: StepFold) => boolean {
-  let shared = 0;
-  while (shared < before.batches.length && before.batches[shared] === episode.batches[shared]) shared++;
+  const shared = sharedBatches(before, episode);
   const changed = new Set<string>();
   for (let at = shared; at < before.batches.length; at++) changed.add(before.batches[at]!.batch_id);
   for (let at = shared; at < episode.batches.length; at++) changed.add(episode.batches[at]!.batch_id);

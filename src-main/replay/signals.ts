@@ -4,7 +4,7 @@
 import type { BatchFold, CallFold, EpisodeFold, RunSignal, SessionFold, UnconfirmedCall } from '../../src-shared/replay.js';
 import type { TornTail, WalErrorInfo } from '../../src-shared/wal.js';
 import { isPending } from './classify.js';
-import { EpisodeSum } from './resumable.js';
+import { EpisodeSum, sharedBatches } from './resumable.js';
 import { currentBatch, lastFinishedStep } from './state.js';
 
 /** What the reader said about the WAL's end. */
@@ -42,6 +42,7 @@ export function unconfirmedCalls(episode: EpisodeFold): UnconfirmedCall[] {
 /** Over the batches, taken on from the last snapshot's for a live episode (replay/resumable.ts). */
 const batch_signals = new EpisodeSum<BatchFold, { unconfirmed: UnconfirmedCall[]; error_results: number }>({
   items: (episode) => episode.batches,
+  shared: sharedBatches,
   initial: () => ({ unconfirmed: [], error_results: 0 }),
   copy: (sum) => ({ unconfirmed: sum.unconfirmed.slice(), error_results: sum.error_results }),
   add(sum, batch, episode) {

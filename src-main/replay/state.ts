@@ -1,7 +1,7 @@
 // Where an episode stands, derived from its classified records: the facts the resume plan and the outline share.
 import type { BatchFold, EpisodeFold, EpisodeState, StepFold } from '../../src-shared/replay.js';
 import { isCloseOut } from './classify.js';
-import { EpisodeSum } from './resumable.js';
+import { EpisodeSum, sharedBatches, sharedSteps } from './resumable.js';
 
 /** The batch a recovery acts on: the episode's last one, unless a model step was recorded after it started
  *  (then it was committed or abandoned and the run went on past it). */
@@ -42,6 +42,7 @@ function progressSeq(episode: EpisodeFold): number {
 /** Over the steps: the latest model_step_finished, and the latest step record of any kind. */
 const step_seqs = new EpisodeSum<StepFold, { recorded_max: number; progress: number }>({
   items: (episode) => episode.steps,
+  shared: sharedSteps,
   initial: () => ({ recorded_max: 0, progress: 0 }),
   add(state, step) {
     state.recorded_max = Math.max(state.recorded_max, step.seq ?? 0);
@@ -53,6 +54,7 @@ const step_seqs = new EpisodeSum<StepFold, { recorded_max: number; progress: num
 /** Over the batches: the latest batch or call record. */
 const batch_seqs = new EpisodeSum<BatchFold, { progress: number }>({
   items: (episode) => episode.batches,
+  shared: sharedBatches,
   initial: () => ({ progress: 0 }),
   add(state, batch) {
     let seq = Math.max(state.progress, batch.started_seq, batch.finished_seq ?? 0);

@@ -3,7 +3,7 @@
 // a record without a time adds no time, and an episode without any says so (times_recorded: false).
 import type { BatchFold, EpisodeFold, EpisodeTiming, JsonPayload, StepFold, TimedSpan } from '../../src-shared/replay.js';
 import { EpisodeIndex } from './episode-index.js';
-import { EpisodeSum, sameStepAndBatch } from './resumable.js';
+import { EpisodeSum, sharedStepsWithBatches } from './resumable.js';
 
 /** Bars per episode's waterfall; a 5,000-step episode shows its first ones and says the rest were left out. */
 export const SPANS_PER_EPISODE_MAX = 2_000;
@@ -47,7 +47,7 @@ const timing_sums = new EpisodeSum<StepFold, TimingSum>({
   items: (episode) => episode.steps,
   initial: () => ({ spans: [], spans_cut: false, failed_attempts: 0, first_ms: null, last_known: null, tokens: {} }),
   copy: (sum) => ({ ...sum, spans: sum.spans.slice(), tokens: { ...sum.tokens } }),
-  same: sameStepAndBatch,
+  shared: sharedStepsWithBatches,
   add: (sum, step, episode) => addStep(sum, step, EpisodeIndex.of(episode).batch(step.batch_id)),
 });
 

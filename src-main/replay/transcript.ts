@@ -29,7 +29,7 @@ import type {
   ViewInRequest,
 } from '../../src-shared/replay.js';
 import { EpisodeIndex } from './episode-index.js';
-import { EpisodeSum, sameStepAndBatch } from './resumable.js';
+import { EpisodeSum, sameStepAndBatch, sharedBatches, sharedBy, sharedSteps } from './resumable.js';
 import { PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadReader } from './payloads.js';
 import { isMap, text } from './values.js';
 import { cborArrayHead, requestBytes, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
@@ -223,11 +223,11 @@ const unread_turn_sums = new EpisodeSum<StepFold, { body: RenderedMessage[]; rep
   items: (episode) => EpisodeIndex.of(episode).recordedSteps(),
   initial: () => ({ body: [], replaced: [], cut_at: null, seen: 0 }),
   copy: (turns) => ({ ...turns, body: turns.body.slice(), replaced: turns.replaced.slice() }),
-  same(before, episode) {
+  shared(before, episode, steps_before, steps) {
     const [was, now] = [viewInForce(before), viewInForce(episode)];
     const same_view = was.latest?.seq === now.latest?.seq && (was.problem === null) === (now.problem === null);
     const same_steers = before.steers.length === episode.steers.length && before.steers.every((steer, at) => steer === episode.steers[at]);
-    return same_view && same_steers ? sameStepAndBatch(before, episode) : null;
+    return same_view && same_steers ? sharedBy(steps_before, steps, sameStepAndBatch(before, episode)) : 0;
   },
   add(turns, step, episode) {
     const position = turns.seen++;
@@ -403,6 +403,7 @@ export function replayedCounts(fold: SessionFold, episode: EpisodeFold): { messa
 /** Counted step by step and batch by batch, taken on from the last snapshot's for a live episode. */
 const recorded_steps = new EpisodeSum<StepFold, { count: number }>({
   items: (episode) => episode.steps,
+  shared: sharedSteps,
   initial: () => ({ count: 0 }),
   copy: (sum) => ({ ...sum }),
   add: (sum, step) => void (sum.count += step.seq === null ? 0 : 1),
@@ -410,6 +411,7 @@ const recorded_steps = new EpisodeSum<StepFold, { count: number }>({
 
 const tool_results = new EpisodeSum<BatchFold, { count: number }>({
   items: (episode) => episode.batches,
+  shared: sharedBatches,
   initial: () => ({ count: 0 }),
   copy: (sum) => ({ ...sum }),
   add(sum, batch) {

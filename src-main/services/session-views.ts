@@ -10,7 +10,7 @@ import { planFor } from '../replay/plan.js';
 import { episodeWord } from '../replay/signals.js';
 import { refusedPlan } from '../replay/report.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
-import { EpisodeSum } from '../replay/resumable.js';
+import { EpisodeSum, sharedBatches, sharedBy } from '../replay/resumable.js';
 import type { PayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
 import { episodeRows, outsideRows, sessionAnomalyRows, shownRow, StepRowCache, transcriptRow } from './timeline.js';
@@ -138,7 +138,7 @@ const episode_turns = new EpisodeSum<RenderedMessage, TurnSum>({
   initial: newTurnSum,
   add: addMessage,
   copy: (sum) => ({ head: sum.head.slice(), inner_valid: sum.inner_valid, tail: sum.tail?.slice() ?? null }),
-  same: () => (was, now) => was.message === now.message,
+  shared: (_before, _episode, messages_before, messages) => sharedBy(messages_before, messages, (was, now) => was.message === now.message),
 });
 
 /** `checkProviderValid` of the parts joined, from each part's turns: the seams are checked, the inner turns
@@ -279,6 +279,7 @@ export class ViewBuilder {
 /** Each episode's calls by class, taken on from the last snapshot's for a live episode. */
 const calls_by_class = new EpisodeSum<BatchFold, Partial<Record<CallClass, number>>>({
   items: (episode) => episode.batches,
+  shared: sharedBatches,
   initial: () => ({}),
   copy: (counts) => ({ ...counts }),
   add(counts, batch) {

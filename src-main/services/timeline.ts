@@ -7,7 +7,7 @@ import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.j
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, SessionFold, StepFold } from '../../src-shared/replay.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { intentArgs, stepMessage, terminalOutput, type PayloadReader } from '../replay/payloads.js';
-import { EpisodeSum, sameStepAndBatch } from '../replay/resumable.js';
+import { EpisodeSum, sharedStepsWithBatches } from '../replay/resumable.js';
 import { episodeTiming } from '../replay/timing.js';
 
 /** A row's text is cut past this; the record view shows the rest. */
@@ -156,10 +156,8 @@ export class StepRowCache {
     items: (episode) => episode.steps,
     initial: () => ({ keys: [], starts: [], rows: [], sorted: true }),
     copy: (entries) => ({ keys: entries.keys.slice(), starts: entries.starts.slice(), rows: entries.rows.slice(), sorted: entries.sorted }),
-    same(episode_before, episode) {
-      // Every step row shows times relative to the episode's first: a new first time lays them all out again.
-      return episodeTiming(episode_before).first_ms === episodeTiming(episode).first_ms ? sameStepAndBatch(episode_before, episode) : null;
-    },
+    // Every step row shows times relative to the episode's first: a new first time lays them all out again.
+    shared: (before, episode) => (episodeTiming(before).first_ms === episodeTiming(episode).first_ms ? sharedStepsWithBatches(before, episode) : 0),
     add: (entries, step, episode) => {
       const key = stepKey(step);
       if (key < (entries.keys.at(-1) ?? key)) entries.sorted = false;
