@@ -5,16 +5,21 @@
 // item, no work on them). An append to an episode of a hundred thousand steps adds the few items it changed.
 import type { BatchFold, EpisodeFold, StepFold } from '../../src-shared/replay.js';
 
-/** Which snapshot's copy of the same episode each copy was made from (set by SessionFolder.snapshotSince). */
-const made_from = new WeakMap<EpisodeFold, EpisodeFold>();
+/** The snapshots' copies of the same episode each copy was made from, the latest first (set by
+ *  SessionFolder.snapshotSince). A sum not asked for at the last snapshot (a view nobody opened, a state only
+ *  paused runs need) goes on from an earlier one's. */
+const made_from = new WeakMap<EpisodeFold, readonly EpisodeFold[]>();
+
+/** Copies a sum may go back through; each keeps its lists (and its sums' checkpoints) alive. */
+const MADE_FROM_KEPT_MAX = 4;
 
 export function madeFrom(copy: EpisodeFold): EpisodeFold | undefined {
-  return made_from.get(copy);
+  return made_from.get(copy)?.[0];
 }
 
 export function noteMadeFrom(copy: EpisodeFold, previous: EpisodeFold): void {
-  made_from.set(copy, previous);
-  // Only the last link is followed: a longer chain would keep every snapshot of a live session alive.
+  made_from.set(copy, [previous, ...(made_from.get(previous) ?? [])].slice(0, MADE_FROM_KEPT_MAX));
+  // The newest copy holds the chain: a chain through every copy would keep every snapshot of a live session.
   made_from.delete(previous);
 }
 
@@ -42,8 +47,8 @@ interface Kept<Item, State> {
 /** One sum per episode snapshot: made once, and for a copy of an episode summed before, taken on from there. */
 export class EpisodeSum<Item, State> {
   private readonly kept = new WeakMap<EpisodeFold, Kept<Item, State>>();
-  /** Items added over this sum's life: what appends cost (the tests count it). */
-  items_added = 0;
+  /** Items added by every sum in this process: what appends cost (the tests count it). */
+  static items_added = 0;
 
   constructor(private readonly spec: ResumableSpec<Item, State>) {}
 
@@ -52,9 +57,8 @@ export class EpisodeSum<Item, State> {
     const known = this.kept.get(episode);
     if (known !== undefined) return known.state;
     const items = this.spec.items(episode);
-    const before = made_from.get(episode);
-    const resumed = before === undefined ? null : this.resumable(before, items, episode);
-    let state = resumed === null ? this.spec.initial(episode) : this.spec.copy(resumed.state);
+    const resumed = this.resumable(items, episode);
+    const state = resumed === null ? this.spec.initial(episode) : this.spec.copy(resumed.state);
     const from = resumed?.at ?? 0;
     const mark = Math.max(from, items.length - CHECKPOINT_BACK_ITEMS);
     let checkpoint: Kept<Item, State>['checkpoint'] | null = null;
@@ -62,17 +66,21 @@ export class EpisodeSum<Item, State> {
       if (index === mark) checkpoint = { items, at: index, state: this.spec.copy(state) };
       this.spec.add(state, items[index]!, episode);
     }
-    this.items_added += items.length - from;
+    EpisodeSum.items_added += items.length - from;
     checkpoint ??= { items, at: items.length, state: this.spec.copy(state) };
     this.kept.set(episode, { state, checkpoint });
     return state;
   }
 
-  /** The earlier snapshot's checkpoint, when every item before it is still the same. */
-  private resumable(before: EpisodeFold, items: readonly Item[], episode: EpisodeFold): { at: number; state: State } | null {
-    const checkpoint = this.kept.get(before)?.checkpoint;
-    if (checkpoint === undefined || checkpoint.at > items.length) return null;
-    return checkpoint.at <= this.spec.shared(before, episode, checkpoint.items, items) ? checkpoint : null;
+  /** The checkpoint of the latest earlier snapshot summed, when every item before it is still the same. */
+  private resumable(items: readonly Item[], episode: EpisodeFold): { at: number; state: State } | null {
+    for (const before of made_from.get(episode) ?? []) {
+      const checkpoint = this.kept.get(before)?.checkpoint;
+      if (checkpoint === undefined) continue;
+      if (checkpoint.at > items.length) return null;
+      return checkpoint.at <= this.spec.shared(before, episode, checkpoint.items, items) ? checkpoint : null;
+    }
+    return null;
   }
 }
 
@@ -85,11 +93,17 @@ export function sharedBy<T>(before: readonly T[], now: readonly T[], same: (was:
 
 /** Per list of an episode snapshot (a list replaced, as classification replaces the batches, is measured
  *  anew), against the snapshot it was made from: once for every sum over it. */
-const shared_counts = new WeakMap<readonly object[], { same: number; with_batches?: { batches: readonly BatchFold[]; count: number } }>();
+interface SharedCount {
+  before: readonly object[];
+  same: number;
+  with_batches?: { batches: readonly BatchFold[]; count: number };
+}
 
-function sharedOf(before: readonly object[], now: readonly object[]): { same: number; with_batches?: { batches: readonly BatchFold[]; count: number } } {
+const shared_counts = new WeakMap<readonly object[], SharedCount>();
+
+function sharedOf(before: readonly object[], now: readonly object[]): SharedCount {
   let shared = shared_counts.get(now);
-  if (shared === undefined) shared_counts.set(now, (shared = { same: sharedBy(before, now) }));
+  if (shared?.before !== before) shared_counts.set(now, (shared = { before, same: sharedBy(before, now) }));
   return shared;
 }
 

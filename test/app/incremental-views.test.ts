@@ -9,9 +9,14 @@ import { sessionTarget } from '../../src-main/engine/inspect.js';
 import { FRAME_VER_PLAIN } from '../../src-main/engine/limits.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
+import { EpisodeIndex } from '../../src-main/replay/episode-index.js';
 import { SessionFolder } from '../../src-main/replay/fold.js';
+import { planFor } from '../../src-main/replay/plan.js';
+import { EpisodeSum } from '../../src-main/replay/resumable.js';
+import { episodeTiming } from '../../src-main/replay/timing.js';
 import { walPayloadReader } from '../../src-main/replay/payloads.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
+import { turn_checks_made } from '../../src-main/services/session-views.js';
 import { buildTimeline } from '../../src-main/services/timeline.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
@@ -191,5 +196,128 @@ describe('live appends to a long open episode copy and lay out only the parts th
     expect(cost(stepFrames(STEPS + 1, true))).toEqual({ copied: 2, steps_laid_out: 1 });
     expectSameAsFullRebuild(root, model);
     expect(model.episodes_rebuilt.fold).toBe(4);
+  });
+});
+
+describe('an append to a long open episode recomputes what it appended, and every view equals a fresh read', () => {
+  const STEPS = 1_200;
+  /** Items the sums over the open episode add again per append: each goes on from a checkpoint a few items
+   *  before the end (replay/resumable.ts), whatever the episode's length. */
+  const SUM_ITEMS_PER_APPEND_MAX = 200;
+  /** Turns checked again per append: those among the last messages of the request part (the checkpoint). */
+  const TURNS_PER_APPEND_MAX = 8;
+
+  function stepFrames(s: number, in_flight: boolean): Frame[] {
+    const call = `call-${s}`;
+    const frames: Frame[] = [
+      { type: 'model_attempt_finished', payload: { step_id: s, attempt: 1, outcome: 'completed', ts_ms: 1_000 * s } },
+      { type: 'model_step_finished', payload: { step_id: s, assistant_message: { role: 'assistant', content: [{ type: 'text', text: `step ${s}` }, { type: 'tool_use', id: call, name: 'lookup', input: { s } }] }, usage: { input_tokens: s, output_tokens: 1 } } },
+      { type: 'tool_batch_started', payload: { batch_id: `b${s}`, step_id: s, sequential: false, planned_calls: [{ tool_call_id: call, name: 'lookup', plan: 'dispatch' }] } },
+      { type: 'tool_dispatch_intent', payload: { batch_id: `b${s}`, tool_call_id: call, args: { s }, dispatched_at_ms: 1_000 * s + 10 } },
+    ];
+    return in_flight ? frames : [...frames, ...stepEnd(s)];
+  }
+
+  function stepEnd(s: number): Frame[] {
+    return [
+      { type: 'tool_result', payload: { batch_id: `b${s}`, tool_call_id: `call-${s}`, outcome: 'completed', output: { s }, finished_at_ms: 1_000 * s + 20 } },
+      { type: 'tool_batch_finished', payload: { batch_id: `b${s}` } },
+      { type: 'turn_finished', payload: { step_id: s } },
+    ];
+  }
+
+  /** Everything the session view and the live tail ask for, as plain values. */
+  function everyView(model: SessionModel): unknown {
+    const fold = model.fold();
+    const counts = model.rowCounts();
+    const last = fold.episodes.at(-1)!;
+    return {
+      detail: { ...model.detail(), summary: { ...model.summary(), last_activity_ms: null } },
+      counts,
+      timeline: model.rows('timeline', 0, counts.timeline).rows,
+      transcript: model.rows('transcript', 0, counts.transcript).rows,
+      records: model.rows('records', Math.max(0, counts.records - 50), 50).rows,
+      plans: (['resume', 'cancel', 'seal'] as const).map((kind) => planFor(fold, kind)),
+      timing: episodeTiming(last),
+      run: model.summary().run,
+      class_counts: model.summary().class_counts,
+    };
+  }
+
+  function expectSameAsFreshRead(root: string, model: SessionModel): void {
+    const fresh = new SessionModel('big', sessionTarget(sessionDir(root, 'big')));
+    fresh.refresh();
+    expect(everyView(model)).toEqual(everyView(fresh));
+  }
+
+  it(`an episode of ${STEPS.toLocaleString('en')} steps: each append adds a bounded number of items, never the episode's`, () => {
+    const root = tempDir();
+    withSession(root, 'big', () => undefined);
+    const frames: Frame[] = [episodeFrames(1, 0, false)[0]!];
+    for (let s = 1; s <= STEPS; s++) for (const frame of stepFrames(s, s === STEPS)) frames.push(frame);
+    append(root, frames);
+    const model = new SessionModel('big', sessionTarget(sessionDir(root, 'big')));
+    model.refresh();
+    everyView(model);
+
+    const work = () => ({ sums: EpisodeSum.items_added, indexed: EpisodeIndex.parts_indexed, turns: turn_checks_made.count, ...model.parts_rebuilt });
+    const cost = (appended: Frame[]) => {
+      const before = work();
+      append(root, appended);
+      model.refresh();
+      everyView(model);
+      const after = work();
+      return { sums: after.sums - before.sums, indexed: after.indexed - before.indexed, turns: after.turns - before.turns, copied: after.copied - before.copied, laid_out: after.steps_laid_out - before.steps_laid_out };
+    };
+    // The first read summed every step and batch.
+    expect(EpisodeSum.items_added).toBeGreaterThan(10 * STEPS);
+
+    // What the live tail appends most: a record attached to no step or batch. The first pause asks for the
+    // seq of the run's latest progress (is the pause still in force?), which nothing asked for before: it is
+    // summed once, and taken on from then on.
+    cost([{ type: 'run_paused', payload: { reason: 'operator' } }]);
+    const paused = cost([{ type: 'run_paused', payload: { reason: 'operator' } }]);
+    expect(paused).toMatchObject({ indexed: 0, copied: 0, laid_out: 0 });
+    expect(paused.turns).toBeLessThanOrEqual(TURNS_PER_APPEND_MAX);
+    expect(paused.sums).toBeLessThanOrEqual(SUM_ITEMS_PER_APPEND_MAX);
+    expectSameAsFreshRead(root, model);
+
+    // The step in flight ends (its result, its batch's commit, its turn's end): that step and batch.
+    const ended = cost(stepEnd(STEPS));
+    expect(ended).toMatchObject({ indexed: 2, copied: 2, laid_out: 1 });
+    expect(ended.turns).toBeLessThanOrEqual(TURNS_PER_APPEND_MAX);
+    expect(ended.sums).toBeLessThanOrEqual(SUM_ITEMS_PER_APPEND_MAX);
+    expectSameAsFreshRead(root, model);
+
+    // A new step starts and asks for a call.
+    const started = cost(stepFrames(STEPS + 1, true));
+    expect(started).toMatchObject({ indexed: 2, copied: 2, laid_out: 1 });
+    expect(started.sums).toBeLessThanOrEqual(SUM_ITEMS_PER_APPEND_MAX);
+    expectSameAsFreshRead(root, model);
+  }, BIG_TEST_MS_MAX);
+
+  it('a record reaching far back in the open episode is summed from the start again, and the views still equal a fresh read', () => {
+    const root = tempDir();
+    withSession(root, 'big', () => undefined);
+    const frames: Frame[] = [episodeFrames(1, 0, false)[0]!];
+    for (let s = 1; s <= 60; s++) for (const frame of stepFrames(s, s === 60)) frames.push(frame);
+    append(root, frames);
+    const model = new SessionModel('big', sessionTarget(sessionDir(root, 'big')));
+    model.refresh();
+    everyView(model);
+    // A second result for step 3's call, long after its batch was committed: an anomaly in an early batch.
+    const before = EpisodeSum.items_added;
+    append(root, [{ type: 'tool_result', payload: { batch_id: 'b3', tool_call_id: 'call-3', outcome: 'completed', output: { again: true } } }]);
+    model.refresh();
+    everyView(model);
+    expect(EpisodeSum.items_added - before).toBeGreaterThan(60);
+    expectSameAsFreshRead(root, model);
+    // A steer joining the step in flight, then the run is cancelled and sealed by its writer.
+    append(root, [
+      { type: 'steered', payload: { submission_id: 's1', input: [user('also check the logs')], delivery: 'queued' } },
+      { type: 'run_cancel_requested', payload: { at: 'now' } },
+    ]);
+    model.refresh();
+    expectSameAsFreshRead(root, model);
   });
 });
