@@ -13,7 +13,7 @@ import { EpisodeIndex } from '../replay/episode-index.js';
 import { EpisodeSum, sharedBatches, sharedBy } from '../replay/resumable.js';
 import type { PayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
-import { episodeRows, outsideRows, sessionAnomalyRows, shownRow, StepRowCache, transcriptRow } from './timeline.js';
+import { episodeRowCount, episodeRows, outsideRows, sessionAnomalyRows, shownRow, StepRowCache, transcriptRow } from './timeline.js';
 
 /** A list made of parts (one per episode, then the session's own rows), indexed as if it were one array. */
 export class Segments<T> {
@@ -168,8 +168,10 @@ export function turnsValid(parts: readonly RequestTurns[]): boolean {
 
 export interface SessionViews {
   fold: SessionFold;
-  /** Every timeline row, call outputs unread: for counts and lookups. */
+  /** Every timeline row, call outputs unread: for lookups. */
   readonly timeline: Segments<TimelineRow>;
+  /** How many rows `timeline` has, counted without laying them out when they are not yet. */
+  timelineLength(): number;
   /** A page of the timeline as shown: its calls' outputs read back from disk. */
   timelineRows(start: number, count: number): TimelineRow[];
   /** The next request's messages, their tool outputs unread (`transcript` reads those it shows). */
@@ -268,6 +270,7 @@ export class ViewBuilder {
       return withOutputs((part.index ??= EpisodeIndex.of(fold.episodes[at]!)), rendered, reader);
     };
     let session_rows: TimelineRow[] | null = null;
+    const sessionRows = () => (session_rows ??= [...outsideRows(fold.outside), ...sessionAnomalyRows(fold.anomalies)]);
     let timeline: Segments<TimelineRow> | null = null;
     let messages: Segments<RenderedMessage> | null = null;
     let valid: boolean | null = null;
@@ -278,9 +281,15 @@ export class ViewBuilder {
     const views: SessionViews = {
       fold,
       get timeline() {
-        session_rows ??= [...outsideRows(fold.outside), ...sessionAnomalyRows(fold.anomalies)];
-        timeline ??= new Segments<TimelineRow>([...parts.map((_, index) => rowsOf(index)), session_rows]);
+        timeline ??= new Segments<TimelineRow>([...parts.map((_, index) => rowsOf(index)), sessionRows()]);
         return timeline;
+      },
+      timelineLength: () => {
+        if (timeline !== null) return timeline.length;
+        // Counted without laying out what is not laid out yet (an open episode's rows after an append).
+        let length = sessionRows().length;
+        for (const [index, part] of parts.entries()) length += part.rows?.length ?? episodeRowCount(fold.episodes[index]!, this.step_rows);
+        return length;
       },
       get messages() {
         messages ??= new Segments<RenderedMessage>(requestRenders() ? requestParts().map((part) => part.messages) : []);
@@ -374,5 +383,5 @@ function rowOfSeq(fold: SessionFold, timeline: Segments<TimelineRow>, seq: numbe
 }
 
 export function listLength(views: SessionViews, list: Exclude<RowList, 'records'>): number {
-  return list === 'timeline' ? views.timeline.length : views.messages.length;
+  return list === 'timeline' ? views.timelineLength() : views.messages.length;
 }

@@ -111,6 +111,15 @@ export function episodeRows(episode: EpisodeFold, steps = new StepRowCache()): T
   return rows;
 }
 
+/** `episodeRows(episode, steps).length` without laying the rows out in order: the live tail's counts (the
+ *  session event, a page's total) ask for it on every append, the rows only when a page of them is shown. */
+export function episodeRowCount(episode: EpisodeFold, steps: StepRowCache): number {
+  let count = 1 + asList(episode.input).length + steps.entries.of(episode).rows.length + episode.anomalies.length;
+  for (const batch of EpisodeIndex.of(episode).batches_without_step) count += 1 + batch.calls.length;
+  count += episode.steers.length + episode.approvals.length + episode.cancel_requests.length + episode.pauses.length + episode.resumes.length + episode.shown.length;
+  return count + (episode.finished === null ? 0 : 1);
+}
+
 const byKey = (a: Keyed, b: Keyed) => a.key - b.key || a.order - b.order;
 
 /** The steps' rows in step order (their keys ascending) merged with the other entries (sorted): what a stable
