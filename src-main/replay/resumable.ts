@@ -37,11 +37,15 @@ export interface ResumableSpec<Item, State> {
   /** How many leading items of `episode` add what the items at the same places of `before` (the snapshot it was
    *  made from) added: the sum is taken on from a checkpoint no further than that. */
   shared(before: EpisodeFold, episode: EpisodeFold, items_before: readonly Item[], items: readonly Item[]): number;
+  /** For a state of lists that `add` only appends to (an episode's rows, its request part): the checkpoint keeps
+   *  their lengths instead of a copy, and the next snapshot takes the earlier snapshot's state over, cut back
+   *  to them (that snapshot's sum is made again if it is asked for again). Without it, states are copied. */
+  rewind?: { mark(state: State): unknown; to(state: State, mark: unknown): void };
 }
 
 interface Kept<Item, State> {
   state: State;
-  checkpoint: { items: readonly Item[]; at: number; state: State };
+  checkpoint: { items: readonly Item[]; at: number; state: State | null; mark: unknown };
 }
 
 /** One sum per episode snapshot: made once, and for a copy of an episode summed before, taken on from there. */
@@ -52,33 +56,48 @@ export class EpisodeSum<Item, State> {
 
   constructor(private readonly spec: ResumableSpec<Item, State>) {}
 
-  /** The sum over `episode`'s items; read-only. */
+  /** The sum over `episode`'s items; read-only, and good until the next snapshot's sum is made (`rewind`). */
   of(episode: EpisodeFold): State {
     const known = this.kept.get(episode);
     if (known !== undefined) return known.state;
     const items = this.spec.items(episode);
     const resumed = this.resumable(items, episode);
-    const state = resumed === null ? this.spec.initial(episode) : this.spec.copy(resumed.state);
-    const from = resumed?.at ?? 0;
+    const state = resumed === null ? this.spec.initial(episode) : this.takeOver(resumed);
+    const from = resumed?.checkpoint.at ?? 0;
     const mark = Math.max(from, items.length - CHECKPOINT_BACK_ITEMS);
     let checkpoint: Kept<Item, State>['checkpoint'] | null = null;
     for (let index = from; index < items.length; index++) {
-      if (index === mark) checkpoint = { items, at: index, state: this.spec.copy(state) };
+      if (index === mark) checkpoint = this.checkpoint(items, index, state);
       this.spec.add(state, items[index]!, episode);
     }
     EpisodeSum.items_added += items.length - from;
-    checkpoint ??= { items, at: items.length, state: this.spec.copy(state) };
+    checkpoint ??= this.checkpoint(items, items.length, state);
     this.kept.set(episode, { state, checkpoint });
     return state;
   }
 
-  /** The checkpoint of the latest earlier snapshot summed, when every item before it is still the same. */
-  private resumable(items: readonly Item[], episode: EpisodeFold): { at: number; state: State } | null {
+  private checkpoint(items: readonly Item[], at: number, state: State): Kept<Item, State>['checkpoint'] {
+    const rewind = this.spec.rewind;
+    return rewind === undefined ? { items, at, state: this.spec.copy(state), mark: null } : { items, at, state: null, mark: rewind.mark(state) };
+  }
+
+  /** The state to go on from: a copy of the checkpoint's, or the earlier snapshot's own, cut back to it. */
+  private takeOver(resumed: { before: EpisodeFold; kept: Kept<Item, State> }): State {
+    const { rewind } = this.spec;
+    if (rewind === undefined) return this.spec.copy(resumed.kept.checkpoint.state!);
+    this.kept.delete(resumed.before);
+    rewind.to(resumed.kept.state, resumed.kept.checkpoint.mark);
+    return resumed.kept.state;
+  }
+
+  /** The latest earlier snapshot summed, when every item before its checkpoint is still the same. */
+  private resumable(items: readonly Item[], episode: EpisodeFold): { before: EpisodeFold; kept: Kept<Item, State>; checkpoint: { at: number } } | null {
     for (const before of made_from.get(episode) ?? []) {
-      const checkpoint = this.kept.get(before)?.checkpoint;
-      if (checkpoint === undefined) continue;
+      const kept = this.kept.get(before);
+      if (kept === undefined) continue;
+      const { checkpoint } = kept;
       if (checkpoint.at > items.length) return null;
-      return checkpoint.at <= this.spec.shared(before, episode, checkpoint.items, items) ? checkpoint : null;
+      return checkpoint.at <= this.spec.shared(before, episode, checkpoint.items, items) ? { before, kept, checkpoint } : null;
     }
     return null;
   }

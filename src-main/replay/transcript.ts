@@ -200,7 +200,8 @@ function unreadPartOf(episode: EpisodeFold): Rendering {
   appendAll(messages, turns.body);
   if (turns.cut_at === null) appendAll(messages, steersAtEnd(episode, index, null));
   else appendAll(messages, steersPastCut(episode, index, index.recordedSteps().slice(turns.cut_at + 1)));
-  return { messages, problems: problem === null ? [] : [problem], view: latest, replaced: turns.replaced };
+  // A copy: the turns are taken over by the next snapshot's part.
+  return { messages, problems: problem === null ? [] : [problem], view: latest, replaced: turns.replaced.slice() };
 }
 
 /** The latest view of an episode's whole part and why it does not assemble (null when it does), per snapshot. */
@@ -223,6 +224,16 @@ const unread_turn_sums = new EpisodeSum<StepFold, { body: RenderedMessage[]; rep
   items: (episode) => EpisodeIndex.of(episode).recordedSteps(),
   initial: () => ({ body: [], replaced: [], cut_at: null, seen: 0 }),
   copy: (turns) => ({ ...turns, body: turns.body.slice(), replaced: turns.replaced.slice() }),
+  rewind: {
+    mark: (turns) => ({ ...turns, body: turns.body.length, replaced: turns.replaced.length }),
+    to(turns, mark) {
+      const at = mark as { body: number; replaced: number; cut_at: number | null; seen: number };
+      turns.body.length = at.body;
+      turns.replaced.length = at.replaced;
+      turns.cut_at = at.cut_at;
+      turns.seen = at.seen;
+    },
+  },
   shared(before, episode, steps_before, steps) {
     const [was, now] = [viewInForce(before), viewInForce(episode)];
     const same_view = was.latest?.seq === now.latest?.seq && (was.problem === null) === (now.problem === null);

@@ -165,6 +165,16 @@ export class StepRowCache {
     items: (episode) => episode.steps,
     initial: () => ({ keys: [], starts: [], rows: [], sorted: true }),
     copy: (entries) => ({ keys: entries.keys.slice(), starts: entries.starts.slice(), rows: entries.rows.slice(), sorted: entries.sorted }),
+    rewind: {
+      mark: (entries) => ({ steps: entries.keys.length, rows: entries.rows.length, sorted: entries.sorted }),
+      to(entries, mark) {
+        const at = mark as { steps: number; rows: number; sorted: boolean };
+        entries.keys.length = at.steps;
+        entries.starts.length = at.steps;
+        entries.rows.length = at.rows;
+        entries.sorted = at.sorted;
+      },
+    },
     // Every step row shows times relative to the episode's first: a new first time lays them all out again.
     shared: (before, episode) => (episodeTiming(before).first_ms === episodeTiming(episode).first_ms ? sharedStepsWithBatches(before, episode) : 0),
     add: (entries, step, episode) => {
