@@ -18,8 +18,9 @@ export function madeFrom(copy: EpisodeFold): EpisodeFold | undefined {
 }
 
 export function noteMadeFrom(copy: EpisodeFold, previous: EpisodeFold): void {
-  made_from.set(copy, [previous, ...(made_from.get(previous) ?? [])].slice(0, MADE_FROM_KEPT_MAX));
   // The newest copy holds the chain: a chain through every copy would keep every snapshot of a live session.
+  // A finished episode holds none (its sums keep no checkpoint to go on from).
+  if (copy.finished === null) made_from.set(copy, [previous, ...(made_from.get(previous) ?? [])].slice(0, MADE_FROM_KEPT_MAX));
   made_from.delete(previous);
 }
 
@@ -45,7 +46,7 @@ export interface ResumableSpec<Item, State> {
 
 interface Kept<Item, State> {
   state: State;
-  checkpoint: { items: readonly Item[]; at: number; state: State | null; mark: unknown };
+  checkpoint: { items: readonly Item[]; at: number; state: State | null; mark: unknown } | null;
 }
 
 /** One sum per episode snapshot: made once, and for a copy of an episode summed before, taken on from there. */
@@ -65,38 +66,41 @@ export class EpisodeSum<Item, State> {
     const state = resumed === null ? this.spec.initial(episode) : this.takeOver(resumed);
     const from = resumed?.checkpoint.at ?? 0;
     const mark = Math.max(from, items.length - CHECKPOINT_BACK_ITEMS);
-    let checkpoint: Kept<Item, State>['checkpoint'] | null = null;
+    // A finished episode keeps no checkpoint: a late record reaching it (rare) sums it again, and a session of
+    // thousands of episodes does not hold a second copy of each one's sums.
+    const open = episode.finished === null;
+    let checkpoint: Kept<Item, State>['checkpoint'] = null;
     for (let index = from; index < items.length; index++) {
-      if (index === mark) checkpoint = this.checkpoint(items, index, state);
+      if (index === mark && open) checkpoint = this.checkpoint(items, index, state);
       this.spec.add(state, items[index]!, episode);
     }
     EpisodeSum.items_added += items.length - from;
-    checkpoint ??= this.checkpoint(items, items.length, state);
+    if (open) checkpoint ??= this.checkpoint(items, items.length, state);
     this.kept.set(episode, { state, checkpoint });
     return state;
   }
 
-  private checkpoint(items: readonly Item[], at: number, state: State): Kept<Item, State>['checkpoint'] {
+  private checkpoint(items: readonly Item[], at: number, state: State): NonNullable<Kept<Item, State>['checkpoint']> {
     const rewind = this.spec.rewind;
     return rewind === undefined ? { items, at, state: this.spec.copy(state), mark: null } : { items, at, state: null, mark: rewind.mark(state) };
   }
 
   /** The state to go on from: a copy of the checkpoint's, or the earlier snapshot's own, cut back to it. */
-  private takeOver(resumed: { before: EpisodeFold; kept: Kept<Item, State> }): State {
+  private takeOver(resumed: { before: EpisodeFold; kept: Kept<Item, State>; checkpoint: NonNullable<Kept<Item, State>['checkpoint']> }): State {
     const { rewind } = this.spec;
-    if (rewind === undefined) return this.spec.copy(resumed.kept.checkpoint.state!);
+    if (rewind === undefined) return this.spec.copy(resumed.checkpoint.state!);
     this.kept.delete(resumed.before);
-    rewind.to(resumed.kept.state, resumed.kept.checkpoint.mark);
+    rewind.to(resumed.kept.state, resumed.checkpoint.mark);
     return resumed.kept.state;
   }
 
   /** The latest earlier snapshot summed, when every item before its checkpoint is still the same. */
-  private resumable(items: readonly Item[], episode: EpisodeFold): { before: EpisodeFold; kept: Kept<Item, State>; checkpoint: { at: number } } | null {
+  private resumable(items: readonly Item[], episode: EpisodeFold): { before: EpisodeFold; kept: Kept<Item, State>; checkpoint: NonNullable<Kept<Item, State>['checkpoint']> } | null {
     for (const before of made_from.get(episode) ?? []) {
       const kept = this.kept.get(before);
       if (kept === undefined) continue;
       const { checkpoint } = kept;
-      if (checkpoint.at > items.length) return null;
+      if (checkpoint === null || checkpoint.at > items.length) return null;
       return checkpoint.at <= this.spec.shared(before, episode, checkpoint.items, items) ? { before, kept, checkpoint } : null;
     }
     return null;

@@ -68,6 +68,8 @@ export class Segments<T> {
  *  its line in the list never pays for them. */
 interface EpisodeViews {
   rows: TimelineRow[] | null;
+  /** How many `rows` has, counted before they are laid out. */
+  row_count?: number;
   class_counts: Partial<Record<CallClass, number>>;
   /** The episode's part of the next request, its outputs unread (their shape is all validity and counts
    *  need); a transcript page reads the outputs of the messages it shows. */
@@ -270,6 +272,7 @@ export class ViewBuilder {
       return withOutputs((part.index ??= EpisodeIndex.of(fold.episodes[at]!)), rendered, reader);
     };
     let session_rows: TimelineRow[] | null = null;
+    let timeline_length: number | null = null;
     const sessionRows = () => (session_rows ??= [...outsideRows(fold.outside), ...sessionAnomalyRows(fold.anomalies)]);
     let timeline: Segments<TimelineRow> | null = null;
     let messages: Segments<RenderedMessage> | null = null;
@@ -286,10 +289,10 @@ export class ViewBuilder {
       },
       timelineLength: () => {
         if (timeline !== null) return timeline.length;
-        // Counted without laying out what is not laid out yet (an open episode's rows after an append).
-        let length = sessionRows().length;
-        for (const [index, part] of parts.entries()) length += part.rows?.length ?? episodeRowCount(fold.episodes[index]!, this.step_rows);
-        return length;
+        // Counted without laying out what is not laid out yet (an open episode's rows after an append), each
+        // episode's count kept with its views.
+        timeline_length ??= parts.reduce((length, part, index) => length + (part.rows?.length ?? (part.row_count ??= episodeRowCount(fold.episodes[index]!, this.step_rows))), sessionRows().length);
+        return timeline_length;
       },
       get messages() {
         messages ??= new Segments<RenderedMessage>(requestRenders() ? requestParts().map((part) => part.messages) : []);
