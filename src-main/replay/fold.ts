@@ -17,7 +17,7 @@ import type {
   StepFold,
 } from '../../src-shared/replay.js';
 import type { Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
-import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, SCALAR, setOwn, WHOLE, type CborProjection } from '../engine/cbor.js';
+import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, memberTable, SCALAR, setOwn, ShortText, WHOLE, type CborProjection } from '../engine/cbor.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
 import { appendRecord, emptyRecordIndex } from './record-index.js';
@@ -56,7 +56,7 @@ const KEPT_MEMBERS: Readonly<Record<string, Readonly<Record<string, CborProjecti
   tool_batch_started: { batch_id: SCALAR, step_id: SCALAR, sequential: SCALAR, planned_calls: [{ tool_call_id: SCALAR, name: SCALAR, plan: SCALAR, safe: SCALAR }], tags: WHOLE },
   tool_dispatch_intent: { batch_id: SCALAR, tool_call_id: SCALAR, module_id: SCALAR, dispatched_at_ms: SCALAR, args: Object.fromEntries(TARGET_KEYS.map((key) => [key, SCALAR])), tags: WHOLE },
   tool_no_dispatch: { batch_id: SCALAR, tool_call_id: SCALAR, dispatched_at_ms: SCALAR, reason: SCALAR, tags: WHOLE },
-  tool_result: { batch_id: SCALAR, tool_call_id: SCALAR, finished_at_ms: SCALAR, outcome: SCALAR, is_error: SCALAR, reason: SCALAR, output: SCALAR, tags: WHOLE },
+  tool_result: { batch_id: SCALAR, tool_call_id: SCALAR, finished_at_ms: SCALAR, outcome: SCALAR, is_error: SCALAR, reason: SCALAR, output: new ShortText(LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX), tags: WHOLE },
   tool_batch_finished: { batch_id: SCALAR, tags: WHOLE },
   turn_finished: { step_id: SCALAR, tags: WHOLE },
 };
@@ -793,16 +793,19 @@ function isShortText(value: unknown): boolean {
 /** Decodes a `type` record's payload map as the fold keeps it (KEPT_MEMBERS; the member left on disk only
  *  when it is a short text), checking every key for duplicates as `readItem` does. */
 function decodeKept(decoder: CborDecoder, type: string): JsonPayload {
-  const members = KEPT_MEMBERS[type];
+  const members = Object.hasOwn(KEPT_MEMBERS, type) ? KEPT_MEMBERS[type] : undefined;
   const left_on_disk = LEFT_ON_DISK[type];
   const count = decoder.readMapHead();
   const payload: JsonPayload = {};
+  if (members !== undefined) {
+    decoder.readMembers(memberTable(members), count, 0, payload);
+    return payload;
+  }
   const seen = new KeysSeen(count);
   for (let index = 0; index < count; index++) {
     const key = decoder.readNewKey(seen);
-    const kept = members === undefined ? WHOLE : Object.hasOwn(members, key) ? members[key]! : null;
-    if (kept === null || (key === left_on_disk && !decoder.atShortText(LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX))) decoder.skipItem(1);
-    else setOwn(payload, key, decoder.readProjected(kept, 1) as JsonValue);
+    if (key === left_on_disk && !decoder.atShortText(LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX)) decoder.skipItem(1);
+    else setOwn(payload, key, decoder.readItem(1) as JsonValue);
   }
   return payload;
 }
