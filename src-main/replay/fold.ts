@@ -20,7 +20,6 @@ import type { Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
 import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, memberTable, SCALAR, setOwn, ShortText, WHOLE, type CborProjection } from '../engine/cbor.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
-import { appendRecord, emptyRecordIndex } from './record-index.js';
 import { episodeState } from './state.js';
 import { replacementDigestOk, VIEW_RECORD_TYPE } from './views.js';
 import { flag, highestTag, integer, isMap, mapOrNull, TARGET_KEYS, targetHint, text, texts, toJsonPayload, toolUses } from './values.js';
@@ -98,7 +97,6 @@ export class SessionFolder {
     wal_id: null,
     last_seq: 0,
     next_tag: 1,
-    records: emptyRecordIndex(),
     episodes: [],
     queue: [],
     queue_drain_order: [],
@@ -113,7 +111,6 @@ export class SessionFolder {
   /** Pending queue entries by submission id, oldest first from `next`. */
   private readonly pending_queue = new Map<string, { entries: QueueEntry[]; next: number }>();
   private items_kept = 0;
-  private readonly type_ids = new Map<string, number>();
   /** Why the fold stopped: a record it cannot hold within its bounds. Frames after it are not folded. */
   refusal: WalErrorInfo | null = null;
   private finished = false;
@@ -144,7 +141,6 @@ export class SessionFolder {
     const payload = kept === undefined ? this.keptPayload(frame, payload_cbor) : this.decodedPayload(frame, kept);
     if (payload === null) return;
     const ref: RecordRef = { seq: smallInteger(frame.seq), offset: smallInteger(frame.offset), fence: smallInteger(frame.fence), type: frame.type };
-    appendRecord(this.fold.records, ref, this.type_ids);
     if (frame.seq === 0) {
       this.fold.wal_id ??= text(payload, 'wal_id');
       this.fold.next_tag = Math.max(this.fold.next_tag, integer(payload, 'next_tag') ?? 0);
@@ -251,7 +247,7 @@ export class SessionFolder {
    *  no frame reached since then are taken from it as they are, so a live session's append costs its open
    *  episode, not the whole session. Record references are immutable and shared, not copied. */
   snapshotSince(previous: SessionFold | null): { fold: SessionFold; episodes_rebuilt: number; parts_copied: number } {
-    const { records, episodes, outside, anomalies, queue, ...scalars } = this.fold;
+    const { episodes, outside, anomalies, queue, ...scalars } = this.fold;
     let episodes_rebuilt = 0;
     let parts_copied = 0;
     const copied = episodes.map((episode, index) => {
@@ -264,9 +260,7 @@ export class SessionFolder {
     });
     this.changed.clear();
     this.touched = new Set();
-    // The record index is shared, not copied: entries below its count never change (appends write past it, and
-    // growing replaces the arrays), so a copy of its fields with the count frozen is this moment's index.
-    const fold: SessionFold = { ...scalars, records: { ...records, types: records.types.slice() }, episodes: copied, outside: outside.slice(), anomalies: structuredClone(anomalies), queue: structuredClone(queue) };
+    const fold: SessionFold = { ...scalars, episodes: copied, outside: outside.slice(), anomalies: structuredClone(anomalies), queue: structuredClone(queue) };
     fold.queue_drain_order = pendingInDrainOrder(fold).map((entry) => entry.submission_id);
     return { fold, episodes_rebuilt, parts_copied };
   }
