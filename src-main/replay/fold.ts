@@ -316,10 +316,9 @@ export class SessionFolder {
   }
 
   /** A finished episode is reached only through its batches (a late tool record): its lookups, which serve the
-   *  open episode's records, are dropped, and its small arrays get their exact size. */
+   *  open episode's records, are dropped. */
   closed(episode: EpisodeFold): void {
     this.lookups.delete(episode);
-    trimArrays(episode);
   }
 
   show(ref: RecordRef): void {
@@ -345,11 +344,11 @@ export class SessionFolder {
       step = {
         step_id,
         seq: null,
-        attempts: [],
+        attempts: NONE,
         offset: null,
         role: 'assistant',
         usage: null,
-        tool_use_ids: [],
+        tool_use_ids: NONE,
         natural_end: false,
         batch_id: null,
         turn_finished_seq: null,
@@ -447,31 +446,33 @@ export class SessionFolder {
       return;
     }
     const step_id = integer(payload, 'step_id');
+    const planned = Array.isArray(payload['planned_calls']) ? payload['planned_calls'] : [];
+    // A few calls are found by a scan, more through a map (as `call` finds them): a map for every batch cost
+    // more than the scans it saved.
+    const calls = planned.length > CALLS_SCANNED_MAX ? new Map<string, CallFold>() : null;
+    const listed: CallFold[] = [];
+    for (const entry of planned) {
+      const plan = isMap(entry) ? entry : {};
+      const tool_call_id = text(plan, 'tool_call_id') ?? '';
+      if (calls === null ? listed.some((call) => call.tool_call_id === tool_call_id) : calls.has(tool_call_id)) {
+        episode.anomalies.push(anomaly('duplicate_planned_call', `batch ${batch_id} plans call ${tool_call_id} twice`, [ref.seq], batch_id, tool_call_id));
+        continue;
+      }
+      const call = plannedCall(plan, tool_call_id, listed.length);
+      calls?.set(tool_call_id, call);
+      listed.push(call);
+    }
     const batch: BatchFold = {
       batch_id,
       step_id,
       sequential: flag(payload, 'sequential'),
       started_seq: ref.seq,
       finished_seq: null,
-      calls: [],
+      // Of its exact size (the list grown by push has 16 slots or more).
+      calls: listed.slice(),
       committable: false,
       mixed_crash: false,
     };
-    const planned = Array.isArray(payload['planned_calls']) ? payload['planned_calls'] : [];
-    // A few calls are found by a scan, more through a map (as `call` finds them): a map for every batch cost
-    // more than the scans it saved.
-    const calls = planned.length > CALLS_SCANNED_MAX ? new Map<string, CallFold>() : null;
-    for (const entry of planned) {
-      const plan = isMap(entry) ? entry : {};
-      const tool_call_id = text(plan, 'tool_call_id') ?? '';
-      if (calls === null ? batch.calls.some((call) => call.tool_call_id === tool_call_id) : calls.has(tool_call_id)) {
-        episode.anomalies.push(anomaly('duplicate_planned_call', `batch ${batch_id} plans call ${tool_call_id} twice`, [ref.seq], batch_id, tool_call_id));
-        continue;
-      }
-      const call = plannedCall(plan, tool_call_id, batch.calls.length);
-      calls?.set(tool_call_id, call);
-      batch.calls.push(call);
-    }
     episode.batches.push(batch);
     this.batches.set(batch_id, { episode, batch, calls: batch.calls.length > CALLS_SCANNED_MAX ? calls : null });
     if (step_id !== null) this.step(episode, step_id).batch_id = batch_id;
@@ -539,17 +540,10 @@ function classifyEpisode(episode: EpisodeFold, reused: ReadonlySet<object> = new
   return episode;
 }
 
-/** Gives a finished episode's small arrays their exact size. V8 gives an empty array 16 slots at its first
- *  push: a step's one attempt, a batch's calls and each call's one terminal held ~600 bytes a step of empty
- *  slots, a sixth of what a million-record fold keeps. Later records (a late tool record) may still push. */
-function trimArrays(episode: EpisodeFold): void {
-  for (const step of episode.steps) step.attempts = step.attempts.slice();
-  for (const batch of episode.batches) {
-    batch.calls = batch.calls.slice();
-    for (const call of batch.calls) call.terminals = call.terminals.slice();
-  }
-}
-
+/** A step's attempts and tool_use ids and a call's terminals start as the shared NONE and get their first item
+ *  with `withItem`, a list of exactly one: an empty list grown by push has 16 slots (~600 bytes a step of empty
+ *  slots), and cutting them to size when the episode closed left the first lists behind as garbage the
+ *  collector had already moved to the old generation (~50 MB of a million records' fold). */
 function plannedCall(plan: JsonPayload, tool_call_id: string, index: number): CallFold {
   return {
     tool_call_id,
@@ -559,7 +553,7 @@ function plannedCall(plan: JsonPayload, tool_call_id: string, index: number): Ca
     safe: flag(plan, 'safe'),
     class: 'never_left',
     intent: null,
-    terminals: [],
+    terminals: NONE,
     held: null,
     behind: null,
     successors: NONE,
@@ -575,7 +569,8 @@ const HANDLERS: Record<string, Handler> = {
     const episode = folder.openEpisode();
     const step_id = integer(payload, 'step_id');
     if (episode === null || step_id === null) return folder.show(ref);
-    folder.step(episode, step_id).attempts.push({
+    const step = folder.step(episode, step_id);
+    step.attempts = withItem(step.attempts, {
       seq: ref.seq,
       attempt: integer(payload, 'attempt'),
       outcome: text(payload, 'outcome'),
@@ -619,8 +614,10 @@ const HANDLERS: Record<string, Handler> = {
   tool_no_dispatch(folder, payload, ref) {
     const found = folder.call(payload, ref);
     // Only the first terminal counts (a second one is an anomaly), and an intent's time is never replaced.
-    if (found?.call.terminals.length === 0 && found.call.intent === null) found.call.dispatched_at_ms = integer(payload, 'dispatched_at_ms');
-    found?.call.terminals.push({
+    if (found === null) return;
+    const { call } = found;
+    if (call.terminals.length === 0 && call.intent === null) call.dispatched_at_ms = integer(payload, 'dispatched_at_ms');
+    call.terminals = withItem(call.terminals, {
       seq: ref.seq,
       type: 'tool_no_dispatch',
       outcome: null,
@@ -632,8 +629,10 @@ const HANDLERS: Record<string, Handler> = {
 
   tool_result(folder, payload, ref) {
     const found = folder.call(payload, ref);
-    if (found?.call.terminals.length === 0) found.call.finished_at_ms = integer(payload, 'finished_at_ms');
-    found?.call.terminals.push({
+    if (found === null) return;
+    const { call } = found;
+    if (call.terminals.length === 0) call.finished_at_ms = integer(payload, 'finished_at_ms');
+    call.terminals = withItem(call.terminals, {
       seq: ref.seq,
       type: 'tool_result',
       outcome: resultOutcome(payload),
