@@ -440,9 +440,20 @@ export class CborDecoder {
       const member = table.find(this.bytes, key_start, key_end);
       const projection = member < 0 ? null : table.projections[member]!;
       if (projection === null || (projection instanceof ShortText && !this.atShortText(projection.bytes_max))) this.skipItem(depth + 1);
-      else setOwn(into, table.names[member]!, this.readProjected(projection, depth + 1));
+      else setOwn(into, table.names[member]!, projection === SCALAR ? this.readScalar(depth + 1) : this.readProjected(projection, depth + 1));
     }
     this.key_bounds_used = base;
+  }
+
+  /** `readProjected(SCALAR, depth)`, without its dispatch on the projection: most members a map projection
+   *  names are scalars. */
+  private readScalar(depth: number): CborValue {
+    if (depth > CBOR_DEPTH_MAX) this.fail(`nesting deeper than ${CBOR_DEPTH_MAX}`);
+    if (this.position >= this.bytes.length) this.fail('unexpected end of body');
+    const major = this.bytes[this.position]! >> 5;
+    if (major !== MAJOR_ARRAY && major !== MAJOR_MAP) return this.readItem(depth);
+    this.skipItem(depth);
+    return null;
   }
 
   /** Skips a map's entries, finding a duplicate key by comparing the bytes of every earlier key. */
