@@ -15,6 +15,7 @@ import type {
 import { describe } from './errors.js';
 import { unknownFeatures } from './features.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
+import { WorkerDigests, type DigestStage } from './digest-worker.js';
 import { checkFrameAt, checkHeader, decodeBody, digestMatches, type PayloadDecoder } from './frame-codec.js';
 import {
   FRAME_BYTES_MAX,
@@ -56,6 +57,9 @@ export interface ReadOptions {
   decode_payload?: PayloadDecoder;
   /** Continue a previous read from its checkpoint instead of from offset 0. */
   from?: ReadCheckpoint;
+  /** Check digests on a worker thread (digest-worker.ts) when the file has at least this many bytes; absent:
+   *  in place. Worth it only where hashing dominates and a second core is there: `verify` of large files. */
+  digest_worker_from_bytes?: number;
 }
 
 export interface ReadResult extends Omit<ReadCheckpoint, 'offset'> {
@@ -87,15 +91,24 @@ export function readWal(path: string, options: ReadOptions = {}): ReadResult {
   } catch (error) {
     return finish(state, 0, ioError(`cannot open ${path}: ${describe(error)}`));
   }
+  let digests: WorkerDigests | null = null;
   try {
-    const window = new FileWindow(io, fd, io.fstat(fd).size_bytes);
-    return new WalScan(window, state, options).run();
+    const size_bytes = io.fstat(fd).size_bytes;
+    digests = size_bytes >= (options.digest_worker_from_bytes ?? Number.POSITIVE_INFINITY) ? WorkerDigests.start(IN_PLACE) : null;
+    const window = digests === null ? new FileWindow(io, fd, size_bytes) : new FileWindow(io, fd, size_bytes, digests.window, digests);
+    return new WalScan(window, state, options, digests ?? IN_PLACE).run();
   } catch (error) {
     return finish(state, 0, ioError(`cannot read ${path}: ${describe(error)}`));
   } finally {
+    digests?.close();
     io.close(fd);
   }
 }
+
+/** The digest checked on the reading thread: the default, and what the worker stage falls back to. */
+const IN_PLACE: DigestStage = {
+  matches: (algorithm, buffer, at, covered_end) => digestMatches(algorithm, buffer, at, covered_end),
+};
 
 interface ScanState extends ReadCheckpoint {
   algorithms: Set<DigestAlgorithmName>;
@@ -155,16 +168,24 @@ function finish(
 
 /** A sliding window over the file: holds at least the bytes asked for, reading forward in chunks. */
 class FileWindow {
-  /** Valid from index 0 to `end - start`; replaced when a frame larger than it is loaded. */
-  buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
   private start = 0;
   private end = 0;
 
+  /** `buffer`: valid from index 0 to `end - start`; replaced when a frame larger than it is loaded (never, for
+   *  the worker stage's shared window, which holds the most the window can). `user`: told before the buffer is
+   *  overwritten, while something else (the digest worker) may still be reading it. */
   constructor(
     private readonly io: FileIO,
     private readonly fd: number,
     readonly size_bytes: number,
+    public buffer: Buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES),
+    private readonly user?: { release(): void },
   ) {}
+
+  /** Where the loaded bytes end in `buffer`. */
+  get valid_end(): number {
+    return this.end - this.start;
+  }
 
   /** The file's bytes [offset, offset + length), length capped at the end of the file. */
   slice(offset: number, length: number): Buffer {
@@ -182,6 +203,7 @@ class FileWindow {
   }
 
   private load(offset: number, wanted_end: number): void {
+    this.user?.release();
     const fill_end = Math.min(Math.max(wanted_end, offset + READ_CHUNK_BYTES), this.size_bytes);
     const needed_bytes = fill_end - offset;
     const target = needed_bytes > this.buffer.length ? Buffer.allocUnsafe(needed_bytes) : this.buffer;
@@ -211,6 +233,7 @@ class WalScan {
     private readonly window: FileWindow,
     private readonly state: ScanState,
     private readonly options: ReadOptions,
+    private readonly digests: DigestStage,
   ) {
     this.with_payload = options.with_payload ?? true;
   }
@@ -233,7 +256,7 @@ class WalScan {
     const at = this.window.locate(offset, header.size_bytes);
     const buffer = this.window.buffer;
     const covered_end = at + header.size_bytes - FRAME_DIGEST_BYTES;
-    if (!digestMatches(header.algorithm, buffer, at, covered_end)) return { stop: this.damaged(offset, 'digest_mismatch') };
+    if (!this.digests.matches(header.algorithm, buffer, at, covered_end, available_bytes, this.window.valid_end)) return { stop: this.damaged(offset, 'digest_mismatch') };
     return this.acceptFrame(offset, header.size_bytes, header.algorithm, buffer.subarray(at + FRAME_HEADER_BYTES, covered_end));
   }
 

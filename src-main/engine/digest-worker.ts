@@ -1,0 +1,224 @@
+// The reader's digest check on a second thread (docs/performance.md, "Where the time and the memory go" →
+// verify). The reader's window lives in a SharedArrayBuffer; when the reader asks for the digest of a frame, the
+// stage hands the worker that frame and every whole SHA-256 frame after it in the window as one batch, and the
+// worker hashes them in file order while the reader validates their bodies. The reader still accepts a frame
+// only once that frame's own verdict is in, so a mismatch stops the read at the same offset, with the same
+// torn-tail or corruption judgement, as hashing in place does: the verdicts are the same function of the same
+// bytes, only computed elsewhere.
+import { Worker } from 'node:worker_threads';
+import type { DigestAlgorithmName } from '../../src-shared/wal.js';
+import { digestWork } from './digest.js';
+import { checkHeader } from './frame-codec.js';
+import { FRAME_BYTES_MAX, FRAME_DIGEST_BYTES, READ_CHUNK_BYTES } from './limits.js';
+
+/** How the reader checks the digest of the frame at `buffer[at, covered_end + 32)`. */
+export interface DigestStage {
+  /** `available_bytes`: bytes from the frame to the end of the file; `valid_end`: where the window's bytes end
+   *  in `buffer` (frames after this one, up to there, may be hashed ahead). */
+  matches(algorithm: DigestAlgorithmName, buffer: Buffer, at: number, covered_end: number, available_bytes: number, valid_end: number): boolean;
+}
+
+/** Frames in one batch: bounds the job and verdict arrays (a 4 MiB window holds up to ~93k minimal frames; a
+ *  batch ending early only means the next frame starts the next one). */
+export const DIGEST_BATCH_FRAMES_MAX = 16_384;
+/** How long the reader waits for the worker to start or to move on before it stops using it and hashes in
+ *  place: it starts in ~45 ms and hashes at most one window (20 MiB, tens of ms) at a time, so only a worker
+ *  that died or never ran reaches this. The read's verdicts do not depend on it, only its speed does. */
+export const DIGEST_WORKER_SILENCE_MS_MAX = 10_000;
+/** Workers started and told to end so far in this thread: tests check that every read ends its worker. */
+export const digestWorkers = { started: 0, ended: 0 };
+/** The shared window: the largest frame plus one read chunk, the most `FileWindow` ever holds. */
+export const DIGEST_WINDOW_BYTES = FRAME_BYTES_MAX + READ_CHUNK_BYTES;
+
+// Slots of the shared control array.
+const BATCH = 0; // the batch number the reader posted last
+const COUNT = 1; // frames in that batch
+const DONE = 2; // verdicts written so far for it
+const CANCEL = 3; // a batch number the worker is to stop early
+const IDLE = 4; // the last batch the worker finished or stopped
+const READY = 5; // 1 once the worker runs
+const STOP = 6; // 1: the worker is to exit
+const CONTROL_SLOTS = 7;
+
+// The worker's code, evaluated as a script (`eval: true`): the reader is bundled into the CLI, the Electron
+// main process and the session worker, and runs from source under the tests, so no one file path would name a
+// worker module in all of them. It only reads the shared window and writes verdicts.
+const WORKER_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const { hash } = require('node:crypto');
+const window = Buffer.from(workerData.window);
+const control = new Int32Array(workerData.control);
+const jobs = new Int32Array(workerData.jobs);
+const verdicts = new Uint8Array(workerData.verdicts);
+Atomics.store(control, ${READY}, 1);
+Atomics.notify(control, ${READY});
+let batch = 0;
+for (;;) {
+  Atomics.wait(control, ${BATCH}, batch);
+  if (Atomics.load(control, ${STOP}) === 1) break;
+  batch = Atomics.load(control, ${BATCH});
+  const count = Atomics.load(control, ${COUNT});
+  for (let index = 0; index < count && Atomics.load(control, ${CANCEL}) !== batch; index++) {
+    const start = jobs[2 * index];
+    const end = jobs[2 * index + 1];
+    const expected = hash('sha256', window.subarray(start, end), 'binary');
+    let same = 1;
+    for (let byte = 0; byte < ${FRAME_DIGEST_BYTES}; byte++) {
+      if (expected.charCodeAt(byte) !== window[end + byte]) { same = 0; break; }
+    }
+    verdicts[index] = same;
+    Atomics.store(control, ${DONE}, index + 1);
+    Atomics.notify(control, ${DONE});
+  }
+  Atomics.store(control, ${IDLE}, batch);
+  Atomics.notify(control, ${IDLE});
+}
+`;
+
+/** The digest check on a worker thread, for one read. `window` is the buffer the reader's window must use;
+ *  `release` must run before the window overwrites it, and `close` when the read ends, however it ends. */
+export class WorkerDigests implements DigestStage {
+  readonly window: Buffer;
+  private readonly control: Int32Array;
+  private readonly jobs: Int32Array;
+  private readonly verdicts: Uint8Array;
+  private batch = 0;
+  private count = 0;
+  private next = 0;
+  /** Set once the worker stopped answering: every frame after is hashed in place. */
+  private abandoned = false;
+  private ended = false;
+
+  private constructor(
+    private readonly worker: Worker,
+    shared: { window: SharedArrayBuffer; control: SharedArrayBuffer; jobs: SharedArrayBuffer; verdicts: SharedArrayBuffer },
+    private readonly inPlace: DigestStage,
+  ) {
+    this.window = Buffer.from(shared.window);
+    this.control = new Int32Array(shared.control);
+    this.jobs = new Int32Array(shared.jobs);
+    this.verdicts = new Uint8Array(shared.verdicts);
+  }
+
+  /** Starts the worker and waits until it runs, or returns null where it cannot start or does not run within
+   *  DIGEST_WORKER_SILENCE_MS_MAX (a resource limit, an embedder that forbids worker threads): the reader then
+   *  hashes in place, which gives the same verdicts, only on one thread. Waiting for it (~45 ms) rather than
+   *  hashing in place meanwhile makes which frames the worker checks depend on the file, not on timing. */
+  static start(inPlace: DigestStage): WorkerDigests | null {
+    const shared = {
+      window: new SharedArrayBuffer(DIGEST_WINDOW_BYTES),
+      control: new SharedArrayBuffer(CONTROL_SLOTS * Int32Array.BYTES_PER_ELEMENT),
+      jobs: new SharedArrayBuffer(2 * DIGEST_BATCH_FRAMES_MAX * Int32Array.BYTES_PER_ELEMENT),
+      verdicts: new SharedArrayBuffer(DIGEST_BATCH_FRAMES_MAX),
+    };
+    let worker: Worker;
+    try {
+      worker = new Worker(WORKER_SOURCE, { eval: true, workerData: shared });
+    } catch {
+      return null;
+    }
+    // A worker that fails reports it as an event on the event loop, which a synchronous read never reaches;
+    // the read notices its silence instead. Without a listener the event would throw in the process that ran
+    // the read, after the read.
+    worker.on('error', () => undefined);
+    // It must never keep a process alive: the CLI exits when its work is done whatever the worker does.
+    worker.unref();
+    digestWorkers.started += 1;
+    const digests = new WorkerDigests(worker, shared, inPlace);
+    if (digests.waitFor(READY, 1)) return digests;
+    digests.close();
+    return null;
+  }
+
+  matches(algorithm: DigestAlgorithmName, buffer: Buffer, at: number, covered_end: number, available_bytes: number, valid_end: number): boolean {
+    if (algorithm === 'sha256' && buffer === this.window && !this.abandoned) {
+      if (!this.isNext(at)) this.post(at, available_bytes, valid_end);
+      if (this.isNext(at)) {
+        const verdict = this.verdict(this.next);
+        if (verdict !== null) {
+          this.next += 1;
+          digestWork.worker_hashed_bytes += covered_end - at;
+          return verdict;
+        }
+      }
+    }
+    return this.inPlace.matches(algorithm, buffer, at, covered_end, available_bytes, valid_end);
+  }
+
+  /** Waits until the worker no longer reads the window: before the window is refilled. */
+  release(): void {
+    if (this.count === 0) return;
+    this.count = 0;
+    this.next = 0;
+    if (this.abandoned) return;
+    Atomics.store(this.control, CANCEL, this.batch);
+    if (!this.waitFor(IDLE, this.batch)) this.abandon();
+  }
+
+  /** Ends the worker; the read never waits for it to exit. */
+  close(): void {
+    if (this.ended) return;
+    this.ended = true;
+    digestWorkers.ended += 1;
+    Atomics.store(this.control, STOP, 1);
+    Atomics.add(this.control, BATCH, 1);
+    Atomics.notify(this.control, BATCH);
+    void this.worker.terminate();
+  }
+
+  private isNext(at: number): boolean {
+    return this.next < this.count && this.jobs[2 * this.next] === at;
+  }
+
+  /** Posts the frame at `at` and the whole SHA-256 frames after it in the window as the next batch. */
+  private post(at: number, available_bytes: number, valid_end: number): void {
+    this.release();
+    if (this.abandoned) return;
+    let start = at;
+    let available = available_bytes;
+    let count = 0;
+    while (count < DIGEST_BATCH_FRAMES_MAX) {
+      const header = checkHeader(this.window, available, start);
+      if (typeof header === 'string' || header.algorithm !== 'sha256' || start + header.size_bytes > valid_end) break;
+      this.jobs[2 * count] = start;
+      this.jobs[2 * count + 1] = start + header.size_bytes - FRAME_DIGEST_BYTES;
+      count += 1;
+      start += header.size_bytes;
+      available -= header.size_bytes;
+    }
+    if (count === 0) return;
+    this.batch += 1;
+    this.count = count;
+    this.next = 0;
+    Atomics.store(this.control, COUNT, count);
+    Atomics.store(this.control, DONE, 0);
+    Atomics.store(this.control, BATCH, this.batch);
+    Atomics.notify(this.control, BATCH);
+  }
+
+  /** The verdict of the batch's frame `index`, or null when the worker fell silent. */
+  private verdict(index: number): boolean | null {
+    if (Atomics.load(this.control, DONE) <= index && !this.waitFor(DONE, index + 1)) {
+      this.abandon();
+      return null;
+    }
+    return this.verdicts[index] === 1;
+  }
+
+  /** Waits until control[slot] reaches `value` (it only grows); false when the worker stays silent for
+   *  DIGEST_WORKER_SILENCE_MS_MAX. */
+  private waitFor(slot: number, value: number): boolean {
+    for (;;) {
+      const seen = Atomics.load(this.control, slot);
+      if (seen >= value) return true;
+      if (Atomics.wait(this.control, slot, seen, DIGEST_WORKER_SILENCE_MS_MAX) === 'timed-out') return false;
+    }
+  }
+
+  private abandon(): void {
+    this.abandoned = true;
+    this.count = 0;
+    this.next = 0;
+    this.close();
+  }
+}

@@ -1,0 +1,145 @@
+// The digest check on a worker thread (engine/digest-worker.ts) is a stage of the one reader, not a second
+// reader: with it on, every read must end exactly where, and as, the read hashing in place ends — the same
+// error offset, the same torn-tail or non-tail-corruption judgement, the same counts. Which thread checked a
+// frame is counted (digestWork), never timed.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { digestWork } from '../../src-main/engine/digest.js';
+import { digestWorkers } from '../../src-main/engine/digest-worker.js';
+import { VERIFY_DIGEST_WORKER_FILE_BYTES_MIN } from '../../src-main/engine/inspect.js';
+import { readWal, type ReadResult } from '../../src-main/engine/reader.js';
+import { lineageBody, recordBody, walBytes } from '../helpers/wal-bytes.js';
+import { useTempDirs } from '../helpers/temp.js';
+
+const tempDir = useTempDirs('walscope-digest-worker-');
+const MIB = 1_048_576;
+const REPO = path.resolve(import.meta.dirname, '../..');
+const CLI = path.join(REPO, 'bin/walscope.js');
+const FIXTURES = path.join(REPO, 'test/fixtures/wal');
+
+/** A WAL over three 4 MiB read chunks: runs of small records between outputs of 300–900 KB, so frames end at,
+ *  cross and fill chunk boundaries and batches hold one frame or many. */
+function multiChunkWal(): { bytes: Buffer; offsets: number[] } {
+  const bodies = [lineageBody()];
+  for (let seq = 1; bodies.length < 60; seq++) {
+    const big = seq % 3 === 0;
+    const output = big ? 'x'.repeat(300_000 + ((seq * 77_777) % 600_000)) : `out ${seq}`;
+    bodies.push(recordBody(seq, 'tool_result', { batch_id: 'b1', tool_call_id: `c${seq}`, outcome: 'completed', output, is_error: false }));
+  }
+  const bytes = walBytes(bodies);
+  const offsets: number[] = [];
+  let offset = 0;
+  while (offset < bytes.length) {
+    offsets.push(offset);
+    offset += 44 + bytes.readUInt32LE(offset + 8);
+  }
+  return { bytes, offsets };
+}
+
+function readBoth(file: string): { in_place: ReadResult; on_worker: ReadResult; worker_hashed_bytes: number } {
+  const in_place = readWal(file, { with_payload: false });
+  const before = digestWork.worker_hashed_bytes;
+  const started = digestWorkers.started;
+  const on_worker = readWal(file, { with_payload: false, digest_worker_from_bytes: 0 });
+  expect(digestWorkers.started).toBe(started + 1);
+  expect(digestWorkers.ended).toBe(digestWorkers.started);
+  return { in_place, on_worker, worker_hashed_bytes: digestWork.worker_hashed_bytes - before };
+}
+
+describe('digests checked on a worker thread', () => {
+  const { bytes, offsets } = multiChunkWal();
+
+  it('a clean multi-chunk WAL: every frame is checked on the worker, with the in-place result', () => {
+    expect(bytes.length).toBeGreaterThan(2 * 4 * MIB);
+    const file = path.join(tempDir(), 'wal');
+    fs.writeFileSync(file, bytes);
+    const before = digestWork.hashed_bytes;
+    const { in_place, on_worker, worker_hashed_bytes } = readBoth(file);
+    const in_place_hashed_bytes = digestWork.hashed_bytes - before;
+    expect(on_worker).toEqual(in_place);
+    expect(on_worker).toMatchObject({ error: null, torn_tail: null, frames: offsets.length, valid_bytes: bytes.length });
+    // Each frame's covered bytes (all but its 32-byte digest), once, by the worker and not by this thread.
+    expect(worker_hashed_bytes).toBe(bytes.length - 32 * offsets.length);
+    expect(in_place_hashed_bytes).toBe(worker_hashed_bytes);
+  });
+
+  it('one byte flipped in each frame in turn: the same offset and judgement with the worker on and off', () => {
+    const file = path.join(tempDir(), 'wal');
+    let worker_hashed_bytes = 0;
+    for (const [index, offset] of offsets.entries()) {
+      const size = (offsets[index + 1] ?? bytes.length) - offset;
+      const damaged = Buffer.from(bytes);
+      // Header, body and stored digest each get their turn.
+      const flipped_at = offset + ((index * 7_919) % size);
+      damaged[flipped_at]! ^= 0x01;
+      fs.writeFileSync(file, damaged);
+      const read = readBoth(file);
+      worker_hashed_bytes += read.worker_hashed_bytes;
+      expect(read.on_worker, `flipped byte ${flipped_at} of the frame at ${offset}`).toEqual(read.in_place);
+      const last = index === offsets.length - 1;
+      if (last) expect(read.on_worker.torn_tail).toMatchObject({ offset });
+      else expect(read.on_worker.error).toMatchObject({ kind: 'non_tail_corruption', offset });
+      expect(read.on_worker.valid_bytes).toBe(offset);
+    }
+    // The frames before each damaged one were checked on the worker.
+    expect(worker_hashed_bytes).toBeGreaterThan(offsets.length * MIB);
+  });
+
+  it('a tail cut mid-frame: the same torn tail with the worker on and off', () => {
+    const file = path.join(tempDir(), 'wal');
+    // The last large frame, cut 1,000 bytes in.
+    const cut_index = offsets.findLastIndex((offset, index) => (offsets[index + 1] ?? bytes.length) - offset > MIB / 4);
+    const cut_frame = offsets[cut_index]!;
+    fs.writeFileSync(file, bytes.subarray(0, cut_frame + 1_000));
+    const { in_place, on_worker, worker_hashed_bytes } = readBoth(file);
+    expect(on_worker).toEqual(in_place);
+    expect(on_worker.torn_tail).toMatchObject({ offset: cut_frame, reason: 'past_end' });
+    expect(worker_hashed_bytes).toBe(cut_frame - 32 * cut_index);
+  });
+
+  it('a read stopped by its caller (on_frame throws) ends the worker with the read', () => {
+    const file = path.join(tempDir(), 'wal');
+    fs.writeFileSync(file, bytes);
+    let frames = 0;
+    const result = readWal(file, {
+      with_payload: false,
+      digest_worker_from_bytes: 0,
+      on_frame: () => {
+        if (++frames === 10) throw new Error('enough');
+      },
+    });
+    expect(frames).toBe(10);
+    expect(result.error).toMatchObject({ kind: 'io' });
+    expect(digestWorkers.ended).toBe(digestWorkers.started);
+  });
+
+  it.each(fs.readdirSync(FIXTURES).filter((name) => name.endsWith('.wal')))('golden %s: the same result with the worker on and off', (name) => {
+    const { in_place, on_worker } = readBoth(path.join(FIXTURES, name));
+    expect(on_worker).toEqual(in_place);
+  });
+
+  it('the built CLI verifies a WAL past the worker threshold, damaged or whole, and exits by itself', () => {
+    const dir = tempDir();
+    const whole = path.join(dir, 'whole.wal');
+    const copies = Math.ceil(VERIFY_DIGEST_WORKER_FILE_BYTES_MIN / bytes.length) + 1;
+    const bodies = [lineageBody()];
+    const output = 'y'.repeat(900_000);
+    for (let seq = 1; seq <= copies * 10; seq++) bodies.push(recordBody(seq, 'tool_result', { batch_id: 'b1', tool_call_id: `c${seq}`, outcome: 'completed', output, is_error: false }));
+    const wal = walBytes(bodies);
+    expect(wal.length).toBeGreaterThan(VERIFY_DIGEST_WORKER_FILE_BYTES_MIN);
+    fs.writeFileSync(whole, wal);
+    const damaged = path.join(dir, 'damaged.wal');
+    const broken = Buffer.from(wal);
+    broken[Math.floor(wal.length / 2)]! ^= 0x01;
+    fs.writeFileSync(damaged, broken);
+    for (const [file, status, first] of [[whole, 0, 'OK'], [damaged, 1, 'REFUSED']] as const) {
+      const run = spawnSync(process.execPath, [CLI, 'verify', file], { cwd: REPO, encoding: 'utf8', timeout: 60_000 });
+      expect(run.error).toBeUndefined(); // it ended by itself, before the timeout
+      expect(run.signal).toBeNull();
+      expect(run.status, run.stderr).toBe(status);
+      expect(run.stdout.startsWith(first)).toBe(true);
+    }
+  });
+});
