@@ -1,7 +1,8 @@
 // The reader's digest check on a second thread (docs/performance.md, "Where the time and the memory go" →
-// verify). The reader's window lives in a SharedArrayBuffer; when the reader asks for the digest of a frame, the
-// stage hands the worker that frame and every whole SHA-256 frame after it in the window as one batch, and the
-// worker hashes them in file order while the reader validates their bodies. The reader still accepts a frame
+// verify). The reader's window lives in two SharedArrayBuffers; when the reader asks for the digest of a frame,
+// the stage hands the worker that frame and every whole SHA-256 frame after it in the window as one batch and
+// reads the next chunk into the other buffer, and the worker hashes the batch in file order while the reader
+// validates the frames' bodies — hashing, reading and validating overlap. The reader still accepts a frame
 // only once that frame's own verdict is in, so a mismatch stops the read at the same offset, with the same
 // torn-tail or corruption judgement, as hashing in place does: the verdicts are the same function of the same
 // bytes, only computed elsewhere.
@@ -11,11 +12,21 @@ import { digestWork } from './digest.js';
 import { checkHeader } from './frame-codec.js';
 import { FRAME_BYTES_MAX, FRAME_DIGEST_BYTES, READ_CHUNK_BYTES } from './limits.js';
 
-/** How the reader checks the digest of the frame at `buffer[at, covered_end + 32)`. */
+/** What a digest stage sees of the reader's window over the file. */
+export interface WindowView {
+  readonly buffer: Buffer;
+  /** The file offset of `buffer[0]`. */
+  readonly start: number;
+  /** Where the loaded bytes end in `buffer`. */
+  readonly valid_end: number;
+  readonly size_bytes: number;
+  /** Reads a chunk from `offset` on into the window's other buffer, which it moves to when it gets there. */
+  readAhead(offset: number): void;
+}
+
+/** How the reader checks the digest of the frame at `window.buffer[at, covered_end + 32)`. */
 export interface DigestStage {
-  /** `available_bytes`: bytes from the frame to the end of the file; `valid_end`: where the window's bytes end
-   *  in `buffer` (frames after this one, up to there, may be hashed ahead). */
-  matches(algorithm: DigestAlgorithmName, buffer: Buffer, at: number, covered_end: number, available_bytes: number, valid_end: number): boolean;
+  matches(algorithm: DigestAlgorithmName, window: WindowView, at: number, covered_end: number): boolean;
 }
 
 /** Frames in one batch: bounds the job and verdict arrays (a 4 MiB window holds up to ~93k minimal frames; a
@@ -27,8 +38,10 @@ export const DIGEST_BATCH_FRAMES_MAX = 16_384;
 export const DIGEST_WORKER_SILENCE_MS_MAX = 10_000;
 /** Workers started and told to end so far in this thread: tests check that every read ends its worker. */
 export const digestWorkers = { started: 0, ended: 0 };
-/** The shared window: the largest frame plus one read chunk, the most `FileWindow` ever holds. */
+/** Each of the two shared window buffers: the largest frame plus one read chunk, the most the window holds. */
 export const DIGEST_WINDOW_BYTES = FRAME_BYTES_MAX + READ_CHUNK_BYTES;
+/** A job: which window buffer, where the covered bytes start and end in it. */
+const JOB_SLOTS = 3;
 
 // Slots of the shared control array.
 const BATCH = 0; // the batch number the reader posted last
@@ -38,7 +51,8 @@ const CANCEL = 3; // a batch number the worker is to stop early
 const IDLE = 4; // the last batch the worker finished or stopped
 const READY = 5; // 1 once the worker runs
 const STOP = 6; // 1: the worker is to exit
-const CONTROL_SLOTS = 7;
+const WAITING = 7; // 1 while the reader waits for a verdict: the worker wakes it only then (a wake costs ~0.2 µs)
+const CONTROL_SLOTS = 8;
 
 // The worker's code, evaluated as a script (`eval: true`): the reader is bundled into the CLI, the Electron
 // main process and the session worker, and runs from source under the tests, so no one file path would name a
@@ -46,7 +60,7 @@ const CONTROL_SLOTS = 7;
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const { hash } = require('node:crypto');
-const window = Buffer.from(workerData.window);
+const windows = workerData.windows.map((shared) => Buffer.from(shared));
 const control = new Int32Array(workerData.control);
 const jobs = new Int32Array(workerData.jobs);
 const verdicts = new Uint8Array(workerData.verdicts);
@@ -59,8 +73,9 @@ for (;;) {
   batch = Atomics.load(control, ${BATCH});
   const count = Atomics.load(control, ${COUNT});
   for (let index = 0; index < count && Atomics.load(control, ${CANCEL}) !== batch; index++) {
-    const start = jobs[2 * index];
-    const end = jobs[2 * index + 1];
+    const window = windows[jobs[${JOB_SLOTS} * index]];
+    const start = jobs[${JOB_SLOTS} * index + 1];
+    const end = jobs[${JOB_SLOTS} * index + 2];
     const expected = hash('sha256', window.subarray(start, end), 'binary');
     let same = 1;
     for (let byte = 0; byte < ${FRAME_DIGEST_BYTES}; byte++) {
@@ -68,17 +83,19 @@ for (;;) {
     }
     verdicts[index] = same;
     Atomics.store(control, ${DONE}, index + 1);
-    Atomics.notify(control, ${DONE});
+    if (Atomics.load(control, ${WAITING}) === 1) Atomics.notify(control, ${DONE});
   }
   Atomics.store(control, ${IDLE}, batch);
   Atomics.notify(control, ${IDLE});
 }
 `;
 
-/** The digest check on a worker thread, for one read. `window` is the buffer the reader's window must use;
- *  `release` must run before the window overwrites it, and `close` when the read ends, however it ends. */
+type SharedMemory = { windows: [SharedArrayBuffer, SharedArrayBuffer]; control: SharedArrayBuffer; jobs: SharedArrayBuffer; verdicts: SharedArrayBuffer };
+
+/** The digest check on a worker thread, for one read. `buffers` are the two the reader's window must use;
+ *  `release` must run before the window overwrites one, and `close` when the read ends, however it ends. */
 export class WorkerDigests implements DigestStage {
-  readonly window: Buffer;
+  readonly buffers: readonly [Buffer, Buffer];
   private readonly control: Int32Array;
   private readonly jobs: Int32Array;
   private readonly verdicts: Uint8Array;
@@ -91,10 +108,10 @@ export class WorkerDigests implements DigestStage {
 
   private constructor(
     private readonly worker: Worker,
-    shared: { window: SharedArrayBuffer; control: SharedArrayBuffer; jobs: SharedArrayBuffer; verdicts: SharedArrayBuffer },
+    shared: SharedMemory,
     private readonly inPlace: DigestStage,
   ) {
-    this.window = Buffer.from(shared.window);
+    this.buffers = [Buffer.from(shared.windows[0]), Buffer.from(shared.windows[1])];
     this.control = new Int32Array(shared.control);
     this.jobs = new Int32Array(shared.jobs);
     this.verdicts = new Uint8Array(shared.verdicts);
@@ -105,10 +122,10 @@ export class WorkerDigests implements DigestStage {
    *  hashes in place, which gives the same verdicts, only on one thread. Waiting for it (~45 ms) rather than
    *  hashing in place meanwhile makes which frames the worker checks depend on the file, not on timing. */
   static start(inPlace: DigestStage): WorkerDigests | null {
-    const shared = {
-      window: new SharedArrayBuffer(DIGEST_WINDOW_BYTES),
+    const shared: SharedMemory = {
+      windows: [new SharedArrayBuffer(DIGEST_WINDOW_BYTES), new SharedArrayBuffer(DIGEST_WINDOW_BYTES)],
       control: new SharedArrayBuffer(CONTROL_SLOTS * Int32Array.BYTES_PER_ELEMENT),
-      jobs: new SharedArrayBuffer(2 * DIGEST_BATCH_FRAMES_MAX * Int32Array.BYTES_PER_ELEMENT),
+      jobs: new SharedArrayBuffer(JOB_SLOTS * DIGEST_BATCH_FRAMES_MAX * Int32Array.BYTES_PER_ELEMENT),
       verdicts: new SharedArrayBuffer(DIGEST_BATCH_FRAMES_MAX),
     };
     let worker: Worker;
@@ -130,10 +147,11 @@ export class WorkerDigests implements DigestStage {
     return null;
   }
 
-  matches(algorithm: DigestAlgorithmName, buffer: Buffer, at: number, covered_end: number, available_bytes: number, valid_end: number): boolean {
-    if (algorithm === 'sha256' && buffer === this.window && !this.abandoned) {
-      if (!this.isNext(at)) this.post(at, available_bytes, valid_end);
-      if (this.isNext(at)) {
+  matches(algorithm: DigestAlgorithmName, window: WindowView, at: number, covered_end: number): boolean {
+    const buffer_id = this.buffers.indexOf(window.buffer);
+    if (algorithm === 'sha256' && buffer_id >= 0 && !this.abandoned) {
+      if (!this.isNext(buffer_id, at)) this.post(window, buffer_id, at);
+      if (this.isNext(buffer_id, at)) {
         const verdict = this.verdict(this.next);
         if (verdict !== null) {
           this.next += 1;
@@ -142,10 +160,10 @@ export class WorkerDigests implements DigestStage {
         }
       }
     }
-    return this.inPlace.matches(algorithm, buffer, at, covered_end, available_bytes, valid_end);
+    return this.inPlace.matches(algorithm, window, at, covered_end);
   }
 
-  /** Waits until the worker no longer reads the window: before the window is refilled. */
+  /** Waits until the worker no longer reads the window's buffers: before one is refilled. */
   release(): void {
     if (this.count === 0) return;
     this.count = 0;
@@ -166,22 +184,27 @@ export class WorkerDigests implements DigestStage {
     void this.worker.terminate();
   }
 
-  private isNext(at: number): boolean {
-    return this.next < this.count && this.jobs[2 * this.next] === at;
+  private isNext(buffer_id: number, at: number): boolean {
+    const job = JOB_SLOTS * this.next;
+    return this.next < this.count && this.jobs[job] === buffer_id && this.jobs[job + 1] === at;
   }
 
-  /** Posts the frame at `at` and the whole SHA-256 frames after it in the window as the next batch. */
-  private post(at: number, available_bytes: number, valid_end: number): void {
+  /** Posts the frame at `at` and the whole SHA-256 frames after it in the window as the next batch; when the
+   *  batch runs to the window's end, reads the next chunk while the worker hashes it. */
+  private post(window: WindowView, buffer_id: number, at: number): void {
     this.release();
     if (this.abandoned) return;
+    const buffer = window.buffer;
     let start = at;
-    let available = available_bytes;
+    let available = window.size_bytes - (window.start + at);
     let count = 0;
     while (count < DIGEST_BATCH_FRAMES_MAX) {
-      const header = checkHeader(this.window, available, start);
-      if (typeof header === 'string' || header.algorithm !== 'sha256' || start + header.size_bytes > valid_end) break;
-      this.jobs[2 * count] = start;
-      this.jobs[2 * count + 1] = start + header.size_bytes - FRAME_DIGEST_BYTES;
+      const header = checkHeader(buffer, available, start);
+      if (typeof header === 'string' || header.algorithm !== 'sha256' || start + header.size_bytes > window.valid_end) break;
+      const job = JOB_SLOTS * count;
+      this.jobs[job] = buffer_id;
+      this.jobs[job + 1] = start;
+      this.jobs[job + 2] = start + header.size_bytes - FRAME_DIGEST_BYTES;
       count += 1;
       start += header.size_bytes;
       available -= header.size_bytes;
@@ -194,6 +217,7 @@ export class WorkerDigests implements DigestStage {
     Atomics.store(this.control, DONE, 0);
     Atomics.store(this.control, BATCH, this.batch);
     Atomics.notify(this.control, BATCH);
+    if (count < DIGEST_BATCH_FRAMES_MAX && window.start + window.valid_end < window.size_bytes) window.readAhead(window.start + start);
   }
 
   /** The verdict of the batch's frame `index`, or null when the worker fell silent. */
@@ -206,12 +230,16 @@ export class WorkerDigests implements DigestStage {
   }
 
   /** Waits until control[slot] reaches `value` (it only grows); false when the worker stays silent for
-   *  DIGEST_WORKER_SILENCE_MS_MAX. */
+   *  DIGEST_WORKER_SILENCE_MS_MAX. WAITING is set before the wait reads the slot again, so a worker that
+   *  finds it unset stored its progress before that read: no wake is lost (all of it sequentially consistent). */
   private waitFor(slot: number, value: number): boolean {
     for (;;) {
       const seen = Atomics.load(this.control, slot);
       if (seen >= value) return true;
-      if (Atomics.wait(this.control, slot, seen, DIGEST_WORKER_SILENCE_MS_MAX) === 'timed-out') return false;
+      Atomics.store(this.control, WAITING, 1);
+      const outcome = Atomics.wait(this.control, slot, seen, DIGEST_WORKER_SILENCE_MS_MAX);
+      Atomics.store(this.control, WAITING, 0);
+      if (outcome === 'timed-out') return false;
     }
   }
 
