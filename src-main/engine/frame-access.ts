@@ -18,11 +18,16 @@ export type CheckedFrame =
 
 export type FrameAt = Exclude<CheckedFrame, { kind: 'ok' }> | { kind: 'ok'; bytes: Buffer; body: BodyDecodeResult };
 
+/** A FrameFile walking many frames reads this much at a time. */
 const READ_AHEAD_BYTES = MIB;
+/** A single frame by offset is read with this much ahead: a typical record in one read, a larger one in exactly
+ *  two (header, then the frame). Reading a whole walking window for one small payload made a timeline search
+ *  of 100k records read (and allocate) 1 MiB per row. */
+export const ONE_FRAME_READ_AHEAD_BYTES = 16 * 1_024;
 
 /** Reads the frame starting at `offset` of the WAL at `path`: header, body and digest, checked. */
 export function readFrameAt(path: string, offset: number, options: { io?: FileIO; with_payload?: boolean } = {}): FrameAt {
-  const file = FrameFile.open(path, options.io ?? nodeFileIO);
+  const file = FrameFile.open(path, options.io ?? nodeFileIO, ONE_FRAME_READ_AHEAD_BYTES);
   if (!(file instanceof FrameFile)) return file;
   try {
     return file.at(offset, options.with_payload ?? true);
@@ -62,9 +67,10 @@ export class FrameFile {
     private readonly fd: number,
     private readonly path: string,
     readonly size_bytes: number,
+    private readonly read_ahead_bytes: number,
   ) {}
 
-  static open(path: string, io: FileIO = nodeFileIO): FrameFile | { kind: 'io'; message: string } {
+  static open(path: string, io: FileIO = nodeFileIO, read_ahead_bytes = READ_AHEAD_BYTES): FrameFile | { kind: 'io'; message: string } {
     let fd: number;
     try {
       fd = io.open(path, 'read');
@@ -72,7 +78,7 @@ export class FrameFile {
       return { kind: 'io', message: `cannot open ${path}: ${describe(error)}` };
     }
     try {
-      return new FrameFile(io, fd, path, io.fstat(fd).size_bytes);
+      return new FrameFile(io, fd, path, io.fstat(fd).size_bytes, read_ahead_bytes);
     } catch (error) {
       io.close(fd);
       return { kind: 'io', message: `cannot read ${path}: ${describe(error)}` };
@@ -103,8 +109,9 @@ export class FrameFile {
   private bytes(position: number, length: number): Buffer {
     const start = position - this.window_offset;
     if (start >= 0 && start + length <= this.window.length) return this.window.subarray(start, start + length);
-    const size = Math.max(length, Math.min(READ_AHEAD_BYTES, Math.max(0, this.size_bytes - position)));
-    const buffer = Buffer.alloc(size);
+    const size = Math.max(length, Math.min(this.read_ahead_bytes, Math.max(0, this.size_bytes - position)));
+    // Not zero-filled: only the `filled` bytes read are ever handed out.
+    const buffer = Buffer.allocUnsafe(size);
     let filled = 0;
     while (filled < size) {
       const count = this.io.read(this.fd, buffer, filled, size - filled, position + filled);

@@ -41,13 +41,13 @@ import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES } from '../engine/limits.js';
 import { probeLease } from '../engine/lease.js';
 import { hex, ioError } from '../engine/reader.js';
 import { SessionFolder } from '../replay/fold.js';
-import { walPayloadReader, type PayloadReader } from '../replay/payloads.js';
+import { walPayloadPass, walPayloadReader, type PayloadReader } from '../replay/payloads.js';
 import { RecoveryLog } from '../replay/recoveries.js';
 import { runSignal } from '../replay/signals.js';
 import type { RecordIndex } from './record-index.js';
 import { findTail, type FoundTail } from './session-tail.js';
 import { SessionTailer, type TailProgress, type TailUpdate } from './session-tailer.js';
-import { listLength, ViewBuilder, type SessionViews } from './session-views.js';
+import { listLength, ViewBuilder, type SearchedList, type Segments, type SessionViews } from './session-views.js';
 
 /** Recoveries a session summary carries (the most recent); the WAL keeps them all. */
 const RECOVERIES_LISTED_MAX = 50;
@@ -66,6 +66,7 @@ export class SessionModel {
   /** The last refresh was for the session's summary only: it is released once the summary is made. */
   private summary_only = false;
   private records_search: RecordsSearch | null = null;
+  private list_search: ListSearch | null = null;
   private payloads_: PayloadReader | null = null;
   /** The recovery history of the records indexed so far (`logged` of them), for the index it was read from. */
   private recovery_log: { index: RecordIndex; log: RecoveryLog; logged: number } | null = null;
@@ -177,6 +178,11 @@ export class SessionModel {
   payloads_read = 0;
 
   /** Episodes whose fold copy or views were rebuilt since this model was made: the work appends cost. */
+  /** Row texts the timeline and transcript searches made (not found kept), for the tests that count them. */
+  get search_texts_made(): number {
+    return this.builder.search_texts.made;
+  }
+
   get episodes_rebuilt(): { fold: number; views: number } {
     return { fold: this.tailer.episodes_rebuilt, views: this.builder.episodes_rebuilt };
   }
@@ -521,20 +527,52 @@ export class SessionModel {
   search(list: RowList, query: string): SearchResult {
     const needle = query.slice(0, SEARCH_QUERY_CHARS_MAX).toLowerCase();
     if (list === 'records') return this.searchRecords(needle);
-    const rows: number[] = [];
-    let truncated = false;
-    if (needle.length > 0) {
-      let base = 0;
-      for (const texts of this.is_resident ? this.derived().searchParts(list) : []) {
-        for (let index = 0; index < texts.length && !truncated; index++) {
-          if (!texts[index]!.includes(needle)) continue;
-          if (rows.length === SEARCH_MATCHES_MAX) truncated = true;
-          else rows.push(base + index);
-        }
-        base += texts.length;
-      }
+    if (needle.length === 0 || !this.is_resident) return { list, query: needle, rows: [], truncated: false, complete: true };
+    const search = this.listSearch(list, needle, this.derived());
+    if (!listSearchDone(search)) this.listSearchStep(search);
+    return { list, query: needle, rows: [...search.rows], truncated: search.truncated, complete: listSearchDone(search) };
+  }
+
+  /** The search of `list` for `needle` in `views`: the one under way when it is the same search; when the views
+   *  changed (an append), it goes on from the first part they no longer share with the ones searched, keeping
+   *  the matches before it. */
+  private listSearch(list: SearchedList, needle: string, views: SessionViews): ListSearch {
+    const segments = list === 'timeline' ? views.timeline : views.messages;
+    const known = this.list_search;
+    if (known?.list === list && known.needle === needle && known.segments === segments) return known;
+    this.builder.search_texts.retainOnly(segments.parts);
+    const search: ListSearch = { list, needle, views, segments, part: 0, index: 0, rows: [], truncated: false };
+    if (known?.list === list && known.needle === needle) {
+      let shared = 0;
+      while (shared < known.part && shared < segments.parts.length && segments.parts[shared] === known.segments.parts[shared]) shared++;
+      const end = shared === 0 ? 0 : segments.startOf(shared);
+      search.part = shared;
+      search.rows = known.rows.filter((row) => row < end);
     }
-    return { list, query: needle, rows, truncated, complete: true };
+    return (this.list_search = search);
+  }
+
+  /** Matches rows for at most about SEARCH_STEP_MS, their payloads read through one open file. */
+  private listSearchStep(search: ListSearch): void {
+    const pass = walPayloadPass(this.target.wal_path);
+    const deadline_ms = performance.now() + SEARCH_STEP_MS;
+    try {
+      for (let made = 0; !listSearchDone(search); made++) {
+        if (made % 64 === 63 && performance.now() > deadline_ms) break;
+        const rows = search.segments.parts[search.part]!;
+        if (search.index >= rows.length) {
+          search.part += 1;
+          search.index = 0;
+          continue;
+        }
+        const at = search.index++;
+        if (!search.views.searchText(search.list, search.part, at, pass.read).includes(search.needle)) continue;
+        if (search.rows.length === SEARCH_MATCHES_MAX) search.truncated = true;
+        else search.rows.push(search.segments.startOf(search.part) + at);
+      }
+    } finally {
+      pass.close();
+    }
   }
 
   /** Records match on their type, seq and payload text. Payloads are on disk, so a search over many records
@@ -609,6 +647,23 @@ function cachedPayloads(read: PayloadReader): PayloadReader {
     }
     return payload;
   };
+}
+
+interface ListSearch {
+  list: SearchedList;
+  needle: string;
+  views: SessionViews;
+  /** The list searched, as parts: an append makes new views, and the parts they share with these are kept. */
+  segments: Segments<unknown>;
+  /** The next row to match: row `index` of part `part`. */
+  part: number;
+  index: number;
+  rows: number[];
+  truncated: boolean;
+}
+
+function listSearchDone(search: ListSearch): boolean {
+  return search.truncated || search.part >= search.segments.parts.length;
 }
 
 interface RecordsSearch {

@@ -68,8 +68,6 @@ export class Segments<T> {
 interface EpisodeViews {
   rows: TimelineRow[] | null;
   class_counts: Partial<Record<CallClass, number>>;
-  /** Lowercased texts for search, made on the first search that needs them. */
-  search: { timeline?: string[] };
   /** The episode's part of the next request, its outputs unread (their shape is all validity and counts
    *  need); a transcript page reads the outputs of the messages it shows. */
   request: { messages: readonly RenderedMessage[]; problems: readonly RequestProblem[] } | null;
@@ -147,8 +145,52 @@ export interface SessionViews {
   transcript(start: number, count: number): TranscriptRow[];
   /** The first timeline row showing record `seq`, or null. */
   timelineRowOf(seq: number): number | null;
-  /** Lowercased texts of a list's rows, per part (episode), for search. */
-  searchParts(list: 'timeline' | 'transcript'): readonly (readonly string[])[];
+  /** The lowercased text a search matches row `index` of part `part` of a list against, its outputs, args and
+   *  messages read through `payloads`; kept in the builder's bounded cache. */
+  searchText(list: SearchedList, part: number, index: number, payloads: PayloadReader): string;
+}
+
+export type SearchedList = Exclude<RowList, 'records'>;
+
+/** Search texts kept between searches, in characters: one per row (a preview of its output and args, up to
+ *  ~12k characters) would be hundreds of MB for a 1 GiB session. */
+export const SEARCH_TEXTS_CACHED_CHARS_MAX = 32 * 1_048_576;
+
+/** The texts searches made, per list part (an episode's rows or request messages, by identity). Past the budget
+ *  new texts are not kept rather than older ones dropped: a search walks the parts in order, and dropping the
+ *  oldest first would drop exactly what the next search needs first. Parts no longer in the views (an open
+ *  episode's rows before an append) are dropped when a search begins. */
+export class SearchTexts {
+  private readonly parts = new Map<readonly unknown[], string[]>();
+  private chars = 0;
+  /** Texts made (not found kept), over this cache's life: what a search cost. */
+  made = 0;
+
+  constructor(private readonly chars_max = SEARCH_TEXTS_CACHED_CHARS_MAX) {}
+
+  retainOnly(current: readonly (readonly unknown[])[]): void {
+    const keep = new Set(current);
+    for (const [part, texts] of this.parts) {
+      if (keep.has(part)) continue;
+      this.parts.delete(part);
+      for (const text of texts) this.chars -= text.length;
+    }
+  }
+
+  text(part: readonly unknown[], index: number, make: () => string): string {
+    const texts = this.parts.get(part);
+    const kept = texts?.[index];
+    if (kept !== undefined) return kept;
+    const text = make();
+    this.made += 1;
+    if (this.chars + text.length > this.chars_max) return text;
+    // A part keeps a prefix of its rows' texts: searches walk a part from its first row.
+    if (index !== (texts?.length ?? 0)) return text;
+    if (texts === undefined) this.parts.set(part, [text]);
+    else texts.push(text);
+    this.chars += text.length;
+    return text;
+  }
 }
 
 export class ViewBuilder {
@@ -157,6 +199,8 @@ export class ViewBuilder {
   episodes_rebuilt = 0;
   /** Step rows kept across builds: a rebuilt episode lays out only the steps a frame changed. */
   readonly step_rows = new StepRowCache();
+  /** Row texts searches made, kept across builds for the parts (episodes) an append did not touch. */
+  readonly search_texts = new SearchTexts();
 
   /** Tool outputs shown in rows and messages are read back through `payloads`. `signals` come from the whole
    *  read (its end, its operator actions), so they are made by the caller for every build. */
@@ -177,11 +221,11 @@ export class ViewBuilder {
     let request_parts: { messages: readonly RenderedMessage[]; problems: readonly RequestProblem[] }[] | null = null;
     const requestParts = () => (request_parts ??= parts.map((_, index) => requestOf(index)));
     const requestRenders = () => requestParts().every((part) => part.problems.length === 0);
-    const shown = (rendered: RenderedMessage): JsonPayload => {
+    const shown = (rendered: RenderedMessage, reader = payloads): JsonPayload => {
       const at = rendered.origin.episode - 1;
       const part = parts[at];
       if (part === undefined || fold.episodes[at]?.episode !== rendered.origin.episode) return rendered.message;
-      return withOutputs((part.index ??= EpisodeIndex.of(fold.episodes[at]!)), rendered, payloads);
+      return withOutputs((part.index ??= EpisodeIndex.of(fold.episodes[at]!)), rendered, reader);
     };
     let session_rows: TimelineRow[] | null = null;
     let timeline: Segments<TimelineRow> | null = null;
@@ -210,14 +254,13 @@ export class ViewBuilder {
       timelineRows: (start, count) => views.timeline.slice(start, count).map((row) => shownRow(row, payloads)),
       transcript: (start, count) => views.messages.slice(start, count).map((rendered, offset) => transcriptRow(shown(rendered), start + offset)),
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
-      searchParts: (list) => {
-        const texts = (rows: readonly unknown[]): string[] => rows.map((row) => JSON.stringify(row).toLowerCase());
-        if (list === 'transcript') return views.messages.parts.map((messages) => texts(messages.map(shown)));
-        const shownTexts = (rows: readonly TimelineRow[]) => texts(rows.map((row) => shownRow(row, payloads)));
-        return views.timeline.parts.map((rows, index) => {
-          const part = parts[index];
-          return part === undefined ? shownTexts(rows) : (part.search.timeline ??= shownTexts(rows));
-        });
+      searchText: (list, part, index, reader) => {
+        if (list === 'timeline') {
+          const rows = views.timeline.parts[part]!;
+          return this.search_texts.text(rows, index, () => JSON.stringify(shownRow(rows[index]!, reader)).toLowerCase());
+        }
+        const messages = views.messages.parts[part]!;
+        return this.search_texts.text(messages, index, () => JSON.stringify(shown(messages[index]!, reader)).toLowerCase());
       },
     };
     return views;
@@ -229,7 +272,7 @@ export class ViewBuilder {
     this.episodes_rebuilt += 1;
     const class_counts: Partial<Record<CallClass, number>> = {};
     for (const batch of episode.batches) for (const call of batch.calls) class_counts[call.class] = (class_counts[call.class] ?? 0) + 1;
-    const views: EpisodeViews = { rows: null, class_counts, search: {}, request: null, turns: null, index: null };
+    const views: EpisodeViews = { rows: null, class_counts, request: null, turns: null, index: null };
     this.per_episode.set(episode, views);
     return views;
   }

@@ -82,7 +82,8 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
     queryKey: ['search', key, tab, query, detail.summary.last_seq],
     queryFn: () => api.search(key, tab, query),
     enabled: query.trim().length > 0,
-    // A records search over payloads on disk comes in steps: asked again until every record was searched.
+    // A search over payloads on disk comes in steps (records, timeline and transcript alike): asked again until
+    // every row was searched.
     refetchInterval: (current) => (current.state.data?.complete === false ? SEARCH_POLL_MS : false),
   });
   const matches = search.data?.rows ?? [];

@@ -2,12 +2,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readFrameAt } from '../../src-main/engine/frame-access.js';
+import { ONE_FRAME_READ_AHEAD_BYTES, readFrameAt } from '../../src-main/engine/frame-access.js';
+import { nodeFileIO, type FileIO } from '../../src-main/engine/file-io.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import type { ReadFrame } from '../../src-shared/wal.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { writeFinished } from '../app/wal-fixture.js';
+import { lineageBody, recordBody, walBytes } from '../helpers/wal-bytes.js';
 
 const tempDir = useTempDirs('walscope-frame-access-');
 
@@ -50,5 +52,33 @@ describe('readFrameAt', () => {
   it('an unreadable file is an I/O outcome, not an exception', () => {
     expect(readFrameAt(path.join(tempDir(), 'missing'), 0).kind).toBe('io');
     expect(readFrameAt(tempDir(), 0).kind).toBe('io');
+  });
+
+  it('reads about one small frame for a small frame, and a large one in two reads, not a walking window each', () => {
+    const note = 'x'.repeat(100 * 1_024);
+    const bodies = [lineageBody()];
+    for (let seq = 1; seq <= 200; seq++) bodies.push(recordBody(seq, 'note', { text: seq === 100 ? note : `note ${seq}` }));
+    const wal = path.join(tempDir(), 'wal');
+    fs.writeFileSync(wal, walBytes(bodies));
+    const frames: ReadFrame[] = [];
+    readWal(wal, { on_frame: (frame) => frames.push(frame) });
+    expect(fs.statSync(wal).size).toBeGreaterThan(ONE_FRAME_READ_AHEAD_BYTES * 4);
+    for (const frame of [frames[1]!, frames[100]!, frames.at(-1)!]) {
+      let read_bytes = 0;
+      let reads = 0;
+      const io: FileIO = {
+        ...nodeFileIO,
+        read(fd, buffer, offset, length, position) {
+          const count = nodeFileIO.read(fd, buffer, offset, length, position);
+          read_bytes += Math.max(0, count);
+          reads += 1;
+          return count;
+        },
+      };
+      expect(readFrameAt(wal, frame.offset, { io }).kind).toBe('ok');
+      const small = frame.size_bytes <= ONE_FRAME_READ_AHEAD_BYTES;
+      expect(reads).toBe(small ? 1 : 2);
+      expect(read_bytes).toBeLessThanOrEqual(ONE_FRAME_READ_AHEAD_BYTES + (small ? 0 : frame.size_bytes));
+    }
   });
 });
