@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { digestWork } from '../../src-main/engine/digest.js';
 import { digestWorkers } from '../../src-main/engine/digest-worker.js';
+import { RUN_FOLD_BYTES_MAX } from '../../src-main/cli/verify.js';
 import { VERIFY_DIGEST_WORKER_FILE_BYTES_MIN } from '../../src-main/engine/inspect.js';
 import { readWal, type ReadResult } from '../../src-main/engine/reader.js';
 import { lineageBody, recordBody, walBytes } from '../helpers/wal-bytes.js';
@@ -123,12 +124,13 @@ describe('digests checked on a worker thread', () => {
   it('the built CLI verifies a WAL past the worker threshold, damaged or whole, and exits by itself', () => {
     const dir = tempDir();
     const whole = path.join(dir, 'whole.wal');
-    const copies = Math.ceil(VERIFY_DIGEST_WORKER_FILE_BYTES_MIN / bytes.length) + 1;
+    // verify streams (rather than folds) a WAL past RUN_FOLD_BYTES_MAX: that read is the one with the worker.
+    const size_bytes_min = Math.max(VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, RUN_FOLD_BYTES_MAX);
     const bodies = [lineageBody()];
     const output = 'y'.repeat(900_000);
-    for (let seq = 1; seq <= copies * 10; seq++) bodies.push(recordBody(seq, 'tool_result', { batch_id: 'b1', tool_call_id: `c${seq}`, outcome: 'completed', output, is_error: false }));
+    for (let seq = 1; seq <= Math.ceil(size_bytes_min / output.length) + 1; seq++) bodies.push(recordBody(seq, 'tool_result', { batch_id: 'b1', tool_call_id: `c${seq}`, outcome: 'completed', output, is_error: false }));
     const wal = walBytes(bodies);
-    expect(wal.length).toBeGreaterThan(VERIFY_DIGEST_WORKER_FILE_BYTES_MIN);
+    expect(wal.length).toBeGreaterThan(size_bytes_min);
     fs.writeFileSync(whole, wal);
     const damaged = path.join(dir, 'damaged.wal');
     const broken = Buffer.from(wal);
