@@ -8,9 +8,8 @@
 // bytes, only computed elsewhere.
 import { Worker } from 'node:worker_threads';
 import type { DigestAlgorithmName } from '../../src-shared/wal.js';
-import { digestWork } from './digest.js';
-import { checkHeader } from './frame-codec.js';
-import { FRAME_BYTES_MAX, FRAME_DIGEST_BYTES, READ_CHUNK_BYTES } from './limits.js';
+import { DIGEST_ALGORITHM_CODES, digestWork } from './digest.js';
+import { FRAME_BYTES_MAX, FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, FRAME_OVERHEAD_BYTES, READ_CHUNK_BYTES } from './limits.js';
 
 /** What a digest stage sees of the reader's window over the file. */
 export interface WindowView {
@@ -42,6 +41,7 @@ export const digestWorkers = { started: 0, ended: 0 };
 export const DIGEST_WINDOW_BYTES = FRAME_BYTES_MAX + READ_CHUNK_BYTES;
 /** A job: which window buffer, where the covered bytes start and end in it. */
 const JOB_SLOTS = 3;
+const SHA256_CODE = DIGEST_ALGORITHM_CODES.sha256;
 
 // Slots of the shared control array.
 const BATCH = 0; // the batch number the reader posted last
@@ -150,8 +150,8 @@ export class WorkerDigests implements DigestStage {
   matches(algorithm: DigestAlgorithmName, window: WindowView, at: number, covered_end: number): boolean {
     const buffer_id = this.buffers.indexOf(window.buffer);
     if (algorithm === 'sha256' && buffer_id >= 0 && !this.abandoned) {
-      if (!this.isNext(buffer_id, at)) this.post(window, buffer_id, at);
-      if (this.isNext(buffer_id, at)) {
+      if (!this.isNext(buffer_id, at, covered_end)) this.post(window, buffer_id, at);
+      if (this.isNext(buffer_id, at, covered_end)) {
         const verdict = this.verdict(this.next);
         if (verdict !== null) {
           this.next += 1;
@@ -184,30 +184,32 @@ export class WorkerDigests implements DigestStage {
     void this.worker.terminate();
   }
 
-  private isNext(buffer_id: number, at: number): boolean {
+  /** Whether the batch's next job is the frame the reader checks: the same bytes, covered and stored. */
+  private isNext(buffer_id: number, at: number, covered_end: number): boolean {
     const job = JOB_SLOTS * this.next;
-    return this.next < this.count && this.jobs[job] === buffer_id && this.jobs[job + 1] === at;
+    return this.next < this.count && this.jobs[job] === buffer_id && this.jobs[job + 1] === at && this.jobs[job + 2] === covered_end;
   }
 
-  /** Posts the frame at `at` and the whole SHA-256 frames after it in the window as the next batch; when the
-   *  batch runs to the window's end, reads the next chunk while the worker hashes it. */
+  /** Posts the frame at `at` and the SHA-256 frames after it in the window as the next batch; when the batch
+   *  runs to the window's end, reads the next chunk while the worker hashes it. The frames after the first are
+   *  found by their length fields alone, unchecked: a range only gets a verdict used once the reader has
+   *  checked that header itself and found the very range (`isNext`), so a wrong guess costs a wasted hash. */
   private post(window: WindowView, buffer_id: number, at: number): void {
     this.release();
     if (this.abandoned) return;
     const buffer = window.buffer;
+    const valid_end = window.valid_end;
     let start = at;
-    let available = window.size_bytes - (window.start + at);
     let count = 0;
-    while (count < DIGEST_BATCH_FRAMES_MAX) {
-      const header = checkHeader(buffer, available, start);
-      if (typeof header === 'string' || header.algorithm !== 'sha256' || start + header.size_bytes > window.valid_end) break;
+    while (count < DIGEST_BATCH_FRAMES_MAX && start + FRAME_HEADER_BYTES <= valid_end && buffer[start + 5] === SHA256_CODE) {
+      const end = start + FRAME_OVERHEAD_BYTES + buffer.readUInt32LE(start + 8);
+      if (end > valid_end) break;
       const job = JOB_SLOTS * count;
       this.jobs[job] = buffer_id;
       this.jobs[job + 1] = start;
-      this.jobs[job + 2] = start + header.size_bytes - FRAME_DIGEST_BYTES;
+      this.jobs[job + 2] = end - FRAME_DIGEST_BYTES;
       count += 1;
-      start += header.size_bytes;
-      available -= header.size_bytes;
+      start = end;
     }
     if (count === 0) return;
     this.batch += 1;
