@@ -1,8 +1,10 @@
 // The reader's digest check on a second thread (docs/performance.md, "Where the time and the memory go" →
 // verify). The reader's window lives in two SharedArrayBuffers; when the reader asks for the digest of a frame,
-// the stage hands the worker that frame and every whole SHA-256 frame after it in the window as one batch and
-// reads the next chunk into the other buffer, and the worker hashes the batch in file order while the reader
-// validates the frames' bodies — hashing, reading and validating overlap. The reader still accepts a frame
+// the stage hands the worker that frame and the SHA-256 frames after it in the window as one batch and reads
+// the next chunk into the other buffer, and the worker hashes the batch in file order while the reader
+// validates the frames' bodies — hashing, reading and validating overlap. A small frame the worker has not
+// got to yet the reader hashes itself rather than wait for it (DIGEST_WAIT_BYTES_MIN), so a worker short of
+// CPU on a busy machine costs little more than hashing in place. The reader still accepts a frame
 // only once that frame's own verdict is in, so a mismatch stops the read at the same offset, with the same
 // torn-tail or corruption judgement, as hashing in place does: the verdicts are the same function of the same
 // bytes, only computed elsewhere.
@@ -35,6 +37,11 @@ export const DIGEST_BATCH_FRAMES_MAX = 16_384;
  *  place: it starts in ~45 ms and hashes at most one window (20 MiB, tens of ms) at a time, so only a worker
  *  that died or never ran reaches this. The read's verdicts do not depend on it, only its speed does. */
 export const DIGEST_WORKER_SILENCE_MS_MAX = 10_000;
+/** A frame at least this large whose verdict is not in yet is waited for; a smaller one the reader hashes
+ *  itself, having claimed it so that the worker skips it unless it has begun it. Hashing 64 KiB takes ~50 µs,
+ *  about what a wake-up costs on a busy machine; and the worker falls behind the reader on small frames only
+ *  when it is short of CPU, where waiting for it is what makes a second thread slower than one. */
+export const DIGEST_WAIT_BYTES_MIN = 64 * 1024;
 /** Workers started and told to end so far in this thread: tests check that every read ends its worker. */
 export const digestWorkers = { started: 0, ended: 0 };
 /** Each of the two shared window buffers: the largest frame plus one read chunk, the most the window holds. */
@@ -46,13 +53,16 @@ const SHA256_CODE = DIGEST_ALGORITHM_CODES.sha256;
 // Slots of the shared control array.
 const BATCH = 0; // the batch number the reader posted last
 const COUNT = 1; // frames in that batch
-const DONE = 2; // verdicts written so far for it
-const CANCEL = 3; // a batch number the worker is to stop early
-const IDLE = 4; // the last batch the worker finished or stopped
-const READY = 5; // 1 once the worker runs
-const STOP = 6; // 1: the worker is to exit
-const WAITING = 7; // 1 while the reader waits for a verdict: the worker wakes it only then (a wake costs ~0.2 µs)
-const CONTROL_SLOTS = 8;
+const CLAIM = 2; // the batch's first frame neither the worker nor the reader has claimed
+const IDLE = 3; // the last batch the worker finished or was stopped in
+const READY = 4; // 1 once the worker runs
+const STOP = 5; // 1: the worker is to exit
+const WAITING = 6; // 1 while the reader waits: the worker wakes it only then (a wake costs ~0.2 µs)
+const CONTROL_SLOTS = 7;
+// A frame's verdict slot.
+const PENDING = 0;
+const MATCH = 1;
+const MISMATCH = 2;
 
 // The worker's code, evaluated as a script (`eval: true`): the reader is bundled into the CLI, the Electron
 // main process and the session worker, and runs from source under the tests, so no one file path would name a
@@ -63,7 +73,7 @@ const { hash } = require('node:crypto');
 const windows = workerData.windows.map((shared) => Buffer.from(shared));
 const control = new Int32Array(workerData.control);
 const jobs = new Int32Array(workerData.jobs);
-const verdicts = new Uint8Array(workerData.verdicts);
+const verdicts = new Int32Array(workerData.verdicts);
 Atomics.store(control, ${READY}, 1);
 Atomics.notify(control, ${READY});
 let batch = 0;
@@ -72,7 +82,7 @@ for (;;) {
   if (Atomics.load(control, ${STOP}) === 1) break;
   batch = Atomics.load(control, ${BATCH});
   const count = Atomics.load(control, ${COUNT});
-  for (let index = 0; index < count && Atomics.load(control, ${CANCEL}) !== batch; index++) {
+  for (let index = Atomics.add(control, ${CLAIM}, 1); index < count; index = Atomics.add(control, ${CLAIM}, 1)) {
     const window = windows[jobs[${JOB_SLOTS} * index]];
     const start = jobs[${JOB_SLOTS} * index + 1];
     const end = jobs[${JOB_SLOTS} * index + 2];
@@ -81,9 +91,8 @@ for (;;) {
     for (let byte = 0; byte < ${FRAME_DIGEST_BYTES}; byte++) {
       if (expected.charCodeAt(byte) !== window[end + byte]) { same = 0; break; }
     }
-    verdicts[index] = same;
-    Atomics.store(control, ${DONE}, index + 1);
-    if (Atomics.load(control, ${WAITING}) === 1) Atomics.notify(control, ${DONE});
+    Atomics.store(verdicts, index, same === 1 ? ${MATCH} : ${MISMATCH});
+    if (Atomics.load(control, ${WAITING}) === 1) Atomics.notify(verdicts, index);
   }
   Atomics.store(control, ${IDLE}, batch);
   Atomics.notify(control, ${IDLE});
@@ -98,7 +107,7 @@ export class WorkerDigests implements DigestStage {
   readonly buffers: readonly [Buffer, Buffer];
   private readonly control: Int32Array;
   private readonly jobs: Int32Array;
-  private readonly verdicts: Uint8Array;
+  private readonly verdicts: Int32Array;
   private batch = 0;
   private count = 0;
   private next = 0;
@@ -114,7 +123,7 @@ export class WorkerDigests implements DigestStage {
     this.buffers = [Buffer.from(shared.windows[0]), Buffer.from(shared.windows[1])];
     this.control = new Int32Array(shared.control);
     this.jobs = new Int32Array(shared.jobs);
-    this.verdicts = new Uint8Array(shared.verdicts);
+    this.verdicts = new Int32Array(shared.verdicts);
   }
 
   /** Starts the worker and waits until it runs, or returns null where it cannot start or does not run within
@@ -126,7 +135,7 @@ export class WorkerDigests implements DigestStage {
       windows: [new SharedArrayBuffer(DIGEST_WINDOW_BYTES), new SharedArrayBuffer(DIGEST_WINDOW_BYTES)],
       control: new SharedArrayBuffer(CONTROL_SLOTS * Int32Array.BYTES_PER_ELEMENT),
       jobs: new SharedArrayBuffer(JOB_SLOTS * DIGEST_BATCH_FRAMES_MAX * Int32Array.BYTES_PER_ELEMENT),
-      verdicts: new SharedArrayBuffer(DIGEST_BATCH_FRAMES_MAX),
+      verdicts: new SharedArrayBuffer(DIGEST_BATCH_FRAMES_MAX * Int32Array.BYTES_PER_ELEMENT),
     };
     let worker: Worker;
     try {
@@ -142,7 +151,7 @@ export class WorkerDigests implements DigestStage {
     worker.unref();
     digestWorkers.started += 1;
     const digests = new WorkerDigests(worker, shared, inPlace);
-    if (digests.waitFor(READY, 1)) return digests;
+    if (digests.waitUntil(digests.control, READY, (ready) => ready === 1)) return digests;
     digests.close();
     return null;
   }
@@ -152,9 +161,8 @@ export class WorkerDigests implements DigestStage {
     if (algorithm === 'sha256' && buffer_id >= 0 && !this.abandoned) {
       if (!this.isNext(buffer_id, at, covered_end)) this.post(window, buffer_id, at);
       if (this.isNext(buffer_id, at, covered_end)) {
-        const verdict = this.verdict(this.next);
+        const verdict = this.verdict(this.next++, covered_end - at);
         if (verdict !== null) {
-          this.next += 1;
           digestWork.worker_hashed_bytes += covered_end - at;
           return verdict;
         }
@@ -169,8 +177,10 @@ export class WorkerDigests implements DigestStage {
     this.count = 0;
     this.next = 0;
     if (this.abandoned) return;
-    Atomics.store(this.control, CANCEL, this.batch);
-    if (!this.waitFor(IDLE, this.batch)) this.abandon();
+    // Nothing left to claim: the worker ends the batch with the frame it is hashing, if any.
+    Atomics.store(this.control, CLAIM, DIGEST_BATCH_FRAMES_MAX);
+    const batch = this.batch;
+    if (!this.waitUntil(this.control, IDLE, (idle) => idle === batch)) this.abandon();
   }
 
   /** Ends the worker; the read never waits for it to exit. */
@@ -215,31 +225,40 @@ export class WorkerDigests implements DigestStage {
     this.batch += 1;
     this.count = count;
     this.next = 0;
+    this.verdicts.fill(PENDING, 0, count);
     Atomics.store(this.control, COUNT, count);
-    Atomics.store(this.control, DONE, 0);
+    Atomics.store(this.control, CLAIM, 0);
     Atomics.store(this.control, BATCH, this.batch);
     Atomics.notify(this.control, BATCH);
     if (count < DIGEST_BATCH_FRAMES_MAX && window.start + window.valid_end < window.size_bytes) window.readAhead(window.start + start);
   }
 
-  /** The verdict of the batch's frame `index`, or null when the worker fell silent. */
-  private verdict(index: number): boolean | null {
-    if (Atomics.load(this.control, DONE) <= index && !this.waitFor(DONE, index + 1)) {
+  /** The worker's verdict on the batch's frame `index`, or null when the reader is to hash it itself: a small
+   *  frame not checked yet (DIGEST_WAIT_BYTES_MIN), or any frame once the worker fell silent. */
+  private verdict(index: number, covered_bytes: number): boolean | null {
+    const known = Atomics.load(this.verdicts, index);
+    if (known !== PENDING) return known === MATCH;
+    if (covered_bytes < DIGEST_WAIT_BYTES_MIN) {
+      // Claimed only if the worker has not claimed it; if it has, it may hash it too, to no effect.
+      Atomics.compareExchange(this.control, CLAIM, index, index + 1);
+      return null;
+    }
+    if (!this.waitUntil(this.verdicts, index, (verdict) => verdict !== PENDING)) {
       this.abandon();
       return null;
     }
-    return this.verdicts[index] === 1;
+    return Atomics.load(this.verdicts, index) === MATCH;
   }
 
-  /** Waits until control[slot] reaches `value` (it only grows); false when the worker stays silent for
-   *  DIGEST_WORKER_SILENCE_MS_MAX. WAITING is set before the wait reads the slot again, so a worker that
-   *  finds it unset stored its progress before that read: no wake is lost (all of it sequentially consistent). */
-  private waitFor(slot: number, value: number): boolean {
+  /** Waits until `reached(array[slot])`; false when the worker stays silent for DIGEST_WORKER_SILENCE_MS_MAX.
+   *  WAITING is set before the wait reads the slot again, so a worker that finds it unset stored its verdict
+   *  before that read: no wake is lost (every access here is sequentially consistent). */
+  private waitUntil(array: Int32Array, slot: number, reached: (value: number) => boolean): boolean {
     for (;;) {
-      const seen = Atomics.load(this.control, slot);
-      if (seen >= value) return true;
+      const seen = Atomics.load(array, slot);
+      if (reached(seen)) return true;
       Atomics.store(this.control, WAITING, 1);
-      const outcome = Atomics.wait(this.control, slot, seen, DIGEST_WORKER_SILENCE_MS_MAX);
+      const outcome = Atomics.wait(array, slot, seen, DIGEST_WORKER_SILENCE_MS_MAX);
       Atomics.store(this.control, WAITING, 0);
       if (outcome === 'timed-out') return false;
     }
