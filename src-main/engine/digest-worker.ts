@@ -1,8 +1,8 @@
 // The reader's digest check on a second thread (docs/performance.md, "Where the time and the memory go" →
-// verify). The reader's window lives in two SharedArrayBuffers; when the reader asks for the digest of a frame,
-// the stage hands the worker that frame and the SHA-256 frames after it in the window as one batch and reads
-// the next chunk into the other buffer, and the worker hashes the batch in file order while the reader
-// validates the frames' bodies — hashing, reading and validating overlap. A small frame the worker has not
+// verify). The reader's window lives in two SharedArrayBuffers. The stage queues the frames of the window for
+// the worker, reads the next chunk into the other buffer and queues its frames too, so the worker goes from one
+// chunk to the next without waiting for the reader; it hashes them in file order while the reader validates
+// their bodies — hashing, reading and validating overlap. A small frame the worker has not
 // got to yet the reader hashes itself rather than wait for it (DIGEST_WAIT_BYTES_MIN), so a worker short of
 // CPU on a busy machine costs little more than hashing in place. The reader still accepts a frame
 // only once that frame's own verdict is in, so a mismatch stops the read at the same offset, with the same
@@ -21,8 +21,9 @@ export interface WindowView {
   /** Where the loaded bytes end in `buffer`. */
   readonly valid_end: number;
   readonly size_bytes: number;
-  /** Reads a chunk from `offset` on into the window's other buffer, which it moves to when it gets there. */
-  readAhead(offset: number): void;
+  /** Reads a chunk from `offset` on into the window's other buffer, which it moves to when it gets there;
+   *  returns how many bytes it read. */
+  readAhead(offset: number): number;
 }
 
 /** How the reader checks the digest of the frame at `window.buffer[at, covered_end + 32)`. */
@@ -30,18 +31,19 @@ export interface DigestStage {
   matches(algorithm: DigestAlgorithmName, window: WindowView, at: number, covered_end: number): boolean;
 }
 
-/** Frames in one batch: bounds the job and verdict arrays (a 4 MiB window holds up to ~93k minimal frames; a
- *  batch ending early only means the next frame starts the next one). */
-export const DIGEST_BATCH_FRAMES_MAX = 16_384;
-/** How long the reader waits for the worker to start or to move on before it stops using it and hashes in
- *  place: it starts in ~45 ms and hashes at most one window (20 MiB, tens of ms) at a time, so only a worker
- *  that died or never ran reaches this. The read's verdicts do not depend on it, only its speed does. */
-export const DIGEST_WORKER_SILENCE_MS_MAX = 10_000;
+/** Frames queued from one buffer: bounds the job ring (two buffers' worth) and its verdict slots. A 4 MiB chunk
+ *  holds up to ~93k minimal frames; the frames past this many are queued when the reader gets to them. */
+export const DIGEST_BUFFER_FRAMES_MAX = 16_384;
+const RING_JOBS = 2 * DIGEST_BUFFER_FRAMES_MAX;
 /** A frame at least this large whose verdict is not in yet is waited for; a smaller one the reader hashes
  *  itself, having claimed it so that the worker skips it unless it has begun it. Hashing 64 KiB takes ~50 µs,
  *  about what a wake-up costs on a busy machine; and the worker falls behind the reader on small frames only
  *  when it is short of CPU, where waiting for it is what makes a second thread slower than one. */
 export const DIGEST_WAIT_BYTES_MIN = 64 * 1024;
+/** How long the reader waits for the worker to start or to move on before it stops using it and hashes in
+ *  place: it starts in ~45 ms and hashes one frame (at most 16 MiB, tens of ms) at a time, so only a worker
+ *  that died or never ran reaches this. The read's verdicts do not depend on it, only its speed does. */
+export const DIGEST_WORKER_SILENCE_MS_MAX = 10_000;
 /** Workers started and told to end so far in this thread: tests check that every read ends its worker. */
 export const digestWorkers = { started: 0, ended: 0 };
 /** Each of the two shared window buffers: the largest frame plus one read chunk, the most the window holds. */
@@ -50,23 +52,26 @@ export const DIGEST_WINDOW_BYTES = FRAME_BYTES_MAX + READ_CHUNK_BYTES;
 const JOB_SLOTS = 3;
 const SHA256_CODE = DIGEST_ALGORITHM_CODES.sha256;
 
-// Slots of the shared control array.
-const BATCH = 0; // the batch number the reader posted last
-const COUNT = 1; // frames in that batch
-const CLAIM = 2; // the batch's first frame neither the worker nor the reader has claimed
-const IDLE = 3; // the last batch the worker finished or was stopped in
+// Slots of the shared control array. Jobs are numbered from 0 in each run of the queue.
+const SIGNAL = 0; // bumped whenever jobs are queued, to wake the worker
+const COUNT = 1; // jobs queued in this run
+const CLAIM = 2; // the first job neither the worker nor the reader has claimed; STOPPED ends the run
+const WORKING = 3; // the job the worker is at (claimed or about to be), IDLE_JOB when it waits
 const READY = 4; // 1 once the worker runs
 const STOP = 5; // 1: the worker is to exit
 const WAITING = 6; // 1 while the reader waits: the worker wakes it only then (a wake costs ~0.2 µs)
 const CONTROL_SLOTS = 7;
-// A frame's verdict slot.
+const STOPPED = 2 ** 30;
+const IDLE_JOB = -1;
+// A job's verdict slot.
 const PENDING = 0;
 const MATCH = 1;
 const MISMATCH = 2;
 
 // The worker's code, evaluated as a script (`eval: true`): the reader is bundled into the CLI, the Electron
 // main process and the session worker, and runs from source under the tests, so no one file path would name a
-// worker module in all of them. It only reads the shared window and writes verdicts.
+// worker module in all of them. It only reads the shared window and writes verdicts. It says which job it is
+// at before it claims one, so that a reader who sees it elsewhere knows it will not touch that job's bytes.
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const { hash } = require('node:crypto');
@@ -74,28 +79,32 @@ const windows = workerData.windows.map((shared) => Buffer.from(shared));
 const control = new Int32Array(workerData.control);
 const jobs = new Int32Array(workerData.jobs);
 const verdicts = new Int32Array(workerData.verdicts);
+const wake = (array, slot) => { if (Atomics.load(control, ${WAITING}) === 1) Atomics.notify(array, slot); };
+Atomics.store(control, ${WORKING}, ${IDLE_JOB});
 Atomics.store(control, ${READY}, 1);
 Atomics.notify(control, ${READY});
-let batch = 0;
-for (;;) {
-  Atomics.wait(control, ${BATCH}, batch);
-  if (Atomics.load(control, ${STOP}) === 1) break;
-  batch = Atomics.load(control, ${BATCH});
-  const count = Atomics.load(control, ${COUNT});
-  for (let index = Atomics.add(control, ${CLAIM}, 1); index < count; index = Atomics.add(control, ${CLAIM}, 1)) {
-    const window = windows[jobs[${JOB_SLOTS} * index]];
-    const start = jobs[${JOB_SLOTS} * index + 1];
-    const end = jobs[${JOB_SLOTS} * index + 2];
+let signal = Atomics.load(control, ${SIGNAL});
+while (Atomics.load(control, ${STOP}) !== 1) {
+  for (;;) {
+    const index = Atomics.load(control, ${CLAIM});
+    if (index >= Atomics.load(control, ${COUNT})) break;
+    Atomics.store(control, ${WORKING}, index);
+    wake(control, ${WORKING});
+    if (Atomics.compareExchange(control, ${CLAIM}, index, index + 1) !== index) continue;
+    const job = ${JOB_SLOTS} * (index % ${RING_JOBS});
+    const window = windows[jobs[job]];
+    const start = jobs[job + 1];
+    const end = jobs[job + 2];
     const expected = hash('sha256', window.subarray(start, end), 'binary');
-    let same = 1;
-    for (let byte = 0; byte < ${FRAME_DIGEST_BYTES}; byte++) {
-      if (expected.charCodeAt(byte) !== window[end + byte]) { same = 0; break; }
-    }
-    Atomics.store(verdicts, index, same === 1 ? ${MATCH} : ${MISMATCH});
-    if (Atomics.load(control, ${WAITING}) === 1) Atomics.notify(verdicts, index);
+    let same = true;
+    for (let byte = 0; byte < ${FRAME_DIGEST_BYTES} && same; byte++) same = expected.charCodeAt(byte) === window[end + byte];
+    Atomics.store(verdicts, index % ${RING_JOBS}, same ? ${MATCH} : ${MISMATCH});
+    wake(verdicts, index % ${RING_JOBS});
   }
-  Atomics.store(control, ${IDLE}, batch);
-  Atomics.notify(control, ${IDLE});
+  Atomics.store(control, ${WORKING}, ${IDLE_JOB});
+  wake(control, ${WORKING});
+  Atomics.wait(control, ${SIGNAL}, signal);
+  signal = Atomics.load(control, ${SIGNAL});
 }
 `;
 
@@ -108,9 +117,17 @@ export class WorkerDigests implements DigestStage {
   private readonly control: Int32Array;
   private readonly jobs: Int32Array;
   private readonly verdicts: Int32Array;
-  private batch = 0;
+  /** Jobs queued in this run, and the next one the reader takes. */
   private count = 0;
   private next = 0;
+  /** Per buffer: one past the last job queued from it. */
+  private readonly jobs_end = [0, 0];
+  /** The buffer of the job the reader took last. */
+  private reading_buffer = -1;
+  /** Where the queued frames end in the file, and whether the frames after it may be queued from a chunk read
+   *  ahead (the last queueing stopped at the end of its chunk, not at the frame cap or a frame it cannot queue). */
+  private queued_end_offset = 0;
+  private extendable = false;
   /** Set once the worker stopped answering: every frame after is hashed in place. */
   private abandoned = false;
   private ended = false;
@@ -134,8 +151,8 @@ export class WorkerDigests implements DigestStage {
     const shared: SharedMemory = {
       windows: [new SharedArrayBuffer(DIGEST_WINDOW_BYTES), new SharedArrayBuffer(DIGEST_WINDOW_BYTES)],
       control: new SharedArrayBuffer(CONTROL_SLOTS * Int32Array.BYTES_PER_ELEMENT),
-      jobs: new SharedArrayBuffer(JOB_SLOTS * DIGEST_BATCH_FRAMES_MAX * Int32Array.BYTES_PER_ELEMENT),
-      verdicts: new SharedArrayBuffer(DIGEST_BATCH_FRAMES_MAX * Int32Array.BYTES_PER_ELEMENT),
+      jobs: new SharedArrayBuffer(JOB_SLOTS * RING_JOBS * Int32Array.BYTES_PER_ELEMENT),
+      verdicts: new SharedArrayBuffer(RING_JOBS * Int32Array.BYTES_PER_ELEMENT),
     };
     let worker: Worker;
     try {
@@ -159,9 +176,10 @@ export class WorkerDigests implements DigestStage {
   matches(algorithm: DigestAlgorithmName, window: WindowView, at: number, covered_end: number): boolean {
     const buffer_id = this.buffers.indexOf(window.buffer);
     if (algorithm === 'sha256' && buffer_id >= 0 && !this.abandoned) {
-      if (!this.isNext(buffer_id, at, covered_end)) this.post(window, buffer_id, at);
+      if (!this.isNext(buffer_id, at, covered_end)) this.queueFrom(window, buffer_id, at);
       if (this.isNext(buffer_id, at, covered_end)) {
-        const verdict = this.verdict(this.next++, covered_end - at);
+        if (buffer_id !== this.reading_buffer) this.enterBuffer(window, buffer_id);
+        const verdict = this.abandoned ? null : this.verdict(this.next++, covered_end - at);
         if (verdict !== null) {
           digestWork.worker_hashed_bytes += covered_end - at;
           return verdict;
@@ -171,16 +189,19 @@ export class WorkerDigests implements DigestStage {
     return this.inPlace.matches(algorithm, window, at, covered_end);
   }
 
-  /** Waits until the worker no longer reads the window's buffers: before one is refilled. */
+  /** Ends the run and waits until the worker no longer reads either buffer: before the window is refilled
+   *  other than by reading ahead. */
   release(): void {
     if (this.count === 0) return;
     this.count = 0;
     this.next = 0;
+    this.jobs_end[0] = 0;
+    this.jobs_end[1] = 0;
+    this.reading_buffer = -1;
+    this.extendable = false;
     if (this.abandoned) return;
-    // Nothing left to claim: the worker ends the batch with the frame it is hashing, if any.
-    Atomics.store(this.control, CLAIM, DIGEST_BATCH_FRAMES_MAX);
-    const batch = this.batch;
-    if (!this.waitUntil(this.control, IDLE, (idle) => idle === batch)) this.abandon();
+    Atomics.store(this.control, CLAIM, STOPPED);
+    if (!this.waitUntil(this.control, WORKING, (job) => job === IDLE_JOB)) this.abandon();
   }
 
   /** Ends the worker; the read never waits for it to exit. */
@@ -189,69 +210,95 @@ export class WorkerDigests implements DigestStage {
     this.ended = true;
     digestWorkers.ended += 1;
     Atomics.store(this.control, STOP, 1);
-    Atomics.add(this.control, BATCH, 1);
-    Atomics.notify(this.control, BATCH);
+    Atomics.add(this.control, SIGNAL, 1);
+    Atomics.notify(this.control, SIGNAL);
     void this.worker.terminate();
   }
 
-  /** Whether the batch's next job is the frame the reader checks: the same bytes, covered and stored. */
+  /** Whether the next job is the frame the reader checks: the same bytes, covered and stored. */
   private isNext(buffer_id: number, at: number, covered_end: number): boolean {
-    const job = JOB_SLOTS * this.next;
+    const job = JOB_SLOTS * (this.next % RING_JOBS);
     return this.next < this.count && this.jobs[job] === buffer_id && this.jobs[job + 1] === at && this.jobs[job + 2] === covered_end;
   }
 
-  /** Posts the frame at `at` and the SHA-256 frames after it in the window as the next batch; when the batch
-   *  runs to the window's end, reads the next chunk while the worker hashes it. The frames after the first are
-   *  found by their length fields alone, unchecked: a range only gets a verdict used once the reader has
-   *  checked that header itself and found the very range (`isNext`), so a wrong guess costs a wasted hash. */
-  private post(window: WindowView, buffer_id: number, at: number): void {
+  /** Starts a new run from the frame at `at`: queues it and the frames after it in the window, then the frames
+   *  of the next chunk, read ahead into the other buffer. */
+  private queueFrom(window: WindowView, buffer_id: number, at: number): void {
     this.release();
     if (this.abandoned) return;
-    const buffer = window.buffer;
-    const valid_end = window.valid_end;
-    let start = at;
-    let count = 0;
-    while (count < DIGEST_BATCH_FRAMES_MAX && start + FRAME_HEADER_BYTES <= valid_end && buffer[start + 5] === SHA256_CODE) {
-      const end = start + FRAME_OVERHEAD_BYTES + buffer.readUInt32LE(start + 8);
-      if (end > valid_end) break;
-      const job = JOB_SLOTS * count;
-      this.jobs[job] = buffer_id;
-      this.jobs[job + 1] = start;
-      this.jobs[job + 2] = end - FRAME_DIGEST_BYTES;
-      count += 1;
-      start = end;
-    }
-    if (count === 0) return;
-    this.batch += 1;
-    this.count = count;
-    this.next = 0;
-    this.verdicts.fill(PENDING, 0, count);
-    Atomics.store(this.control, COUNT, count);
+    this.queue(window.buffer, buffer_id, at, window.valid_end, window.start + at);
+    if (this.count === 0) return;
     Atomics.store(this.control, CLAIM, 0);
-    Atomics.store(this.control, BATCH, this.batch);
-    Atomics.notify(this.control, BATCH);
-    if (count < DIGEST_BATCH_FRAMES_MAX && window.start + window.valid_end < window.size_bytes) window.readAhead(window.start + start);
+    Atomics.add(this.control, SIGNAL, 1);
+    Atomics.notify(this.control, SIGNAL);
   }
 
-  /** The worker's verdict on the batch's frame `index`, or null when the reader is to hash it itself: a small
-   *  frame not checked yet (DIGEST_WAIT_BYTES_MIN), or any frame once the worker fell silent. */
+  /** The reader takes its first job from `buffer_id`: the other buffer is done with once the worker is past
+   *  its jobs, and gets the chunk after the queued frames, whose frames are queued in turn. */
+  private enterBuffer(window: WindowView, buffer_id: number): void {
+    this.reading_buffer = buffer_id;
+    if (!this.extendable || this.queued_end_offset >= window.size_bytes) return;
+    const other = 1 - buffer_id;
+    const other_end = this.jobs_end[other]!;
+    if (!this.waitUntil(this.control, WORKING, (job) => job === IDLE_JOB || job >= other_end)) {
+      this.abandon();
+      return;
+    }
+    const read_bytes = window.readAhead(this.queued_end_offset);
+    const first = this.count;
+    this.queue(this.buffers[other]!, other, 0, read_bytes, this.queued_end_offset);
+    if (this.count > first) {
+      Atomics.add(this.control, SIGNAL, 1);
+      Atomics.notify(this.control, SIGNAL);
+    }
+  }
+
+  /** Queues the SHA-256 frames from `start` in `buffer` (file offset `offset`) that end by `valid_end`, up to
+   *  DIGEST_BUFFER_FRAMES_MAX, and publishes them (COUNT). Frames are found by their length fields alone,
+   *  unchecked: a verdict is used only once the reader has checked that header itself and found the very range
+   *  (`isNext`), so a wrong guess costs a wasted hash. */
+  private queue(buffer: Buffer, buffer_id: number, start: number, valid_end: number, offset: number): void {
+    let at = start;
+    let queued = 0;
+    while (queued < DIGEST_BUFFER_FRAMES_MAX && at + FRAME_HEADER_BYTES <= valid_end && buffer[at + 5] === SHA256_CODE) {
+      const end = at + FRAME_OVERHEAD_BYTES + buffer.readUInt32LE(at + 8);
+      if (end > valid_end) break;
+      const index = this.count + queued;
+      const job = JOB_SLOTS * (index % RING_JOBS);
+      this.jobs[job] = buffer_id;
+      this.jobs[job + 1] = at;
+      this.jobs[job + 2] = end - FRAME_DIGEST_BYTES;
+      this.verdicts[index % RING_JOBS] = PENDING;
+      queued += 1;
+      at = end;
+    }
+    this.extendable = queued < DIGEST_BUFFER_FRAMES_MAX && (at + FRAME_HEADER_BYTES > valid_end || buffer[at + 5] === SHA256_CODE);
+    this.queued_end_offset = offset + (at - start);
+    this.count += queued;
+    this.jobs_end[buffer_id] = this.count;
+    Atomics.store(this.control, COUNT, this.count);
+  }
+
+  /** The worker's verdict on job `index`, or null when the reader is to hash the frame itself: a small frame
+   *  not checked yet (DIGEST_WAIT_BYTES_MIN), or any frame once the worker fell silent. */
   private verdict(index: number, covered_bytes: number): boolean | null {
-    const known = Atomics.load(this.verdicts, index);
+    const slot = index % RING_JOBS;
+    const known = Atomics.load(this.verdicts, slot);
     if (known !== PENDING) return known === MATCH;
     if (covered_bytes < DIGEST_WAIT_BYTES_MIN) {
       // Claimed only if the worker has not claimed it; if it has, it may hash it too, to no effect.
       Atomics.compareExchange(this.control, CLAIM, index, index + 1);
       return null;
     }
-    if (!this.waitUntil(this.verdicts, index, (verdict) => verdict !== PENDING)) {
+    if (!this.waitUntil(this.verdicts, slot, (verdict) => verdict !== PENDING)) {
       this.abandon();
       return null;
     }
-    return Atomics.load(this.verdicts, index) === MATCH;
+    return Atomics.load(this.verdicts, slot) === MATCH;
   }
 
   /** Waits until `reached(array[slot])`; false when the worker stays silent for DIGEST_WORKER_SILENCE_MS_MAX.
-   *  WAITING is set before the wait reads the slot again, so a worker that finds it unset stored its verdict
+   *  WAITING is set before the wait reads the slot again, so a worker that finds it unset stored its change
    *  before that read: no wake is lost (every access here is sequentially consistent). */
   private waitUntil(array: Int32Array, slot: number, reached: (value: number) => boolean): boolean {
     for (;;) {

@@ -214,17 +214,18 @@ class FileWindow implements WindowView {
     return offset - this.start_offset;
   }
 
-  readAhead(offset: number): void {
-    if (this.ahead === null) return;
+  readAhead(offset: number): number {
+    if (this.ahead === null) return 0;
     const fill_end = Math.min(offset + READ_CHUNK_BYTES, this.size_bytes);
     this.ahead_start = offset;
     this.ahead_end = offset; // empty until filled, should a read fail
     this.fill(this.ahead, 0, offset, fill_end);
     this.ahead_end = fill_end;
+    return fill_end - offset;
   }
 
   private load(offset: number, wanted_end: number): void {
-    this.shared?.release();
+    // Moving to the chunk read ahead writes nothing: the worker may go on hashing either buffer.
     if (this.ahead !== null && offset >= this.ahead_start && wanted_end <= this.ahead_end) {
       [this.buffer, this.ahead] = [this.ahead, this.buffer];
       this.start_offset = this.ahead_start;
@@ -232,6 +233,7 @@ class FileWindow implements WindowView {
       this.ahead_end = this.ahead_start;
       return;
     }
+    this.shared?.release();
     const fill_end = Math.min(Math.max(wanted_end, offset + READ_CHUNK_BYTES), this.size_bytes);
     const needed_bytes = fill_end - offset;
     const target = needed_bytes > this.buffer.length ? Buffer.allocUnsafe(needed_bytes) : this.buffer;
