@@ -2,15 +2,15 @@
 // verify). The reader's window lives in two SharedArrayBuffers. The stage queues the frames of the window for
 // the worker, reads the next chunk into the other buffer and queues its frames too, so the worker goes from one
 // chunk to the next without waiting for the reader; it hashes them in file order while the reader validates
-// their bodies — hashing, reading and validating overlap. A small frame the worker has not
-// got to yet the reader hashes itself rather than wait for it (DIGEST_WAIT_BYTES_MIN), so a worker short of
-// CPU on a busy machine costs little more than hashing in place. The reader still accepts a frame
+// their bodies — hashing, reading and validating overlap. Only large frames go to the worker
+// (DIGEST_WORKER_FRAME_BYTES_MIN), and while it hashes one the reader hashes a later one itself, so a worker
+// short of CPU on a busy machine costs little more than hashing in place. The reader still accepts a frame
 // only once that frame's own verdict is in, so a mismatch stops the read at the same offset, with the same
 // torn-tail or corruption judgement, as hashing in place does: the verdicts are the same function of the same
 // bytes, only computed elsewhere.
 import { Worker } from 'node:worker_threads';
 import type { DigestAlgorithmName } from '../../src-shared/wal.js';
-import { DIGEST_ALGORITHM_CODES, digestWork } from './digest.js';
+import { DIGEST_ALGORITHM_CODES, digestWork, frameDigestMatches } from './digest.js';
 import { FRAME_BYTES_MAX, FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, FRAME_OVERHEAD_BYTES, READ_CHUNK_BYTES } from './limits.js';
 
 /** What a digest stage sees of the reader's window over the file. */
@@ -35,11 +35,11 @@ export interface DigestStage {
  *  holds up to ~93k minimal frames; the frames past this many are queued when the reader gets to them. */
 export const DIGEST_BUFFER_FRAMES_MAX = 16_384;
 const RING_JOBS = 2 * DIGEST_BUFFER_FRAMES_MAX;
-/** A frame at least this large whose verdict is not in yet is waited for; a smaller one the reader hashes
- *  itself, having claimed it so that the worker skips it unless it has begun it. Hashing 64 KiB takes ~50 µs,
- *  about what a wake-up costs on a busy machine; and the worker falls behind the reader on small frames only
- *  when it is short of CPU, where waiting for it is what makes a second thread slower than one. */
-export const DIGEST_WAIT_BYTES_MIN = 64 * 1024;
+/** Frames from this size (covered bytes) go to the worker; smaller ones are hashed in place. Hashing 64 KiB
+ *  takes ~50 µs, about what handing a frame over costs on a busy machine (claims, wake-ups, cache lines moving
+ *  between cores): on the million ~250-byte frames the worker made verify slower at load 4, not faster. On the
+ *  1 GiB session 92 % of the bytes are in the 1,521 frames from 64 KiB. */
+export const DIGEST_WORKER_FRAME_BYTES_MIN = 64 * 1024;
 /** How long the reader waits for the worker to start or to move on before it stops using it and hashes in
  *  place: it starts in ~45 ms and hashes one frame (at most 16 MiB, tens of ms) at a time, so only a worker
  *  that died or never ran reaches this. The read's verdicts do not depend on it, only its speed does. */
@@ -63,10 +63,16 @@ const WAITING = 6; // 1 while the reader waits: the worker wakes it only then (a
 const CONTROL_SLOTS = 7;
 const STOPPED = 2 ** 30;
 const IDLE_JOB = -1;
-// A job's verdict slot.
-const PENDING = 0;
-const MATCH = 1;
-const MISMATCH = 2;
+// A job's state: free, claimed (by the worker or by the reader), or its verdict and who gave it.
+const FREE = 0;
+const WORKER_CLAIMED = 1;
+const READER_CLAIMED = 2;
+const WORKER_MATCH = 3;
+const WORKER_MISMATCH = 4;
+const READER_MATCH = 5;
+const READER_MISMATCH = 6;
+/** How far past the frame it needs the reader looks for a free frame to hash while the worker hashes that one. */
+const HELP_AHEAD_JOBS = 8;
 
 // The worker's code, evaluated as a script (`eval: true`): the reader is bundled into the CLI, the Electron
 // main process and the session worker, and runs from source under the tests, so no one file path would name a
@@ -91,15 +97,17 @@ while (Atomics.load(control, ${STOP}) !== 1) {
     Atomics.store(control, ${WORKING}, index);
     wake(control, ${WORKING});
     if (Atomics.compareExchange(control, ${CLAIM}, index, index + 1) !== index) continue;
-    const job = ${JOB_SLOTS} * (index % ${RING_JOBS});
+    const slot = index % ${RING_JOBS};
+    if (Atomics.compareExchange(verdicts, slot, ${FREE}, ${WORKER_CLAIMED}) !== ${FREE}) continue;
+    const job = ${JOB_SLOTS} * slot;
     const window = windows[jobs[job]];
     const start = jobs[job + 1];
     const end = jobs[job + 2];
     const expected = hash('sha256', window.subarray(start, end), 'binary');
     let same = true;
     for (let byte = 0; byte < ${FRAME_DIGEST_BYTES} && same; byte++) same = expected.charCodeAt(byte) === window[end + byte];
-    Atomics.store(verdicts, index % ${RING_JOBS}, same ? ${MATCH} : ${MISMATCH});
-    wake(verdicts, index % ${RING_JOBS});
+    Atomics.store(verdicts, slot, same ? ${WORKER_MATCH} : ${WORKER_MISMATCH});
+    wake(verdicts, slot);
   }
   Atomics.store(control, ${WORKING}, ${IDLE_JOB});
   wake(control, ${WORKING});
@@ -128,62 +136,58 @@ export class WorkerDigests implements DigestStage {
    *  ahead (the last queueing stopped at the end of its chunk, not at the frame cap or a frame it cannot queue). */
   private queued_end_offset = 0;
   private extendable = false;
-  /** Set once the worker stopped answering: every frame after is hashed in place. */
+  /** Set once the worker could not start or stopped answering: every frame after is hashed in place. */
   private abandoned = false;
-  private ended = false;
+  private worker: Worker | null = null;
+  private readonly shared: SharedMemory;
 
-  private constructor(
-    private readonly worker: Worker,
-    shared: SharedMemory,
-    private readonly inPlace: DigestStage,
-  ) {
-    this.buffers = [Buffer.from(shared.windows[0]), Buffer.from(shared.windows[1])];
-    this.control = new Int32Array(shared.control);
-    this.jobs = new Int32Array(shared.jobs);
-    this.verdicts = new Int32Array(shared.verdicts);
-  }
-
-  /** Starts the worker and waits until it runs, or returns null where it cannot start or does not run within
-   *  DIGEST_WORKER_SILENCE_MS_MAX (a resource limit, an embedder that forbids worker threads): the reader then
-   *  hashes in place, which gives the same verdicts, only on one thread. Waiting for it (~45 ms) rather than
-   *  hashing in place meanwhile makes which frames the worker checks depend on the file, not on timing. */
-  static start(inPlace: DigestStage): WorkerDigests | null {
-    const shared: SharedMemory = {
+  /** The shared memory now (the window reads into it from the start); the worker with the first large frame,
+   *  so that a WAL of small frames never starts one. */
+  constructor(private readonly inPlace: DigestStage) {
+    this.shared = {
       windows: [new SharedArrayBuffer(DIGEST_WINDOW_BYTES), new SharedArrayBuffer(DIGEST_WINDOW_BYTES)],
       control: new SharedArrayBuffer(CONTROL_SLOTS * Int32Array.BYTES_PER_ELEMENT),
       jobs: new SharedArrayBuffer(JOB_SLOTS * RING_JOBS * Int32Array.BYTES_PER_ELEMENT),
       verdicts: new SharedArrayBuffer(RING_JOBS * Int32Array.BYTES_PER_ELEMENT),
     };
-    let worker: Worker;
+    this.buffers = [Buffer.from(this.shared.windows[0]), Buffer.from(this.shared.windows[1])];
+    this.control = new Int32Array(this.shared.control);
+    this.jobs = new Int32Array(this.shared.jobs);
+    this.verdicts = new Int32Array(this.shared.verdicts);
+  }
+
+  /** Starts the worker and waits until it runs; false where it cannot start or does not run within
+   *  DIGEST_WORKER_SILENCE_MS_MAX (a resource limit, an embedder that forbids worker threads): the reader then
+   *  hashes in place, which gives the same verdicts, only on one thread. */
+  private startWorker(): boolean {
     try {
-      worker = new Worker(WORKER_SOURCE, { eval: true, workerData: shared });
+      this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: this.shared });
     } catch {
-      return null;
+      this.abandoned = true;
+      return false;
     }
     // A worker that fails reports it as an event on the event loop, which a synchronous read never reaches;
     // the read notices its silence instead. Without a listener the event would throw in the process that ran
     // the read, after the read.
-    worker.on('error', () => undefined);
+    this.worker.on('error', () => undefined);
     // It must never keep a process alive: the CLI exits when its work is done whatever the worker does.
-    worker.unref();
+    this.worker.unref();
     digestWorkers.started += 1;
-    const digests = new WorkerDigests(worker, shared, inPlace);
-    if (digests.waitUntil(digests.control, READY, (ready) => ready === 1)) return digests;
-    digests.close();
-    return null;
+    if (this.waitUntil(this.control, READY, (ready) => ready === 1)) return true;
+    this.abandon();
+    return false;
   }
 
   matches(algorithm: DigestAlgorithmName, window: WindowView, at: number, covered_end: number): boolean {
     const buffer_id = this.buffers.indexOf(window.buffer);
-    if (algorithm === 'sha256' && buffer_id >= 0 && !this.abandoned) {
+    if (buffer_id >= 0 && !this.abandoned && buffer_id !== this.reading_buffer && this.count > 0) this.enterBuffer(window, buffer_id);
+    const large = algorithm === 'sha256' && covered_end - at >= DIGEST_WORKER_FRAME_BYTES_MIN;
+    if (large && buffer_id >= 0 && !this.abandoned && (this.worker !== null || this.startWorker())) {
       if (!this.isNext(buffer_id, at, covered_end)) this.queueFrom(window, buffer_id, at);
       if (this.isNext(buffer_id, at, covered_end)) {
-        if (buffer_id !== this.reading_buffer) this.enterBuffer(window, buffer_id);
-        const verdict = this.abandoned ? null : this.verdict(this.next++, covered_end - at);
-        if (verdict !== null) {
-          digestWork.worker_hashed_bytes += covered_end - at;
-          return verdict;
-        }
+        const verdict = this.abandoned ? FREE : this.verdict(this.next++);
+        if (verdict === WORKER_MATCH || verdict === WORKER_MISMATCH) digestWork.worker_hashed_bytes += covered_end - at;
+        if (verdict !== FREE) return verdict === WORKER_MATCH || verdict === READER_MATCH;
       }
     }
     return this.inPlace.matches(algorithm, window, at, covered_end);
@@ -204,15 +208,16 @@ export class WorkerDigests implements DigestStage {
     if (!this.waitUntil(this.control, WORKING, (job) => job === IDLE_JOB)) this.abandon();
   }
 
-  /** Ends the worker; the read never waits for it to exit. */
+  /** Ends the worker, if one started; the read never waits for it to exit. */
   close(): void {
-    if (this.ended) return;
-    this.ended = true;
+    const worker = this.worker;
+    if (worker === null) return;
+    this.worker = null;
     digestWorkers.ended += 1;
     Atomics.store(this.control, STOP, 1);
     Atomics.add(this.control, SIGNAL, 1);
     Atomics.notify(this.control, SIGNAL);
-    void this.worker.terminate();
+    void worker.terminate();
   }
 
   /** Whether the next job is the frame the reader checks: the same bytes, covered and stored. */
@@ -231,10 +236,11 @@ export class WorkerDigests implements DigestStage {
     Atomics.store(this.control, CLAIM, 0);
     Atomics.add(this.control, SIGNAL, 1);
     Atomics.notify(this.control, SIGNAL);
+    this.enterBuffer(window, buffer_id);
   }
 
-  /** The reader takes its first job from `buffer_id`: the other buffer is done with once the worker is past
-   *  its jobs, and gets the chunk after the queued frames, whose frames are queued in turn. */
+  /** The reader is in `buffer_id` now: the other buffer is done with once the worker is past its jobs, and
+   *  gets the chunk after the queued frames, whose frames are queued in turn. */
   private enterBuffer(window: WindowView, buffer_id: number): void {
     this.reading_buffer = buffer_id;
     if (!this.extendable || this.queued_end_offset >= window.size_bytes) return;
@@ -253,8 +259,8 @@ export class WorkerDigests implements DigestStage {
     }
   }
 
-  /** Queues the SHA-256 frames from `start` in `buffer` (file offset `offset`) that end by `valid_end`, up to
-   *  DIGEST_BUFFER_FRAMES_MAX, and publishes them (COUNT). Frames are found by their length fields alone,
+  /** Queues the large SHA-256 frames from `start` in `buffer` (file offset `offset`) that end by `valid_end`, up
+   *  to DIGEST_BUFFER_FRAMES_MAX, and publishes them (COUNT). Frames are found by their length fields alone,
    *  unchecked: a verdict is used only once the reader has checked that header itself and found the very range
    *  (`isNext`), so a wrong guess costs a wasted hash. */
   private queue(buffer: Buffer, buffer_id: number, start: number, valid_end: number, offset: number): void {
@@ -263,38 +269,56 @@ export class WorkerDigests implements DigestStage {
     while (queued < DIGEST_BUFFER_FRAMES_MAX && at + FRAME_HEADER_BYTES <= valid_end && buffer[at + 5] === SHA256_CODE) {
       const end = at + FRAME_OVERHEAD_BYTES + buffer.readUInt32LE(at + 8);
       if (end > valid_end) break;
+      const start_of_frame = at;
+      at = end;
+      if (end - FRAME_DIGEST_BYTES - start_of_frame < DIGEST_WORKER_FRAME_BYTES_MIN) continue;
       const index = this.count + queued;
       const job = JOB_SLOTS * (index % RING_JOBS);
       this.jobs[job] = buffer_id;
-      this.jobs[job + 1] = at;
+      this.jobs[job + 1] = start_of_frame;
       this.jobs[job + 2] = end - FRAME_DIGEST_BYTES;
-      this.verdicts[index % RING_JOBS] = PENDING;
+      this.verdicts[index % RING_JOBS] = FREE;
       queued += 1;
-      at = end;
     }
     this.extendable = queued < DIGEST_BUFFER_FRAMES_MAX && (at + FRAME_HEADER_BYTES > valid_end || buffer[at + 5] === SHA256_CODE);
     this.queued_end_offset = offset + (at - start);
     this.count += queued;
-    this.jobs_end[buffer_id] = this.count;
+    if (queued > 0) this.jobs_end[buffer_id] = this.count;
     Atomics.store(this.control, COUNT, this.count);
   }
 
-  /** The worker's verdict on job `index`, or null when the reader is to hash the frame itself: a small frame
-   *  not checked yet (DIGEST_WAIT_BYTES_MIN), or any frame once the worker fell silent. */
-  private verdict(index: number, covered_bytes: number): boolean | null {
+  /** The verdict on job `index` (WORKER_… or READER_…), or FREE when the reader is to hash the frame itself:
+   *  nobody has begun it, or the worker fell silent. While the worker hashes it, the reader hashes a free frame
+   *  after it. */
+  private verdict(index: number): number {
     const slot = index % RING_JOBS;
-    const known = Atomics.load(this.verdicts, slot);
-    if (known !== PENDING) return known === MATCH;
-    if (covered_bytes < DIGEST_WAIT_BYTES_MIN) {
-      // Claimed only if the worker has not claimed it; if it has, it may hash it too, to no effect.
-      Atomics.compareExchange(this.control, CLAIM, index, index + 1);
-      return null;
+    for (;;) {
+      const state = Atomics.load(this.verdicts, slot);
+      if (state >= WORKER_MATCH) return state;
+      if (state === FREE && Atomics.compareExchange(this.verdicts, slot, FREE, READER_CLAIMED) === FREE) return FREE;
+      if (this.helpAhead(index)) continue;
+      if (!this.waitUntil(this.verdicts, slot, (verdict) => verdict >= WORKER_MATCH)) {
+        this.abandon();
+        return FREE;
+      }
     }
-    if (!this.waitUntil(this.verdicts, slot, (verdict) => verdict !== PENDING)) {
-      this.abandon();
-      return null;
+  }
+
+  /** Hashes, here, the first free job of the few queued after `index`, and leaves its verdict for when the
+   *  reader gets there; false when there is none. */
+  private helpAhead(index: number): boolean {
+    const last = Math.min(this.count, index + 1 + HELP_AHEAD_JOBS);
+    for (let ahead = index + 1; ahead < last; ahead++) {
+      const slot = ahead % RING_JOBS;
+      if (Atomics.load(this.verdicts, slot) !== FREE || Atomics.compareExchange(this.verdicts, slot, FREE, READER_CLAIMED) !== FREE) continue;
+      const job = JOB_SLOTS * slot;
+      const buffer = this.buffers[this.jobs[job]!]!;
+      const covered_end = this.jobs[job + 2]!;
+      const same = frameDigestMatches('sha256', buffer.subarray(this.jobs[job + 1]!, covered_end), buffer, covered_end);
+      Atomics.store(this.verdicts, slot, same ? READER_MATCH : READER_MISMATCH);
+      return true;
     }
-    return Atomics.load(this.verdicts, slot) === MATCH;
+    return false;
   }
 
   /** Waits until `reached(array[slot])`; false when the worker stays silent for DIGEST_WORKER_SILENCE_MS_MAX.

@@ -94,7 +94,7 @@ export function readWal(path: string, options: ReadOptions = {}): ReadResult {
   let digests: WorkerDigests | null = null;
   try {
     const size_bytes = io.fstat(fd).size_bytes;
-    digests = size_bytes >= (options.digest_worker_from_bytes ?? Number.POSITIVE_INFINITY) ? WorkerDigests.start(IN_PLACE) : null;
+    digests = size_bytes >= (options.digest_worker_from_bytes ?? Number.POSITIVE_INFINITY) ? new WorkerDigests(IN_PLACE) : null;
     const window = new FileWindow(io, fd, size_bytes, digests ?? undefined);
     return new WalScan(window, state, options, digests ?? IN_PLACE).run();
   } catch (error) {

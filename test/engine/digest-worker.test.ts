@@ -1,14 +1,14 @@
 // The digest check on a worker thread (engine/digest-worker.ts) is a stage of the one reader, not a second
 // reader: with it on, every read must end exactly where, and as, the read hashing in place ends — the same
 // error offset, the same torn-tail or non-tail-corruption judgement, the same counts. Which thread checked a
-// frame is counted (digestWork), never timed: a frame from DIGEST_WAIT_BYTES_MIN on is always the worker's; a
-// smaller one is the worker's or, when the worker has not got to it, the reader's.
+// frame is counted (digestWork), never timed: each frame's verdict comes from one of them — small frames from
+// the reader, large ones from the worker or, where the reader got to one first, the reader.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { digestWork } from '../../src-main/engine/digest.js';
-import { DIGEST_WAIT_BYTES_MIN, digestWorkers } from '../../src-main/engine/digest-worker.js';
+import { digestWorkers } from '../../src-main/engine/digest-worker.js';
 import { RUN_FOLD_BYTES_MAX } from '../../src-main/cli/verify.js';
 import { VERIFY_DIGEST_WORKER_FILE_BYTES_MIN } from '../../src-main/engine/inspect.js';
 import { readWal, type ReadResult } from '../../src-main/engine/reader.js';
@@ -45,41 +45,36 @@ function readBoth(file: string): { in_place: ReadResult; on_worker: ReadResult; 
   const in_place = readWal(file, { with_payload: false });
   const worker_before = digestWork.worker_hashed_bytes;
   const here_before = digestWork.hashed_bytes;
-  const started = digestWorkers.started;
   const on_worker = readWal(file, { with_payload: false, digest_worker_from_bytes: 0 });
-  expect(digestWorkers.started).toBe(started + 1);
+  // A worker starts with the first large frame, and every read ends the one it started.
   expect(digestWorkers.ended).toBe(digestWorkers.started);
   return { in_place, on_worker, worker_hashed_bytes: digestWork.worker_hashed_bytes - worker_before, here_hashed_bytes: digestWork.hashed_bytes - here_before };
 }
 
-/** Covered bytes (all but the 32-byte digest) of the frames before `end`: all of them, and the large ones. */
-function coveredBefore(bytes: Buffer, offsets: number[], end: number): { all: number; large: number } {
-  let all = 0;
-  let large = 0;
+/** Covered bytes (all but the 32-byte digest) of the frames that end by `end`. */
+function coveredBefore(bytes: Buffer, offsets: number[], end: number): number {
+  let covered = 0;
   for (const [index, offset] of offsets.entries()) {
-    const covered = (offsets[index + 1] ?? bytes.length) - offset - 32;
-    if (offset + covered + 32 > end) break;
-    all += covered;
-    if (covered >= DIGEST_WAIT_BYTES_MIN) large += covered;
+    const next = offsets[index + 1] ?? bytes.length;
+    if (next > end) break;
+    covered += next - offset - 32;
   }
-  return { all, large };
+  return covered;
 }
 
 describe('digests checked on a worker thread', () => {
   const { bytes, offsets } = multiChunkWal();
 
-  it('a clean multi-chunk WAL: its large frames are checked on the worker, with the in-place result', () => {
+  it('a clean multi-chunk WAL: each frame is checked once, on one of the threads, with the in-place result', () => {
+    const started = digestWorkers.started;
     expect(bytes.length).toBeGreaterThan(2 * 4 * MIB);
     const file = path.join(tempDir(), 'wal');
     fs.writeFileSync(file, bytes);
     const { in_place, on_worker, worker_hashed_bytes, here_hashed_bytes } = readBoth(file);
     expect(on_worker).toEqual(in_place);
     expect(on_worker).toMatchObject({ error: null, torn_tail: null, frames: offsets.length, valid_bytes: bytes.length });
-    // Each frame's verdict came from one place, and every large frame's from the worker.
-    const covered = coveredBefore(bytes, offsets, bytes.length);
-    expect(worker_hashed_bytes + here_hashed_bytes).toBe(covered.all);
-    expect(worker_hashed_bytes).toBeGreaterThanOrEqual(covered.large);
-    expect(covered.large).toBeGreaterThan(2 * 4 * MIB);
+    expect(worker_hashed_bytes + here_hashed_bytes).toBe(coveredBefore(bytes, offsets, bytes.length));
+    expect(digestWorkers.started).toBe(started + 1);
   });
 
   it('one byte flipped in each frame in turn: the same offset and judgement with the worker on and off', () => {
@@ -100,8 +95,8 @@ describe('digests checked on a worker thread', () => {
       else expect(read.on_worker.error).toMatchObject({ kind: 'non_tail_corruption', offset });
       expect(read.on_worker.valid_bytes).toBe(offset);
     }
-    // The frames before each damaged one were checked on the worker.
-    expect(worker_hashed_bytes).toBeGreaterThan(offsets.length * MIB);
+    // The worker checked frames (which ones depends on scheduling; that it took part, over 60 reads, does not).
+    expect(worker_hashed_bytes).toBeGreaterThan(0);
   });
 
   it('a tail cut mid-frame: the same torn tail with the worker on and off', () => {
@@ -113,9 +108,7 @@ describe('digests checked on a worker thread', () => {
     const { in_place, on_worker, worker_hashed_bytes, here_hashed_bytes } = readBoth(file);
     expect(on_worker).toEqual(in_place);
     expect(on_worker.torn_tail).toMatchObject({ offset: cut_frame, reason: 'past_end' });
-    const covered = coveredBefore(bytes, offsets, cut_frame);
-    expect(worker_hashed_bytes + here_hashed_bytes).toBe(covered.all);
-    expect(worker_hashed_bytes).toBeGreaterThanOrEqual(covered.large);
+    expect(worker_hashed_bytes + here_hashed_bytes).toBe(coveredBefore(bytes, offsets, cut_frame));
   });
 
   it('a read stopped by its caller (on_frame throws) ends the worker with the read', () => {
