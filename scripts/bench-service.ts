@@ -3,15 +3,16 @@
 // summary cache, peak resident memory of the whole process (its worker included), the tail page (found from
 // the end), the first records page and the full status of a 1 GiB session beside `walscope verify` on the
 // same file, and the live tail (append → event, append → new row) on sessions of 100,000 and 1,000,000 records
-// and on 100,000 records in one open episode (a long run still going: every append lands in it).
-// Run alone: `npx tsx scripts/bench-service.ts [root|big|live|live-100k|live-long|live-1m]…` (root, big and
-// live by default).
+// and on 100,000 records in one open episode (a long run still going: every append lands in it), and the
+// search of each list of the million-record session.
+// Run alone: `npx tsx scripts/bench-service.ts [root|big|live|live-100k|live-long|live-1m|search]…` (root,
+// big, live and search by default).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import type { RowPage, SessionDetail, SessionSummary, SessionTail, WalscopeEvent } from '../src-shared/ipc.js';
+import type { RowPage, SearchResult, SessionDetail, SessionSummary, SessionTail, WalscopeEvent } from '../src-shared/ipc.js';
 import { sessionDir, walPath } from '../src-main/engine/state-root.js';
 import { BIG_SESSION_ID, bigSessionRoot, LiveAppender, manySessionsRoot, MILLION_SESSION_ID, millionSessionRoot, smallOutputBytes, writeSessionWal } from './bench-data.js';
 
@@ -88,6 +89,28 @@ async function until<T>(probe: () => Promise<T | null>): Promise<T> {
 
 const seconds = (ms: number) => `${(ms / 1_000).toFixed(2)} s`;
 
+/** Resolves once session `key` has a status (its read ended). Asked at each of its `session` events (sent when
+ *  its read ends, not per slice) and every POLL_MS: a poll alone put up to 250 ms of the bench's own wait into
+ *  the figure, and asking at every progress event would take the worker's time from the read it measures. */
+async function untilStatus(served: Served, key: string): Promise<void> {
+  let wake: () => void = () => {};
+  const stop = await followEvents(served, (event) => {
+    if (event.type === 'session' && event.key === key) wake();
+  });
+  try {
+    const deadline = Date.now() + WAIT_MS_MAX;
+    while ((await served.call<SessionDetail>('getSession', [key])).summary.status === 'loading') {
+      if (Date.now() > deadline) throw new Error('timed out');
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, POLL_MS);
+        wake = () => (clearTimeout(timer), resolve());
+      });
+    }
+  } finally {
+    stop();
+  }
+}
+
 async function benchRoot(): Promise<void> {
   const root = manySessionsRoot();
   const cache_dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-bench-cache-'));
@@ -146,7 +169,7 @@ async function benchBig(): Promise<void> {
         return page.rows.length > 0 ? page : null;
       });
       first_page_ms = performance.now() - served.started_ms;
-      await until(async () => ((await served.call<SessionDetail>('getSession', [BIG_SESSION_ID])).summary.status === 'loading' ? null : true));
+      await untilStatus(served, BIG_SESSION_ID);
       status_ms = performance.now() - served.started_ms;
     } catch (error) {
       outcome = `failed: ${(error as Error).message.slice(0, 200)}`;
@@ -290,6 +313,40 @@ async function benchLive1m(): Promise<void> {
   }, MILLION_SESSION_ID);
 }
 
+/** A query no record holds: every row is searched, the worst case. */
+const SEARCH_MISS = 'no record holds this';
+
+/** Searches of the million-record session through the API, as the search box asks: again at each answer that
+ *  says it is not complete (the renderer waits SEARCH_POLL_MS between; here the next ask is sent at once). */
+async function benchSearch(): Promise<void> {
+  const cache_dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-bench-cache-'));
+  try {
+    const served = await serve(millionSessionRoot(), cache_dir);
+    await untilStatus(served, MILLION_SESSION_ID);
+    const read_rss_mb = peakRssMb(served.child);
+    const lines: string[] = [];
+    for (const list of ['records', 'timeline', 'transcript'] as const) {
+      for (const query of [SEARCH_MISS, 'tool_result']) {
+        const started_ms = performance.now();
+        let result = await served.call<SearchResult>('search', [MILLION_SESSION_ID, list, query]);
+        const first_ms = performance.now() - started_ms;
+        let asks = 1;
+        for (; !result.complete; asks++) result = await served.call<SearchResult>('search', [MILLION_SESSION_ID, list, query]);
+        const all_ms = performance.now() - started_ms;
+        const found = `${result.rows.length}${result.truncated ? '+' : ''} matches`;
+        lines.push(`  ${list.padEnd(10)} ${JSON.stringify(query).padEnd(24)} first answer ${seconds(first_ms)}, complete ${seconds(all_ms)} (${asks} asks, ${found})`);
+      }
+    }
+    const rss_mb = peakRssMb(served.child);
+    await served.stop();
+    console.log(`\nsearch of the ${MILLION_SESSION_ID} session (1,000,000 records) through walscope serve (aim: < 1 s, or streamed with the first matches in < 300 ms)`);
+    for (const line of lines) console.log(line);
+    console.log(`  peak RSS             ${read_rss_mb.toFixed(0)} MB after the read, ${rss_mb.toFixed(0)} MB after the searches`);
+  } finally {
+    fs.rmSync(cache_dir, { recursive: true, force: true });
+  }
+}
+
 const SECTIONS: Record<string, () => Promise<void>> = {
   root: benchRoot,
   big: benchBig,
@@ -297,10 +354,11 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   'live-100k': async () => (liveHeading(), await benchLive100k()),
   'live-long': async () => (liveHeading(), await benchLiveLongEpisode()),
   'live-1m': async () => (liveHeading(), await benchLive1m()),
+  search: benchSearch,
 };
 
 /** The sections `npm run bench` runs: `live` is the three live ones, which also run alone by name. */
-const DEFAULT_SECTIONS = ['root', 'big', 'live'];
+const DEFAULT_SECTIONS = ['root', 'big', 'live', 'search'];
 
 export async function benchService(names: readonly string[] = DEFAULT_SECTIONS): Promise<void> {
   for (const name of names) {
