@@ -34,17 +34,6 @@ export interface RecordRef {
   type: string;
 }
 
-/** RecordRefs in typed arrays, entry i of each array for the i-th frame; the arrays may be longer than
- *  `count` (room to grow). `type_ids[i]` indexes `types`. Read one with replay/record-index.ts recordAt. */
-export interface RecordIndex {
-  count: number;
-  seqs: Float64Array;
-  offsets: Float64Array;
-  fences: Float64Array;
-  type_ids: Uint32Array;
-  types: string[];
-}
-
 export interface ModelAttempt {
   seq: number;
   attempt: number | null;
@@ -270,8 +259,6 @@ export interface SessionFold {
   /** The runner tag the next tagged message part gets: one more than the highest tag the WAL holds, and at
    *  least a lineage frame's next_tag (a tombstone's count carried to this lineage); 1 when there is none. */
   next_tag: number;
-  /** Every frame folded, lineage frames included (seq 0), in file order. */
-  records: RecordIndex;
   episodes: EpisodeFold[];
   queue: QueueEntry[];
   /** Pending submission ids in drain order: interrupts first, then plain entries, each in WAL order. */

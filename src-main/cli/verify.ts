@@ -32,7 +32,7 @@ type VerifiedRun = VerifyReport & { run: RunSignal | null };
 
 /** Up to this size verify folds the WAL in its one read to say how the run stands; past it, verify stays a
  *  streaming check that holds no records in memory (a 1 GiB WAL's fold would). */
-const RUN_FOLD_BYTES_MAX = 64 * 1_048_576;
+export const RUN_FOLD_BYTES_MAX = 64 * 1_048_576;
 
 function verifyWithRun(wal: WalTarget): VerifiedRun {
   if (sizeOf(wal.wal_path) > RUN_FOLD_BYTES_MAX) return { ...verifyTarget(wal), run: null };

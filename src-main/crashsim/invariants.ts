@@ -15,7 +15,6 @@ import type { VisibleUnit } from '../runtime/journal.js';
 import type { DispatchRecord } from '../runtime/scripted.js';
 import { duplicateKeys, type LedgerEntry } from '../runtime/ledger.js';
 import { bufferPayloadReader, PAYLOADS_UNREAD } from '../replay/payloads.js';
-import { recordAt } from '../replay/record-index.js';
 import { checkProviderValid, renderStepRequest, renderTranscript } from '../replay/transcript.js';
 import { requestBytes, sha256Hex, viewRecords } from '../replay/views.js';
 import type { DiskView } from './view.js';
@@ -48,13 +47,8 @@ export function checkImage(view: DiskView, acked: Buffer, visible: readonly Visi
     found.push({ invariant: 'no_loss', message: `${acked.length} acknowledged WAL bytes, but the image ${describeDifference(view.wal_bytes, acked)}` });
   }
   if (view.read?.error != null) found.push({ invariant: 'record_set', message: `the reader refuses the image: ${view.read.error.message}` });
-  const types = new Map<number, string>();
-  for (let at = 0; at < view.fold.records.count; at++) {
-    const record = recordAt(view.fold.records, at);
-    types.set(record.seq, record.type);
-  }
   for (const unit of visible) {
-    if (types.get(unit.seq) !== unit.type) {
+    if (view.types.get(unit.seq) !== unit.type) {
       found.push({ invariant: 'no_loss', message: `the caller saw ${unit.type} seq ${unit.seq} (${unit.detail}), which the image does not hold` });
     }
   }

@@ -22,6 +22,8 @@ export interface DiskView {
   read: ReadResult | null;
   fold: SessionFold;
   fences: number[];
+  /** Every intact frame's type, by seq (lineage frames at 0). */
+  types: Map<number, string>;
   /** Every model_attempt_finished: the digest of the request the runtime says it sent (hex), by seq. */
   sent_requests: { seq: number; step_id: number; request_sha256: string }[];
   floor: { names: string[] } | { error: string };
@@ -40,6 +42,7 @@ export function viewDisk(disk: SimDisk, session_id: string): DiskView {
   }
   const folder = new SessionFolder();
   const fences: number[] = [];
+  const types = new Map<number, string>();
   const sent_requests: DiskView['sent_requests'] = [];
   const wal_bytes = process.currentBytes(walPath(dir)) ?? Buffer.alloc(0);
   const read =
@@ -51,11 +54,12 @@ export function viewDisk(disk: SimDisk, session_id: string): DiskView {
           on_frame: (frame) => {
             folder.push(frame);
             fences.push(frame.fence);
+            types.set(frame.seq, frame.type);
             if (frame.type === 'model_attempt_finished') sent_requests.push(sentRequest(frame));
           },
         });
   const tenure = process.currentBytes(leasePath(dir)) === null ? null : readTenureFile(process.io, leasePath(dir));
-  return { wal_bytes, read, fold: folder.snapshot(), fences, sent_requests, floor, lease_epoch: tenure?.epoch ?? null };
+  return { wal_bytes, read, fold: folder.snapshot(), fences, types, sent_requests, floor, lease_epoch: tenure?.epoch ?? null };
 }
 
 function sentRequest(frame: ReadFrame): DiskView['sent_requests'][number] {

@@ -164,9 +164,53 @@ interface Head {
 export const SCALAR = Symbol('scalar');
 /** `readProjected`: build this item whole, as `readItem` does. */
 export const WHOLE = Symbol('whole');
-/** What `CborDecoder.readProjected` builds of an item: a scalar, all of it, some members of a map, or each item
- *  of an array. */
-export type CborProjection = typeof SCALAR | typeof WHOLE | { readonly [key: string]: CborProjection } | readonly [CborProjection];
+/** `readProjected`: build this item if it is a text of at most `bytes_max` UTF-8 bytes; validate anything else
+ *  without building it (as a map member, it is then left out; as an array item, it reads as null). */
+export class ShortText {
+  constructor(readonly bytes_max: number) {}
+}
+/** What `CborDecoder.readProjected` builds of an item: a scalar, a short text, all of it, some members of a
+ *  map, or each item of an array. */
+export type CborProjection = typeof SCALAR | typeof WHOLE | ShortText | { readonly [key: string]: CborProjection } | readonly [CborProjection];
+
+/** A map projection's members, with each name's UTF-8 bytes: a map's keys are matched to them byte for byte,
+ *  without a string per key (making and comparing a string per key was a third of what the fold's decoding
+ *  cost). */
+class MemberTable {
+  readonly names: string[];
+  readonly projections: CborProjection[];
+  private readonly name_bytes: Buffer[];
+
+  constructor(members: { readonly [key: string]: CborProjection }) {
+    this.names = Object.keys(members);
+    this.projections = this.names.map((name) => members[name]!);
+    this.name_bytes = this.names.map((name) => Buffer.from(name, 'utf8'));
+  }
+
+  /** The member whose name is the key `bytes[start, end)`, or -1. */
+  find(bytes: Buffer, start: number, end: number): number {
+    const length = end - start;
+    for (let member = 0; member < this.name_bytes.length; member++) {
+      const name = this.name_bytes[member]!;
+      if (name.length !== length) continue;
+      let index = 0;
+      while (index < length && name[index] === bytes[start + index]) index++;
+      if (index === length) return member;
+    }
+    return -1;
+  }
+}
+
+/** Each map projection's table, made at its first use (projections are a few constants; a test's are many). */
+const member_tables = new WeakMap<object, MemberTable>();
+
+export type { MemberTable };
+
+export function memberTable(members: { readonly [key: string]: CborProjection }): MemberTable {
+  let table = member_tables.get(members);
+  if (table === undefined) member_tables.set(members, (table = new MemberTable(members)));
+  return table;
+}
 
 /** Maps with at most this many keys find duplicates by comparing key bytes pairwise (no strings, no Set);
  *  larger ones use a Set of the keys' bytes as latin1 (one character per byte: equal iff the bytes are). */
@@ -345,6 +389,11 @@ export class CborDecoder {
    *  validated and read as null. Built containers count against `items_left` as `readItem`'s do. */
   readProjected(projection: CborProjection, depth = 0): CborValue {
     if (projection === WHOLE) return this.readItem(depth);
+    if (projection instanceof ShortText) {
+      if (this.atShortText(projection.bytes_max)) return this.readItem(depth);
+      this.skipItem(depth);
+      return null;
+    }
     if (depth > CBOR_DEPTH_MAX) this.fail(`nesting deeper than ${CBOR_DEPTH_MAX}`);
     const start = this.position;
     if (start >= this.bytes.length) this.fail('unexpected end of body');
@@ -371,36 +420,49 @@ export class CborDecoder {
       return items;
     }
     this.checkCount(count * 2, start);
-    const members = projection as { readonly [key: string]: CborProjection };
     const map: { [key: string]: CborValue } = {};
-    const seen = new KeysSeen(count);
-    for (let index = 0; index < count; index++) {
-      const key = this.readNewKey(seen);
-      if (Object.hasOwn(members, key)) setOwn(map, key, this.readProjected(members[key]!, depth + 1));
-      else this.skipItem(depth + 1);
-    }
+    this.readMembers(memberTable(projection as { readonly [key: string]: CborProjection }), count, depth, map);
     return map;
+  }
+
+  /** Reads the `count` entries of a map whose head was read, building into `into` the members `table` names
+   *  (by its projections) and validating the rest; every key is checked for duplicates, built or not, by its
+   *  bytes (as `skipItem` does), with `readItem`'s messages. A ShortText member that is not one is left out. */
+  readMembers(table: MemberTable, count: number, depth: number, into: { [key: string]: unknown }): void {
+    const base = this.key_bounds_used;
+    const large = count > MAP_KEYS_PAIRWISE_MAX ? new Set<string>() : null;
+    if (large === null) this.reserveKeyBounds(base, count);
+    for (let index = 0; index < count; index++) {
+      const key_start = this.skipKey();
+      const key_end = this.position;
+      if (large === null) this.checkNewKey(base, index, key_start, key_end);
+      else this.checkNewLargeKey(large, key_start, key_end);
+      const member = table.find(this.bytes, key_start, key_end);
+      const projection = member < 0 ? null : table.projections[member]!;
+      if (projection === null || (projection instanceof ShortText && !this.atShortText(projection.bytes_max))) this.skipItem(depth + 1);
+      else setOwn(into, table.names[member]!, projection === SCALAR ? this.readScalar(depth + 1) : this.readProjected(projection, depth + 1));
+    }
+    this.key_bounds_used = base;
+  }
+
+  /** `readProjected(SCALAR, depth)`, without its dispatch on the projection: most members a map projection
+   *  names are scalars. */
+  private readScalar(depth: number): CborValue {
+    if (depth > CBOR_DEPTH_MAX) this.fail(`nesting deeper than ${CBOR_DEPTH_MAX}`);
+    if (this.position >= this.bytes.length) this.fail('unexpected end of body');
+    const major = this.bytes[this.position]! >> 5;
+    if (major !== MAJOR_ARRAY && major !== MAJOR_MAP) return this.readItem(depth);
+    this.skipItem(depth);
+    return null;
   }
 
   /** Skips a map's entries, finding a duplicate key by comparing the bytes of every earlier key. */
   private skipSmallMap(count: number, depth: number): void {
     const base = this.key_bounds_used;
-    if (base + 2 * count > key_bounds.length) {
-      const grown = new Int32Array(Math.max(key_bounds.length * 2, base + 2 * count));
-      grown.set(key_bounds);
-      key_bounds = grown;
-    }
-    this.key_bounds_used = base + 2 * count;
+    this.reserveKeyBounds(base, count);
     for (let index = 0; index < count; index++) {
       const key_start = this.skipKey();
-      const key_end = this.position;
-      for (let earlier = 0; earlier < index; earlier++) {
-        if (this.sameBytes(key_bounds[base + 2 * earlier]!, key_bounds[base + 2 * earlier + 1]!, key_start, key_end)) {
-          this.fail(`duplicate map key "${this.bytes.toString('utf8', key_start, key_end)}"`);
-        }
-      }
-      key_bounds[base + 2 * index] = key_start;
-      key_bounds[base + 2 * index + 1] = key_end;
+      this.checkNewKey(base, index, key_start, this.position);
       this.skipItem(depth + 1);
     }
     this.key_bounds_used = base;
@@ -410,11 +472,39 @@ export class CborDecoder {
     const keys = new Set<string>();
     for (let index = 0; index < count; index++) {
       const key_start = this.skipKey();
-      const key = this.bytes.toString('latin1', key_start, this.position);
-      if (keys.has(key)) this.fail(`duplicate map key "${this.bytes.toString('utf8', key_start, this.position)}"`);
-      keys.add(key);
+      this.checkNewLargeKey(keys, key_start, this.position);
       this.skipItem(depth + 1);
     }
+  }
+
+  /** Takes room in `key_bounds` for the keys of a map of `count` entries from `base` on: the maps nested in
+   *  its values stack theirs above it. */
+  private reserveKeyBounds(base: number, count: number): void {
+    if (base + 2 * count > key_bounds.length) {
+      const grown = new Int32Array(Math.max(key_bounds.length * 2, base + 2 * count));
+      grown.set(key_bounds);
+      key_bounds = grown;
+    }
+    this.key_bounds_used = base + 2 * count;
+  }
+
+  /** Fails if the key `index` of a small map (`[key_start, key_end)`) has the bytes of an earlier one, and
+   *  records it. */
+  private checkNewKey(base: number, index: number, key_start: number, key_end: number): void {
+    for (let earlier = 0; earlier < index; earlier++) {
+      if (this.sameBytes(key_bounds[base + 2 * earlier]!, key_bounds[base + 2 * earlier + 1]!, key_start, key_end)) {
+        this.fail(`duplicate map key "${this.bytes.toString('utf8', key_start, key_end)}"`);
+      }
+    }
+    key_bounds[base + 2 * index] = key_start;
+    key_bounds[base + 2 * index + 1] = key_end;
+  }
+
+  /** The same for a large map, whose keys so far are in `keys` (their bytes as latin1). */
+  private checkNewLargeKey(keys: Set<string>, key_start: number, key_end: number): void {
+    const key = this.bytes.toString('latin1', key_start, key_end);
+    if (keys.has(key)) this.fail(`duplicate map key "${this.bytes.toString('utf8', key_start, key_end)}"`);
+    keys.add(key);
   }
 
   private sameBytes(left_start: number, left_end: number, right_start: number, right_end: number): boolean {

@@ -13,8 +13,9 @@ export function digestAlgorithmName(code: number): DigestAlgorithmName | null {
   return null;
 }
 
-/** Bytes hashed by this process so far: lets tests bound the work a read does without timing it. */
-export const digestWork = { hashed_bytes: 0 };
+/** Bytes hashed by this thread so far, and bytes whose verdict a digest worker gave it (digest-worker.ts): lets
+ *  tests bound the work a read does, and see where it was done, without timing it. */
+export const digestWork = { hashed_bytes: 0, worker_hashed_bytes: 0 };
 
 /** Digest of `covered` (header and body, contiguous) as 32 bytes. One-shot `hash`: a Hash object per frame
  *  cost more than hashing a small frame. */

@@ -10,6 +10,7 @@ import { describe } from './errors.js';
 import { readFloor } from './feature-floor.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
 import { probeLease } from './lease.js';
+import { MIB } from './limits.js';
 import { hex, ioError, readWal, refusedRead, type ReadOptions, type ReadResult } from './reader.js';
 import { classifyPath, isValidSessionId, listSessions, sessionDir, SESSIONS_DIR_NAME, WAL_FILE_NAME, walPath } from './state-root.js';
 
@@ -216,8 +217,12 @@ export function readTarget(target: WalTarget, options: TargetReadOptions = {}): 
   return readWal(target.wal_path, { ...read_options, io, floor_features, live });
 }
 
+/** From this size verify checks digests on a second thread while it validates the bodies: below it a worker's
+ *  start (tens of ms of CPU) costs more than it saves. */
+export const VERIFY_DIGEST_WORKER_FILE_BYTES_MIN = 16 * MIB;
+
 export function verifyTarget(target: WalTarget, io: FileIO = nodeFileIO): VerifyReport {
-  return verifyReportOf(target, readTarget(target, { io, with_payload: false }), io);
+  return verifyReportOf(target, readTarget(target, { io, with_payload: false, digest_worker_from_bytes: VERIFY_DIGEST_WORKER_FILE_BYTES_MIN }), io);
 }
 
 /** The verify report of a read already made (a caller that folds the same read, say). */

@@ -15,6 +15,7 @@ import type {
 import { describe } from './errors.js';
 import { unknownFeatures } from './features.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
+import { WorkerDigests, type DigestStage, type WindowView } from './digest-worker.js';
 import { checkFrameAt, checkHeader, decodeBody, digestMatches, type PayloadDecoder } from './frame-codec.js';
 import {
   FRAME_BYTES_MAX,
@@ -56,6 +57,9 @@ export interface ReadOptions {
   decode_payload?: PayloadDecoder;
   /** Continue a previous read from its checkpoint instead of from offset 0. */
   from?: ReadCheckpoint;
+  /** Check digests on a worker thread (digest-worker.ts) when the file has at least this many bytes; absent:
+   *  in place. Worth it only where hashing dominates and a second core is there: `verify` of large files. */
+  digest_worker_from_bytes?: number;
 }
 
 export interface ReadResult extends Omit<ReadCheckpoint, 'offset'> {
@@ -87,15 +91,24 @@ export function readWal(path: string, options: ReadOptions = {}): ReadResult {
   } catch (error) {
     return finish(state, 0, ioError(`cannot open ${path}: ${describe(error)}`));
   }
+  let digests: WorkerDigests | null = null;
   try {
-    const window = new FileWindow(io, fd, io.fstat(fd).size_bytes);
-    return new WalScan(window, state, options).run();
+    const size_bytes = io.fstat(fd).size_bytes;
+    digests = size_bytes >= (options.digest_worker_from_bytes ?? Number.POSITIVE_INFINITY) ? new WorkerDigests(IN_PLACE) : null;
+    const window = new FileWindow(io, fd, size_bytes, digests ?? undefined);
+    return new WalScan(window, state, options, digests ?? IN_PLACE).run();
   } catch (error) {
     return finish(state, 0, ioError(`cannot read ${path}: ${describe(error)}`));
   } finally {
+    digests?.close();
     io.close(fd);
   }
 }
+
+/** The digest checked on the reading thread: the default, and what the worker stage falls back to. */
+const IN_PLACE: DigestStage = {
+  matches: (algorithm, window, at, covered_end) => digestMatches(algorithm, window.buffer, at, covered_end),
+};
 
 interface ScanState extends ReadCheckpoint {
   algorithms: Set<DigestAlgorithmName>;
@@ -154,17 +167,37 @@ function finish(
 }
 
 /** A sliding window over the file: holds at least the bytes asked for, reading forward in chunks. */
-class FileWindow {
-  /** Valid from index 0 to `end - start`; replaced when a frame larger than it is loaded. */
-  buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
-  private start = 0;
+class FileWindow implements WindowView {
+  /** Valid from index 0 to `end - start`; replaced when a frame larger than it is loaded (never, for the shared
+   *  buffers of a digest worker, which hold the most the window can). */
+  buffer: Buffer;
+  private start_offset = 0;
   private end = 0;
+  /** With a digest worker: the buffer the next chunk is read into while the worker hashes this one, and the
+   *  file's bytes it holds, [ahead_start, ahead_end). */
+  private ahead: Buffer | null;
+  private ahead_start = 0;
+  private ahead_end = 0;
 
+  /** `shared`: the digest worker's two buffers, and what must run before one is overwritten (the worker may
+   *  still be reading it). */
   constructor(
     private readonly io: FileIO,
     private readonly fd: number,
     readonly size_bytes: number,
-  ) {}
+    private readonly shared?: { buffers: readonly [Buffer, Buffer]; release(): void },
+  ) {
+    this.buffer = shared?.buffers[0] ?? Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    this.ahead = shared?.buffers[1] ?? null;
+  }
+
+  get start(): number {
+    return this.start_offset;
+  }
+
+  get valid_end(): number {
+    return this.end - this.start_offset;
+  }
 
   /** The file's bytes [offset, offset + length), length capped at the end of the file. */
   slice(offset: number, length: number): Buffer {
@@ -177,28 +210,52 @@ class FileWindow {
   locate(offset: number, length: number): number {
     const wanted_end = Math.min(offset + length, this.size_bytes);
     assert.ok(wanted_end - offset <= FRAME_BYTES_MAX + READ_CHUNK_BYTES, 'window request beyond the frame bound');
-    if (offset < this.start || wanted_end > this.end) this.load(offset, wanted_end);
-    return offset - this.start;
+    if (offset < this.start_offset || wanted_end > this.end) this.load(offset, wanted_end);
+    return offset - this.start_offset;
+  }
+
+  readAhead(offset: number): number {
+    if (this.ahead === null) return 0;
+    const fill_end = Math.min(offset + READ_CHUNK_BYTES, this.size_bytes);
+    this.ahead_start = offset;
+    this.ahead_end = offset; // empty until filled, should a read fail
+    this.fill(this.ahead, 0, offset, fill_end);
+    this.ahead_end = fill_end;
+    return fill_end - offset;
   }
 
   private load(offset: number, wanted_end: number): void {
+    // Moving to the chunk read ahead writes nothing: the worker may go on hashing either buffer.
+    if (this.ahead !== null && offset >= this.ahead_start && wanted_end <= this.ahead_end) {
+      [this.buffer, this.ahead] = [this.ahead, this.buffer];
+      this.start_offset = this.ahead_start;
+      this.end = this.ahead_end;
+      this.ahead_end = this.ahead_start;
+      return;
+    }
+    this.shared?.release();
     const fill_end = Math.min(Math.max(wanted_end, offset + READ_CHUNK_BYTES), this.size_bytes);
     const needed_bytes = fill_end - offset;
     const target = needed_bytes > this.buffer.length ? Buffer.allocUnsafe(needed_bytes) : this.buffer;
     let kept_bytes = 0;
-    if (offset >= this.start && offset < this.end) {
+    if (offset >= this.start_offset && offset < this.end) {
       kept_bytes = this.end - offset;
-      this.buffer.copy(target, 0, offset - this.start, this.end - this.start);
+      this.buffer.copy(target, 0, offset - this.start_offset, this.end - this.start_offset);
     }
     this.buffer = target;
-    let filled = kept_bytes;
+    this.fill(target, kept_bytes, offset, fill_end);
+    this.start_offset = offset;
+    this.end = fill_end;
+  }
+
+  /** Reads the file's bytes [offset + filled, fill_end) into `target` from index `filled`. */
+  private fill(target: Buffer, filled: number, offset: number, fill_end: number): void {
+    const needed_bytes = fill_end - offset;
     while (filled < needed_bytes) {
-      const count = this.io.read(this.fd, this.buffer, filled, needed_bytes - filled, offset + filled);
+      const count = this.io.read(this.fd, target, filled, needed_bytes - filled, offset + filled);
       if (count === 0) throw new Error(`file shrank while being read: ended at ${offset + filled}, expected ${fill_end}`);
       filled += count;
     }
-    this.start = offset;
-    this.end = fill_end;
   }
 }
 
@@ -211,6 +268,7 @@ class WalScan {
     private readonly window: FileWindow,
     private readonly state: ScanState,
     private readonly options: ReadOptions,
+    private readonly digests: DigestStage,
   ) {
     this.with_payload = options.with_payload ?? true;
   }
@@ -233,7 +291,7 @@ class WalScan {
     const at = this.window.locate(offset, header.size_bytes);
     const buffer = this.window.buffer;
     const covered_end = at + header.size_bytes - FRAME_DIGEST_BYTES;
-    if (!digestMatches(header.algorithm, buffer, at, covered_end)) return { stop: this.damaged(offset, 'digest_mismatch') };
+    if (!this.digests.matches(header.algorithm, this.window, at, covered_end)) return { stop: this.damaged(offset, 'digest_mismatch') };
     return this.acceptFrame(offset, header.size_bytes, header.algorithm, buffer.subarray(at + FRAME_HEADER_BYTES, covered_end));
   }
 

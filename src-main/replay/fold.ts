@@ -17,10 +17,9 @@ import type {
   StepFold,
 } from '../../src-shared/replay.js';
 import type { Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
-import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, SCALAR, setOwn, WHOLE, type CborProjection } from '../engine/cbor.js';
+import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, memberTable, SCALAR, setOwn, ShortText, WHOLE, type CborProjection } from '../engine/cbor.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
-import { appendRecord, emptyRecordIndex } from './record-index.js';
 import { noteMadeFrom } from './resumable.js';
 import { episodeState } from './state.js';
 import { replacementDigestOk, VIEW_RECORD_TYPE } from './views.js';
@@ -57,7 +56,7 @@ const KEPT_MEMBERS: Readonly<Record<string, Readonly<Record<string, CborProjecti
   tool_batch_started: { batch_id: SCALAR, step_id: SCALAR, sequential: SCALAR, planned_calls: [{ tool_call_id: SCALAR, name: SCALAR, plan: SCALAR, safe: SCALAR }], tags: WHOLE },
   tool_dispatch_intent: { batch_id: SCALAR, tool_call_id: SCALAR, module_id: SCALAR, dispatched_at_ms: SCALAR, args: Object.fromEntries(TARGET_KEYS.map((key) => [key, SCALAR])), tags: WHOLE },
   tool_no_dispatch: { batch_id: SCALAR, tool_call_id: SCALAR, dispatched_at_ms: SCALAR, reason: SCALAR, tags: WHOLE },
-  tool_result: { batch_id: SCALAR, tool_call_id: SCALAR, finished_at_ms: SCALAR, outcome: SCALAR, is_error: SCALAR, reason: SCALAR, output: SCALAR, tags: WHOLE },
+  tool_result: { batch_id: SCALAR, tool_call_id: SCALAR, finished_at_ms: SCALAR, outcome: SCALAR, is_error: SCALAR, reason: SCALAR, output: new ShortText(LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX), tags: WHOLE },
   tool_batch_finished: { batch_id: SCALAR, tags: WHOLE },
   turn_finished: { step_id: SCALAR, tags: WHOLE },
 };
@@ -99,7 +98,6 @@ export class SessionFolder {
     wal_id: null,
     last_seq: 0,
     next_tag: 1,
-    records: emptyRecordIndex(),
     episodes: [],
     queue: [],
     queue_drain_order: [],
@@ -114,7 +112,6 @@ export class SessionFolder {
   /** Pending queue entries by submission id, oldest first from `next`. */
   private readonly pending_queue = new Map<string, { entries: QueueEntry[]; next: number }>();
   private items_kept = 0;
-  private readonly type_ids = new Map<string, number>();
   /** Why the fold stopped: a record it cannot hold within its bounds. Frames after it are not folded. */
   refusal: WalErrorInfo | null = null;
   private finished = false;
@@ -141,7 +138,6 @@ export class SessionFolder {
     const payload = kept === undefined ? this.keptPayload(frame, payload_cbor) : this.decodedPayload(frame, kept);
     if (payload === null) return;
     const ref: RecordRef = { seq: smallInteger(frame.seq), offset: smallInteger(frame.offset), fence: smallInteger(frame.fence), type: frame.type };
-    appendRecord(this.fold.records, ref, this.type_ids);
     if (frame.seq === 0) {
       this.fold.wal_id ??= text(payload, 'wal_id');
       this.fold.next_tag = Math.max(this.fold.next_tag, integer(payload, 'next_tag') ?? 0);
@@ -248,7 +244,7 @@ export class SessionFolder {
    *  no frame reached since then are taken from it as they are, so a live session's append costs its open
    *  episode, not the whole session. Record references are immutable and shared, not copied. */
   snapshotSince(previous: SessionFold | null): { fold: SessionFold; episodes_rebuilt: number; parts_copied: number } {
-    const { records, episodes, outside, anomalies, queue, ...scalars } = this.fold;
+    const { episodes, outside, anomalies, queue, ...scalars } = this.fold;
     let episodes_rebuilt = 0;
     let parts_copied = 0;
     const copied = episodes.map((episode, index) => {
@@ -262,9 +258,7 @@ export class SessionFolder {
     });
     this.changed.clear();
     this.touched = new Set();
-    // The record index is shared, not copied: entries below its count never change (appends write past it, and
-    // growing replaces the arrays), so a copy of its fields with the count frozen is this moment's index.
-    const fold: SessionFold = { ...scalars, records: { ...records, types: records.types.slice() }, episodes: copied, outside: outside.slice(), anomalies: structuredClone(anomalies), queue: structuredClone(queue) };
+    const fold: SessionFold = { ...scalars, episodes: copied, outside: outside.slice(), anomalies: structuredClone(anomalies), queue: structuredClone(queue) };
     fold.queue_drain_order = pendingInDrainOrder(fold).map((entry) => entry.submission_id);
     return { fold, episodes_rebuilt, parts_copied };
   }
@@ -326,10 +320,9 @@ export class SessionFolder {
   }
 
   /** A finished episode is reached only through its batches (a late tool record): its lookups, which serve the
-   *  open episode's records, are dropped, and its small arrays get their exact size. */
+   *  open episode's records, are dropped. */
   closed(episode: EpisodeFold): void {
     this.lookups.delete(episode);
-    trimArrays(episode);
   }
 
   show(ref: RecordRef): void {
@@ -355,11 +348,11 @@ export class SessionFolder {
       step = {
         step_id,
         seq: null,
-        attempts: [],
+        attempts: NONE,
         offset: null,
         role: 'assistant',
         usage: null,
-        tool_use_ids: [],
+        tool_use_ids: NONE,
         natural_end: false,
         batch_id: null,
         turn_finished_seq: null,
@@ -457,31 +450,33 @@ export class SessionFolder {
       return;
     }
     const step_id = integer(payload, 'step_id');
+    const planned = Array.isArray(payload['planned_calls']) ? payload['planned_calls'] : [];
+    // A few calls are found by a scan, more through a map (as `call` finds them): a map for every batch cost
+    // more than the scans it saved.
+    const calls = planned.length > CALLS_SCANNED_MAX ? new Map<string, CallFold>() : null;
+    const listed: CallFold[] = [];
+    for (const entry of planned) {
+      const plan = isMap(entry) ? entry : {};
+      const tool_call_id = text(plan, 'tool_call_id') ?? '';
+      if (calls === null ? listed.some((call) => call.tool_call_id === tool_call_id) : calls.has(tool_call_id)) {
+        episode.anomalies.push(anomaly('duplicate_planned_call', `batch ${batch_id} plans call ${tool_call_id} twice`, [ref.seq], batch_id, tool_call_id));
+        continue;
+      }
+      const call = plannedCall(plan, tool_call_id, listed.length);
+      calls?.set(tool_call_id, call);
+      listed.push(call);
+    }
     const batch: BatchFold = {
       batch_id,
       step_id,
       sequential: flag(payload, 'sequential'),
       started_seq: ref.seq,
       finished_seq: null,
-      calls: [],
+      // Of its exact size (the list grown by push has 16 slots or more).
+      calls: listed.slice(),
       committable: false,
       mixed_crash: false,
     };
-    const planned = Array.isArray(payload['planned_calls']) ? payload['planned_calls'] : [];
-    // A few calls are found by a scan, more through a map (as `call` finds them): a map for every batch cost
-    // more than the scans it saved.
-    const calls = planned.length > CALLS_SCANNED_MAX ? new Map<string, CallFold>() : null;
-    for (const entry of planned) {
-      const plan = isMap(entry) ? entry : {};
-      const tool_call_id = text(plan, 'tool_call_id') ?? '';
-      if (calls === null ? batch.calls.some((call) => call.tool_call_id === tool_call_id) : calls.has(tool_call_id)) {
-        episode.anomalies.push(anomaly('duplicate_planned_call', `batch ${batch_id} plans call ${tool_call_id} twice`, [ref.seq], batch_id, tool_call_id));
-        continue;
-      }
-      const call = plannedCall(plan, tool_call_id, batch.calls.length);
-      calls?.set(tool_call_id, call);
-      batch.calls.push(call);
-    }
     episode.batches.push(batch);
     this.batches.set(batch_id, { episode, batch, calls: batch.calls.length > CALLS_SCANNED_MAX ? calls : null });
     if (step_id !== null) this.step(episode, step_id).batch_id = batch_id;
@@ -570,17 +565,10 @@ function classifyEpisode(episode: EpisodeFold, fresh: ReadonlySet<object> | null
   return episode;
 }
 
-/** Gives a finished episode's small arrays their exact size. V8 gives an empty array 16 slots at its first
- *  push: a step's one attempt, a batch's calls and each call's one terminal held ~600 bytes a step of empty
- *  slots, a sixth of what a million-record fold keeps. Later records (a late tool record) may still push. */
-function trimArrays(episode: EpisodeFold): void {
-  for (const step of episode.steps) step.attempts = step.attempts.slice();
-  for (const batch of episode.batches) {
-    batch.calls = batch.calls.slice();
-    for (const call of batch.calls) call.terminals = call.terminals.slice();
-  }
-}
-
+/** A step's attempts and tool_use ids and a call's terminals start as the shared NONE and get their first item
+ *  with `withItem`, a list of exactly one: an empty list grown by push has 16 slots (~600 bytes a step of empty
+ *  slots), and cutting them to size when the episode closed left the first lists behind as garbage the
+ *  collector had already moved to the old generation (~50 MB of a million records' fold). */
 function plannedCall(plan: JsonPayload, tool_call_id: string, index: number): CallFold {
   return {
     tool_call_id,
@@ -590,7 +578,7 @@ function plannedCall(plan: JsonPayload, tool_call_id: string, index: number): Ca
     safe: flag(plan, 'safe'),
     class: 'never_left',
     intent: null,
-    terminals: [],
+    terminals: NONE,
     held: null,
     behind: null,
     successors: NONE,
@@ -606,7 +594,8 @@ const HANDLERS: Record<string, Handler> = {
     const episode = folder.openEpisode();
     const step_id = integer(payload, 'step_id');
     if (episode === null || step_id === null) return folder.show(ref);
-    folder.step(episode, step_id).attempts.push({
+    const step = folder.step(episode, step_id);
+    step.attempts = withItem(step.attempts, {
       seq: ref.seq,
       attempt: integer(payload, 'attempt'),
       outcome: text(payload, 'outcome'),
@@ -650,8 +639,10 @@ const HANDLERS: Record<string, Handler> = {
   tool_no_dispatch(folder, payload, ref) {
     const found = folder.call(payload, ref);
     // Only the first terminal counts (a second one is an anomaly), and an intent's time is never replaced.
-    if (found?.call.terminals.length === 0 && found.call.intent === null) found.call.dispatched_at_ms = integer(payload, 'dispatched_at_ms');
-    found?.call.terminals.push({
+    if (found === null) return;
+    const { call } = found;
+    if (call.terminals.length === 0 && call.intent === null) call.dispatched_at_ms = integer(payload, 'dispatched_at_ms');
+    call.terminals = withItem(call.terminals, {
       seq: ref.seq,
       type: 'tool_no_dispatch',
       outcome: null,
@@ -663,8 +654,10 @@ const HANDLERS: Record<string, Handler> = {
 
   tool_result(folder, payload, ref) {
     const found = folder.call(payload, ref);
-    if (found?.call.terminals.length === 0) found.call.finished_at_ms = integer(payload, 'finished_at_ms');
-    found?.call.terminals.push({
+    if (found === null) return;
+    const { call } = found;
+    if (call.terminals.length === 0) call.finished_at_ms = integer(payload, 'finished_at_ms');
+    call.terminals = withItem(call.terminals, {
       seq: ref.seq,
       type: 'tool_result',
       outcome: resultOutcome(payload),
@@ -818,16 +811,19 @@ function isShortText(value: unknown): boolean {
 /** Decodes a `type` record's payload map as the fold keeps it (KEPT_MEMBERS; the member left on disk only
  *  when it is a short text), checking every key for duplicates as `readItem` does. */
 function decodeKept(decoder: CborDecoder, type: string): JsonPayload {
-  const members = KEPT_MEMBERS[type];
+  const members = Object.hasOwn(KEPT_MEMBERS, type) ? KEPT_MEMBERS[type] : undefined;
   const left_on_disk = LEFT_ON_DISK[type];
   const count = decoder.readMapHead();
   const payload: JsonPayload = {};
+  if (members !== undefined) {
+    decoder.readMembers(memberTable(members), count, 0, payload);
+    return payload;
+  }
   const seen = new KeysSeen(count);
   for (let index = 0; index < count; index++) {
     const key = decoder.readNewKey(seen);
-    const kept = members === undefined ? WHOLE : Object.hasOwn(members, key) ? members[key]! : null;
-    if (kept === null || (key === left_on_disk && !decoder.atShortText(LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX))) decoder.skipItem(1);
-    else setOwn(payload, key, decoder.readProjected(kept, 1) as JsonValue);
+    if (key === left_on_disk && !decoder.atShortText(LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX)) decoder.skipItem(1);
+    else setOwn(payload, key, decoder.readItem(1) as JsonValue);
   }
   return payload;
 }

@@ -17,7 +17,7 @@ import { hasClass, isCloseOut, isPending } from './classify.js';
 import { closeBatchRecords, type CloseCause } from './close-out.js';
 import { EpisodeSum, sharedSteps } from './resumable.js';
 import { currentBatch, lastFinishedStep, owesTurnFinished } from './state.js';
-import { replayedCounts } from './transcript.js';
+import { keepRequestParts, replayedCounts } from './transcript.js';
 
 type Group = { type: string; payload: JsonPayload }[];
 
@@ -29,7 +29,11 @@ const plans = new WeakMap<SessionFold, Partial<Record<OperatorPlanKind, Recovery
 
 export function planFor(fold: SessionFold, kind: OperatorPlanKind): RecoveryPlan {
   let made = plans.get(fold);
-  if (made === undefined) plans.set(fold, (made = {}));
+  if (made === undefined) {
+    plans.set(fold, (made = {}));
+    // The session view shows the request next: each part is rendered once, for the plan's count and the view.
+    keepRequestParts(fold);
+  }
   return (made[kind] ??= PLANNERS[kind](fold));
 }
 

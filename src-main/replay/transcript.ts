@@ -249,6 +249,31 @@ const unread_turn_sums = new EpisodeSum<StepFold, { body: RenderedMessage[]; rep
   },
 });
 
+/** Renders and keeps every episode's part: for a caller that shows the request after planning (the app's
+ *  session view, through `planFor`), so that the plan's count and the view render each part once. */
+export function keepRequestParts(fold: SessionFold): void {
+  for (const episode of fold.episodes) unreadPart(episode);
+}
+
+/** The number of messages of each episode's whole part, null when it has a problem: what a plan's replayed
+ *  count needs, counted once per fold snapshot's episode as the parts are. */
+const part_lengths = new WeakMap<EpisodeFold, number | null>();
+
+/** An episode's part's message count. A part already rendered is counted; otherwise a finished episode's part
+ *  is rendered, counted and dropped: keeping the rendered messages of every finished episode (a message and
+ *  an origin a turn, a result block a call) was a fifth of what a million records' fold held, for the CLI's
+ *  count. The open episode's part is kept, as a live session view renders it next; a view's plan keeps them
+ *  all (`keepRequestParts`). */
+function partLength(episode: EpisodeFold): number | null {
+  let length = part_lengths.get(episode);
+  if (length === undefined) {
+    const part = episode.finished === null ? unreadPart(episode) : (unread_parts.get(episode) ?? renderEpisode(episode, null, PAYLOADS_UNREAD));
+    length = part.problems.length > 0 ? null : part.messages.length;
+    part_lengths.set(episode, length);
+  }
+  return length;
+}
+
 /** `renderTranscript(fold, PAYLOADS_UNREAD).length`, from the episodes' parts (a problem in any part leaves no
  *  request). */
 function requestLength(fold: SessionFold): number {
@@ -263,9 +288,9 @@ const request_lengths = new WeakMap<SessionFold, number>();
 function requestLengthOf(fold: SessionFold): number {
   let messages = 0;
   for (const episode of fold.episodes) {
-    const part = unreadPart(episode);
-    if (part.problems.length > 0) return 0;
-    messages += part.messages.length;
+    const length = partLength(episode);
+    if (length === null) return 0;
+    messages += length;
   }
   return messages;
 }

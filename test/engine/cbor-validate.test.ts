@@ -4,12 +4,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CborValue } from '../../src-shared/wal.js';
-import { CborDecoder, encodeCbor, SCALAR, WHOLE, type CborProjection } from '../../src-main/engine/cbor.js';
+import { CborDecoder, encodeCbor, SCALAR, ShortText, WHOLE, type CborProjection } from '../../src-main/engine/cbor.js';
 
 type Verdict = { ok: true; end: number } | { ok: false; message: string };
 
 /** A projection that walks into maps and arrays at every depth the fuzzed values reach. */
-const DEEP: CborProjection = { a: SCALAR, b: [{ a: WHOLE, c: SCALAR }], c: { b: SCALAR, k0: [SCALAR] }, k0: SCALAR, k1: { k0: SCALAR }, '': [[SCALAR]] };
+const DEEP: CborProjection = { a: SCALAR, b: [{ a: WHOLE, c: SCALAR }], c: { b: SCALAR, k0: [SCALAR] }, k0: SCALAR, k1: { k0: SCALAR }, '': [[SCALAR]], k2: new ShortText(3), b2: [new ShortText(2)] };
 
 function verdict(bytes: Buffer, build: boolean | CborProjection): Verdict {
   const decoder = new CborDecoder(bytes);
@@ -26,12 +26,19 @@ function verdict(bytes: Buffer, build: boolean | CborProjection): Verdict {
 /** What `readProjected` should build of a value `readItem` built whole. */
 function projected(value: CborValue, projection: CborProjection): CborValue {
   if (projection === WHOLE) return value;
+  if (projection instanceof ShortText) return isShortText(value, projection) ? value : null;
   const container = typeof value === 'object' && value !== null && !(value instanceof Uint8Array);
   if (projection === SCALAR) return container ? null : value;
   if (Array.isArray(projection)) return Array.isArray(value) ? value.map((item) => projected(item, projection[0] as CborProjection)) : null;
   if (!container || Array.isArray(value)) return null;
   const members = projection as Record<string, CborProjection>;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => Object.hasOwn(members, key)).map(([key, item]) => [key, projected(item, members[key]!)]));
+  // A ShortText member that is not one is left out of its map.
+  const kept = (key: string, item: CborValue) => Object.hasOwn(members, key) && (!(members[key] instanceof ShortText) || isShortText(item, members[key]));
+  return Object.fromEntries(Object.entries(value).filter(([key, item]) => kept(key, item)).map(([key, item]) => [key, projected(item, members[key]!)]));
+}
+
+function isShortText(value: CborValue, projection: ShortText): boolean {
+  return typeof value === 'string' && Buffer.byteLength(value, 'utf8') <= projection.bytes_max;
 }
 
 const hex = (text: string) => Buffer.from(text, 'hex');
@@ -121,6 +128,7 @@ describe('building in part builds exactly the part projected', () => {
         { depthSize: 'small' },
         fc.constant<CborProjection>(SCALAR),
         fc.constant<CborProjection>(WHOLE),
+        fc.integer({ min: 0, max: 6 }).map((bytes_max): CborProjection => new ShortText(bytes_max)),
         tie('p').map((inner): CborProjection => [inner]),
         fc.dictionary(key, tie('p'), { maxKeys: 3 }),
       ),

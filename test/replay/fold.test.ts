@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import type { JsonPayload } from '../../src-shared/replay.js';
 import type { Payload, ReadFrame } from '../../src-shared/wal.js';
 import { foldFrames, SessionFolder } from '../../src-main/replay/fold.js';
-import { recordRefs } from '../../src-main/replay/record-index.js';
 import { planResume } from '../../src-main/replay/plan.js';
 import type { PayloadReader } from '../../src-main/replay/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
@@ -66,7 +65,7 @@ describe('fold', () => {
       ),
     );
     expect(fold.wal_id).toBe('abcd');
-    expect(recordRefs(fold.records).map((ref) => ref.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(fold.outside.map((ref) => ref.seq)).toEqual([0]);
     const episode = fold.episodes[0]!;
     expect(episode.shown.map((ref) => ref.type)).toEqual(['brand_new_record']);
     expect(episode.steps[0]!.attempts).toEqual([{ seq: 2, attempt: 1, outcome: 'ok', http_status: null, ts_ms: 7 }]);

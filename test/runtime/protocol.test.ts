@@ -2,7 +2,6 @@
 // receives a dispatch, a power loss at that instant must keep the call's intent; whenever the caller sees a
 // unit, a power loss must keep its record; and in a sequential batch a call behind a held one is sent only
 // once the held call's terminal is durable. The planted bugs break exactly these moments.
-import { recordRefs } from '../../src-main/replay/record-index.js';
 import { describe, expect, it } from 'vitest';
 import { SimDisk } from '../../src-main/crashsim/disk.js';
 import { Prng } from '../../src-main/crashsim/prng.js';
@@ -21,7 +20,8 @@ import type { SessionScript } from '../../src-main/runtime/script.js';
 /** Runs `script` on a simulated disk and returns every protocol moment a power loss would break. */
 function protocolBreaks(script: SessionScript, plants: Plants = {}): string[] {
   const disk = SimDisk.withFolder(SIM_ROOT);
-  const durable = () => viewDisk(disk.crashImage('synced', new Prng(0)), script.session_id).fold;
+  const durableView = () => viewDisk(disk.crashImage('synced', new Prng(0)), script.session_id);
+  const durable = () => durableView().fold;
   const breaks: string[] = [];
   const clock = steppedClock(1_750_000_000_000);
   const world = scriptedWorld(script, new MemoryLedger(), clock);
@@ -49,8 +49,7 @@ function protocolBreaks(script: SessionScript, plants: Plants = {}): string[] {
     plants,
     observer: {
       visible: (unit) => {
-        const held = recordRefs(durable().records).find((record) => record.seq === unit.seq);
-        if (held?.type !== unit.type) breaks.push(`the caller saw ${unit.type} seq ${unit.seq} before it was durable`);
+        if (durableView().types.get(unit.seq) !== unit.type) breaks.push(`the caller saw ${unit.type} seq ${unit.seq} before it was durable`);
       },
     },
   });

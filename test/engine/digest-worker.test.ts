@@ -1,0 +1,158 @@
+// The digest check on a worker thread (engine/digest-worker.ts) is a stage of the one reader, not a second
+// reader: with it on, every read must end exactly where, and as, the read hashing in place ends — the same
+// error offset, the same torn-tail or non-tail-corruption judgement, the same counts. Which thread checked a
+// frame is counted (digestWork), never timed: each frame's verdict comes from one of them — small frames from
+// the reader, large ones from the worker or, where the reader got to one first, the reader.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { digestWork } from '../../src-main/engine/digest.js';
+import { digestWorkers } from '../../src-main/engine/digest-worker.js';
+import { RUN_FOLD_BYTES_MAX } from '../../src-main/cli/verify.js';
+import { VERIFY_DIGEST_WORKER_FILE_BYTES_MIN } from '../../src-main/engine/inspect.js';
+import { readWal, type ReadResult } from '../../src-main/engine/reader.js';
+import { lineageBody, recordBody, walBytes } from '../helpers/wal-bytes.js';
+import { useTempDirs } from '../helpers/temp.js';
+
+const tempDir = useTempDirs('walscope-digest-worker-');
+const MIB = 1_048_576;
+const REPO = path.resolve(import.meta.dirname, '../..');
+const CLI = path.join(REPO, 'bin/walscope.js');
+const FIXTURES = path.join(REPO, 'test/fixtures/wal');
+
+/** A WAL over three 4 MiB read chunks: runs of small records between outputs of 300–900 KB, so frames end at,
+ *  cross and fill chunk boundaries and batches hold one frame or many. */
+function multiChunkWal(): { bytes: Buffer; offsets: number[] } {
+  const bodies = [lineageBody()];
+  for (let seq = 1; bodies.length < 60; seq++) {
+    const big = seq % 3 === 0;
+    const output = big ? 'x'.repeat(300_000 + ((seq * 77_777) % 600_000)) : `out ${seq}`;
+    bodies.push(recordBody(seq, 'tool_result', { batch_id: 'b1', tool_call_id: `c${seq}`, outcome: 'completed', output, is_error: false }));
+  }
+  const bytes = walBytes(bodies);
+  const offsets: number[] = [];
+  let offset = 0;
+  while (offset < bytes.length) {
+    offsets.push(offset);
+    offset += 44 + bytes.readUInt32LE(offset + 8);
+  }
+  return { bytes, offsets };
+}
+
+/** Both reads, and who hashed what in the read with the worker: bytes it checked, bytes this thread did. */
+function readBoth(file: string): { in_place: ReadResult; on_worker: ReadResult; worker_hashed_bytes: number; here_hashed_bytes: number } {
+  const in_place = readWal(file, { with_payload: false });
+  const worker_before = digestWork.worker_hashed_bytes;
+  const here_before = digestWork.hashed_bytes;
+  const on_worker = readWal(file, { with_payload: false, digest_worker_from_bytes: 0 });
+  // A worker starts with the first large frame, and every read ends the one it started.
+  expect(digestWorkers.ended).toBe(digestWorkers.started);
+  return { in_place, on_worker, worker_hashed_bytes: digestWork.worker_hashed_bytes - worker_before, here_hashed_bytes: digestWork.hashed_bytes - here_before };
+}
+
+/** Covered bytes (all but the 32-byte digest) of the frames that end by `end`. */
+function coveredBefore(bytes: Buffer, offsets: number[], end: number): number {
+  let covered = 0;
+  for (const [index, offset] of offsets.entries()) {
+    const next = offsets[index + 1] ?? bytes.length;
+    if (next > end) break;
+    covered += next - offset - 32;
+  }
+  return covered;
+}
+
+describe('digests checked on a worker thread', () => {
+  const { bytes, offsets } = multiChunkWal();
+
+  it('a clean multi-chunk WAL: each frame is checked once, on one of the threads, with the in-place result', () => {
+    const started = digestWorkers.started;
+    expect(bytes.length).toBeGreaterThan(2 * 4 * MIB);
+    const file = path.join(tempDir(), 'wal');
+    fs.writeFileSync(file, bytes);
+    const { in_place, on_worker, worker_hashed_bytes, here_hashed_bytes } = readBoth(file);
+    expect(on_worker).toEqual(in_place);
+    expect(on_worker).toMatchObject({ error: null, torn_tail: null, frames: offsets.length, valid_bytes: bytes.length });
+    expect(worker_hashed_bytes + here_hashed_bytes).toBe(coveredBefore(bytes, offsets, bytes.length));
+    expect(digestWorkers.started).toBe(started + 1);
+  });
+
+  it('one byte flipped in each frame in turn: the same offset and judgement with the worker on and off', () => {
+    const file = path.join(tempDir(), 'wal');
+    let worker_hashed_bytes = 0;
+    for (const [index, offset] of offsets.entries()) {
+      const size = (offsets[index + 1] ?? bytes.length) - offset;
+      const damaged = Buffer.from(bytes);
+      // Header, body and stored digest each get their turn.
+      const flipped_at = offset + ((index * 7_919) % size);
+      damaged[flipped_at]! ^= 0x01;
+      fs.writeFileSync(file, damaged);
+      const read = readBoth(file);
+      worker_hashed_bytes += read.worker_hashed_bytes;
+      expect(read.on_worker, `flipped byte ${flipped_at} of the frame at ${offset}`).toEqual(read.in_place);
+      const last = index === offsets.length - 1;
+      if (last) expect(read.on_worker.torn_tail).toMatchObject({ offset });
+      else expect(read.on_worker.error).toMatchObject({ kind: 'non_tail_corruption', offset });
+      expect(read.on_worker.valid_bytes).toBe(offset);
+    }
+    // The worker checked frames (which ones depends on scheduling; that it took part, over 60 reads, does not).
+    expect(worker_hashed_bytes).toBeGreaterThan(0);
+  });
+
+  it('a tail cut mid-frame: the same torn tail with the worker on and off', () => {
+    const file = path.join(tempDir(), 'wal');
+    // The last large frame, cut 1,000 bytes in.
+    const cut_index = offsets.findLastIndex((offset, index) => (offsets[index + 1] ?? bytes.length) - offset > MIB / 4);
+    const cut_frame = offsets[cut_index]!;
+    fs.writeFileSync(file, bytes.subarray(0, cut_frame + 1_000));
+    const { in_place, on_worker, worker_hashed_bytes, here_hashed_bytes } = readBoth(file);
+    expect(on_worker).toEqual(in_place);
+    expect(on_worker.torn_tail).toMatchObject({ offset: cut_frame, reason: 'past_end' });
+    expect(worker_hashed_bytes + here_hashed_bytes).toBe(coveredBefore(bytes, offsets, cut_frame));
+  });
+
+  it('a read stopped by its caller (on_frame throws) ends the worker with the read', () => {
+    const file = path.join(tempDir(), 'wal');
+    fs.writeFileSync(file, bytes);
+    let frames = 0;
+    const result = readWal(file, {
+      with_payload: false,
+      digest_worker_from_bytes: 0,
+      on_frame: () => {
+        if (++frames === 10) throw new Error('enough');
+      },
+    });
+    expect(frames).toBe(10);
+    expect(result.error).toMatchObject({ kind: 'io' });
+    expect(digestWorkers.ended).toBe(digestWorkers.started);
+  });
+
+  it.each(fs.readdirSync(FIXTURES).filter((name) => name.endsWith('.wal')))('golden %s: the same result with the worker on and off', (name) => {
+    const { in_place, on_worker } = readBoth(path.join(FIXTURES, name));
+    expect(on_worker).toEqual(in_place);
+  });
+
+  it('the built CLI verifies a WAL past the worker threshold, damaged or whole, and exits by itself', () => {
+    const dir = tempDir();
+    const whole = path.join(dir, 'whole.wal');
+    // verify streams (rather than folds) a WAL past RUN_FOLD_BYTES_MAX: that read is the one with the worker.
+    const size_bytes_min = Math.max(VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, RUN_FOLD_BYTES_MAX);
+    const bodies = [lineageBody()];
+    const output = 'y'.repeat(900_000);
+    for (let seq = 1; seq <= Math.ceil(size_bytes_min / output.length) + 1; seq++) bodies.push(recordBody(seq, 'tool_result', { batch_id: 'b1', tool_call_id: `c${seq}`, outcome: 'completed', output, is_error: false }));
+    const wal = walBytes(bodies);
+    expect(wal.length).toBeGreaterThan(size_bytes_min);
+    fs.writeFileSync(whole, wal);
+    const damaged = path.join(dir, 'damaged.wal');
+    const broken = Buffer.from(wal);
+    broken[Math.floor(wal.length / 2)]! ^= 0x01;
+    fs.writeFileSync(damaged, broken);
+    for (const [file, status, first] of [[whole, 0, 'OK'], [damaged, 1, 'REFUSED']] as const) {
+      const run = spawnSync(process.execPath, [CLI, 'verify', file], { cwd: REPO, encoding: 'utf8', timeout: 60_000 });
+      expect(run.error).toBeUndefined(); // it ended by itself, before the timeout
+      expect(run.signal).toBeNull();
+      expect(run.status, run.stderr).toBe(status);
+      expect(run.stdout.startsWith(first)).toBe(true);
+    }
+  });
+});
