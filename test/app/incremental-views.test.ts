@@ -70,6 +70,18 @@ function bigSession(root: string): void {
   append(root, frames);
 }
 
+/** A session of one open episode of `steps` steps made by `stepFrames` (the last one in flight), read. */
+function openEpisodeOfSteps(steps: number, stepFrames: (s: number, in_flight: boolean) => Frame[]): { root: string; model: SessionModel } {
+  const root = tempDir();
+  withSession(root, 'big', () => undefined);
+  const frames: Frame[] = [episodeFrames(1, 0, false)[0]!];
+  for (let s = 1; s <= steps; s++) for (const frame of stepFrames(s, s === steps)) frames.push(frame);
+  append(root, frames);
+  const model = new SessionModel('big', sessionTarget(sessionDir(root, 'big')));
+  model.refresh();
+  return { root, model };
+}
+
 describe('live appends recompute only the open episode', () => {
   it(`appending to a ${(EPISODES * (NOTES_PER_EPISODE + 7)).toLocaleString('en')}-record session rebuilds one episode`, () => {
     const root = tempDir();
@@ -165,13 +177,7 @@ describe('live appends to a long open episode copy and lay out only the parts th
   }
 
   it(`an episode of ${STEPS.toLocaleString('en')} steps: a note copies nothing, a step's end or a new step copies its step and batch`, () => {
-    const root = tempDir();
-    withSession(root, 'big', () => undefined);
-    const frames: Frame[] = [episodeFrames(1, 0, false)[0]!];
-    for (let s = 1; s <= STEPS; s++) for (const frame of stepFrames(s, s === STEPS)) frames.push(frame);
-    append(root, frames);
-    const model = new SessionModel('big', sessionTarget(sessionDir(root, 'big')));
-    model.refresh();
+    const { root, model } = openEpisodeOfSteps(STEPS, stepFrames);
     model.detail();
     model.rowCounts();
     // The first snapshot copies every step and batch and lays out every step.
@@ -251,13 +257,7 @@ describe('an append to a long open episode recomputes what it appended, and ever
   }
 
   it(`an episode of ${STEPS.toLocaleString('en')} steps: each append adds a bounded number of items, never the episode's`, () => {
-    const root = tempDir();
-    withSession(root, 'big', () => undefined);
-    const frames: Frame[] = [episodeFrames(1, 0, false)[0]!];
-    for (let s = 1; s <= STEPS; s++) for (const frame of stepFrames(s, s === STEPS)) frames.push(frame);
-    append(root, frames);
-    const model = new SessionModel('big', sessionTarget(sessionDir(root, 'big')));
-    model.refresh();
+    const { root, model } = openEpisodeOfSteps(STEPS, stepFrames);
     everyView(model);
 
     const work = () => ({ sums: EpisodeSum.items_added, indexed: EpisodeIndex.parts_indexed, turns: turn_checks_made.count, ...model.parts_rebuilt });

@@ -7,24 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { scanAfterDamage } from '../../src-main/engine/damage-scan.js';
 import { nodeFileIO, type FileIO } from '../../src-main/engine/file-io.js';
 import { lineageBody, recordBody, walBytes } from '../helpers/wal-bytes.js';
+import { countingIO } from '../helpers/counting-io.js';
 import { useTempDirs } from '../helpers/temp.js';
 
 const tempDir = useTempDirs('walscope-damage-scan-');
 const FRAMES_AFTER = 5_000;
 const SHORT_READ_BYTES = 1_000;
-
-function countingIO(): { io: FileIO; read_bytes: () => number } {
-  let read_bytes = 0;
-  const io: FileIO = {
-    ...nodeFileIO,
-    read(fd, buffer, offset, length, position) {
-      const count = nodeFileIO.read(fd, buffer, offset, length, position);
-      read_bytes += Math.max(0, count);
-      return count;
-    },
-  };
-  return { io, read_bytes: () => read_bytes };
-}
 
 /** A WAL whose second record is damaged, followed by `FRAMES_AFTER` small intact records. */
 function damagedEarly(): { wal: string; damage_offset: number; size_bytes: number } {

@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ONE_FRAME_READ_AHEAD_BYTES, readFrameAt } from '../../src-main/engine/frame-access.js';
-import { nodeFileIO, type FileIO } from '../../src-main/engine/file-io.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import type { ReadFrame } from '../../src-shared/wal.js';
+import { countingIO } from '../helpers/counting-io.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { writeFinished } from '../app/wal-fixture.js';
 import { lineageBody, recordBody, walBytes } from '../helpers/wal-bytes.js';
@@ -64,21 +64,11 @@ describe('readFrameAt', () => {
     readWal(wal, { on_frame: (frame) => frames.push(frame) });
     expect(fs.statSync(wal).size).toBeGreaterThan(ONE_FRAME_READ_AHEAD_BYTES * 4);
     for (const frame of [frames[1]!, frames[100]!, frames.at(-1)!]) {
-      let read_bytes = 0;
-      let reads = 0;
-      const io: FileIO = {
-        ...nodeFileIO,
-        read(fd, buffer, offset, length, position) {
-          const count = nodeFileIO.read(fd, buffer, offset, length, position);
-          read_bytes += Math.max(0, count);
-          reads += 1;
-          return count;
-        },
-      };
+      const { io, read_bytes, reads } = countingIO();
       expect(readFrameAt(wal, frame.offset, { io }).kind).toBe('ok');
       const small = frame.size_bytes <= ONE_FRAME_READ_AHEAD_BYTES;
-      expect(reads).toBe(small ? 1 : 2);
-      expect(read_bytes).toBeLessThanOrEqual(ONE_FRAME_READ_AHEAD_BYTES + (small ? 0 : frame.size_bytes));
+      expect(reads()).toBe(small ? 1 : 2);
+      expect(read_bytes()).toBeLessThanOrEqual(ONE_FRAME_READ_AHEAD_BYTES + (small ? 0 : frame.size_bytes));
     }
   });
 });
