@@ -552,26 +552,20 @@ export class SessionModel {
     return (this.list_search = search);
   }
 
-  /** Matches rows for at most about SEARCH_STEP_MS, their payloads read through one open file. */
+  /** One step of a list search, its payloads read through one open file. */
   private listSearchStep(search: ListSearch): void {
     const pass = walPayloadPass(this.target.wal_path);
-    const deadline_ms = performance.now() + SEARCH_STEP_MS;
     try {
-      // The clock is read at every row: one row of a 1 GiB session decodes an output of up to 16 MiB, and 64 of
-      // them between readings made a step of seconds.
-      for (let made = 0; !listSearchDone(search); made++) {
-        if (made > 0 && performance.now() > deadline_ms) break;
+      searchStep(search, () => !listSearchDone(search), () => {
         const rows = search.segments.parts[search.part]!;
         if (search.index >= rows.length) {
           search.part += 1;
           search.index = 0;
-          continue;
+          return null;
         }
         const at = search.index++;
-        if (!search.views.searchText(search.list, search.part, at, pass.read).includes(search.needle)) continue;
-        if (search.rows.length === SEARCH_MATCHES_MAX) search.truncated = true;
-        else search.rows.push(search.segments.startOf(search.part) + at);
-      }
+        return search.views.searchText(search.list, search.part, at, pass.read).includes(search.needle) ? search.segments.startOf(search.part) + at : null;
+      });
     } finally {
       pass.close();
     }
@@ -586,11 +580,11 @@ export class SessionModel {
     if (search === null || search.needle !== needle || search.index !== index) {
       search = this.records_search = { needle, index, next: 0, rows: [], truncated: false };
     }
-    if (needle.length > 0 && search.next < index.length && !search.truncated) this.searchStep(search);
+    if (needle.length > 0 && search.next < index.length && !search.truncated) this.recordsSearchStep(search);
     return { list: 'records', query: needle, rows: [...search.rows], truncated: search.truncated, complete: search.truncated || search.next >= index.length };
   }
 
-  private searchStep(search: RecordsSearch): void {
+  private recordsSearchStep(search: RecordsSearch): void {
     const file = FrameFile.open(this.target.wal_path);
     if (!(file instanceof FrameFile)) {
       search.next = search.index.length;
@@ -599,21 +593,14 @@ export class SessionModel {
     // Payload bytes are matched as they are stored (CBOR text is UTF-8), compared through the same latin1
     // lowercasing on both sides: no decoding per record.
     const needle_bytes = Buffer.from(search.needle, 'utf8').toString('latin1').toLowerCase();
-    const deadline_ms = performance.now() + SEARCH_STEP_MS;
     try {
-      while (search.next < search.index.length && !search.truncated) {
-        if (performance.now() > deadline_ms) break;
+      searchStep(search, () => search.next < search.index.length, () => {
         const at = search.next++;
         const row = search.index.row(at);
-        let found = `${row.type} seq ${row.seq}`.toLowerCase().includes(search.needle);
-        if (!found) {
-          const frame = file.checked(row.offset);
-          found = frame.kind === 'ok' && frame.bytes.toString('latin1', FRAME_HEADER_BYTES, frame.bytes.length - FRAME_DIGEST_BYTES).toLowerCase().includes(needle_bytes);
-        }
-        if (!found) continue;
-        if (search.rows.length === SEARCH_MATCHES_MAX) search.truncated = true;
-        else search.rows.push(at);
-      }
+        if (`${row.type} seq ${row.seq}`.toLowerCase().includes(search.needle)) return at;
+        const frame = file.checked(row.offset);
+        return frame.kind === 'ok' && frame.bytes.toString('latin1', FRAME_HEADER_BYTES, frame.bytes.length - FRAME_DIGEST_BYTES).toLowerCase().includes(needle_bytes) ? at : null;
+      });
     } finally {
       file.close();
     }
@@ -649,6 +636,20 @@ function cachedPayloads(read: PayloadReader): PayloadReader {
     }
     return payload;
   };
+}
+
+/** Runs `next` (which searches one more row and returns its index in the list when it matched) while `more` and
+ *  for about SEARCH_STEP_MS, keeping the first SEARCH_MATCHES_MAX matches. The clock is read at every row: a row
+ *  of a 1 GiB session can decode an output of up to 16 MiB, and 64 rows between readings made a step of seconds. */
+function searchStep(search: { rows: number[]; truncated: boolean }, more: () => boolean, next: () => number | null): void {
+  const deadline_ms = performance.now() + SEARCH_STEP_MS;
+  for (let made = 0; more() && !search.truncated; made++) {
+    if (made > 0 && performance.now() > deadline_ms) return;
+    const matched = next();
+    if (matched === null) continue;
+    if (search.rows.length === SEARCH_MATCHES_MAX) search.truncated = true;
+    else search.rows.push(matched);
+  }
 }
 
 interface ListSearch {
