@@ -60,7 +60,11 @@ function decoded(frame: CheckedFrame, decode_payload: PayloadDecoder | undefined
   return { kind: 'ok', bytes: frame.bytes, body: decodeBody(body, decode_payload === undefined, decode_payload) };
 }
 
+/** What a FrameFile hands out (a frame's bytes, its payload's) is valid until its next read: the window is read
+ *  into one buffer, grown to the largest frame met, not a new one per read (a search over a 1 GiB session's rows
+ *  read thousands of outputs of up to 16 MiB, each a new buffer the collector freed late). */
 export class FrameFile {
+  private backing = Buffer.alloc(0);
   private window = Buffer.alloc(0);
   private window_offset = 0;
 
@@ -113,7 +117,8 @@ export class FrameFile {
     if (start >= 0 && start + length <= this.window.length) return this.window.subarray(start, start + length);
     const size = Math.max(length, Math.min(this.read_ahead_bytes, Math.max(0, this.size_bytes - position)));
     // Not zero-filled: only the `filled` bytes read are ever handed out.
-    const buffer = Buffer.allocUnsafe(size);
+    if (this.backing.length < size) this.backing = Buffer.allocUnsafe(size);
+    const buffer = this.backing;
     let filled = 0;
     while (filled < size) {
       const count = this.io.read(this.fd, buffer, filled, size - filled, position + filled);

@@ -68,8 +68,11 @@ export function renderEpisodeRequest(episode: EpisodeFold): { messages: readonly
 export function withOutputs(index: EpisodeIndex, rendered: RenderedMessage, payloads: PayloadReader, output_cut?: PayloadProjection): JsonPayload {
   if (rendered.origin.kind !== 'step') return rendered.message;
   const step = index.step(rendered.origin.step_id);
-  const turn = step === undefined ? null : renderTurnOf(rendered.origin.episode, index.batch(step.batch_id), step, payloads, output_cut);
-  return turn?.[rendered.message['role'] === 'tool' ? 1 : 0]?.message ?? rendered.message;
+  if (step === undefined) return rendered.message;
+  // Only the message asked for is read back: the assistant message's record, or the tool results' records.
+  if (rendered.message['role'] !== 'tool') return stepMessage(step, payloads);
+  const batch = index.batch(step.batch_id);
+  return batch === undefined ? rendered.message : toolMessage(batch, payloads, output_cut);
 }
 
 /** The request of step `step_id` of episode `episode_number` exactly as the model saw it: earlier episodes as
@@ -379,15 +382,20 @@ function renderTurn(episode: number, index: EpisodeIndex, step: StepFold, payloa
 
 const unread_turns = new WeakMap<StepFold, { episode: number; batch: BatchFold | undefined; turn: RenderedMessage[] | null }>();
 
-function renderTurnOf(episode: number, batch: BatchFold | undefined, step: StepFold, payloads: PayloadReader, output_cut?: PayloadProjection): RenderedMessage[] | null {
+function renderTurnOf(episode: number, batch: BatchFold | undefined, step: StepFold, payloads: PayloadReader): RenderedMessage[] | null {
   const origin = { kind: 'step', episode, step_id: step.step_id } as const;
   const assistant = stepMessage(step, payloads);
   if (step.natural_end) return [{ origin, message: assistant }];
   if (batch === undefined || batch.finished_seq === null || !batch.committable) return null;
   return [
     { origin, message: assistant },
-    { origin, message: { role: 'tool', content: batch.calls.map((call) => resultBlock(call, payloads, output_cut)) } },
+    { origin, message: toolMessage(batch, payloads) },
   ];
+}
+
+/** A committed batch's tool message: a result block per call, in plan order. */
+function toolMessage(batch: BatchFold, payloads: PayloadReader, output_cut?: PayloadProjection): JsonPayload {
+  return { role: 'tool', content: batch.calls.map((call) => resultBlock(call, payloads, output_cut)) };
 }
 
 function resultBlock(call: CallFold, payloads: PayloadReader, output_cut?: PayloadProjection): JsonPayload {

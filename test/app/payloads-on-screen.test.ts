@@ -59,6 +59,15 @@ describe('tool outputs are read for the rows on screen only', () => {
     // The same page again comes from the cache.
     model.rows('timeline', counts.timeline - PAGE_ROWS, PAGE_ROWS);
     expect(model.payloads_read).toBe(steps.length + 2 * calls.length);
+
+    // A transcript page reads each message's own records: an assistant message its model_step_finished, a tool
+    // message its calls' results (one call a step here), not its whole turn each.
+    const read_before = model.payloads_read;
+    const messages = model.rows('transcript', 0, PAGE_ROWS).rows;
+    const assistant = messages.filter((message) => message.role === 'assistant').length;
+    const tool = messages.filter((message) => message.role === 'tool').length;
+    expect(assistant + tool).toBeGreaterThan(PAGE_ROWS / 2);
+    expect(model.payloads_read - read_before).toBe(assistant + tool);
   });
 });
 

@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ONE_FRAME_READ_AHEAD_BYTES, readFrameAt } from '../../src-main/engine/frame-access.js';
+import { FrameFile, ONE_FRAME_READ_AHEAD_BYTES, readFrameAt } from '../../src-main/engine/frame-access.js';
+import { nodeFileIO, type FileIO } from '../../src-main/engine/file-io.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import type { ReadFrame } from '../../src-shared/wal.js';
@@ -71,4 +72,31 @@ describe('readFrameAt', () => {
       expect(read_bytes()).toBeLessThanOrEqual(ONE_FRAME_READ_AHEAD_BYTES + (small ? 0 : frame.size_bytes));
     }
   });
+
+  it('walks frames larger than its read-ahead in one buffer, grown to the largest, and hands each out intact', () => {
+    const sizes = [300, 700, 200, 500, 100].map((kib) => kib * 1_024);
+    const bodies = [lineageBody(), ...sizes.map((size, index) => recordBody(index + 1, 'note', { text: String(index).repeat(size) }))];
+    const wal = path.join(tempDir(), 'wal');
+    fs.writeFileSync(wal, walBytes(bodies));
+    const frames: ReadFrame[] = [];
+    readWal(wal, { on_frame: (frame) => frames.push(frame) });
+    const buffers = new Set<ArrayBufferLike>();
+    const io: FileIO = {
+      ...nodeFileIO,
+      read: (fd, buffer, offset, length, position) => (buffers.add(buffer.buffer), nodeFileIO.read(fd, buffer, offset, length, position)),
+    };
+    const file = FrameFile.open(wal, io, 64 * 1_024) as FrameFile;
+    try {
+      for (const frame of frames.slice(1)) {
+        const read = file.at(frame.offset);
+        expect(read.kind === 'ok' && read.body.kind === 'ok' && read.body.body.payload?.['text']).toBe(String(frame.seq - 1).repeat(sizes[frame.seq - 1]!));
+      }
+    } finally {
+      file.close();
+    }
+    // The first read-ahead's, grown for the 300 KiB frame and again for the 700 KiB one, then that one for the
+    // rest (a new buffer for every read before).
+    expect(buffers.size).toBe(3);
+  });
 });
+
