@@ -194,16 +194,20 @@ export class StepRowCache {
       if (key < (entries.keys.at(-1) ?? key)) entries.sorted = false;
       entries.keys.push(key);
       entries.starts.push(entries.rows.length);
-      appendAll(entries.rows, this.rows(episode.episode, step, EpisodeIndex.of(episode).batch(step.batch_id), episodeTiming(episode).first_ms));
+      appendAll(entries.rows, this.rows(episode, step, EpisodeIndex.of(episode).batch(step.batch_id), episodeTiming(episode).first_ms));
     },
   });
 
-  rows(n: number, step: StepFold, batch: BatchFold | undefined, first_ms: number | null): TimelineRow[] {
+  /** A finished episode's step rows are not kept here: no later snapshot shares its steps with a live copy
+   *  (a late record lays it out again), and its rows are in its views (~25 MB of a million records' steps). */
+  rows(episode: EpisodeFold, step: StepFold, batch: BatchFold | undefined, first_ms: number | null): TimelineRow[] {
+    const n = episode.episode;
     const kept = this.kept.get(step);
+    if (episode.finished !== null) this.kept.delete(step);
     if (kept !== undefined && kept.batch === batch && kept.episode === n && kept.first_ms === first_ms) return kept.rows;
     this.steps_laid_out += 1;
     const rows = stepRows(n, step, batch, first_ms);
-    this.kept.set(step, { batch, episode: n, first_ms, rows });
+    if (episode.finished === null) this.kept.set(step, { batch, episode: n, first_ms, rows });
     return rows;
   }
 }
