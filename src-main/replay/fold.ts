@@ -121,6 +121,12 @@ export class SessionFolder {
   /** Live parts a frame changed since the last `snapshotSince`; null before the first one, which copies every
    *  part anyway (a fold read once and finished keeps no such set). */
   private touched: Set<object> | null = null;
+  /** Finished episodes a snapshot holds as they are, not as a copy (with how many anomalies they had before
+   *  classification added the checked ones): the live fold and its snapshots share them, so a million records'
+   *  closed episodes are held once. A late record reaching one makes the live fold its own copy first. */
+  private readonly handed_out = new WeakMap<EpisodeFold, number>();
+  /** Parts (steps, batches, steers, approvals) `ownCopy` copied since the last `snapshotSince`. */
+  private parts_owned = 0;
 
   /** Folds one frame. Its payload comes from `frame.payload` when the reader built it, else from
    *  `payload_cbor` (validated CBOR the reader hands over), decoded here without what stays on disk. */
@@ -163,14 +169,15 @@ export class SessionFolder {
 
   /** The fold so far, classified and checked. A copy: pushing more frames does not change it. */
   snapshot(): SessionFold {
-    return classified(structuredClone(this.fold));
+    const copy = structuredClone(this.fold);
+    return classified(copy, (index) => this.handed_out.has(this.fold.episodes[index]!));
   }
 
   /** The fold, classified and checked, without the copy: for a reader that folds once and is done (the CLI,
    *  recovery). The folder takes no more frames after it. */
   finish(): SessionFold {
     this.finished = true;
-    return classified(this.fold);
+    return classified(this.fold, (index) => this.handed_out.has(this.fold.episodes[index]!));
   }
 
   /** The reader's `decode_payload`: builds the members the fold keeps in the pass that validates the payload
@@ -246,15 +253,23 @@ export class SessionFolder {
   snapshotSince(previous: SessionFold | null): { fold: SessionFold; episodes_rebuilt: number; parts_copied: number } {
     const { episodes, outside, anomalies, queue, ...scalars } = this.fold;
     let episodes_rebuilt = 0;
-    let parts_copied = 0;
+    let parts_copied = this.parts_owned;
+    this.parts_owned = 0;
     const copied = episodes.map((episode, index) => {
       const kept = previous?.episodes[index];
       if (kept !== undefined && !this.changed.has(episode)) return kept;
       episodes_rebuilt += 1;
+      // A finished episode no snapshot holds yet (the first read's, one started and finished since the last
+      // snapshot) is classified in place and handed out: no copy.
+      if (episode.finished !== null && kept === undefined) {
+        const own_anomalies = episode.anomalies.length;
+        return this.handOut(index, episode, classifyEpisode(episode), own_anomalies);
+      }
       const { copy, fresh, copied: count } = this.copyEpisode(episode, kept);
       parts_copied += count;
       if (kept !== undefined) noteMadeFrom(copy, kept);
-      return classifyEpisode(copy, fresh);
+      const classified_copy = classifyEpisode(copy, fresh);
+      return episode.finished === null ? classified_copy : this.handOut(index, episode, classified_copy);
     });
     this.changed.clear();
     this.touched = new Set();
@@ -299,6 +314,37 @@ export class SessionFolder {
       anomalies: episode.anomalies.slice(),
     };
     return { copy, fresh: places === null ? null : fresh, copied: fresh.size };
+  }
+
+  /** Makes `out` (`live` classified, or a classified copy of it) the live fold's episode `index` too: it is
+   *  immutable from here on (`ownCopy` copies it before a late record changes it). */
+  private handOut(index: number, live: EpisodeFold, out: EpisodeFold, own_anomalies = live.anomalies.length): EpisodeFold {
+    this.handed_out.set(out, own_anomalies);
+    if (out !== live) this.replaceEpisode(index, live, out);
+    return out;
+  }
+
+  /** The live fold's own copy of a handed-out episode that a late record is about to change: as it was before
+   *  classification (its own anomalies only), made once until the next snapshot hands it out again. */
+  private ownCopy(shared: EpisodeFold): EpisodeFold {
+    const own = structuredClone(shared);
+    own.anomalies.length = this.handed_out.get(shared)!;
+    this.parts_owned += own.steps.length + own.batches.length + own.steers.length + own.approvals.length;
+    this.replaceEpisode(shared.episode - 1, shared, own);
+    return own;
+  }
+
+  /** Puts `now` in place of `was` in the live fold, and its batches in place of `was`'s in the batch map (the
+   *  same batches, place by place). */
+  private replaceEpisode(index: number, was: EpisodeFold, now: EpisodeFold): void {
+    assert.equal(this.fold.episodes[index], was);
+    this.fold.episodes[index] = now;
+    for (const batch of now.batches) {
+      const found = this.batches.get(batch.batch_id);
+      if (found?.episode !== was) continue;
+      const calls = found.calls === null ? null : new Map(batch.calls.map((call) => [call.tool_call_id, call]));
+      this.batches.set(batch.batch_id, { episode: now, batch, calls });
+    }
   }
 
   // ---------------------------------------------------------------- routing
@@ -380,6 +426,8 @@ export class SessionFolder {
   call(payload: JsonPayload, ref: RecordRef): { episode: EpisodeFold; batch: BatchFold; call: CallFold } | null {
     const batch_id = text(payload, 'batch_id') ?? '';
     const tool_call_id = text(payload, 'tool_call_id') ?? '';
+    const shared = this.batches.get(batch_id)?.episode;
+    if (shared !== undefined && this.handed_out.has(shared)) this.ownCopy(shared);
     const found = this.batches.get(batch_id);
     if (found !== undefined) {
       this.changed.add(found.episode);
@@ -828,9 +876,10 @@ function decodeKept(decoder: CborDecoder, type: string): JsonPayload {
   return payload;
 }
 
-/** Classification, the committable check and the episode states, computed on `fold` in place. */
-function classified(fold: SessionFold): SessionFold {
-  for (const episode of fold.episodes) classifyEpisode(episode);
+/** Classification, the committable check and the episode states, computed on `fold` in place, but for the
+ *  episodes already classified (handed out by `snapshotSince`). */
+function classified(fold: SessionFold, done: (index: number) => boolean): SessionFold {
+  for (const [index, episode] of fold.episodes.entries()) if (!done(index)) classifyEpisode(episode);
   fold.queue_drain_order = pendingInDrainOrder(fold).map((entry) => entry.submission_id);
   return fold;
 }

@@ -51,14 +51,26 @@ export function sessionAnomalyRows(anomalies: readonly Anomaly[]): TimelineRow[]
 
 type Keyed = { key: number; order: number; rows: TimelineRow[] };
 
-/** The step and call rows whose text, args or output is still on disk, and how each is read back. */
-const unread = new WeakMap<TimelineRow, (payloads: PayloadReader) => TimelineRow>();
+/** The step and call rows whose text, args or output is still on disk, with the fold part that says where: a
+ *  part, not a closure reading it (a closure and its context cost ~120 bytes a row, ~40 MB of a million
+ *  records' timeline). */
+const unread_steps = new WeakMap<TimelineRow, StepFold>();
+const unread_calls = new WeakMap<TimelineRow, CallFold>();
 
 /** `row` as it is shown: a step's text, a call's args and output preview read back from their records. Rows
  *  are laid out without them (a 1 GiB session's outputs are most of its bytes, a million records' assistant
  *  messages and args most of what they weigh once built); only the rows of a page read theirs. */
 export function shownRow(row: TimelineRow, payloads: PayloadReader): TimelineRow {
-  return unread.get(row)?.(payloads) ?? row;
+  const step = unread_steps.get(row);
+  if (step !== undefined && row.kind === 'step') return { ...row, text: messageText(stepMessage(step, payloads)) };
+  const call = unread_calls.get(row);
+  return call === undefined || row.kind !== 'call' ? row : shownCall(row, call, payloads);
+}
+
+/** A row's seqs in a list of exactly their number: a list made by spreading or filtering keeps 17 slots or
+ *  more (~100 bytes of empty slots a row, ~60 MB of a million records' timeline). */
+function exactly<T>(list: T[]): T[] {
+  return list.slice();
 }
 
 /** An episode's rows, call outputs unread (`shownRow` reads them); `steps` keeps step rows across snapshots. */
@@ -76,7 +88,7 @@ export function episodeRows(episode: EpisodeFold, steps = new StepRowCache()): T
     finish_reason: episode.finished?.reason ?? null,
     first_ms,
     last_ms,
-    seqs: [episode.started_seq, ...(episode.finished === null ? [] : [episode.finished.seq])],
+    seqs: episode.finished === null ? [episode.started_seq] : [episode.started_seq, episode.finished.seq],
   };
   const input: TimelineRow[] = asList(episode.input).map((message) => ({
     kind: 'input',
@@ -95,7 +107,7 @@ export function episodeRows(episode: EpisodeFold, steps = new StepRowCache()): T
     add(steer.seq, [{ kind: 'steer', episode: n, title: steer.title, delivery: steer.delivery, text: cut(text), seqs: [steer.seq] }]);
   }
   for (const approval of episode.approvals) {
-    const seqs = [approval.requested_seq, approval.resolved_seq, approval.recorded_seq].filter((seq): seq is number => seq !== null);
+    const seqs = exactly([approval.requested_seq, approval.resolved_seq, approval.recorded_seq].filter((seq): seq is number => seq !== null));
     add(seqs[0] ?? null, [{ kind: 'approval', episode: n, tool_call_id: approval.tool_call_id, decision: approval.decision, seqs }]);
   }
   for (const cancel of episode.cancel_requests) add(cancel.seq, [event(n, 'run_cancel_requested', `cancel requested (at ${cancel.at ?? '?'})`, cancel.seq)]);
@@ -183,22 +195,26 @@ export class StepRowCache {
       if (key < (entries.keys.at(-1) ?? key)) entries.sorted = false;
       entries.keys.push(key);
       entries.starts.push(entries.rows.length);
-      appendAll(entries.rows, this.rows(episode.episode, step, EpisodeIndex.of(episode).batch(step.batch_id), episodeTiming(episode).first_ms));
+      appendAll(entries.rows, this.rows(episode, step, EpisodeIndex.of(episode).batch(step.batch_id), episodeTiming(episode).first_ms));
     },
   });
 
-  rows(n: number, step: StepFold, batch: BatchFold | undefined, first_ms: number | null): TimelineRow[] {
+  /** A finished episode's step rows are not kept here: no later snapshot shares its steps with a live copy
+   *  (a late record lays it out again), and its rows are in its views (~25 MB of a million records' steps). */
+  rows(episode: EpisodeFold, step: StepFold, batch: BatchFold | undefined, first_ms: number | null): TimelineRow[] {
+    const n = episode.episode;
     const kept = this.kept.get(step);
+    if (episode.finished !== null) this.kept.delete(step);
     if (kept !== undefined && kept.batch === batch && kept.episode === n && kept.first_ms === first_ms) return kept.rows;
     this.steps_laid_out += 1;
     const rows = stepRows(n, step, batch, first_ms);
-    this.kept.set(step, { batch, episode: n, first_ms, rows });
+    if (episode.finished === null) this.kept.set(step, { batch, episode: n, first_ms, rows });
     return rows;
   }
 }
 
 function stepRows(n: number, step: StepFold, batch: BatchFold | undefined, first_ms: number | null): TimelineRow[] {
-  const seqs = [...step.attempts.map((a) => a.seq), ...(step.seq === null ? [] : [step.seq]), ...(step.turn_finished_seq === null ? [] : [step.turn_finished_seq])];
+  const seqs = exactly([...step.attempts.map((a) => a.seq), ...(step.seq === null ? [] : [step.seq]), ...(step.turn_finished_seq === null ? [] : [step.turn_finished_seq])]);
   const rows: TimelineRow[] = [{
     kind: 'step',
     episode: n,
@@ -213,10 +229,11 @@ function stepRows(n: number, step: StepFold, batch: BatchFold | undefined, first
     seqs,
   }];
   const step_row = rows[0]!;
-  if (step.seq !== null) unread.set(step_row, (payloads) => ({ ...step_row, text: messageText(stepMessage(step, payloads)) }));
+  if (step.seq !== null) unread_steps.set(step_row, step);
   for (const note of step.notes) rows.push({ kind: 'note', episode: n, step_id: step.step_id, type: note.type, summary: cut(noteSummary(note.type, note.payload)), seqs: [note.seq] });
   if (batch !== undefined) appendAll(rows, batchRows(n, batch, first_ms));
-  return rows;
+  // Kept per step: of its size (pushed to, it has 17 slots or more).
+  return exactly(rows);
 }
 
 function event(episode: number, type: string, summary: string, seq: number): TimelineRow {
@@ -233,12 +250,12 @@ function batchRows(episode: number, batch: BatchFold, episode_first_ms: number |
     finished: batch.finished_seq !== null,
     committable: batch.committable,
     mixed_crash: batch.mixed_crash,
-    seqs: [batch.started_seq, ...(batch.finished_seq === null ? [] : [batch.finished_seq])],
+    seqs: batch.finished_seq === null ? [batch.started_seq] : [batch.started_seq, batch.finished_seq],
   };
   return [head, ...batch.calls.map((call): TimelineRow => {
     const row = callRow(call);
     const laid_out: CallTimelineRow = { kind: 'call', episode, batch_id: batch.batch_id, call: row, episode_first_ms, seqs: row.seqs };
-    if (call.intent !== null || call.terminals[0]?.type === 'tool_result') unread.set(laid_out, (payloads) => shownCall(laid_out, call, payloads));
+    if (call.intent !== null || call.terminals[0]?.type === 'tool_result') unread_calls.set(laid_out, call);
     return laid_out;
   })];
 }
@@ -254,11 +271,11 @@ function shownCall(laid_out: CallTimelineRow, call: CallFold, payloads: PayloadR
 /** A call's row, its args and output left out (null) until `shownRow` reads them. */
 function callRow(call: CallFold): CallRow {
   const terminal = call.terminals[0] ?? null;
-  const seqs = [
+  const seqs = exactly([
     ...(call.intent === null ? [] : [call.intent.seq]),
     ...(call.held === null ? [] : [call.held.seq]),
     ...call.terminals.map((entry) => entry.seq),
-  ];
+  ]);
   return {
     tool_call_id: call.tool_call_id,
     name: call.name,

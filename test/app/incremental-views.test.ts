@@ -119,13 +119,24 @@ describe('live appends recompute only the open episode', () => {
     const model = new SessionModel('big', sessionTarget(sessionDir(root, 'big')));
     model.refresh();
     model.detail();
+    // The finished episode is handed to the snapshot as the fold holds it: only the open one's step and batch
+    // are copied.
+    expect(model.parts_rebuilt.copied).toBe(2);
     const before = model.episodes_rebuilt;
+    const copied_before = model.parts_rebuilt.copied;
+    const snapshot_before = model.fold();
+    const as_it_was = structuredClone(snapshot_before);
     // A tool_result naming episode 1's batch after episode 1 finished: the fold files it under episode 1.
     append(root, [{ type: 'tool_result', payload: { batch_id: 'b1', tool_call_id: 'call-1', outcome: 'ok', output: { late: true } } }]);
     model.refresh();
     model.detail();
     expect(model.episodes_rebuilt.fold - before.fold).toBe(2);
     expect(model.episodes_rebuilt.views - before.views).toBe(2);
+    // The fold makes its own copy of episode 1 (its step and batch) before changing it, and the snapshot a
+    // copy of the batch the record changed: the snapshot handed out before is left as it was.
+    expect(model.parts_rebuilt.copied - copied_before).toBe(3);
+    expect(snapshot_before).toEqual(as_it_was);
+    expect(snapshot_before.episodes[0]).not.toBe(model.fold().episodes[0]);
 
     const full = new SessionFolder();
     readWal(walPath(sessionDir(root, 'big')), { on_frame: (frame) => full.push(frame) });
