@@ -241,11 +241,23 @@ export class CborDecoder {
   items_left = Number.POSITIVE_INFINITY;
 
   constructor(
-    readonly bytes: Buffer,
-    private readonly start = 0,
-    private readonly end = bytes.length,
+    public bytes: Buffer,
+    private start = 0,
+    private end = bytes.length,
   ) {
     this.position = start;
+  }
+
+  /** Makes this decoder what `new CborDecoder(bytes, start, end)` would be: the reader decodes every frame's
+   *  body with one. */
+  reset(bytes: Buffer, start: number, end: number): void {
+    this.bytes = bytes;
+    this.start = start;
+    this.end = end;
+    this.position = start;
+    this.key_bounds_used = 0;
+    this.bytes_as_hex = false;
+    this.items_left = Number.POSITIVE_INFINITY;
   }
 
   get remaining(): number {

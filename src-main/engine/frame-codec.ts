@@ -3,6 +3,7 @@
 // trusts a length before checking it against the bounds.
 import assert from 'node:assert/strict';
 import type { DamageReason, DigestAlgorithmName, FrameBody, Payload } from '../../src-shared/wal.js';
+import { NONE } from '../../src-shared/arrays.js';
 import { MAJOR_UINT, byteView, CborDecoder, CborError, encodeCbor } from './cbor.js';
 import { DIGEST_ALGORITHM_CODES, digestAlgorithmName, frameDigest, frameDigestMatches } from './digest.js';
 import {
@@ -17,6 +18,9 @@ import {
   FRAME_VER_GATED,
   FRAME_VER_PLAIN,
 } from './limits.js';
+
+/** The head of an array of no items. */
+const CBOR_EMPTY_ARRAY = 0x80;
 
 export class FrameEncodeError extends Error {
   override name = 'FrameEncodeError';
@@ -111,6 +115,8 @@ export type BodyRefusal = { kind: 'malformed'; message: string } | { kind: 'newe
 /** A digest-valid body's fields, as `decodeBodyInto` fills them. The reader keeps one and refills it for every
  *  frame: the result objects it made a frame were a sixth of a million-record verify. */
 export class BodyFields {
+  /** Decodes each body `decodeBodyInto` fills this from. */
+  readonly decoder = new CborDecoder(Buffer.alloc(0));
   ver = 0;
   seq = 0;
   fence = 0;
@@ -147,7 +153,8 @@ export function decodeBodyInto(
   with_payload: boolean,
   decode_payload?: PayloadDecoder,
 ): BodyRefusal | null {
-  const decoder = new CborDecoder(bytes, start, end);
+  const decoder = into.decoder;
+  decoder.reset(bytes, start, end);
   try {
     decoder.nextHead();
     const body_major = decoder.head_major;
@@ -168,7 +175,7 @@ export function decodeBodyInto(
     const fence = readUint(decoder);
     if (typeof fence === 'string') return malformed(`fence ${fence}`);
     const type = decoder.readItem();
-    const features = decoder.readItem();
+    const features = readFeatures(decoder, bytes);
     const payload_start = decoder.position;
     decoder.nextHead();
     const payload_major = decoder.head_major;
@@ -195,6 +202,13 @@ export function decodeBodyInto(
     if (error instanceof CborError) return malformed(error.message);
     throw error;
   }
+}
+
+/** The features item: most frames list none, and get the one shared empty list rather than one of their own. */
+function readFeatures(decoder: CborDecoder, bytes: Buffer): unknown {
+  if (decoder.remaining === 0 || bytes[decoder.position] !== CBOR_EMPTY_ARRAY) return decoder.readItem();
+  decoder.position += 1;
+  return NONE;
 }
 
 function checkHeadShape(ver: number, type: unknown, features: unknown): string | null {
