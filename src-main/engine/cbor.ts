@@ -180,37 +180,22 @@ export type CborProjection = typeof SCALAR | typeof WHOLE | ShortText | ReadBy |
 
 /** A map projection's members, with each name's UTF-8 bytes: a map's keys are matched to them byte for byte,
  *  without a string per key (making and comparing a string per key was a third of what the fold's decoding
- *  cost). A key is looked up by its length and first and last bytes in a small open-addressed table, then
- *  compared with the one name there (or the few, should names share those): the fold matches every key of
- *  every kept payload, and a scan compared each with every name of its length. */
+ *  cost). */
 class MemberTable {
   readonly names: string[];
   readonly projections: CborProjection[];
   private readonly name_bytes: Buffer[];
-  /** Slot → member + 1, or 0 where empty; at most half full, so a lookup always reaches an empty slot. */
-  private readonly slots: Int32Array;
 
   constructor(members: { readonly [key: string]: CborProjection }) {
     this.names = Object.keys(members);
     this.projections = this.names.map((name) => members[name]!);
     this.name_bytes = this.names.map((name) => Buffer.from(name, 'utf8'));
-    let slot_count = MEMBER_SLOTS_MIN;
-    while (slot_count < 2 * this.names.length) slot_count *= 2;
-    this.slots = new Int32Array(slot_count);
-    for (let member = 0; member < this.name_bytes.length; member++) {
-      const name = this.name_bytes[member]!;
-      let slot = this.slotOf(name, 0, name.length);
-      while (this.slots[slot] !== 0) slot = (slot + 1) & (slot_count - 1);
-      this.slots[slot] = member + 1;
-    }
   }
 
   /** The member whose name is the key `bytes[start, end)`, or -1. */
   find(bytes: Buffer, start: number, end: number): number {
-    const mask = this.slots.length - 1;
     const length = end - start;
-    for (let slot = this.slotOf(bytes, start, end); this.slots[slot] !== 0; slot = (slot + 1) & mask) {
-      const member = this.slots[slot]! - 1;
+    for (let member = 0; member < this.name_bytes.length; member++) {
       const name = this.name_bytes[member]!;
       if (name.length !== length) continue;
       let index = 0;
@@ -219,16 +204,7 @@ class MemberTable {
     }
     return -1;
   }
-
-  private slotOf(bytes: Uint8Array, start: number, end: number): number {
-    const length = end - start;
-    const hash = length === 0 ? 0 : Math.imul(Math.imul(length, 31) + bytes[start]!, 31) + bytes[end - 1]!;
-    return (hash ^ (hash >>> 7)) & (this.slots.length - 1);
-  }
 }
-
-/** The fewest slots a member table has. */
-const MEMBER_SLOTS_MIN = 8;
 
 /** Each map projection's table, made at its first use (projections are a few constants; a test's are many). */
 const member_tables = new WeakMap<object, MemberTable>();
