@@ -227,11 +227,13 @@ const TEXT_ASCII_SCAN_MAX = 64;
  *  (a typed array per decoder cost a sixth of verify's time): decoders run one at a time, each from index 0. */
 let key_bounds = new Int32Array(8 * MAP_KEYS_PAIRWISE_MAX);
 
-/** A cursor over one CBOR body. `readItem` builds values, `skipItem` validates them without building.
- *  The decoded head is kept in fields rather than returned as an object: `verify` decodes millions of heads,
- *  and an allocation per head was a tenth of its time. */
+/** A cursor over one CBOR body, `bytes[start, end)`. `readItem` builds values, `skipItem` validates them without
+ *  building. The decoded head is kept in fields rather than returned as an object: `verify` decodes millions of
+ *  heads, and an allocation per head was a tenth of its time. The body is a range of `bytes` rather than a view
+ *  of it because the reader decodes each frame where it lies in its window (a Buffer view a frame cost as much
+ *  as decoding its head). `position` indexes `bytes`; messages count body bytes from `start`. */
 export class CborDecoder {
-  position = 0;
+  position: number;
   /** The major type and argument of the head `readHead` or `nextHead` read last. */
   head_major = 0;
   head_argument = 0;
@@ -243,14 +245,32 @@ export class CborDecoder {
   /** How many more items `readItem` may build; past it, it throws CborItemsExceeded. */
   items_left = Number.POSITIVE_INFINITY;
 
-  constructor(readonly bytes: Buffer) {}
+  constructor(
+    public bytes: Buffer,
+    private start = 0,
+    private end = bytes.length,
+  ) {
+    this.position = start;
+  }
+
+  /** Makes this decoder what `new CborDecoder(bytes, start, end)` would be: the reader decodes every frame's
+   *  body with one. */
+  reset(bytes: Buffer, start: number, end: number): void {
+    this.bytes = bytes;
+    this.start = start;
+    this.end = end;
+    this.position = start;
+    this.key_bounds_used = 0;
+    this.bytes_as_hex = false;
+    this.items_left = Number.POSITIVE_INFINITY;
+  }
 
   get remaining(): number {
-    return this.bytes.length - this.position;
+    return this.end - this.position;
   }
 
   fail(message: string): never {
-    throw new CborError(message, this.position);
+    throw new CborError(message, this.position - this.start);
   }
 
   readHead(): Head {
@@ -261,7 +281,7 @@ export class CborDecoder {
   /** Reads one head into `head_major` and `head_argument`. */
   nextHead(): void {
     const bytes = this.bytes;
-    if (this.position >= bytes.length) this.fail('unexpected end of body');
+    if (this.position >= this.end) this.fail('unexpected end of body');
     const initial = bytes[this.position]!;
     const major = initial >> 5;
     const info = initial & 0x1f;
@@ -402,7 +422,7 @@ export class CborDecoder {
     }
     if (depth > CBOR_DEPTH_MAX) this.fail(`nesting deeper than ${CBOR_DEPTH_MAX}`);
     const start = this.position;
-    if (start >= this.bytes.length) this.fail('unexpected end of body');
+    if (start >= this.end) this.fail('unexpected end of body');
     const major = this.bytes[start]! >> 5;
     const container = major === MAJOR_ARRAY || major === MAJOR_MAP;
     if (!container) {
@@ -455,7 +475,7 @@ export class CborDecoder {
    *  names are scalars. */
   private readScalar(depth: number): CborValue {
     if (depth > CBOR_DEPTH_MAX) this.fail(`nesting deeper than ${CBOR_DEPTH_MAX}`);
-    if (this.position >= this.bytes.length) this.fail('unexpected end of body');
+    if (this.position >= this.end) this.fail('unexpected end of body');
     const major = this.bytes[this.position]! >> 5;
     if (major !== MAJOR_ARRAY && major !== MAJOR_MAP) return this.readItem(depth);
     this.skipItem(depth);
@@ -592,7 +612,7 @@ export class CborDecoder {
       }
     }
     this.position = end;
-    if (!isUtf8(this.bytes.subarray(start, end))) this.fail('text string is not valid UTF-8');
+    if (!isUtf8(byteView(this.bytes, start, end))) this.fail('text string is not valid UTF-8');
   }
 
   private takeBytes(size_bytes: number): Buffer {
@@ -614,7 +634,7 @@ export class CborDecoder {
       while (index < end && bytes[index]! < 0x80) hash = (Math.imul(hash, 31) + bytes[index++]!) | 0;
       if (index === end) return size_bytes <= TEXT_INTERNED_BYTES_MAX ? internedAscii(bytes, start, end, hash) : bytes.toString('latin1', start, end);
     }
-    if (!isUtf8(bytes.subarray(start, end))) this.fail('text string is not valid UTF-8');
+    if (!isUtf8(byteView(bytes, start, end))) this.fail('text string is not valid UTF-8');
     return bytes.toString('utf8', start, end);
   }
 }
@@ -667,6 +687,13 @@ export class KeysSeen {
 export function setOwn(target: { [key: string]: unknown }, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
+}
+
+/** `bytes[start, end)` as a plain Uint8Array view, for the native calls of the per-frame path (the UTF-8 check,
+ *  the digest): `Buffer.subarray` makes a Buffer through its JS constructor, three times the cost, and the
+ *  million-record verify made three of them a frame. */
+export function byteView(bytes: Uint8Array, start: number, end: number): Uint8Array {
+  return new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start);
 }
 
 function decodeHalf(half: number): number {
