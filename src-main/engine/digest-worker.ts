@@ -11,6 +11,7 @@
 import { Worker } from 'node:worker_threads';
 import type { DigestAlgorithmName } from '../../src-shared/wal.js';
 import { DIGEST_ALGORITHM_CODES, digestWork, frameDigestMatches } from './digest.js';
+import { digestMatches } from './frame-codec.js';
 import { FRAME_BYTES_MAX, FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, FRAME_OVERHEAD_BYTES, READ_CHUNK_BYTES } from './limits.js';
 
 /** What a digest stage sees of the reader's window over the file. */
@@ -30,6 +31,11 @@ export interface WindowView {
 export interface DigestStage {
   matches(algorithm: DigestAlgorithmName, window: WindowView, at: number, covered_end: number): boolean;
 }
+
+/** The digest checked on the reading thread: the reader's default, and what the worker stage falls back to. */
+export const IN_PLACE_DIGESTS: DigestStage = {
+  matches: (algorithm, window, at, covered_end) => digestMatches(algorithm, window.buffer, at, covered_end),
+};
 
 /** Frames queued from one buffer: bounds the job ring (two buffers' worth) and its verdict slots. A 4 MiB chunk
  *  holds up to ~93k minimal frames; the frames past this many are queued when the reader gets to them. */
@@ -118,8 +124,9 @@ while (Atomics.load(control, ${STOP}) !== 1) {
 
 type SharedMemory = { windows: [SharedArrayBuffer, SharedArrayBuffer]; control: SharedArrayBuffer; jobs: SharedArrayBuffer; verdicts: SharedArrayBuffer };
 
-/** The digest check on a worker thread, for one read. `buffers` are the two the reader's window must use;
- *  `release` must run before the window overwrites one, and `close` when the read ends, however it ends. */
+/** The digest check on a worker thread, for one read or kept across reads (one at a time). `buffers` are the two
+ *  the reader's window must use; `release` must run before the window overwrites one and when a read ends, and
+ *  `close` when the reads end, however they end. */
 export class WorkerDigests implements DigestStage {
   readonly buffers: readonly [Buffer, Buffer];
   private readonly control: Int32Array;
@@ -143,7 +150,7 @@ export class WorkerDigests implements DigestStage {
 
   /** The shared memory now (the window reads into it from the start); the worker with the first large frame,
    *  so that a WAL of small frames never starts one. */
-  constructor(private readonly inPlace: DigestStage) {
+  constructor(private readonly inPlace: DigestStage = IN_PLACE_DIGESTS) {
     this.shared = {
       windows: [new SharedArrayBuffer(DIGEST_WINDOW_BYTES), new SharedArrayBuffer(DIGEST_WINDOW_BYTES)],
       control: new SharedArrayBuffer(CONTROL_SLOTS * Int32Array.BYTES_PER_ELEMENT),

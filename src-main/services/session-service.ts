@@ -31,7 +31,8 @@ import { apiClient, pageSessions, type ApiRequests, type SessionFilter, type Ses
 import type { RetirePlan } from '../../src-shared/wal.js';
 import type { EpisodeFold, EpisodeTiming } from '../../src-shared/replay.js';
 import { describe } from '../engine/errors.js';
-import { exportTargets, resolveTargets, sessionTarget, type WalTarget } from '../engine/inspect.js';
+import { WorkerDigests } from '../engine/digest-worker.js';
+import { exportTargets, resolveTargets, sessionTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, type WalTarget } from '../engine/inspect.js';
 import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import type { SupportReport } from '../../src-shared/report.js';
@@ -41,6 +42,7 @@ import { actionChoices, previewAction, runAction, type ActionApprover } from './
 import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
+import type { ReadPlan } from './session-tailer.js';
 import { SummaryCache } from './summary-cache.js';
 import { Debouncer, WorkspaceWatcher } from './watcher.js';
 
@@ -91,6 +93,10 @@ export class SessionService implements WalscopeApi {
   private read_timer: NodeJS.Immediate | null = null;
   /** The session the background reads are in the middle of. */
   private reading: SessionModel | null = null;
+  /** The background reads' digest worker (engine/digest-worker.ts), for WALs from
+   *  VERIFY_DIGEST_WORKER_FILE_BYTES_MIN: kept across the slices of one read and the reads after it, so its
+   *  start is paid once a busy spell; ended when every session is read and when the service closes. */
+  private digest_worker: WorkerDigests | null = null;
   private closed = false;
   private watching: Promise<void> = Promise.resolve();
   private workspace: Workspace;
@@ -137,6 +143,7 @@ export class SessionService implements WalscopeApi {
   async close(): Promise<void> {
     this.closed = true;
     if (this.read_timer !== null) clearImmediate(this.read_timer);
+    this.endDigestWorker();
     if (this.probe_timer !== null) clearInterval(this.probe_timer);
     if (this.growth_timer !== null) clearInterval(this.growth_timer);
     this.list_push.clear();
@@ -206,6 +213,7 @@ export class SessionService implements WalscopeApi {
       }
       const next = this.reading !== null && !this.reading.is_resident && this.models.get(this.reading.key) === this.reading ? this.reading : this.nextUnread();
       if (next === null) {
+        this.endDigestWorker();
         // Every summary is current: keep them now (a worker may be terminated without a close).
         this.cache_write.clear();
         this.cache?.flush();
@@ -213,12 +221,24 @@ export class SessionService implements WalscopeApi {
       }
       this.reading = next;
       const wanted = this.resident.includes(next.key);
-      if (this.refreshModel(next, READ_SLICE_BYTES, !wanted)) {
+      if (this.refreshModel(next, this.backgroundPlan(next), !wanted)) {
         this.reading = null;
         if (!wanted) next.release();
       }
       this.scheduleReads();
     });
+  }
+
+  /** A background read's slice, its digests checked on the kept worker when its WAL is big enough. */
+  private backgroundPlan(model: SessionModel): ReadPlan {
+    if ((sizeOf(model.target.wal_path) ?? 0) < VERIFY_DIGEST_WORKER_FILE_BYTES_MIN) return { slice_bytes: READ_SLICE_BYTES };
+    this.digest_worker ??= new WorkerDigests();
+    return { slice_bytes: READ_SLICE_BYTES, digest_worker: this.digest_worker };
+  }
+
+  private endDigestWorker(): void {
+    this.digest_worker?.close();
+    this.digest_worker = null;
   }
 
   /** Marks `model` as just asked for and releases the least recently asked. One not resident is read next,
@@ -283,12 +303,12 @@ export class SessionService implements WalscopeApi {
     return changed;
   }
 
-  /** Refreshes `model` (a slice of it with `slice_bytes`); true when its read reached the end of its WAL.
-   *  `summary_only`: a background read of a session nobody has open, released once its summary is made. */
-  private refreshModel(model: SessionModel, slice_bytes?: number, summary_only = false): boolean {
+  /** Refreshes `model` (as `plan` says: a slice of it, on the digest worker); true when its read reached the end
+   *  of its WAL. `summary_only`: a background read of a session nobody has open, released once its summary is made. */
+  private refreshModel(model: SessionModel, plan: ReadPlan = {}, summary_only = false): boolean {
     const first = !model.is_resident;
     const lease_before = model.lease.state;
-    const update = model.refresh(first ? (progress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined, slice_bytes, summary_only);
+    const update = model.refresh(first ? (progress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined, plan, summary_only);
     if (!update.complete) {
       this.progress(model, model.tailer.bytes_read, sizeOf(model.target.wal_path) ?? model.tailer.bytes_read, false);
       return false;
