@@ -123,6 +123,16 @@ export function episodeRowCount(episode: EpisodeFold): number {
   return count + (episode.finished === null ? 0 : 1);
 }
 
+/** `stepRows(…).length`: the step's row, its notes' and its batch's. */
+function stepRowCount(step: StepFold, batch: BatchFold | undefined): number {
+  return 1 + step.notes.length + (batch === undefined ? 0 : batchRowCount(batch));
+}
+
+/** `batchRows(…).length`: the batch's row and its calls'. */
+function batchRowCount(batch: BatchFold): number {
+  return 1 + batch.calls.length;
+}
+
 const byKey = (a: Keyed, b: Keyed) => a.key - b.key || a.order - b.order;
 
 /** The steps' rows in step order (their keys ascending) merged with the other entries (sorted): what a stable
@@ -197,16 +207,6 @@ export class StepRowCache {
     this.kept.set(step, { batch, episode: n, first_ms, rows });
     return rows;
   }
-}
-
-/** `stepRows(…).length`: the step's row, its notes' and its batch's. */
-function stepRowCount(step: StepFold, batch: BatchFold | undefined): number {
-  return 1 + step.notes.length + (batch === undefined ? 0 : batchRowCount(batch));
-}
-
-/** `batchRows(…).length`: the batch's row and its calls'. */
-function batchRowCount(batch: BatchFold): number {
-  return 1 + batch.calls.length;
 }
 
 function stepRows(n: number, step: StepFold, batch: BatchFold | undefined, first_ms: number | null): TimelineRow[] {
