@@ -130,7 +130,10 @@ export class SessionTailer {
     const capped = slice_bytes !== undefined && start + slice_bytes < total_bytes;
     const io = capped ? cappedFileIO(nodeFileIO, start + slice_bytes) : nodeFileIO;
     const from = this.checkpoint === null ? {} : { from: this.checkpoint };
-    const result = readTarget(this.target, { io, on_frame, with_payload: false, decode_payload: this.folder.decodePayload, digest_worker, ...from });
+    const read = readTarget(this.target, { io, on_frame, with_payload: false, decode_payload: this.folder.decodePayload, digest_worker, ...from });
+    // A slice's reader sees the file end at the slice's cap: the file's size is what a read reports of it (a
+    // session refused in the middle of a slice showed the cap as its size, and cached its summary under it).
+    const result = capped ? { ...read, bytes: total_bytes } : read;
     this.last = result;
     this.checkpoint = result.checkpoint;
     this.mark = this.checkpoint === null ? null : markOf(this.target.wal_path, this.checkpoint.offset);
@@ -138,7 +141,7 @@ export class SessionTailer {
     // A frame larger than the slice: read on to the end rather than stand still.
     if (capped && frames_added === 0 && result.checkpoint !== null) return { ...this.refresh(on_progress, { digest_worker }), restarted };
     if (frames_added > 0 || restarted) this.fold_cache = null;
-    return { frames_added, restarted, complete: !capped || result.checkpoint === null || result.bytes >= total_bytes };
+    return { frames_added, restarted, complete: !capped || read.checkpoint === null || read.bytes >= total_bytes };
   }
 
   /** Restart from 0 when the last read was refused (the refusal may be gone), or the file shrank below the
