@@ -163,10 +163,32 @@ export class WorkerDigests implements DigestStage {
     this.verdicts = new Int32Array(this.shared.verdicts);
   }
 
+  /** Starts the worker now, without waiting for it: for a caller that keeps this stage across reads, so that
+   *  the first read does not stall on the worker's start (tens of ms, more on a busy machine) while requests
+   *  wait behind it. Until the worker runs, frames are hashed in place. */
+  startEarly(): void {
+    if (this.worker === null && !this.abandoned) this.spawn();
+  }
+
+  /** Whether large frames go to the worker now: it runs (started here and waited for, where it was not started
+   *  early), and was not given up on. */
+  private running(): boolean {
+    if (this.abandoned) return false;
+    if (this.worker === null) return this.startWorker();
+    return Atomics.load(this.control, READY) === 1;
+  }
+
   /** Starts the worker and waits until it runs; false where it cannot start or does not run within
    *  DIGEST_WORKER_SILENCE_MS_MAX (a resource limit, an embedder that forbids worker threads): the reader then
    *  hashes in place, which gives the same verdicts, only on one thread. */
   private startWorker(): boolean {
+    if (!this.spawn()) return false;
+    if (this.waitUntil(this.control, READY, (ready) => ready === 1)) return true;
+    this.abandon();
+    return false;
+  }
+
+  private spawn(): boolean {
     try {
       this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: this.shared });
     } catch {
@@ -180,16 +202,14 @@ export class WorkerDigests implements DigestStage {
     // It must never keep a process alive: the CLI exits when its work is done whatever the worker does.
     this.worker.unref();
     digestWorkers.started += 1;
-    if (this.waitUntil(this.control, READY, (ready) => ready === 1)) return true;
-    this.abandon();
-    return false;
+    return true;
   }
 
   matches(algorithm: DigestAlgorithmName, window: WindowView, at: number, covered_end: number): boolean {
     const buffer_id = this.buffers.indexOf(window.buffer);
     if (buffer_id >= 0 && !this.abandoned && buffer_id !== this.reading_buffer && this.count > 0) this.enterBuffer(window, buffer_id);
     const large = algorithm === 'sha256' && covered_end - at >= DIGEST_WORKER_FRAME_BYTES_MIN;
-    if (large && buffer_id >= 0 && !this.abandoned && (this.worker !== null || this.startWorker())) {
+    if (large && buffer_id >= 0 && this.running()) {
       if (!this.isNext(buffer_id, at, covered_end)) this.queueFrom(window, buffer_id, at);
       if (this.isNext(buffer_id, at, covered_end)) {
         const verdict = this.abandoned ? FREE : this.verdict(this.next++);

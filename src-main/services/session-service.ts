@@ -244,7 +244,12 @@ export class SessionService implements WalscopeApi {
     this.slices = { model, taken: taken + 1 };
     const slice_bytes = Math.min(READ_SLICE_BYTES_MAX, READ_SLICE_BYTES * 2 ** taken);
     if ((sizeOf(model.target.wal_path) ?? 0) < VERIFY_DIGEST_WORKER_FILE_BYTES_MIN) return { slice_bytes };
-    this.digest_worker ??= new WorkerDigests();
+    if (this.digest_worker === null) {
+      // Started now and not waited for: the first slice hashes in place until it runs, rather than stall a
+      // request behind the worker's start.
+      this.digest_worker = new WorkerDigests();
+      this.digest_worker.startEarly();
+    }
     return { slice_bytes, digest_worker: this.digest_worker };
   }
 

@@ -82,9 +82,11 @@ describe('a sliced read on a digest worker kept across its slices', () => {
       damaged[offset + ((index * 7_919) % ((offsets[index + 1] ?? bytes.length) - offset))]! ^= 0x01;
       variants.push({ label: `a byte flipped in the frame at ${offset}`, bytes: damaged });
     }
-    const worker = new WorkerDigests();
     const started = digestWorkers.started;
     const worker_hashed_before = digestWork.worker_hashed_bytes;
+    // Started early, as the service starts it: the first reads hash in place until it runs, the later ones on it.
+    const worker = new WorkerDigests();
+    worker.startEarly();
     try {
       for (const variant of variants) {
         fs.writeFileSync(file, variant.bytes);
