@@ -111,30 +111,49 @@ async function untilStatus(served: Served, key: string): Promise<void> {
   }
 }
 
+/** Drops the page cache of `files` (GNU dd's `nocache`: posix_fadvise DONTNEED), so that a cold open reads
+ *  them from the disk; false where that is not possible here. Only these files: other work keeps its cache. */
+function evictFromPageCache(files: readonly string[]): boolean {
+  return files.every((file) => spawnSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none']).status === 0);
+}
+
+/** A cold open of `root` with an empty summary cache: when the list came and when every status was known. */
+async function coldOpen(root: string, cache_dir: string): Promise<{ url_ms: number; first_ms: number; all_ms: number; listed: number; known_at_first: number; rss_mb: number }> {
+  const cold = await serve(root, cache_dir);
+  const first = await cold.call<SessionSummary[]>('listSessions');
+  const first_ms = performance.now() - cold.started_ms;
+  const known_at_first = first.filter((session) => session.status !== 'loading').length;
+  await until(async () => ((await cold.call<SessionSummary[]>('listSessions')).some((session) => session.status === 'loading') ? null : true));
+  const all_ms = performance.now() - cold.started_ms;
+  const rss_mb = peakRssMb(cold.child);
+  await cold.stop();
+  return { url_ms: cold.url_ms, first_ms, all_ms, listed: first.length, known_at_first, rss_mb };
+}
+
 async function benchRoot(): Promise<void> {
   const root = manySessionsRoot();
+  const wals = fs.readdirSync(path.join(root, 'sessions')).map((id) => walPath(path.join(root, 'sessions', id)));
+  const disk_cache_dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-bench-cache-'));
   const cache_dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-bench-cache-'));
   try {
-    const cold = await serve(root, cache_dir);
-    const first = await cold.call<SessionSummary[]>('listSessions');
-    const first_ms = performance.now() - cold.started_ms;
-    const known_at_first = first.filter((session) => session.status !== 'loading').length;
-    await until(async () => ((await cold.call<SessionSummary[]>('listSessions')).some((session) => session.status === 'loading') ? null : true));
-    const all_ms = performance.now() - cold.started_ms;
-    const rss_mb = peakRssMb(cold.child);
-    await cold.stop();
+    const evicted = evictFromPageCache(wals);
+    const from_disk = evicted ? await coldOpen(root, disk_cache_dir) : null;
+    const cold = await coldOpen(root, cache_dir);
     const warm = await serve(root, cache_dir);
     await until(async () => ((await warm.call<SessionSummary[]>('listSessions')).some((session) => session.status === 'loading') ? null : true));
     const second_ms = performance.now() - warm.started_ms;
     const warm_rss_mb = peakRssMb(warm.child);
     await warm.stop();
-    console.log(`\nwalscope serve on a root of ${first.length} sessions (${(dirBytes(root) / 1_048_576).toFixed(0)} MiB)`);
+    console.log(`\nwalscope serve on a root of ${cold.listed} sessions (${(dirBytes(root) / 1_048_576).toFixed(0)} MiB)`);
     console.log(`  URL printed          ${seconds(cold.url_ms)}  (aim: < 1 s)`);
-    console.log(`  first list           ${seconds(first_ms)}  (aim: < 1 s; ${known_at_first} statuses known then)`);
-    console.log(`  every status, cold   ${seconds(all_ms)}  (aim: < 10 s)`);
+    console.log(`  first list           ${seconds(cold.first_ms)}  (aim: < 1 s; ${cold.known_at_first} statuses known then)`);
+    console.log(`  every status, cold   ${seconds(cold.all_ms)}  from the page cache (aim: < 10 s)`);
+    if (from_disk === null) console.log('  every status, cold   from the disk: not measured (the WALs could not be dropped from the page cache here)');
+    else console.log(`  every status, cold   ${seconds(from_disk.all_ms)}  from the disk (the WALs dropped from the page cache first; first list ${seconds(from_disk.first_ms)})`);
     console.log(`  second open          ${seconds(second_ms)}  (aim: < 1 s, from the summary cache)`);
-    console.log(`  peak RSS cold / warm ${rss_mb.toFixed(0)} / ${warm_rss_mb.toFixed(0)} MB`);
+    console.log(`  peak RSS cold / warm ${cold.rss_mb.toFixed(0)} / ${warm_rss_mb.toFixed(0)} MB`);
   } finally {
+    fs.rmSync(disk_cache_dir, { recursive: true, force: true });
     fs.rmSync(cache_dir, { recursive: true, force: true });
   }
 }

@@ -32,10 +32,10 @@ export class CborItemsExceeded extends Error {
 
 export const MAJOR_UINT = 0;
 const MAJOR_NEGINT = 1;
-const MAJOR_BYTES = 2;
-const MAJOR_TEXT = 3;
-const MAJOR_ARRAY = 4;
-const MAJOR_MAP = 5;
+export const MAJOR_BYTES = 2;
+export const MAJOR_TEXT = 3;
+export const MAJOR_ARRAY = 4;
+export const MAJOR_MAP = 5;
 const MAJOR_TAG = 6;
 const MAJOR_SIMPLE = 7;
 
@@ -169,9 +169,14 @@ export const WHOLE = Symbol('whole');
 export class ShortText {
   constructor(readonly bytes_max: number) {}
 }
-/** What `CborDecoder.readProjected` builds of an item: a scalar, a short text, all of it, some members of a
- *  map, or each item of an array. */
-export type CborProjection = typeof SCALAR | typeof WHOLE | ShortText | { readonly [key: string]: CborProjection } | readonly [CborProjection];
+/** `readProjected`: build this item with `read`, which consumes exactly the one item and refuses (CborError)
+ *  exactly what `readItem` refuses, with its messages (a JSON preview of a 16 MiB output: cbor-json-preview.ts). */
+export class ReadBy {
+  constructor(readonly read: (decoder: CborDecoder, depth: number) => CborValue) {}
+}
+/** What `CborDecoder.readProjected` builds of an item: a scalar, a short text, all of it, what a ReadBy makes of
+ *  it, some members of a map, or each item of an array. */
+export type CborProjection = typeof SCALAR | typeof WHOLE | ShortText | ReadBy | { readonly [key: string]: CborProjection } | readonly [CborProjection];
 
 /** A map projection's members, with each name's UTF-8 bytes: a map's keys are matched to them byte for byte,
  *  without a string per key (making and comparing a string per key was a third of what the fold's decoding
@@ -392,6 +397,7 @@ export class CborDecoder {
    *  validated and read as null. Built containers count against `items_left` as `readItem`'s do. */
   readProjected(projection: CborProjection, depth = 0): CborValue {
     if (projection === WHOLE) return this.readItem(depth);
+    if (projection instanceof ReadBy) return projection.read(this, depth);
     if (projection instanceof ShortText) {
       if (this.atShortText(projection.bytes_max)) return this.readItem(depth);
       this.skipItem(depth);

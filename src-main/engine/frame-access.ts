@@ -6,7 +6,7 @@
 import type { DamageReason } from '../../src-shared/wal.js';
 import { describe } from './errors.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
-import { checkFrameAt, checkHeader, decodeBody, type BodyDecodeResult } from './frame-codec.js';
+import { checkFrameAt, checkHeader, decodeBody, type BodyDecodeResult, type PayloadDecoder } from './frame-codec.js';
 import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, MIB } from './limits.js';
 
 /** A frame's bytes, header and digest checked, its body not decoded (what a byte search needs). */
@@ -25,12 +25,13 @@ const READ_AHEAD_BYTES = MIB;
  *  of 100k records read (and allocate) 1 MiB per row. */
 export const ONE_FRAME_READ_AHEAD_BYTES = 16 * 1_024;
 
-/** Reads the frame starting at `offset` of the WAL at `path`: header, body and digest, checked. */
-export function readFrameAt(path: string, offset: number, options: { io?: FileIO; with_payload?: boolean } = {}): FrameAt {
+/** Reads the frame starting at `offset` of the WAL at `path`: header, body and digest, checked; its payload built
+ *  whole, or as far as `decode_payload` builds it (the rest validated). */
+export function readFrameAt(path: string, offset: number, options: { io?: FileIO; decode_payload?: PayloadDecoder } = {}): FrameAt {
   const file = FrameFile.open(path, options.io ?? nodeFileIO, ONE_FRAME_READ_AHEAD_BYTES);
   if (!(file instanceof FrameFile)) return file;
   try {
-    return file.at(offset, options.with_payload ?? true);
+    return file.at(offset, options.decode_payload);
   } finally {
     file.close();
   }
@@ -38,10 +39,10 @@ export function readFrameAt(path: string, offset: number, options: { io?: FileIO
 
 /** The frame starting at `offset` of a WAL image held in memory (the crash simulator's disk views), checked
  *  exactly as `readFrameAt` checks one on disk. */
-export function frameInBuffer(wal: Buffer, offset: number, with_payload = true): FrameAt {
+export function frameInBuffer(wal: Buffer, offset: number, decode_payload?: PayloadDecoder): FrameAt {
   const available_bytes = wal.length - offset;
   const header = wal.subarray(offset, offset + Math.min(FRAME_HEADER_BYTES, Math.max(0, available_bytes)));
-  return decoded(checkedFrame(header, available_bytes, (size_bytes) => wal.subarray(offset, offset + size_bytes)), with_payload);
+  return decoded(checkedFrame(header, available_bytes, (size_bytes) => wal.subarray(offset, offset + size_bytes)), decode_payload);
 }
 
 function checkedFrame(header: Buffer, available_bytes: number, frameBytes: (size_bytes: number) => Buffer): CheckedFrame {
@@ -53,9 +54,10 @@ function checkedFrame(header: Buffer, available_bytes: number, frameBytes: (size
   return damage === null ? { kind: 'ok', bytes } : { kind: 'damaged', bytes, reason: damage };
 }
 
-function decoded(frame: CheckedFrame, with_payload: boolean): FrameAt {
+function decoded(frame: CheckedFrame, decode_payload: PayloadDecoder | undefined): FrameAt {
   if (frame.kind !== 'ok') return frame;
-  return { kind: 'ok', bytes: frame.bytes, body: decodeBody(frame.bytes.subarray(FRAME_HEADER_BYTES, frame.bytes.length - FRAME_DIGEST_BYTES), with_payload) };
+  const body = frame.bytes.subarray(FRAME_HEADER_BYTES, frame.bytes.length - FRAME_DIGEST_BYTES);
+  return { kind: 'ok', bytes: frame.bytes, body: decodeBody(body, decode_payload === undefined, decode_payload) };
 }
 
 export class FrameFile {
@@ -89,9 +91,9 @@ export class FrameFile {
     this.io.close(this.fd);
   }
 
-  /** The frame starting at `offset`, checked and its body decoded. */
-  at(offset: number, with_payload = true): FrameAt {
-    return decoded(this.checked(offset), with_payload);
+  /** The frame starting at `offset`, checked and its body decoded (its payload as `readFrameAt` says). */
+  at(offset: number, decode_payload?: PayloadDecoder): FrameAt {
+    return decoded(this.checked(offset), decode_payload);
   }
 
   /** The frame starting at `offset`, its header and digest checked. */

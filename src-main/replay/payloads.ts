@@ -3,17 +3,24 @@
 // each), assistant messages and args most of what a million small records weigh once built. Whoever shows or
 // sends one reads its record back here, digest re-checked, when it needs it.
 import type { CallFold, CallTerminal, JsonPayload, JsonValue, StepFold } from '../../src-shared/replay.js';
+import type { CborProjection } from '../engine/cbor.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import { FrameFile, frameInBuffer, readFrameAt, type FrameAt } from '../engine/frame-access.js';
+import type { PayloadDecoder } from '../engine/frame-codec.js';
 import { isMap, toJsonPayload } from './values.js';
 
-/** The payload of the record whose frame starts at `offset`, in its JSON form. */
-export type PayloadReader = (offset: number) => JsonPayload;
+/** The payload of the record whose frame starts at `offset`, in its JSON form: whole, or only the members
+ *  `projection` names, as it builds them (a preview of a 16 MiB output: timeline.ts). */
+export type PayloadReader = (offset: number, projection?: PayloadProjection) => JsonPayload;
+
+/** What to build of a payload map: the members named, each by its projection (`CborDecoder.readProjected`);
+ *  the rest is validated, not built. */
+export type PayloadProjection = { readonly [member: string]: CborProjection };
 
 /** Reads payloads from the WAL at `wal_path`, one open per read: a file replaced since the fold fails the
  *  digest or the decode and names the offset (FrameReadError), never returns another record's bytes. */
 export function walPayloadReader(wal_path: string, io: FileIO = nodeFileIO): PayloadReader {
-  return (offset) => payloadOf(readFrameAt(wal_path, offset, { io }), offset);
+  return (offset, projection) => payloadOf(readFrameAt(wal_path, offset, { io, decode_payload: decoderOf(projection) }), offset);
 }
 
 /** Reads payloads through one open file reading ahead, for a pass over many records in about file order (a
@@ -21,12 +28,21 @@ export function walPayloadReader(wal_path: string, io: FileIO = nodeFileIO): Pay
 export function walPayloadPass(wal_path: string, io: FileIO = nodeFileIO): { read: PayloadReader; close(): void } {
   const file = FrameFile.open(wal_path, io);
   if (!(file instanceof FrameFile)) return { read: (offset) => payloadOf(file, offset), close: () => {} };
-  return { read: (offset) => payloadOf(file.at(offset), offset), close: () => file.close() };
+  return { read: (offset, projection) => payloadOf(file.at(offset, decoderOf(projection)), offset), close: () => file.close() };
 }
 
 /** Reads payloads from a WAL image held in memory (the crash simulator's disk views). */
 export function bufferPayloadReader(wal_bytes: Buffer): PayloadReader {
-  return (offset) => payloadOf(frameInBuffer(wal_bytes, offset), offset);
+  return (offset, projection) => payloadOf(frameInBuffer(wal_bytes, offset, decoderOf(projection)), offset);
+}
+
+function decoderOf(projection: PayloadProjection | undefined): PayloadDecoder | undefined {
+  if (projection === undefined) return undefined;
+  return (decoder) => {
+    // Built in the JSON form as it is read: byte strings as hex, a "__proto__" key an ordinary field (setOwn).
+    decoder.bytes_as_hex = true;
+    return decoder.readProjected(projection);
+  };
 }
 
 /** The payload of a frame read back, or FrameReadError naming the offset and why it no longer reads back. */
@@ -34,7 +50,8 @@ export function payloadOf(frame: FrameAt, offset: number): JsonPayload {
   if (frame.kind === 'io') throw new FrameReadError(offset, frame.message);
   if (frame.kind === 'damaged') throw new FrameReadError(offset, frame.reason.replaceAll('_', ' '));
   if (frame.body.kind !== 'ok') throw new FrameReadError(offset, frame.body.message);
-  return toJsonPayload(frame.body.body.payload ?? {});
+  const whole = frame.body.body.payload;
+  return whole === null ? ((frame.body.kept as JsonPayload | undefined) ?? {}) : toJsonPayload(whole);
 }
 
 export class FrameReadError extends Error {
@@ -52,10 +69,10 @@ export class FrameReadError extends Error {
  *  request that is sent or shown. */
 export const PAYLOADS_UNREAD: PayloadReader = () => ({});
 
-/** A tool_result terminal's output, read back from its record. */
-export function terminalOutput(terminal: CallTerminal, payloads: PayloadReader): JsonValue {
+/** A tool_result terminal's output, read back from its record (as `projection`'s `output` builds it). */
+export function terminalOutput(terminal: CallTerminal, payloads: PayloadReader, projection?: PayloadProjection): JsonValue {
   if (terminal.type !== 'tool_result') return null;
-  return payloads(terminal.offset)['output'] ?? null;
+  return payloads(terminal.offset, projection)['output'] ?? null;
 }
 
 /** A recorded step's assistant message as a request carries it, read back from its model_step_finished (a
@@ -69,7 +86,8 @@ export function stepMessage(step: StepFold, payloads: PayloadReader): JsonPayloa
   return step.role === null ? { content } : { role: step.role, content };
 }
 
-/** A call's args as its intent recorded them (null without an intent), read back from the intent's record. */
-export function intentArgs(call: CallFold, payloads: PayloadReader): JsonValue {
-  return call.intent === null ? null : (payloads(call.intent.offset)['args'] ?? null);
+/** A call's args as its intent recorded them (null without an intent), read back from the intent's record (as
+ *  `projection`'s `args` builds them). */
+export function intentArgs(call: CallFold, payloads: PayloadReader, projection?: PayloadProjection): JsonValue {
+  return call.intent === null ? null : (payloads(call.intent.offset, projection)['args'] ?? null);
 }

@@ -30,7 +30,7 @@ import type {
 } from '../../src-shared/replay.js';
 import { EpisodeIndex } from './episode-index.js';
 import { EpisodeSum, sameStepAndBatch, sharedBatches, sharedBy, sharedSteps } from './resumable.js';
-import { PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadReader } from './payloads.js';
+import { PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from './payloads.js';
 import { isMap, text } from './values.js';
 import { cborArrayHead, requestBytes, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
 
@@ -63,11 +63,12 @@ export function renderEpisodeRequest(episode: EpisodeFold): { messages: readonly
 
 /** `rendered` (a message of an episode's part rendered with PAYLOADS_UNREAD; `index` that episode's) with what
  *  stays on disk read back through `payloads`: a step's assistant and tool messages are rendered again from the
- *  step and its batch; any other message is whole already. */
-export function withOutputs(index: EpisodeIndex, rendered: RenderedMessage, payloads: PayloadReader): JsonPayload {
+ *  step and its batch, each output as `output_cut` builds it (a row's preview); any other message is whole
+ *  already. */
+export function withOutputs(index: EpisodeIndex, rendered: RenderedMessage, payloads: PayloadReader, output_cut?: PayloadProjection): JsonPayload {
   if (rendered.origin.kind !== 'step') return rendered.message;
   const step = index.step(rendered.origin.step_id);
-  const turn = step === undefined ? null : renderTurn(rendered.origin.episode, index, step, payloads);
+  const turn = step === undefined ? null : renderTurnOf(rendered.origin.episode, index.batch(step.batch_id), step, payloads, output_cut);
   return turn?.[rendered.message['role'] === 'tool' ? 1 : 0]?.message ?? rendered.message;
 }
 
@@ -378,23 +379,23 @@ function renderTurn(episode: number, index: EpisodeIndex, step: StepFold, payloa
 
 const unread_turns = new WeakMap<StepFold, { episode: number; batch: BatchFold | undefined; turn: RenderedMessage[] | null }>();
 
-function renderTurnOf(episode: number, batch: BatchFold | undefined, step: StepFold, payloads: PayloadReader): RenderedMessage[] | null {
+function renderTurnOf(episode: number, batch: BatchFold | undefined, step: StepFold, payloads: PayloadReader, output_cut?: PayloadProjection): RenderedMessage[] | null {
   const origin = { kind: 'step', episode, step_id: step.step_id } as const;
   const assistant = stepMessage(step, payloads);
   if (step.natural_end) return [{ origin, message: assistant }];
   if (batch === undefined || batch.finished_seq === null || !batch.committable) return null;
   return [
     { origin, message: assistant },
-    { origin, message: { role: 'tool', content: batch.calls.map((call) => resultBlock(call, payloads)) } },
+    { origin, message: { role: 'tool', content: batch.calls.map((call) => resultBlock(call, payloads, output_cut)) } },
   ];
 }
 
-function resultBlock(call: CallFold, payloads: PayloadReader): JsonPayload {
+function resultBlock(call: CallFold, payloads: PayloadReader, output_cut?: PayloadProjection): JsonPayload {
   const terminal = call.terminals[0]!;
   if (terminal.type === 'tool_no_dispatch') {
     return { type: 'tool_result', tool_use_id: call.tool_call_id, output: `not dispatched: ${terminal.reason ?? 'no reason recorded'}`, is_error: true };
   }
-  return { type: 'tool_result', tool_use_id: call.tool_call_id, output: terminalOutput(terminal, payloads), is_error: terminal.is_error };
+  return { type: 'tool_result', tool_use_id: call.tool_call_id, output: terminalOutput(terminal, payloads, output_cut), is_error: terminal.is_error };
 }
 
 function steersJoining(episode: EpisodeFold, index: EpisodeIndex, step_id: number | null): RenderedMessage[] {

@@ -41,7 +41,7 @@ import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES } from '../engine/limits.js';
 import { probeLease } from '../engine/lease.js';
 import { hex, ioError } from '../engine/reader.js';
 import { SessionFolder } from '../replay/fold.js';
-import { walPayloadPass, walPayloadReader, type PayloadReader } from '../replay/payloads.js';
+import { walPayloadPass, walPayloadReader, type PayloadProjection, type PayloadReader } from '../replay/payloads.js';
 import { RecoveryLog } from '../replay/recoveries.js';
 import { runSignal } from '../replay/signals.js';
 import type { RecordIndex } from './record-index.js';
@@ -282,9 +282,9 @@ export class SessionModel {
   payloads(): PayloadReader {
     if (this.payloads_ !== null) return this.payloads_;
     const read = walPayloadReader(this.target.wal_path);
-    this.payloads_ = cachedPayloads((offset) => {
+    this.payloads_ = cachedPayloads((offset, projection) => {
       this.payloads_read += 1;
-      return read(offset);
+      return read(offset, projection);
     });
     return this.payloads_;
   }
@@ -612,22 +612,24 @@ export class SessionModel {
 const PAYLOADS_CACHED_MAX = 256;
 const PAYLOADS_CACHED_CHARS_MAX = 8 * 1024 * 1024;
 
-/** `read` with the payloads it read last kept, least recently used dropped first. An offset names one record
- *  of an append-only WAL: a file replaced under it restarts the session's read, and its reader with it. */
+/** `read` with the payloads it read last kept, least recently used dropped first, each under its offset and
+ *  what was built of it (a preview is not the payload). An offset names one record of an append-only WAL: a
+ *  file replaced under it restarts the session's read, and its reader with it. */
 function cachedPayloads(read: PayloadReader): PayloadReader {
-  const kept = new Map<number, { payload: JsonPayload; chars: number }>();
+  const kept = new Map<string, { payload: JsonPayload; chars: number }>();
   let chars_kept = 0;
-  return (offset) => {
-    const hit = kept.get(offset);
+  return (offset, projection) => {
+    const key = `${projection === undefined ? 0 : projectionId(projection)}:${offset}`;
+    const hit = kept.get(key);
     if (hit !== undefined) {
-      kept.delete(offset);
-      kept.set(offset, hit);
+      kept.delete(key);
+      kept.set(key, hit);
       return hit.payload;
     }
-    const payload = read(offset);
+    const payload = read(offset, projection);
     const chars = JSON.stringify(payload).length;
     if (chars > PAYLOADS_CACHED_CHARS_MAX) return payload;
-    kept.set(offset, { payload, chars });
+    kept.set(key, { payload, chars });
     chars_kept += chars;
     for (const [oldest, entry] of kept) {
       if (kept.size <= PAYLOADS_CACHED_MAX && chars_kept <= PAYLOADS_CACHED_CHARS_MAX) break;
@@ -636,6 +638,16 @@ function cachedPayloads(read: PayloadReader): PayloadReader {
     }
     return payload;
   };
+}
+
+/** A number per projection (they are a few module constants), 0 being the whole payload. */
+const projection_ids = new WeakMap<PayloadProjection, number>();
+let projection_ids_made = 0;
+
+function projectionId(projection: PayloadProjection): number {
+  let id = projection_ids.get(projection);
+  if (id === undefined) projection_ids.set(projection, (id = projection_ids_made += 1));
+  return id;
 }
 
 /** Runs `next` (which searches one more row and returns its index in the list when it matched) while `more` and

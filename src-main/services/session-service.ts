@@ -41,6 +41,7 @@ import { episodeTiming } from '../replay/timing.js';
 import { actionChoices, previewAction, runAction, type ActionApprover } from './actions.js';
 import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
+import { READ_AHEAD_BYTES_MAX, ReadAhead } from './read-ahead.js';
 import { SessionModel } from './session-model.js';
 import type { ReadPlan } from './session-tailer.js';
 import { SummaryCache } from './summary-cache.js';
@@ -105,6 +106,11 @@ export class SessionService implements WalscopeApi {
   private digest_worker: WorkerDigests | null = null;
   /** The slices the background read of `model` has taken so far (they grow, READ_SLICE_BYTES). */
   private slices: { model: SessionModel; taken: number } | null = null;
+  /** The WALs the background reads take next, read ahead into the page cache. */
+  readonly read_ahead = new ReadAhead();
+  /** Every session by its last activity, most recent first: the order the background reads take (made once
+   *  per listing; `nextUnread` is the first of it still unread, bar a session asked for). */
+  private read_order: SessionModel[] | null = null;
   private closed = false;
   private watching: Promise<void> = Promise.resolve();
   private workspace: Workspace;
@@ -159,6 +165,7 @@ export class SessionService implements WalscopeApi {
     this.cache?.flush();
     this.listeners.clear();
     this.sealed.closeAll();
+    this.read_ahead.close();
     await this.watcher?.close();
   }
 
@@ -227,6 +234,7 @@ export class SessionService implements WalscopeApi {
         this.cache?.flush();
         return;
       }
+      if (this.reading !== next) this.readAheadOf(next);
       this.reading = next;
       const wanted = this.resident.includes(next.key);
       if (this.refreshModel(next, this.backgroundPlan(next), !wanted)) {
@@ -287,6 +295,21 @@ export class SessionService implements WalscopeApi {
     return best;
   }
 
+  /** The background read starts on `model`: the WALs after it in the read order are read ahead. */
+  private readAheadOf(model: SessionModel): void {
+    this.read_order ??= [...this.models.values()].sort((left, right) => (right.summary().last_activity_ms ?? 0) - (left.summary().last_activity_ms ?? 0));
+    const upcoming: { path: string; size_bytes: number }[] = [];
+    let planned_bytes = 0;
+    for (const other of this.read_order) {
+      if (planned_bytes >= READ_AHEAD_BYTES_MAX) break;
+      if (other === model || !other.needs_read || other.is_resident) continue;
+      const size_bytes = other.summary().size_bytes ?? 0;
+      upcoming.push({ path: other.target.wal_path, size_bytes });
+      planned_bytes += size_bytes;
+    }
+    this.read_ahead.plan(upcoming);
+  }
+
   /** (Re)lists the workspace's sessions: new ones are added, vanished ones dropped. A session folder is a
    *  session whatever it holds: one with no `wal` yet shows that as its own error. */
   private discover(): boolean {
@@ -317,6 +340,7 @@ export class SessionService implements WalscopeApi {
       this.models.set(key, new SessionModel(key, target));
       changed = true;
     }
+    if (changed) this.read_order = null;
     return changed;
   }
 
@@ -324,6 +348,7 @@ export class SessionService implements WalscopeApi {
    *  of its WAL. `summary_only`: a background read of a session nobody has open, released once its summary is made. */
   private refreshModel(model: SessionModel, plan: ReadPlan = {}, summary_only = false): boolean {
     const first = !model.is_resident;
+    if (first) this.read_ahead.taken(model.target.wal_path);
     const lease_before = model.lease.state;
     const update = model.refresh(first ? (progress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined, plan, summary_only);
     if (!update.complete) {

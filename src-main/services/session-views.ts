@@ -13,7 +13,7 @@ import { EpisodeIndex } from '../replay/episode-index.js';
 import { EpisodeSum, sharedBatches, sharedBy } from '../replay/resumable.js';
 import type { PayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
-import { episodeRowCount, episodeRows, outsideRows, sessionAnomalyRows, shownRow, StepRowCache, transcriptRow } from './timeline.js';
+import { episodeRowCount, episodeRows, OUTPUT_CUT, outsideRows, sessionAnomalyRows, shownRow, StepRowCache, transcriptRow } from './timeline.js';
 
 /** A list made of parts (one per episode, then the session's own rows), indexed as if it were one array. */
 export class Segments<T> {
@@ -269,7 +269,7 @@ export class ViewBuilder {
       const at = rendered.origin.episode - 1;
       const part = parts[at];
       if (part === undefined || fold.episodes[at]?.episode !== rendered.origin.episode) return rendered.message;
-      return withOutputs((part.index ??= EpisodeIndex.of(fold.episodes[at]!)), rendered, reader);
+      return withOutputs((part.index ??= EpisodeIndex.of(fold.episodes[at]!)), rendered, reader, OUTPUT_CUT);
     };
     let session_rows: TimelineRow[] | null = null;
     let timeline_length: number | null = null;
@@ -312,7 +312,7 @@ export class ViewBuilder {
           return this.search_texts.text(rows, index, () => JSON.stringify(shownRow(rows[index]!, reader)).toLowerCase());
         }
         const messages = views.messages.parts[part]!;
-        return this.search_texts.text(messages, index, () => JSON.stringify(shown(messages[index]!, reader)).toLowerCase());
+        return this.search_texts.text(messages, index, () => JSON.stringify(transcriptRow(shown(messages[index]!, reader), views.messages.startOf(part) + index)).toLowerCase());
       },
     };
     return views;

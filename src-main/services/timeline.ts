@@ -5,8 +5,9 @@ import { appendAll } from '../../src-shared/arrays.js';
 import { noteSummary } from '../../src-shared/compaction.js';
 import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, SessionFold, StepFold } from '../../src-shared/replay.js';
+import { jsonCut, jsonValueCut, type JsonTextCut } from '../engine/cbor-json-preview.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
-import { intentArgs, stepMessage, terminalOutput, type PayloadReader } from '../replay/payloads.js';
+import { intentArgs, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from '../replay/payloads.js';
 import { EpisodeSum, sharedStepsWithBatches } from '../replay/resumable.js';
 import { episodeTiming } from '../replay/timing.js';
 
@@ -259,8 +260,8 @@ type CallTimelineRow = Extract<TimelineRow, { kind: 'call' }>;
 
 function shownCall(laid_out: CallTimelineRow, call: CallFold, payloads: PayloadReader): CallTimelineRow {
   const terminal = call.terminals[0];
-  const output = terminal === undefined ? null : preview(terminalOutput(terminal, payloads));
-  return { ...laid_out, call: { ...laid_out.call, args: preview(intentArgs(call, payloads)), output } };
+  const output = terminal === undefined ? null : preview(terminalOutput(terminal, payloads, OUTPUT_CUT));
+  return { ...laid_out, call: { ...laid_out.call, args: preview(intentArgs(call, payloads, ARGS_CUT)), output } };
 }
 
 /** A call's row, its args and output left out (null) until `shownRow` reads them. */
@@ -326,17 +327,24 @@ function cut(text: string): string {
   return text.length > ROW_TEXT_CHARS_MAX ? `${text.slice(0, ROW_TEXT_CHARS_MAX)}… (${text.length - ROW_TEXT_CHARS_MAX} more characters)` : text;
 }
 
-function compact(value: JsonValue): string {
-  return JSON.stringify(value) ?? 'null';
+/** `value` itself when its JSON text is at most ROW_VALUE_CHARS_MAX characters, else that text cut (an output
+ *  read with OUTPUT_CUT was cut as it was read, never built whole). */
+function preview(value: JsonValue): JsonValue {
+  const text = jsonValueCut(value, ROW_VALUE_CHARS_MAX);
+  return text.chars <= ROW_VALUE_CHARS_MAX ? value : cutPreview(text);
 }
 
-function preview(value: JsonValue): JsonValue {
-  const text = compact(value);
-  if (text.length <= ROW_VALUE_CHARS_MAX) return value;
-  // A copy, not a slice: V8's slice of a string keeps the whole string alive (a 4 MiB output per row).
-  const head = Buffer.from(text.slice(0, ROW_VALUE_CHARS_MAX), 'utf8').toString('utf8');
-  return `${head}… (${text.length - ROW_VALUE_CHARS_MAX} more characters; open the record)`;
+function cutPreview({ head, chars }: JsonTextCut): string {
+  // A copy, not a slice: V8's slice of a string keeps the whole string alive (a 4 MiB output per row). The
+  // round trip through UTF-8 also turns half a surrogate pair cut at the end into U+FFFD.
+  const shown = Buffer.from(head, 'utf8').toString('utf8');
+  return `${shown}… (${chars - ROW_VALUE_CHARS_MAX} more characters; open the record)`;
 }
+
+/** A call's output and args as a row shows them: past a preview's length, cut as they are read from their
+ *  record's bytes (a 16 MiB output is decoded only as far as the preview shows it), then written by `preview`. */
+export const OUTPUT_CUT: PayloadProjection = { output: jsonCut(ROW_VALUE_CHARS_MAX) };
+const ARGS_CUT: PayloadProjection = { args: jsonCut(ROW_VALUE_CHARS_MAX) };
 
 function lastTime(times: readonly (number | null)[]): number | null {
   let last: number | null = null;
