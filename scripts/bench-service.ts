@@ -4,9 +4,9 @@
 // the end), the first records page and the full status of a 1 GiB session beside `walscope verify` on the
 // same file, and the live tail (append → event, append → new row) on sessions of 100,000 and 1,000,000 records
 // and on 100,000 records in one open episode (a long run still going: every append lands in it), and the
-// search of each list of the million-record session.
-// Run alone: `npx tsx scripts/bench-service.ts [root|big|live|live-100k|live-long|live-1m|search]…` (root,
-// big, live and search by default).
+// search of each list of the million-record session and of the 1 GiB session.
+// Run alone: `npx tsx scripts/bench-service.ts [root|big|live|live-100k|live-long|live-1m|search|search-big]…`
+// (root, big, live, search and search-big by default).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -337,20 +337,22 @@ const SEARCH_MISS = 'no record holds this';
 
 /** Searches of the million-record session through the API, as the search box asks: again at each answer that
  *  says it is not complete (the renderer waits SEARCH_POLL_MS between; here the next ask is sent at once). */
-async function benchSearch(): Promise<void> {
+/** Searches each list of session `key` under `root` through serve, as the search box asks (again at each answer
+ *  that says it is not complete), for each of `queries`. */
+async function benchSearchOf(root: string, key: string, title: string, queries: readonly string[]): Promise<void> {
   const cache_dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-bench-cache-'));
   try {
-    const served = await serve(millionSessionRoot(), cache_dir);
-    await untilStatus(served, MILLION_SESSION_ID);
+    const served = await serve(root, cache_dir);
+    await untilStatus(served, key);
     const read_rss_mb = peakRssMb(served.child);
     const lines: string[] = [];
     for (const list of ['records', 'timeline', 'transcript'] as const) {
-      for (const query of [SEARCH_MISS, 'tool_result']) {
+      for (const query of queries) {
         const started_ms = performance.now();
-        let result = await served.call<SearchResult>('search', [MILLION_SESSION_ID, list, query]);
+        let result = await served.call<SearchResult>('search', [key, list, query]);
         const first_ms = performance.now() - started_ms;
         let asks = 1;
-        for (; !result.complete; asks++) result = await served.call<SearchResult>('search', [MILLION_SESSION_ID, list, query]);
+        for (; !result.complete; asks++) result = await served.call<SearchResult>('search', [key, list, query]);
         const all_ms = performance.now() - started_ms;
         const found = `${result.rows.length}${result.truncated ? '+' : ''} matches`;
         lines.push(`  ${list.padEnd(10)} ${JSON.stringify(query).padEnd(24)} first answer ${seconds(first_ms)}, complete ${seconds(all_ms)} (${asks} asks, ${found})`);
@@ -358,13 +360,17 @@ async function benchSearch(): Promise<void> {
     }
     const rss_mb = peakRssMb(served.child);
     await served.stop();
-    console.log(`\nsearch of the ${MILLION_SESSION_ID} session (1,000,000 records) through walscope serve (aim: < 1 s, or streamed with the first matches in < 300 ms)`);
+    console.log(`\nsearch of ${title} through walscope serve (aim: < 1 s, or streamed with the first matches in < 300 ms)`);
     for (const line of lines) console.log(line);
     console.log(`  peak RSS             ${read_rss_mb.toFixed(0)} MB after the read, ${rss_mb.toFixed(0)} MB after the searches`);
   } finally {
     fs.rmSync(cache_dir, { recursive: true, force: true });
   }
 }
+
+const benchSearch = () => benchSearchOf(millionSessionRoot(), MILLION_SESSION_ID, `the ${MILLION_SESSION_ID} session (1,000,000 records)`, [SEARCH_MISS, 'tool_result']);
+/** The 1 GiB session's rows carry previews of outputs up to 4 MiB: what a search of it holds at once. */
+const benchSearchBig = () => benchSearchOf(bigSessionRoot(), BIG_SESSION_ID, 'the 1 GiB session (peak RSS aim: < 500 MB)', [SEARCH_MISS]);
 
 const SECTIONS: Record<string, () => Promise<void>> = {
   root: benchRoot,
@@ -374,10 +380,11 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   'live-long': async () => (liveHeading(), await benchLiveLongEpisode()),
   'live-1m': async () => (liveHeading(), await benchLive1m()),
   search: benchSearch,
+  'search-big': benchSearchBig,
 };
 
 /** The sections `npm run bench` runs: `live` is the three live ones, which also run alone by name. */
-const DEFAULT_SECTIONS = ['root', 'big', 'live', 'search'];
+const DEFAULT_SECTIONS = ['root', 'big', 'live', 'search', 'search-big'];
 
 export async function benchService(names: readonly string[] = DEFAULT_SECTIONS): Promise<void> {
   for (const name of names) {
