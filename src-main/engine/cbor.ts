@@ -244,6 +244,9 @@ export class CborDecoder {
   bytes_as_hex = false;
   /** How many more items `readItem` may build; past it, it throws CborItemsExceeded. */
   items_left = Number.POSITIVE_INFINITY;
+  /** The bytes were checked already (a payload the reader hands over after validating it): a text passed over
+   *  is not checked for UTF-8 again, which for a tool output of megabytes is most of passing over it. */
+  utf8_checked = false;
 
   constructor(
     public bytes: Buffer,
@@ -602,6 +605,10 @@ export class CborDecoder {
     if (size_bytes > this.remaining) this.fail('string length exceeds the bytes that remain');
     const start = this.position;
     const end = start + size_bytes;
+    if (this.utf8_checked) {
+      this.position = end;
+      return;
+    }
     if (size_bytes < TEXT_ASCII_SCAN_MAX) {
       const bytes = this.bytes;
       let index = start;

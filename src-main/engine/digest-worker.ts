@@ -11,6 +11,7 @@
 import { Worker } from 'node:worker_threads';
 import type { DigestAlgorithmName } from '../../src-shared/wal.js';
 import { DIGEST_ALGORITHM_CODES, digestWork, frameDigestMatches } from './digest.js';
+import { digestMatches } from './frame-codec.js';
 import { FRAME_BYTES_MAX, FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, FRAME_OVERHEAD_BYTES, READ_CHUNK_BYTES } from './limits.js';
 
 /** What a digest stage sees of the reader's window over the file. */
@@ -30,6 +31,11 @@ export interface WindowView {
 export interface DigestStage {
   matches(algorithm: DigestAlgorithmName, window: WindowView, at: number, covered_end: number): boolean;
 }
+
+/** The digest checked on the reading thread: the reader's default, and what the worker stage falls back to. */
+export const IN_PLACE_DIGESTS: DigestStage = {
+  matches: (algorithm, window, at, covered_end) => digestMatches(algorithm, window.buffer, at, covered_end),
+};
 
 /** Frames queued from one buffer: bounds the job ring (two buffers' worth) and its verdict slots. A 4 MiB chunk
  *  holds up to ~93k minimal frames; the frames past this many are queued when the reader gets to them. */
@@ -118,8 +124,9 @@ while (Atomics.load(control, ${STOP}) !== 1) {
 
 type SharedMemory = { windows: [SharedArrayBuffer, SharedArrayBuffer]; control: SharedArrayBuffer; jobs: SharedArrayBuffer; verdicts: SharedArrayBuffer };
 
-/** The digest check on a worker thread, for one read. `buffers` are the two the reader's window must use;
- *  `release` must run before the window overwrites one, and `close` when the read ends, however it ends. */
+/** The digest check on a worker thread, for one read or kept across reads (one at a time). `buffers` are the two
+ *  the reader's window must use; `release` must run before the window overwrites one and when a read ends, and
+ *  `close` when the reads end, however they end. */
 export class WorkerDigests implements DigestStage {
   readonly buffers: readonly [Buffer, Buffer];
   private readonly control: Int32Array;
@@ -143,7 +150,7 @@ export class WorkerDigests implements DigestStage {
 
   /** The shared memory now (the window reads into it from the start); the worker with the first large frame,
    *  so that a WAL of small frames never starts one. */
-  constructor(private readonly inPlace: DigestStage) {
+  constructor(private readonly inPlace: DigestStage = IN_PLACE_DIGESTS) {
     this.shared = {
       windows: [new SharedArrayBuffer(DIGEST_WINDOW_BYTES), new SharedArrayBuffer(DIGEST_WINDOW_BYTES)],
       control: new SharedArrayBuffer(CONTROL_SLOTS * Int32Array.BYTES_PER_ELEMENT),
@@ -156,10 +163,32 @@ export class WorkerDigests implements DigestStage {
     this.verdicts = new Int32Array(this.shared.verdicts);
   }
 
+  /** Starts the worker now, without waiting for it: for a caller that keeps this stage across reads, so that
+   *  the first read does not stall on the worker's start (tens of ms, more on a busy machine) while requests
+   *  wait behind it. Until the worker runs, frames are hashed in place. */
+  startEarly(): void {
+    if (this.worker === null && !this.abandoned) this.spawn();
+  }
+
+  /** Whether large frames go to the worker now: it runs (started here and waited for, where it was not started
+   *  early), and was not given up on. */
+  private running(): boolean {
+    if (this.abandoned) return false;
+    if (this.worker === null) return this.startWorker();
+    return Atomics.load(this.control, READY) === 1;
+  }
+
   /** Starts the worker and waits until it runs; false where it cannot start or does not run within
    *  DIGEST_WORKER_SILENCE_MS_MAX (a resource limit, an embedder that forbids worker threads): the reader then
    *  hashes in place, which gives the same verdicts, only on one thread. */
   private startWorker(): boolean {
+    if (!this.spawn()) return false;
+    if (this.waitUntil(this.control, READY, (ready) => ready === 1)) return true;
+    this.abandon();
+    return false;
+  }
+
+  private spawn(): boolean {
     try {
       this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: this.shared });
     } catch {
@@ -173,16 +202,14 @@ export class WorkerDigests implements DigestStage {
     // It must never keep a process alive: the CLI exits when its work is done whatever the worker does.
     this.worker.unref();
     digestWorkers.started += 1;
-    if (this.waitUntil(this.control, READY, (ready) => ready === 1)) return true;
-    this.abandon();
-    return false;
+    return true;
   }
 
   matches(algorithm: DigestAlgorithmName, window: WindowView, at: number, covered_end: number): boolean {
     const buffer_id = this.buffers.indexOf(window.buffer);
     if (buffer_id >= 0 && !this.abandoned && buffer_id !== this.reading_buffer && this.count > 0) this.enterBuffer(window, buffer_id);
     const large = algorithm === 'sha256' && covered_end - at >= DIGEST_WORKER_FRAME_BYTES_MIN;
-    if (large && buffer_id >= 0 && !this.abandoned && (this.worker !== null || this.startWorker())) {
+    if (large && buffer_id >= 0 && this.running()) {
       if (!this.isNext(buffer_id, at, covered_end)) this.queueFrom(window, buffer_id, at);
       if (this.isNext(buffer_id, at, covered_end)) {
         const verdict = this.abandoned ? FREE : this.verdict(this.next++);

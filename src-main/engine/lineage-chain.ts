@@ -106,10 +106,13 @@ export class LineageFacts {
   }
 }
 
-/** Builds only FACT_MEMBERS of a payload map; the other members are validated and passed over. A map
- *  projection builds a map or, for anything else, null. */
+/** Builds only FACT_MEMBERS of a payload map; the other members are passed over, their texts not checked for
+ *  UTF-8 again (the reader validated the payload before handing it over). A map projection builds a map or,
+ *  for anything else, null. */
 function factMembers(payload_cbor: Buffer): Payload | null {
-  return new CborDecoder(payload_cbor).readProjected(FACT_MEMBERS) as Payload | null;
+  const decoder = new CborDecoder(payload_cbor);
+  decoder.utf8_checked = true;
+  return decoder.readProjected(FACT_MEMBERS) as Payload | null;
 }
 
 export function readLineage(read: (on_frame: (frame: ReadFrame, payload_cbor?: Buffer) => void) => ReadResult): LineageRead {

@@ -15,9 +15,9 @@ import type {
 import { describe } from './errors.js';
 import { unknownFeatures } from './features.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
-import { WorkerDigests, type DigestStage, type WindowView } from './digest-worker.js';
+import { IN_PLACE_DIGESTS, WorkerDigests, type DigestStage, type WindowView } from './digest-worker.js';
 import { digestAlgorithmName } from './digest.js';
-import { BodyFields, checkedFrameSize, checkFrameAt, checkHeader, decodeBodyInto, digestMatches, type BodyRefusal, type PayloadDecoder } from './frame-codec.js';
+import { BodyFields, checkedFrameSize, checkFrameAt, checkHeader, decodeBodyInto, type BodyRefusal, type PayloadDecoder } from './frame-codec.js';
 import {
   FRAME_BYTES_MAX,
   FRAME_DIGEST_BYTES,
@@ -61,6 +61,9 @@ export interface ReadOptions {
   /** Check digests on a worker thread (digest-worker.ts) when the file has at least this many bytes; absent:
    *  in place. Worth it only where hashing dominates and a second core is there: `verify` of large files. */
   digest_worker_from_bytes?: number;
+  /** Check digests on this worker, which the caller keeps across reads (the slices of a big read, the reads
+   *  of a busy spell) so that its start is paid once: the read releases it when it ends, never closes it. */
+  digest_worker?: WorkerDigests;
 }
 
 export interface ReadResult extends Omit<ReadCheckpoint, 'offset'> {
@@ -92,24 +95,23 @@ export function readWal(path: string, options: ReadOptions = {}): ReadResult {
   } catch (error) {
     return finish(state, 0, ioError(`cannot open ${path}: ${describe(error)}`));
   }
-  let digests: WorkerDigests | null = null;
+  let started: WorkerDigests | null = null;
   try {
     const size_bytes = io.fstat(fd).size_bytes;
-    digests = size_bytes >= (options.digest_worker_from_bytes ?? Number.POSITIVE_INFINITY) ? new WorkerDigests(IN_PLACE) : null;
+    const wants_worker = options.digest_worker === undefined && size_bytes >= (options.digest_worker_from_bytes ?? Number.POSITIVE_INFINITY);
+    started = wants_worker ? new WorkerDigests() : null;
+    const digests = options.digest_worker ?? started;
     const window = new FileWindow(io, fd, size_bytes, digests ?? undefined);
-    return new WalScan(window, state, options, digests ?? IN_PLACE).run();
+    return new WalScan(window, state, options, digests ?? IN_PLACE_DIGESTS).run();
   } catch (error) {
     return finish(state, 0, ioError(`cannot read ${path}: ${describe(error)}`));
   } finally {
-    digests?.close();
+    started?.close();
+    // A kept worker hashes nothing past its read: the next read may refill either buffer.
+    options.digest_worker?.release();
     io.close(fd);
   }
 }
-
-/** The digest checked on the reading thread: the default, and what the worker stage falls back to. */
-const IN_PLACE: DigestStage = {
-  matches: (algorithm, window, at, covered_end) => digestMatches(algorithm, window.buffer, at, covered_end),
-};
 
 interface ScanState extends ReadCheckpoint {
   algorithms: Set<DigestAlgorithmName>;

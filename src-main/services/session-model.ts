@@ -46,7 +46,7 @@ import { RecoveryLog } from '../replay/recoveries.js';
 import { runSignal } from '../replay/signals.js';
 import type { RecordIndex } from './record-index.js';
 import { findTail, type FoundTail } from './session-tail.js';
-import { SessionTailer, type TailProgress, type TailUpdate } from './session-tailer.js';
+import { SessionTailer, type ReadPlan, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { listLength, ViewBuilder, type SearchedList, type Segments, type SessionViews } from './session-views.js';
 
 /** Recoveries a session summary carries (the most recent); the WAL keeps them all. */
@@ -221,14 +221,14 @@ export class SessionModel {
 
   /** Reads what was appended. Never throws: a failure is kept as this session's `failure` and the session's
    *  views start over from an empty fold, so the next refresh reads it afresh. */
-  refresh(on_progress?: (progress: TailProgress) => void, slice_bytes?: number, summary_only = false): TailUpdate {
+  refresh(on_progress?: (progress: TailProgress) => void, plan: ReadPlan = {}, summary_only = false): TailUpdate {
     const failed_before = this.failure_ !== null;
     this.summary_only = summary_only;
     this.failure_ = null;
     this.probeLease();
     let update: TailUpdate;
     try {
-      update = this.tailer.refresh(on_progress, slice_bytes);
+      update = this.tailer.refresh(on_progress, plan);
       // A slice short of the end: the session is still being read, and its last summary (if any) stands.
       if (!update.complete) return update;
       if (update.restarted) this.payloads_ = null;

@@ -31,7 +31,8 @@ import { apiClient, pageSessions, type ApiRequests, type SessionFilter, type Ses
 import type { RetirePlan } from '../../src-shared/wal.js';
 import type { EpisodeFold, EpisodeTiming } from '../../src-shared/replay.js';
 import { describe } from '../engine/errors.js';
-import { exportTargets, resolveTargets, sessionTarget, type WalTarget } from '../engine/inspect.js';
+import { WorkerDigests } from '../engine/digest-worker.js';
+import { exportTargets, resolveTargets, sessionTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, type WalTarget } from '../engine/inspect.js';
 import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import type { SupportReport } from '../../src-shared/report.js';
@@ -41,6 +42,7 @@ import { actionChoices, previewAction, runAction, type ActionApprover } from './
 import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
+import type { ReadPlan } from './session-tailer.js';
 import { SummaryCache } from './summary-cache.js';
 import { Debouncer, WorkspaceWatcher } from './watcher.js';
 
@@ -56,8 +58,14 @@ export const LISTENERS_MAX = 64;
 export const RESIDENT_SESSIONS_MAX = 3;
 /** The session list is pushed at most this often while sessions change. */
 const LIST_PUSH_MS = 100;
-/** A background read takes at most about this many bytes of one WAL per turn of the event loop. */
+/** A background read takes about this many bytes of one WAL in its first turn of the event loop, twice as many
+ *  in each turn after, up to READ_SLICE_BYTES_MAX: a request waits for at most the slice under way, so a session
+ *  asked for early in a read is answered soon, and later slices are larger because each slice costs more than
+ *  its bytes (the frame cut at its end is read again by the next; its first large frame is hashed here before
+ *  the digest worker wakes: on the 1 GiB session, 8 MiB slices read 115 MiB and hashed here 150 MiB more than
+ *  one read, 32 MiB slices 25 and 70 MiB more). */
 export const READ_SLICE_BYTES = 8 * 1_048_576;
+export const READ_SLICE_BYTES_MAX = 32 * 1_048_576;
 const LEASE_PROBES_PER_TURN = 200;
 /** The summary cache is written this long after the last summary changed (and on close). */
 const CACHE_WRITE_MS = 1_000;
@@ -91,6 +99,12 @@ export class SessionService implements WalscopeApi {
   private read_timer: NodeJS.Immediate | null = null;
   /** The session the background reads are in the middle of. */
   private reading: SessionModel | null = null;
+  /** The background reads' digest worker (engine/digest-worker.ts), for WALs from
+   *  VERIFY_DIGEST_WORKER_FILE_BYTES_MIN: kept across the slices of one read and the reads after it, so its
+   *  start is paid once a busy spell; ended when every session is read and when the service closes. */
+  private digest_worker: WorkerDigests | null = null;
+  /** The slices the background read of `model` has taken so far (they grow, READ_SLICE_BYTES). */
+  private slices: { model: SessionModel; taken: number } | null = null;
   private closed = false;
   private watching: Promise<void> = Promise.resolve();
   private workspace: Workspace;
@@ -137,6 +151,7 @@ export class SessionService implements WalscopeApi {
   async close(): Promise<void> {
     this.closed = true;
     if (this.read_timer !== null) clearImmediate(this.read_timer);
+    this.endDigestWorker();
     if (this.probe_timer !== null) clearInterval(this.probe_timer);
     if (this.growth_timer !== null) clearInterval(this.growth_timer);
     this.list_push.clear();
@@ -206,6 +221,7 @@ export class SessionService implements WalscopeApi {
       }
       const next = this.reading !== null && !this.reading.is_resident && this.models.get(this.reading.key) === this.reading ? this.reading : this.nextUnread();
       if (next === null) {
+        this.endDigestWorker();
         // Every summary is current: keep them now (a worker may be terminated without a close).
         this.cache_write.clear();
         this.cache?.flush();
@@ -213,12 +229,33 @@ export class SessionService implements WalscopeApi {
       }
       this.reading = next;
       const wanted = this.resident.includes(next.key);
-      if (this.refreshModel(next, READ_SLICE_BYTES, !wanted)) {
+      if (this.refreshModel(next, this.backgroundPlan(next), !wanted)) {
         this.reading = null;
+        this.slices = null;
         if (!wanted) next.release();
       }
       this.scheduleReads();
     });
+  }
+
+  /** A background read's next slice, its digests checked on the kept worker when its WAL is big enough. */
+  private backgroundPlan(model: SessionModel): ReadPlan {
+    const taken = this.slices?.model === model ? this.slices.taken : 0;
+    this.slices = { model, taken: taken + 1 };
+    const slice_bytes = Math.min(READ_SLICE_BYTES_MAX, READ_SLICE_BYTES * 2 ** taken);
+    if ((sizeOf(model.target.wal_path) ?? 0) < VERIFY_DIGEST_WORKER_FILE_BYTES_MIN) return { slice_bytes };
+    if (this.digest_worker === null) {
+      // Started now and not waited for: the first slice hashes in place until it runs, rather than stall a
+      // request behind the worker's start.
+      this.digest_worker = new WorkerDigests();
+      this.digest_worker.startEarly();
+    }
+    return { slice_bytes, digest_worker: this.digest_worker };
+  }
+
+  private endDigestWorker(): void {
+    this.digest_worker?.close();
+    this.digest_worker = null;
   }
 
   /** Marks `model` as just asked for and releases the least recently asked. One not resident is read next,
@@ -283,12 +320,12 @@ export class SessionService implements WalscopeApi {
     return changed;
   }
 
-  /** Refreshes `model` (a slice of it with `slice_bytes`); true when its read reached the end of its WAL.
-   *  `summary_only`: a background read of a session nobody has open, released once its summary is made. */
-  private refreshModel(model: SessionModel, slice_bytes?: number, summary_only = false): boolean {
+  /** Refreshes `model` (as `plan` says: a slice of it, on the digest worker); true when its read reached the end
+   *  of its WAL. `summary_only`: a background read of a session nobody has open, released once its summary is made. */
+  private refreshModel(model: SessionModel, plan: ReadPlan = {}, summary_only = false): boolean {
     const first = !model.is_resident;
     const lease_before = model.lease.state;
-    const update = model.refresh(first ? (progress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined, slice_bytes, summary_only);
+    const update = model.refresh(first ? (progress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined, plan, summary_only);
     if (!update.complete) {
       this.progress(model, model.tailer.bytes_read, sizeOf(model.target.wal_path) ?? model.tailer.bytes_read, false);
       return false;

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import type { SessionFold } from '../../src-shared/replay.js';
 import type { ReadFrame } from '../../src-shared/wal.js';
 import { readTarget, type WalTarget } from '../engine/inspect.js';
+import type { WorkerDigests } from '../engine/digest-worker.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import { FRAME_DIGEST_BYTES } from '../engine/limits.js';
 import { LineageFacts, type LineageRead } from '../engine/lineage-chain.js';
@@ -28,6 +29,16 @@ export interface TailUpdate {
   restarted: boolean;
   /** The read reached the end of the file (false after a slice that stopped short of it). */
   complete: boolean;
+}
+
+/** How one refresh reads. */
+export interface ReadPlan {
+  /** At most about this many bytes of what was appended: a big first read is done in slices, so the worker
+   *  answers requests between them. */
+  slice_bytes?: number;
+  /** Digests checked on this worker thread (engine/digest-worker.ts), which the caller keeps across the slices
+   *  of a read so that its start is paid once. */
+  digest_worker?: WorkerDigests;
 }
 
 interface FileMark {
@@ -96,9 +107,8 @@ export class SessionTailer {
     return this.fold_cache;
   }
 
-  /** Reads what was appended since the last refresh; with `slice_bytes`, at most about that many bytes of it
-   *  (a big first read is done in slices, so the worker answers requests between them). */
-  refresh(on_progress?: (progress: TailProgress) => void, slice_bytes?: number): TailUpdate {
+  /** Reads what was appended since the last refresh, as `plan` says. */
+  refresh(on_progress?: (progress: TailProgress) => void, plan: ReadPlan = {}): TailUpdate {
     const restarted = this.spent || this.needsRestart();
     if (restarted) this.reset();
     const before = this.index_.length;
@@ -116,18 +126,22 @@ export class SessionTailer {
       }
     };
     const start = this.checkpoint?.offset ?? 0;
+    const { slice_bytes, digest_worker } = plan;
     const capped = slice_bytes !== undefined && start + slice_bytes < total_bytes;
     const io = capped ? cappedFileIO(nodeFileIO, start + slice_bytes) : nodeFileIO;
     const from = this.checkpoint === null ? {} : { from: this.checkpoint };
-    const result = readTarget(this.target, { io, on_frame, with_payload: false, decode_payload: this.folder.decodePayload, ...from });
+    const read = readTarget(this.target, { io, on_frame, with_payload: false, decode_payload: this.folder.decodePayload, digest_worker, ...from });
+    // A slice's reader sees the file end at the slice's cap: the file's size is what a read reports of it (a
+    // session refused in the middle of a slice showed the cap as its size, and cached its summary under it).
+    const result = capped ? { ...read, bytes: total_bytes } : read;
     this.last = result;
     this.checkpoint = result.checkpoint;
     this.mark = this.checkpoint === null ? null : markOf(this.target.wal_path, this.checkpoint.offset);
     const frames_added = this.index_.length - before;
     // A frame larger than the slice: read on to the end rather than stand still.
-    if (capped && frames_added === 0 && result.checkpoint !== null) return { ...this.refresh(on_progress), restarted };
+    if (capped && frames_added === 0 && result.checkpoint !== null) return { ...this.refresh(on_progress, { digest_worker }), restarted };
     if (frames_added > 0 || restarted) this.fold_cache = null;
-    return { frames_added, restarted, complete: !capped || result.checkpoint === null || result.bytes >= total_bytes };
+    return { frames_added, restarted, complete: !capped || read.checkpoint === null || read.bytes >= total_bytes };
   }
 
   /** Restart from 0 when the last read was refused (the refusal may be gone), or the file shrank below the

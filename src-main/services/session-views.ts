@@ -291,7 +291,7 @@ export class ViewBuilder {
         if (timeline !== null) return timeline.length;
         // Counted without laying out what is not laid out yet (an open episode's rows after an append), each
         // episode's count kept with its views.
-        timeline_length ??= parts.reduce((length, part, index) => length + (part.rows?.length ?? (part.row_count ??= episodeRowCount(fold.episodes[index]!, this.step_rows))), sessionRows().length);
+        timeline_length ??= parts.reduce((length, part, index) => length + (part.rows?.length ?? (part.row_count ??= episodeRowCount(fold.episodes[index]!))), sessionRows().length);
         return timeline_length;
       },
       get messages() {

@@ -17,7 +17,10 @@ import { episodeTiming } from '../../src-main/replay/timing.js';
 import { walPayloadReader } from '../../src-main/replay/payloads.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
 import { turn_checks_made } from '../../src-main/services/session-views.js';
-import { buildTimeline } from '../../src-main/services/timeline.js';
+import { buildDemoRoot } from '../../src-main/demo/build.js';
+import { DEMO_SESSIONS } from '../../src-main/demo/sessions.js';
+import { steppedClock } from '../../src-main/runtime/clock.js';
+import { buildTimeline, episodeRowCount, episodeRows } from '../../src-main/services/timeline.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
 
@@ -189,17 +192,25 @@ describe('live appends to a long open episode copy and lay out only the parts th
 
   it(`an episode of ${STEPS.toLocaleString('en')} steps: a note copies nothing, a step's end or a new step copies its step and batch`, () => {
     const { root, model } = openEpisodeOfSteps(STEPS, stepFrames);
+    // As the session view shows it: the detail, the row counts, the last page of the timeline.
+    const show = (): void => {
+      model.detail();
+      const total = model.rowCounts().timeline;
+      model.rows('timeline', total - 100, 100);
+    };
     model.detail();
     model.rowCounts();
-    // The first snapshot copies every step and batch and lays out every step.
+    // The first snapshot copies every step and batch; counting the rows lays none out.
+    expect(model.parts_rebuilt).toEqual({ copied: 2 * STEPS, steps_laid_out: 0 });
+    show();
+    // The page lays out every step: the episode is one part of the timeline.
     expect(model.parts_rebuilt).toEqual({ copied: 2 * STEPS, steps_laid_out: STEPS });
 
     const cost = (frames_appended: Frame[]): { copied: number; steps_laid_out: number } => {
       const before = model.parts_rebuilt;
       append(root, frames_appended);
       model.refresh();
-      model.detail();
-      model.rowCounts();
+      show();
       const after = model.parts_rebuilt;
       return { copied: after.copied - before.copied, steps_laid_out: after.steps_laid_out - before.steps_laid_out };
     };
@@ -330,5 +341,22 @@ describe('an append to a long open episode recomputes what it appended, and ever
     ]);
     model.refresh();
     expectSameAsFreshRead(root, model);
+  });
+});
+
+describe('an episode\'s timeline rows are counted without laying them out', () => {
+  it('to the number laid out, episode by episode, in every demo session (notes, batches with and without a step, steers, approvals, pauses, anomalies)', () => {
+    const root = tempDir();
+    buildDemoRoot(root, steppedClock(1_750_000_000_000));
+    let episodes = 0;
+    for (const key of Object.keys(DEMO_SESSIONS)) {
+      const folder = new SessionFolder();
+      readWal(walPath(sessionDir(root, key)), { on_frame: (frame) => folder.push(frame) });
+      for (const episode of folder.snapshot().episodes) {
+        expect(episodeRowCount(episode), `${key} episode ${episode.episode}`).toBe(episodeRows(episode).length);
+        episodes++;
+      }
+    }
+    expect(episodes).toBeGreaterThan(Object.keys(DEMO_SESSIONS).length);
   });
 });

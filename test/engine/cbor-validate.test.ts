@@ -137,9 +137,14 @@ describe('building in part builds exactly the part projected', () => {
       fc.property(value, projection, (item, shape) => {
         const bytes = Buffer.from(encodeCbor(item));
         const built = new CborDecoder(bytes).readItem();
-        const decoder = new CborDecoder(bytes);
-        expect(decoder.readProjected(shape)).toEqual(projected(built, shape));
-        expect(decoder.position).toBe(bytes.length);
+        // Validated bytes read as the reader's callers read them (`utf8_checked`: the texts passed over are not
+        // checked again) build the same part and end at the same byte.
+        for (const utf8_checked of [false, true]) {
+          const decoder = new CborDecoder(bytes);
+          decoder.utf8_checked = utf8_checked;
+          expect(decoder.readProjected(shape)).toEqual(projected(built, shape));
+          expect(decoder.position).toBe(bytes.length);
+        }
       }),
       { numRuns: 3_000 },
     );
