@@ -540,11 +540,11 @@ export class SessionModel {
     const segments = list === 'timeline' ? views.timeline : views.messages;
     const known = this.list_search;
     if (known?.list === list && known.needle === needle && known.segments === segments) return known;
-    this.builder.search_texts.retainOnly(segments.parts);
+    this.builder.search_texts.retainOnly(segments.readyParts());
     const search: ListSearch = { list, needle, views, segments, part: 0, index: 0, rows: [], truncated: false };
     if (known?.list === list && known.needle === needle) {
       let shared = 0;
-      while (shared < known.part && shared < segments.parts.length && segments.parts[shared] === known.segments.parts[shared]) shared++;
+      while (shared < known.part && shared < segments.part_count && segments.part(shared) === known.segments.part(shared)) shared++;
       const end = shared === 0 ? 0 : segments.startOf(shared);
       search.part = shared;
       search.rows = known.rows.filter((row) => row < end);
@@ -557,7 +557,7 @@ export class SessionModel {
     const pass = walPayloadPass(this.target.wal_path);
     try {
       searchStep(search, () => !listSearchDone(search), () => {
-        const rows = search.segments.parts[search.part]!;
+        const rows = search.segments.part(search.part);
         if (search.index >= rows.length) {
           search.part += 1;
           search.index = 0;
@@ -678,7 +678,7 @@ interface ListSearch {
 }
 
 function listSearchDone(search: ListSearch): boolean {
-  return search.truncated || search.part >= search.segments.parts.length;
+  return search.truncated || search.part >= search.segments.part_count;
 }
 
 interface RecordsSearch {

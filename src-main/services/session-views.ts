@@ -2,6 +2,7 @@
 // `SessionFolder.snapshotSince` hands back the same episode object for every episode no new frame reached, and
 // its views are reused from here by identity: an append to a live session rebuilds the open episode's views,
 // never the closed ones (the counters say how much was rebuilt, for the tests that hold this).
+import assert from 'node:assert/strict';
 import { appendAll } from '../../src-shared/arrays.js';
 import type { RowList, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
 import type { BatchFold, CallClass, EpisodeFold, JsonPayload, RecoveryEntry, RecoveryPlan, RenderedMessage, RequestProblem, RunSignal, SessionFold } from '../../src-shared/replay.js';
@@ -15,18 +16,56 @@ import type { PayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
 import { episodeRowCount, episodeRows, OUTPUT_CUT, outsideRows, sessionAnomalyRows, shownRow, StepRowCache, transcriptRow } from './timeline.js';
 
-/** A list made of parts (one per episode, then the session's own rows), indexed as if it were one array. */
+/** A list made of parts (one per episode, then the session's own rows), indexed as if it were one array. A part
+ *  is made when a page or a search first reaches it: its length is known before (a million records' timeline
+ *  laid out whole took ~2 s, for the first page or search after a read). */
 export class Segments<T> {
   private readonly starts: number[] = [];
+  private readonly made: (readonly T[] | undefined)[];
   readonly length: number;
 
-  constructor(readonly parts: readonly (readonly T[])[]) {
+  /** `lengths[i]` is part i's length; `make(i)` makes it (once); `ready(i)` is part i when it costs nothing to
+   *  have (made for earlier views), else undefined. */
+  constructor(
+    private readonly lengths: readonly number[],
+    private readonly make: (part: number) => readonly T[],
+    private readonly ready: (part: number) => readonly T[] | undefined = () => undefined,
+  ) {
     let total = 0;
-    for (const part of parts) {
+    for (const length of lengths) {
       this.starts.push(total);
-      total += part.length;
+      total += length;
     }
     this.length = total;
+    this.made = new Array<readonly T[] | undefined>(lengths.length).fill(undefined);
+  }
+
+  static of<T>(parts: readonly (readonly T[])[]): Segments<T> {
+    return new Segments(parts.map((part) => part.length), (part) => parts[part]!, (part) => parts[part]);
+  }
+
+  get part_count(): number {
+    return this.lengths.length;
+  }
+
+  part(part: number): readonly T[] {
+    let made = this.made[part];
+    if (made === undefined) {
+      made = this.make(part);
+      assert.equal(made.length, this.lengths[part], `part ${part} was counted ${this.lengths[part]} long and made ${made.length} long`);
+      this.made[part] = made;
+    }
+    return made;
+  }
+
+  /** The parts had without making any: what search texts kept for them still serve. */
+  readyParts(): (readonly T[])[] {
+    const ready: (readonly T[])[] = [];
+    for (let part = 0; part < this.lengths.length; part++) {
+      const had = this.made[part] ?? this.ready(part);
+      if (had !== undefined) ready.push(had);
+    }
+    return ready;
   }
 
   slice(start: number, count: number): T[] {
@@ -36,11 +75,11 @@ export class Segments<T> {
     let part = this.partOf(start);
     let at = start - this.starts[part]!;
     for (let index = start; index < end; index++) {
-      while (at >= this.parts[part]!.length) {
+      while (at >= this.lengths[part]!) {
         part += 1;
         at = 0;
       }
-      out.push(this.parts[part]![at]!);
+      out.push(this.part(part)[at]!);
       at += 1;
     }
     return out;
@@ -54,7 +93,7 @@ export class Segments<T> {
   /** The part holding index `index` (0 ≤ index < length): the last part starting at or before it. */
   private partOf(index: number): number {
     let low = 0;
-    let high = this.parts.length - 1;
+    let high = this.lengths.length - 1;
     while (low < high) {
       const middle = (low + high + 1) >> 1;
       if (this.starts[middle]! <= index) low = middle;
@@ -272,7 +311,6 @@ export class ViewBuilder {
       return withOutputs((part.index ??= EpisodeIndex.of(fold.episodes[at]!)), rendered, reader, OUTPUT_CUT);
     };
     let session_rows: TimelineRow[] | null = null;
-    let timeline_length: number | null = null;
     const sessionRows = () => (session_rows ??= [...outsideRows(fold.outside), ...sessionAnomalyRows(fold.anomalies)]);
     let timeline: Segments<TimelineRow> | null = null;
     let messages: Segments<RenderedMessage> | null = null;
@@ -284,18 +322,17 @@ export class ViewBuilder {
     const views: SessionViews = {
       fold,
       get timeline() {
-        timeline ??= new Segments<TimelineRow>([...parts.map((_, index) => rowsOf(index)), sessionRows()]);
+        // Each episode's rows counted without laying them out, its count kept with its views; an episode's rows
+        // are laid out when a page or a search reaches them. The last episode's are marked with the run signal.
+        const episodes = fold.episodes.length;
+        const lengths = [...parts.map((part, index) => part.rows?.length ?? (part.row_count ??= episodeRowCount(fold.episodes[index]!))), sessionRows().length];
+        const make = (index: number) => (index < episodes ? rowsOf(index) : sessionRows());
+        timeline ??= new Segments<TimelineRow>(lengths, make, (index) => (index < episodes - 1 ? (parts[index]!.rows ?? undefined) : undefined));
         return timeline;
       },
-      timelineLength: () => {
-        if (timeline !== null) return timeline.length;
-        // Counted without laying out what is not laid out yet (an open episode's rows after an append), each
-        // episode's count kept with its views.
-        timeline_length ??= parts.reduce((length, part, index) => length + (part.rows?.length ?? (part.row_count ??= episodeRowCount(fold.episodes[index]!))), sessionRows().length);
-        return timeline_length;
-      },
+      timelineLength: () => views.timeline.length,
       get messages() {
-        messages ??= new Segments<RenderedMessage>(requestRenders() ? requestParts().map((part) => part.messages) : []);
+        messages ??= Segments.of<RenderedMessage>(requestRenders() ? requestParts().map((part) => part.messages) : []);
         return messages;
       },
       resume: read_error !== null ? refusedPlan(read_error) : planFor(fold, 'resume'),
@@ -308,10 +345,10 @@ export class ViewBuilder {
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
       searchText: (list, part, index, reader) => {
         if (list === 'timeline') {
-          const rows = views.timeline.parts[part]!;
+          const rows = views.timeline.part(part);
           return this.search_texts.text(rows, index, () => JSON.stringify(shownRow(rows[index]!, reader)).toLowerCase());
         }
-        const messages = views.messages.parts[part]!;
+        const messages = views.messages.part(part);
         return this.search_texts.text(messages, index, () => JSON.stringify(transcriptRow(shown(messages[index]!, reader), views.messages.startOf(part) + index)).toLowerCase());
       },
     };
@@ -377,9 +414,9 @@ function rowOfSeq(fold: SessionFold, timeline: Segments<TimelineRow>, seq: numbe
     }
   }
   const order = guess < 0 ? [] : [guess];
-  for (let part = 0; part < timeline.parts.length; part++) if (part !== guess) order.push(part);
+  for (let part = 0; part < timeline.part_count; part++) if (part !== guess) order.push(part);
   for (const part of order) {
-    const found = timeline.parts[part]!.findIndex((row) => row.seqs.includes(seq));
+    const found = timeline.part(part).findIndex((row) => row.seqs.includes(seq));
     if (found >= 0) return timeline.startOf(part) + found;
   }
   return null;

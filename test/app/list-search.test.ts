@@ -99,6 +99,18 @@ describe('timeline and transcript search', () => {
     expect(model.search_texts_made - made_before).toBe(model.rowCounts().timeline - closed_rows);
   });
 
+  it('lays out an episode\'s rows only when a page or the search reaches it', () => {
+    const { model } = openSession();
+    const total = model.rowCounts().timeline;
+    expect(model.parts_rebuilt.steps_laid_out).toBe(0);
+    // The last page: the last episode's steps only (a million records' timeline was laid out whole, ~2 s).
+    const page = model.rows('timeline', total - 10, 10).rows;
+    expect(page).toHaveLength(10);
+    expect(model.parts_rebuilt.steps_laid_out).toBe(STEPS);
+    expect(searchAll(model, 'timeline', 'needle').rows).toEqual(expected(model, 'timeline', 'needle'));
+    expect(model.parts_rebuilt.steps_laid_out).toBe(EPISODES * STEPS);
+  });
+
   it('keeps texts up to its budget, a prefix of each part, and drops parts no longer shown', () => {
     const texts = new SearchTexts(100);
     const part_a = ['a', 'b', 'c'];
