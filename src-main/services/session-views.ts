@@ -319,15 +319,18 @@ export class ViewBuilder {
     for (const part of parts) {
       for (const [name, count] of Object.entries(part.class_counts) as [CallClass, number][]) class_counts[name] = (class_counts[name] ?? 0) + count;
     }
+    // Each episode's rows counted without laying them out, its count kept with its views; an episode's rows are
+    // laid out when a page or a search reaches them. The last episode's are marked with the run signal.
+    const timelineOf = (): Segments<TimelineRow> => {
+      const episodes = fold.episodes.length;
+      const lengths = [...parts.map((part, index) => part.rows?.length ?? (part.row_count ??= episodeRowCount(fold.episodes[index]!))), sessionRows().length];
+      const make = (index: number) => (index < episodes ? rowsOf(index) : sessionRows());
+      return new Segments<TimelineRow>(lengths, make, (index) => (index < episodes - 1 ? (parts[index]!.rows ?? undefined) : undefined));
+    };
     const views: SessionViews = {
       fold,
       get timeline() {
-        // Each episode's rows counted without laying them out, its count kept with its views; an episode's rows
-        // are laid out when a page or a search reaches them. The last episode's are marked with the run signal.
-        const episodes = fold.episodes.length;
-        const lengths = [...parts.map((part, index) => part.rows?.length ?? (part.row_count ??= episodeRowCount(fold.episodes[index]!))), sessionRows().length];
-        const make = (index: number) => (index < episodes ? rowsOf(index) : sessionRows());
-        timeline ??= new Segments<TimelineRow>(lengths, make, (index) => (index < episodes - 1 ? (parts[index]!.rows ?? undefined) : undefined));
+        timeline ??= timelineOf();
         return timeline;
       },
       timelineLength: () => views.timeline.length,
