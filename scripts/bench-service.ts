@@ -117,13 +117,18 @@ function evictFromPageCache(files: readonly string[]): boolean {
   return files.every((file) => spawnSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none']).status === 0);
 }
 
+/** Until no session of the root served is `loading`. */
+async function untilEveryStatus(served: Served): Promise<void> {
+  await until(async () => ((await served.call<SessionSummary[]>('listSessions')).some((session) => session.status === 'loading') ? null : true));
+}
+
 /** A cold open of `root` with an empty summary cache: when the list came and when every status was known. */
 async function coldOpen(root: string, cache_dir: string): Promise<{ url_ms: number; first_ms: number; all_ms: number; listed: number; known_at_first: number; rss_mb: number }> {
   const cold = await serve(root, cache_dir);
   const first = await cold.call<SessionSummary[]>('listSessions');
   const first_ms = performance.now() - cold.started_ms;
   const known_at_first = first.filter((session) => session.status !== 'loading').length;
-  await until(async () => ((await cold.call<SessionSummary[]>('listSessions')).some((session) => session.status === 'loading') ? null : true));
+  await untilEveryStatus(cold);
   const all_ms = performance.now() - cold.started_ms;
   const rss_mb = peakRssMb(cold.child);
   await cold.stop();
@@ -140,7 +145,7 @@ async function benchRoot(): Promise<void> {
     const from_disk = evicted ? await coldOpen(root, disk_cache_dir) : null;
     const cold = await coldOpen(root, cache_dir);
     const warm = await serve(root, cache_dir);
-    await until(async () => ((await warm.call<SessionSummary[]>('listSessions')).some((session) => session.status === 'loading') ? null : true));
+    await untilEveryStatus(warm);
     const second_ms = performance.now() - warm.started_ms;
     const warm_rss_mb = peakRssMb(warm.child);
     await warm.stop();

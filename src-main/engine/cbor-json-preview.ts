@@ -167,12 +167,13 @@ function writeHex(bytes: Buffer, start: number, end: number, writer: CutWriter):
  *  JSON.stringify of the map `readItem` builds. */
 function writeMap(walker: CborDecoder, count: number, writer: CutWriter): void {
   const bytes = walker.bytes;
-  const entries: { key_start: number; key_end: number; value_start: number; index: number }[] = [];
+  // A value starts where its key ends.
+  const entries: { key_start: number; key_end: number; index: number }[] = [];
   for (let entry = 0; entry < count; entry++) {
     walker.nextHead();
     const key_start = walker.position;
     const key_end = (walker.position += walker.head_argument);
-    entries.push({ key_start, key_end, value_start: key_end, index: arrayIndexOf(bytes, key_start, key_end) });
+    entries.push({ key_start, key_end, index: arrayIndexOf(bytes, key_start, key_end) });
     walker.skipItem();
   }
   const end = walker.position;
@@ -183,7 +184,7 @@ function writeMap(walker: CborDecoder, count: number, writer: CutWriter): void {
     if (position > 0) writer.add(',');
     writeText(bytes, entry.key_start, entry.key_end, writer);
     writer.add(':');
-    walker.position = entry.value_start;
+    walker.position = entry.key_end;
     writeItem(walker, writer);
   });
   writer.add('}');

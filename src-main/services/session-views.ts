@@ -209,10 +209,8 @@ export function turnsValid(parts: readonly RequestTurns[]): boolean {
 
 export interface SessionViews {
   fold: SessionFold;
-  /** Every timeline row, call outputs unread: for lookups. */
+  /** Every timeline row, call outputs unread: its length known without layout, an episode laid out when reached. */
   readonly timeline: Segments<TimelineRow>;
-  /** How many rows `timeline` has, counted without laying them out when they are not yet. */
-  timelineLength(): number;
   /** A page of the timeline as shown: its calls' outputs read back from disk. */
   timelineRows(start: number, count: number): TimelineRow[];
   /** The next request's messages, their tool outputs unread (`transcript` reads those it shows). */
@@ -333,7 +331,6 @@ export class ViewBuilder {
         timeline ??= timelineOf();
         return timeline;
       },
-      timelineLength: () => views.timeline.length,
       get messages() {
         messages ??= Segments.of<RenderedMessage>(requestRenders() ? requestParts().map((part) => part.messages) : []);
         return messages;
@@ -426,5 +423,5 @@ function rowOfSeq(fold: SessionFold, timeline: Segments<TimelineRow>, seq: numbe
 }
 
 export function listLength(views: SessionViews, list: Exclude<RowList, 'records'>): number {
-  return list === 'timeline' ? views.timelineLength() : views.messages.length;
+  return list === 'timeline' ? views.timeline.length : views.messages.length;
 }
