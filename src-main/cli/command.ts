@@ -29,8 +29,9 @@ export function parseCommandArgs<T extends Options>(argv: string[], options: T) 
   }
 }
 
-/** Writes text to stdout and waits for it to drain, so large outputs survive piping and early exit. */
-export async function writeOut(text: string): Promise<void> {
+/** Writes text (or bytes, which the terminal guard passes as they are) to stdout and waits for it to drain, so
+ *  large outputs survive piping and early exit. */
+export async function writeOut(text: string | Uint8Array): Promise<void> {
   if (text.length === 0) return;
   if (process.stdout.write(text)) return;
   await new Promise<void>((resolve) => process.stdout.once('drain', resolve));

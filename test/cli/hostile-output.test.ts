@@ -55,6 +55,21 @@ describe('one field, one line', () => {
     expect(walscope('cancel', folder, '--dry-run').stdout).toContain('cancel run r1\\u000aOK');
   });
 
+  it('replay --json escapes steering characters, ASCII (DEL) or not, and reads back as the same text', () => {
+    // DEL alone keeps the text ASCII (the bytes path must not pass it); U+202E and U+2028 make it not ASCII.
+    for (const steering of ['', '\u007f', '\u202e', '\u2028', '\u009b[2J']) {
+      const root = tempDir();
+      const session = openSessionForWrite(root, 's1', { writer_name: 'test' });
+      const run_id = `r1${steering}x`;
+      session.writer.append('run_started', { run_id, session: 's1', config: {}, input: [] });
+      session.close();
+      const { code, stdout } = walscope('replay', sessionDir(root, 's1'), '--json');
+      expect({ steering, code }).toEqual({ steering, code: 0 });
+      expect(stdout).not.toMatch(/[\u007f-\u009f\u2028\u202e]/);
+      expect((JSON.parse(stdout) as { episodes: { run_id: string }[] }).episodes[0]!.run_id).toBe(run_id);
+    }
+  });
+
   it('a refusal that quotes WAL text, and a WAL file whose name holds a newline, stay on their lines', () => {
     const folder = forgedSession();
     const wal = walPath(folder);
