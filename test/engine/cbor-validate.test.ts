@@ -150,3 +150,58 @@ describe('building in part builds exactly the part projected', () => {
     );
   });
 });
+
+describe('the keys of a map read as the layout of the maps before it', () => {
+  /** A map of the given entries, duplicates allowed; a key's head in its long form when `long` says so (the
+   *  same text in other bytes: the layout matches encodings, the duplicate check texts). */
+  function entries(items: [string, CborValue, boolean][]): Buffer {
+    const key = (text: string, long: boolean) => {
+      const bytes = Buffer.from(text, 'utf8');
+      return long ? Buffer.concat([Buffer.from([0x78, bytes.length]), bytes]) : encodeCbor(text);
+    };
+    return Buffer.concat([encodeCbor(new Array(items.length).fill(0)).subarray(0, 1).map((head) => head + 0x20), ...items.flatMap(([text, value, long]) => [key(text, long), encodeCbor(value)])]);
+  }
+  const LAYOUT: CborProjection = { a: SCALAR, bb: SCALAR, c: [{ x: SCALAR }], s: new ShortText(4) };
+  const NESTED: CborProjection = { m: LAYOUT, a: SCALAR };
+
+  it('refuses a duplicate the layout would hide once the places after a changed key are dropped', () => {
+    const first = entries([['a', 1, false], ['bb', 2, false], ['c', [], false]]);
+    const second = entries([['a', 1, false], ['c', [], false]]);
+    const third = entries([['a', 1, false], ['c', [], false], ['c', [], false]]);
+    for (const bytes of [first, second, third]) expect(verdict(bytes, LAYOUT)).toEqual(verdict(bytes, true));
+    expect(verdict(third, LAYOUT)).toEqual({ ok: false, message: 'duplicate map key "c" at body byte 9' });
+  });
+
+  it('keeps the layout of a map whose table a map inside it reads too (a projection that contains itself)', () => {
+    const self: { [key: string]: CborProjection } = { a: SCALAR, bb: SCALAR };
+    self['n'] = self;
+    const outer = Buffer.concat([Buffer.from([0xa3]), encodeCbor('a'), encodeCbor(1), encodeCbor('n'), encodeCbor({ bb: 1, a: 1 }), encodeCbor('bb'), encodeCbor(1)]);
+    const twice = entries([['bb', 1, false], ['a', 1, false], ['bb', 1, false]]);
+    for (const bytes of [outer, twice]) expect(verdict(bytes, self)).toEqual(verdict(bytes, true));
+    expect(verdict(twice, self)).toMatchObject({ ok: false });
+  });
+
+  it('accepts, refuses and builds what readItem does, map after map of the same table, cut or flipped', () => {
+    const key = fc.constantFrom('a', 'bb', 'c', 's', 'zz', 'é');
+    const value = fc.oneof(fc.integer(), fc.string({ maxLength: 6 }), fc.constant(null), fc.array(fc.record({ x: fc.integer() }), { maxLength: 2 }));
+    const map = fc.array(fc.tuple(key, value, fc.boolean()), { maxLength: 6 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(map, fc.nat(), fc.nat(255), fc.constantFrom('whole', 'cut', 'flipped', 'nested')), { minLength: 1, maxLength: 8 }), (maps) => {
+        for (const [items, at, flip, how] of maps) {
+          let bytes = entries(items);
+          let projection = LAYOUT;
+          if (how === 'cut') bytes = bytes.subarray(0, at % bytes.length);
+          if (how === 'flipped') bytes[at % bytes.length]! ^= flip;
+          if (how === 'nested') {
+            bytes = Buffer.concat([Buffer.from([0xa2]), encodeCbor('m'), bytes, encodeCbor('a'), encodeCbor(0)]);
+            projection = NESTED;
+          }
+          const whole = verdict(bytes, true);
+          expect(verdict(bytes, projection)).toEqual(whole);
+          if (whole.ok) expect(new CborDecoder(bytes).readProjected(projection)).toEqual(projected(new CborDecoder(bytes).readItem(), projection));
+        }
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+});
