@@ -191,7 +191,8 @@ class MemberTable {
    *  when that key is the next of these: it is valid text, distinct from the earlier ones (the layout's keys
    *  are distinct: each was checked against the ones before it in its map) and its member is known. Validating,
    *  checking and matching every key was about a quarter of what decoding the fold's members cost. */
-  private readonly layout_keys: Uint8Array[] = [];
+  private readonly layout_bytes = new Uint8Array(MAP_KEYS_PAIRWISE_MAX * LAYOUT_KEY_BYTES_MAX);
+  private readonly layout_lengths: number[] = [];
   private readonly layout_heads: number[] = [];
   private readonly layout_members: number[] = [];
   /** How many of the layout's places hold the keys of one map. */
@@ -223,10 +224,11 @@ class MemberTable {
    *  head's (the key's bytes follow the head), or -1. */
   layoutKeyBytes(place: number, bytes: Buffer, at: number, end: number): number {
     if (place >= this.layout_size) return -1;
-    const encoded = this.layout_keys[place]!;
-    const length = encoded.length;
+    const length = this.layout_lengths[place]!;
     if (length > end - at) return -1;
-    for (let index = 0; index < length; index++) if (encoded[index] !== bytes[at + index]) return -1;
+    const encoded = this.layout_bytes;
+    const from = place * LAYOUT_KEY_BYTES_MAX;
+    for (let index = 0; index < length; index++) if (encoded[from + index] !== bytes[at + index]) return -1;
     return length;
   }
 
@@ -240,9 +242,18 @@ class MemberTable {
 
   /** Makes the key encoded in `bytes[head_start, key_end)` (its bytes from `key_start`), checked against the
    *  map's earlier keys, the layout's key at `place`: the layout ends there, as the places after it were
-   *  another map's. */
+   *  another map's. A longer key than a place holds ends the layout before it. Copied into the table's own
+   *  bytes: maps of two alternating layouts (an assistant message's text and tool_use blocks) learn a key in
+   *  every few, and a copy of each was a tenth of what the layout saved. */
   learn(place: number, bytes: Buffer, head_start: number, key_start: number, key_end: number, member: number): void {
-    this.layout_keys[place] = Uint8Array.prototype.slice.call(bytes, head_start, key_end);
+    const length = key_end - head_start;
+    if (length > LAYOUT_KEY_BYTES_MAX) {
+      this.layout_size = place;
+      return;
+    }
+    const from = place * LAYOUT_KEY_BYTES_MAX;
+    for (let index = 0; index < length; index++) this.layout_bytes[from + index] = bytes[head_start + index]!;
+    this.layout_lengths[place] = length;
     this.layout_heads[place] = key_start - head_start;
     this.layout_members[place] = member;
     this.layout_size = place + 1;
@@ -262,6 +273,8 @@ export function memberTable(members: { readonly [key: string]: CborProjection })
 
 /** `layoutKey`'s answer when the key is not the layout's at its place (members are -1 or more). */
 const LAYOUT_MISSED = -2;
+/** The longest key encoding (head and bytes) a layout place holds: a record's member names are short. */
+const LAYOUT_KEY_BYTES_MAX = 32;
 
 /** Maps with at most this many keys find duplicates by comparing key bytes pairwise (no strings, no Set);
  *  larger ones use a Set of the keys' bytes as latin1 (one character per byte: equal iff the bytes are). */
@@ -502,8 +515,10 @@ export class CborDecoder {
 
   /** Reads the `count` entries of a map whose head was read, building into `into` the members `table` names
    *  (by its projections) and validating the rest; every key is checked for duplicates, built or not, by its
-   *  bytes (as `skipItem` does), with `readItem`'s messages. A ShortText member that is not one is left out. */
-  readMembers(table: MemberTable, count: number, depth: number, into: { [key: string]: unknown }): void {
+   *  bytes (as `skipItem` does), with `readItem`'s messages. A ShortText member that is not one is left out.
+   *  `into` an object: the members by name; an array: member i's value at place i (the fold's handlers read a
+   *  record's members from places, not by name from an object made for them). */
+  readMembers(table: MemberTable, count: number, depth: number, into: { [key: string]: unknown } | unknown[]): void {
     const base = this.key_bounds_used;
     const large = count > MAP_KEYS_PAIRWISE_MAX ? new Set<string>() : null;
     if (large === null) this.reserveKeyBounds(base, count);
@@ -516,7 +531,11 @@ export class CborDecoder {
         if (member === LAYOUT_MISSED) member = this.memberKey(table, base, index, large, layout);
         const projection = member < 0 ? null : table.projections[member]!;
         if (projection === null || (projection instanceof ShortText && !this.atShortText(projection.bytes_max))) this.skipItem(depth + 1);
-        else setOwn(into, table.names[member]!, projection === SCALAR ? this.readScalar(depth + 1) : this.readProjected(projection, depth + 1));
+        else {
+          const value = projection === SCALAR ? this.readScalar(depth + 1) : this.readProjected(projection, depth + 1);
+          if (Array.isArray(into)) into[member] = value;
+          else setOwn(into, table.names[member]!, value);
+        }
       }
     } finally {
       if (layout) table.reading = false;

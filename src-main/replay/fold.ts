@@ -17,13 +17,14 @@ import type {
   StepFold,
 } from '../../src-shared/replay.js';
 import type { Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
-import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, memberTable, SCALAR, setOwn, ShortText, WHOLE, type CborProjection } from '../engine/cbor.js';
+import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, memberTable, SCALAR, setOwn, ShortText, WHOLE, type CborProjection, type MemberTable } from '../engine/cbor.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
 import { noteMadeFrom } from './resumable.js';
 import { episodeState } from './state.js';
 import { replacementDigestOk, VIEW_RECORD_TYPE } from './views.js';
-import { flag, highestTag, integer, isMap, mapOrNull, TARGET_KEYS, targetHint, text, texts, toJsonPayload, toolUses } from './values.js';
+import { toJsonValue } from '../../src-shared/json.js';
+import { asInteger, asText, flag, highestTag, integer, isMap, mapOrNull, TARGET_KEYS, targetHint, text, texts, toJsonPayload, toolUses } from './values.js';
 
 export function foldFrames(frames: Iterable<ReadFrame>): SessionFold {
   const folder = new SessionFolder();
@@ -44,23 +45,6 @@ const LEFT_ON_DISK: Readonly<Record<string, string>> = { tool_result: 'output', 
  *  in their output. */
 const LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX = 32;
 
-/** What the fold builds of a record's payload, by type: the members its handler reads, and of an assistant
- *  message only its role and tool_use ids, of a call's args only the members that name what it acts on (a
- *  million small records' messages, args and digests were most of what the fold built and kept). The rest is
- *  validated, not built; whoever shows or sends it reads it back by offset (payloads.ts). Types not listed are
- *  built whole (their payloads are kept: notes, steers, queued sends, episodes' input). A payload the reader
- *  built is read whole; its handler keeps the same facts. */
-const KEPT_MEMBERS: Readonly<Record<string, Readonly<Record<string, CborProjection>>>> = {
-  model_attempt_finished: { step_id: SCALAR, attempt: SCALAR, outcome: SCALAR, http_status: SCALAR, ts_ms: SCALAR, tags: WHOLE },
-  model_step_finished: { step_id: SCALAR, assistant_message: { role: SCALAR, content: [{ type: SCALAR, id: SCALAR }] }, usage: WHOLE, tags: WHOLE },
-  tool_batch_started: { batch_id: SCALAR, step_id: SCALAR, sequential: SCALAR, planned_calls: [{ tool_call_id: SCALAR, name: SCALAR, plan: SCALAR, safe: SCALAR }], tags: WHOLE },
-  tool_dispatch_intent: { batch_id: SCALAR, tool_call_id: SCALAR, module_id: SCALAR, dispatched_at_ms: SCALAR, args: Object.fromEntries(TARGET_KEYS.map((key) => [key, SCALAR])), tags: WHOLE },
-  tool_no_dispatch: { batch_id: SCALAR, tool_call_id: SCALAR, dispatched_at_ms: SCALAR, reason: SCALAR, tags: WHOLE },
-  tool_result: { batch_id: SCALAR, tool_call_id: SCALAR, finished_at_ms: SCALAR, outcome: SCALAR, is_error: SCALAR, reason: SCALAR, output: new ShortText(LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX), tags: WHOLE },
-  tool_batch_finished: { batch_id: SCALAR, tags: WHOLE },
-  turn_finished: { step_id: SCALAR, tags: WHOLE },
-};
-
 /** Records that only decorate the step they belong to (compaction and context-ceiling machinery). */
 const STEP_NOTE_TYPES: ReadonlySet<string> = new Set([
   'compaction_view_applied',
@@ -75,6 +59,29 @@ const STEP_NOTE_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 type Handler = (folder: SessionFolder, payload: JsonPayload, ref: RecordRef) => void;
+
+/** A kept record's members in their places: `values[at.step_id]` (KeptRecord), undefined when the record has
+ *  no such member or it stays on disk. */
+type KeptValues = (JsonValue | undefined)[];
+
+/** What the fold builds of a record type's payload (KEPT): the members its handler reads, each in a fixed place
+ *  of the values it is handed, and the handler. */
+interface KeptRecord {
+  table: MemberTable;
+  /** The place of `tags`, which every record may carry (SessionFold.next_tag). */
+  tags: number;
+  handle: (folder: SessionFolder, values: KeptValues, ref: RecordRef) => void;
+}
+
+/** A KeptRecord of `members`, whose handler finds member `name` at `values[at[name]]`. */
+function kept<const Members extends { readonly [key: string]: CborProjection; readonly tags: CborProjection }>(
+  members: Members,
+  handle: (folder: SessionFolder, values: KeptValues, at: { readonly [K in keyof Members]: number }, ref: RecordRef) => void,
+): KeptRecord {
+  const table = memberTable(members);
+  const at = Object.fromEntries(table.names.map((name, place) => [name, place])) as { [K in keyof Members]: number };
+  return { table, tags: at.tags, handle: (folder, values, ref) => handle(folder, values, at, ref) };
+}
 
 /** Batches of at most this many calls find a call by scanning them. */
 const CALLS_SCANNED_MAX = 16;
@@ -144,17 +151,21 @@ export class SessionFolder {
     const payload = kept === undefined ? this.keptPayload(frame, payload_cbor) : this.decodedPayload(frame, kept);
     if (payload === null) return;
     const ref: RecordRef = { seq: smallInteger(frame.seq), offset: smallInteger(frame.offset), fence: smallInteger(frame.fence), type: frame.type };
+    // A kept record type's members come in their places (an array); any other payload is a map.
+    const record = Array.isArray(payload) ? keptRecord(frame.type)! : null;
     if (frame.seq === 0) {
-      this.fold.wal_id ??= text(payload, 'wal_id');
-      this.fold.next_tag = Math.max(this.fold.next_tag, integer(payload, 'next_tag') ?? 0);
+      const lineage = Array.isArray(payload) ? {} : payload;
+      this.fold.wal_id ??= text(lineage, 'wal_id');
+      this.fold.next_tag = Math.max(this.fold.next_tag, integer(lineage, 'next_tag') ?? 0);
       this.fold.outside.push(ref);
       return;
     }
     this.fold.last_seq = frame.seq;
     // Every record counts, whatever its type: the count is per session, and a tag is never reused.
-    this.fold.next_tag = Math.max(this.fold.next_tag, highestTag(payload['tags']) + 1);
+    this.fold.next_tag = Math.max(this.fold.next_tag, highestTag(Array.isArray(payload) ? payload[record!.tags] : payload['tags']) + 1);
     const episode = this.openEpisode();
     if (episode !== null) episode.last_seq = frame.seq;
+    if (Array.isArray(payload)) return record!.handle(this, payload, ref);
     // The type is WAL text: a type named like an Object.prototype member is unknown, not a member (§5.5).
     const handler = Object.hasOwn(HANDLERS, frame.type) ? HANDLERS[frame.type] : undefined;
     if (handler !== undefined) handler(this, payload, ref);
@@ -183,7 +194,7 @@ export class SessionFolder {
   /** The reader's `decode_payload`: builds the members the fold keeps in the pass that validates the payload
    *  (a validating pass and then a building one cost the fold a quarter more). Past the fold's bounds it
    *  validates the rest without building it, and `push` refuses the record. */
-  readonly decodePayload = (decoder: CborDecoder, type: string): JsonPayload | typeof BEYOND_BOUNDS => {
+  readonly decodePayload = (decoder: CborDecoder, type: string): JsonPayload | KeptValues | typeof BEYOND_BOUNDS => {
     const start = decoder.position;
     if (this.refusal !== null) {
       decoder.skipItem();
@@ -205,17 +216,19 @@ export class SessionFolder {
   };
 
   /** What `decodePayload` built for this frame; null (and `refusal` set) when it was beyond the bounds. */
-  private decodedPayload(frame: ReadFrame, kept: unknown): JsonPayload | null {
-    if (kept !== BEYOND_BOUNDS) return kept as JsonPayload;
+  private decodedPayload(frame: ReadFrame, kept: unknown): JsonPayload | KeptValues | null {
+    if (kept !== BEYOND_BOUNDS) return kept as JsonPayload | KeptValues;
     this.refuseTooLarge(frame);
     return null;
   }
 
   /** The payload members the fold keeps, built within its bounds; null (and `refusal` set) past them. */
-  private keptPayload(frame: ReadFrame, payload_cbor: Buffer | undefined): JsonPayload | null {
+  private keptPayload(frame: ReadFrame, payload_cbor: Buffer | undefined): JsonPayload | KeptValues | null {
     const left_on_disk = LEFT_ON_DISK[frame.type];
     if (frame.payload !== null || payload_cbor === undefined) {
       const payload = frame.payload ?? {};
+      const record = keptRecord(frame.type);
+      if (record !== undefined) return valuesOfBuilt(record.table, payload);
       if (left_on_disk === undefined || !Object.prototype.hasOwnProperty.call(payload, left_on_disk)) return toJsonPayload(payload);
       if (isShortText(payload[left_on_disk])) return toJsonPayload(payload);
       const { [left_on_disk]: _on_disk, ...rest } = payload;
@@ -423,9 +436,7 @@ export class SessionFolder {
   }
 
   /** The batch and call a tool record names; anomalies when either is unknown. */
-  call(payload: JsonPayload, ref: RecordRef): { episode: EpisodeFold; batch: BatchFold; call: CallFold } | null {
-    const batch_id = text(payload, 'batch_id') ?? '';
-    const tool_call_id = text(payload, 'tool_call_id') ?? '';
+  call(batch_id: string, tool_call_id: string, ref: RecordRef): { episode: EpisodeFold; batch: BatchFold; call: CallFold } | null {
     const shared = this.batches.get(batch_id)?.episode;
     if (shared !== undefined && this.handed_out.has(shared)) this.ownCopy(shared);
     const found = this.batches.get(batch_id);
@@ -489,16 +500,14 @@ export class SessionFolder {
     this.fold.episodes.push(episode);
   }
 
-  startBatch(payload: JsonPayload, ref: RecordRef): void {
+  startBatch(batch_id: string, step_id: number | null, sequential: boolean, planned_calls: JsonValue | undefined, ref: RecordRef): void {
     const episode = this.episodeFor(ref);
     if (episode === null) return;
-    const batch_id = text(payload, 'batch_id') ?? '';
     if (this.batches.has(batch_id)) {
       episode.anomalies.push(anomaly('duplicate_batch', `tool_batch_started at seq ${ref.seq} reuses batch id ${batch_id}`, [this.batches.get(batch_id)!.batch.started_seq, ref.seq], batch_id));
       return;
     }
-    const step_id = integer(payload, 'step_id');
-    const planned = Array.isArray(payload['planned_calls']) ? payload['planned_calls'] : [];
+    const planned = Array.isArray(planned_calls) ? planned_calls : [];
     // A few calls are found by a scan, more through a map (as `call` finds them): a map for every batch cost
     // more than the scans it saved.
     const calls = planned.length > CALLS_SCANNED_MAX ? new Map<string, CallFold>() : null;
@@ -517,7 +526,7 @@ export class SessionFolder {
     const batch: BatchFold = {
       batch_id,
       step_id,
-      sequential: flag(payload, 'sequential'),
+      sequential,
       started_seq: ref.seq,
       finished_seq: null,
       // Of its exact size (the list grown by push has 16 slots or more).
@@ -638,85 +647,8 @@ function plannedCall(plan: JsonPayload, tool_call_id: string, index: number): Ca
 const HANDLERS: Record<string, Handler> = {
   run_started: (folder, payload, ref) => folder.startEpisode(payload, ref),
 
-  model_attempt_finished(folder, payload, ref) {
-    const episode = folder.openEpisode();
-    const step_id = integer(payload, 'step_id');
-    if (episode === null || step_id === null) return folder.show(ref);
-    const step = folder.step(episode, step_id);
-    step.attempts = withItem(step.attempts, {
-      seq: ref.seq,
-      attempt: integer(payload, 'attempt'),
-      outcome: text(payload, 'outcome'),
-      http_status: integer(payload, 'http_status'),
-      ts_ms: integer(payload, 'ts_ms'),
-    });
-  },
-
-  model_step_finished(folder, payload, ref) {
-    const episode = folder.episodeFor(ref);
-    if (episode === null) return;
-    const step = folder.step(episode, integer(payload, 'step_id') ?? 0);
-    step.seq = ref.seq;
-    // The message stays on disk (read back by offset): kept are its shape and the tool_use ids.
-    const message = payload['assistant_message'] ?? null;
-    step.offset = ref.offset;
-    step.role = isMap(message) ? text(message, 'role') : 'assistant';
-    step.usage = mapOrNull(payload, 'usage');
-    step.tool_use_ids = toolUses(message).map((use) => use.id);
-    step.natural_end = step.tool_use_ids.length === 0;
-    const lookups = folder.lookupsOf(episode);
-    for (let index = lookups.steers_unjoined_from; index < episode.steers.length; index++) folder.touch(episode.steers[index]!).joins_step = step.step_id;
-    lookups.steers_unjoined_from = episode.steers.length;
-  },
-
-  tool_batch_started: (folder, payload, ref) => folder.startBatch(payload, ref),
-
-  tool_dispatch_intent(folder, payload, ref) {
-    const found = folder.call(payload, ref);
-    if (found === null) return;
-    const { episode, batch, call } = found;
-    if (call.intent !== null) {
-      episode.anomalies.push(anomaly('duplicate_intent', `call ${call.tool_call_id} has a second intent at seq ${ref.seq}`, [call.intent.seq, ref.seq], batch.batch_id, call.tool_call_id));
-      return;
-    }
-    // The args stay on disk (read back by offset): kept is what the call acts on, for the run signal.
-    call.intent = { seq: ref.seq, offset: ref.offset, module_id: text(payload, 'module_id'), target: targetHint(payload['args'] ?? null) };
-    call.dispatched_at_ms = integer(payload, 'dispatched_at_ms');
-  },
-
-  tool_no_dispatch(folder, payload, ref) {
-    const found = folder.call(payload, ref);
-    // Only the first terminal counts (a second one is an anomaly), and an intent's time is never replaced.
-    if (found === null) return;
-    const { call } = found;
-    if (call.terminals.length === 0 && call.intent === null) call.dispatched_at_ms = integer(payload, 'dispatched_at_ms');
-    call.terminals = withItem(call.terminals, {
-      seq: ref.seq,
-      type: 'tool_no_dispatch',
-      outcome: null,
-      is_error: true,
-      reason: text(payload, 'reason'),
-      offset: ref.offset,
-    });
-  },
-
-  tool_result(folder, payload, ref) {
-    const found = folder.call(payload, ref);
-    if (found === null) return;
-    const { call } = found;
-    if (call.terminals.length === 0) call.finished_at_ms = integer(payload, 'finished_at_ms');
-    call.terminals = withItem(call.terminals, {
-      seq: ref.seq,
-      type: 'tool_result',
-      outcome: resultOutcome(payload),
-      is_error: flag(payload, 'is_error'),
-      reason: text(payload, 'reason'),
-      offset: ref.offset,
-    });
-  },
-
   tool_call_provider_held(folder, payload, ref) {
-    const found = folder.call(payload, ref);
+    const found = folder.call(text(payload, 'batch_id') ?? '', text(payload, 'tool_call_id') ?? '', ref);
     if (found === null) return;
     const { episode, batch, call } = found;
     if (call.held !== null) {
@@ -749,23 +681,6 @@ const HANDLERS: Record<string, Handler> = {
       folder.touch(batch);
       call.held!.late_result_seq = ref.seq;
     }
-  },
-
-  tool_batch_finished(folder, payload, ref) {
-    const episode = folder.episodeFor(ref);
-    if (episode === null) return;
-    const batch = folder.batchOf(episode, text(payload, 'batch_id'));
-    if (batch === undefined) {
-      episode.anomalies.push(anomaly('unknown_batch', `tool_batch_finished at seq ${ref.seq} names a batch this episode never started`, [ref.seq], text(payload, 'batch_id')));
-      return;
-    }
-    batch.finished_seq ??= ref.seq;
-  },
-
-  turn_finished(folder, payload, ref) {
-    const episode = folder.episodeFor(ref);
-    if (episode === null) return;
-    folder.step(episode, integer(payload, 'step_id') ?? 0).turn_finished_seq ??= ref.seq;
   },
 
   steered(folder, payload, ref) {
@@ -820,6 +735,130 @@ const HANDLERS: Record<string, Handler> = {
   send_delivered: (folder, payload, ref) => folder.queueRecord(payload, ref),
 };
 
+/** What the fold builds of a record's payload, by type: the members its handler reads, and of an assistant
+ *  message only its role and tool_use ids, of a call's args only the members that name what it acts on (a
+ *  million small records' messages, args and digests were most of what the fold built and kept). The rest is
+ *  validated, not built; whoever shows or sends it reads it back by offset (payloads.ts). Types not listed are
+ *  built whole (their payloads are kept: notes, steers, queued sends, episodes' input). A payload the reader
+ *  built is read whole; its handler keeps the same facts. The members come in places, not in an object made
+ *  for them and read by name (building and reading those objects was ~5 % of a million records' fold). */
+const KEPT: ReadonlyMap<string, KeptRecord> = new Map(Object.entries({
+  model_attempt_finished: kept({ step_id: SCALAR, attempt: SCALAR, outcome: SCALAR, http_status: SCALAR, ts_ms: SCALAR, tags: WHOLE }, (folder, values, at, ref) => {
+    const episode = folder.openEpisode();
+    const step_id = asInteger(values[at.step_id]);
+    if (episode === null || step_id === null) return folder.show(ref);
+    const step = folder.step(episode, step_id);
+    step.attempts = withItem(step.attempts, {
+      seq: ref.seq,
+      attempt: asInteger(values[at.attempt]),
+      outcome: asText(values[at.outcome]),
+      http_status: asInteger(values[at.http_status]),
+      ts_ms: asInteger(values[at.ts_ms]),
+    });
+  }),
+
+  model_step_finished: kept({ step_id: SCALAR, assistant_message: { role: SCALAR, content: [{ type: SCALAR, id: SCALAR }] }, usage: WHOLE, tags: WHOLE }, (folder, values, at, ref) => {
+    const episode = folder.episodeFor(ref);
+    if (episode === null) return;
+    const step = folder.step(episode, asInteger(values[at.step_id]) ?? 0);
+    step.seq = ref.seq;
+    // The message stays on disk (read back by offset): kept are its shape and the tool_use ids.
+    const message = values[at.assistant_message] ?? null;
+    const usage = values[at.usage];
+    step.offset = ref.offset;
+    step.role = isMap(message) ? text(message, 'role') : 'assistant';
+    step.usage = isMap(usage) ? usage : null;
+    step.tool_use_ids = toolUses(message).map((use) => use.id);
+    step.natural_end = step.tool_use_ids.length === 0;
+    const lookups = folder.lookupsOf(episode);
+    for (let index = lookups.steers_unjoined_from; index < episode.steers.length; index++) folder.touch(episode.steers[index]!).joins_step = step.step_id;
+    lookups.steers_unjoined_from = episode.steers.length;
+  }),
+
+  tool_batch_started: kept({ batch_id: SCALAR, step_id: SCALAR, sequential: SCALAR, planned_calls: [{ tool_call_id: SCALAR, name: SCALAR, plan: SCALAR, safe: SCALAR }], tags: WHOLE }, (folder, values, at, ref) => {
+    folder.startBatch(asText(values[at.batch_id]) ?? '', asInteger(values[at.step_id]), values[at.sequential] === true, values[at.planned_calls], ref);
+  }),
+
+  tool_dispatch_intent: kept({ batch_id: SCALAR, tool_call_id: SCALAR, module_id: SCALAR, dispatched_at_ms: SCALAR, args: Object.fromEntries(TARGET_KEYS.map((key) => [key, SCALAR])), tags: WHOLE }, (folder, values, at, ref) => {
+    const found = folder.call(asText(values[at.batch_id]) ?? '', asText(values[at.tool_call_id]) ?? '', ref);
+    if (found === null) return;
+    const { episode, batch, call } = found;
+    if (call.intent !== null) {
+      episode.anomalies.push(anomaly('duplicate_intent', `call ${call.tool_call_id} has a second intent at seq ${ref.seq}`, [call.intent.seq, ref.seq], batch.batch_id, call.tool_call_id));
+      return;
+    }
+    // The args stay on disk (read back by offset): kept is what the call acts on, for the run signal.
+    call.intent = { seq: ref.seq, offset: ref.offset, module_id: asText(values[at.module_id]), target: targetHint(values[at.args] ?? null) };
+    call.dispatched_at_ms = asInteger(values[at.dispatched_at_ms]);
+  }),
+
+  tool_no_dispatch: kept({ batch_id: SCALAR, tool_call_id: SCALAR, dispatched_at_ms: SCALAR, reason: SCALAR, tags: WHOLE }, (folder, values, at, ref) => {
+    const found = folder.call(asText(values[at.batch_id]) ?? '', asText(values[at.tool_call_id]) ?? '', ref);
+    // Only the first terminal counts (a second one is an anomaly), and an intent's time is never replaced.
+    if (found === null) return;
+    const { call } = found;
+    if (call.terminals.length === 0 && call.intent === null) call.dispatched_at_ms = asInteger(values[at.dispatched_at_ms]);
+    call.terminals = withItem(call.terminals, {
+      seq: ref.seq,
+      type: 'tool_no_dispatch',
+      outcome: null,
+      is_error: true,
+      reason: asText(values[at.reason]),
+      offset: ref.offset,
+    });
+  }),
+
+  tool_result: kept({ batch_id: SCALAR, tool_call_id: SCALAR, finished_at_ms: SCALAR, outcome: SCALAR, is_error: SCALAR, reason: SCALAR, output: new ShortText(LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX), tags: WHOLE }, (folder, values, at, ref) => {
+    const found = folder.call(asText(values[at.batch_id]) ?? '', asText(values[at.tool_call_id]) ?? '', ref);
+    if (found === null) return;
+    const { call } = found;
+    const reason = asText(values[at.reason]);
+    if (call.terminals.length === 0) call.finished_at_ms = asInteger(values[at.finished_at_ms]);
+    call.terminals = withItem(call.terminals, {
+      seq: ref.seq,
+      type: 'tool_result',
+      outcome: resultOutcome(asText(values[at.outcome]), reason, values[at.output]),
+      is_error: values[at.is_error] === true,
+      reason,
+      offset: ref.offset,
+    });
+  }),
+
+  tool_batch_finished: kept({ batch_id: SCALAR, tags: WHOLE }, (folder, values, at, ref) => {
+    const episode = folder.episodeFor(ref);
+    if (episode === null) return;
+    const batch_id = asText(values[at.batch_id]);
+    const batch = folder.batchOf(episode, batch_id);
+    if (batch === undefined) {
+      episode.anomalies.push(anomaly('unknown_batch', `tool_batch_finished at seq ${ref.seq} names a batch this episode never started`, [ref.seq], batch_id));
+      return;
+    }
+    batch.finished_seq ??= ref.seq;
+  }),
+
+  turn_finished: kept({ step_id: SCALAR, tags: WHOLE }, (folder, values, at, ref) => {
+    const episode = folder.episodeFor(ref);
+    if (episode === null) return;
+    folder.step(episode, asInteger(values[at.step_id]) ?? 0).turn_finished_seq ??= ref.seq;
+  }),
+}));
+
+/** The kept record type `type` names, if any (a Map: the type is WAL text, and one named like an
+ *  Object.prototype member, `constructor`, is built whole, as every unknown type is). */
+function keptRecord(type: string): KeptRecord | undefined {
+  return KEPT.get(type);
+}
+
+/** A kept record's values from a payload the reader built whole: each member as the decoder would have built it
+ *  (a ShortText member only when it is one). */
+function valuesOfBuilt(table: MemberTable, payload: Payload): KeptValues {
+  return table.names.map((name, place) => {
+    if (!Object.hasOwn(payload, name)) return undefined;
+    const projection = table.projections[place]!;
+    return projection instanceof ShortText && !isShortText(payload[name]) ? undefined : toJsonValue(payload[name]!);
+  });
+}
+
 function approval(folder: SessionFolder, payload: JsonPayload, ref: RecordRef, field: 'requested_seq' | 'resolved_seq' | 'recorded_seq'): void {
   const episode = folder.openEpisode();
   const tool_call_id = text(payload, 'tool_call_id');
@@ -856,17 +895,19 @@ function isShortText(value: unknown): boolean {
   return typeof value === 'string' && Buffer.byteLength(value, 'utf8') <= LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX;
 }
 
-/** Decodes a `type` record's payload map as the fold keeps it (KEPT_MEMBERS; the member left on disk only
- *  when it is a short text), checking every key for duplicates as `readItem` does. */
-function decodeKept(decoder: CborDecoder, type: string): JsonPayload {
-  const members = Object.hasOwn(KEPT_MEMBERS, type) ? KEPT_MEMBERS[type] : undefined;
-  const left_on_disk = LEFT_ON_DISK[type];
+/** Decodes a `type` record's payload map as the fold keeps it: a kept type's members into their places, any
+ *  other type whole but for the member left on disk (kept only when it is a short text), checking every key for
+ *  duplicates as `readItem` does. */
+function decodeKept(decoder: CborDecoder, type: string): JsonPayload | KeptValues {
+  const record = keptRecord(type);
   const count = decoder.readMapHead();
-  const payload: JsonPayload = {};
-  if (members !== undefined) {
-    decoder.readMembers(memberTable(members), count, 0, payload);
-    return payload;
+  if (record !== undefined) {
+    const values: KeptValues = new Array<JsonValue | undefined>(record.table.names.length).fill(undefined);
+    decoder.readMembers(record.table, count, 0, values);
+    return values;
   }
+  const left_on_disk = LEFT_ON_DISK[type];
+  const payload: JsonPayload = {};
   const seen = new KeysSeen(count);
   for (let index = 0; index < count; index++) {
     const key = decoder.readNewKey(seen);
@@ -885,11 +926,9 @@ function classified(fold: SessionFold, done: (index: number) => boolean): Sessio
 }
 
 /** A tool_result's outcome. Records older than the outcome field say unknown_outcome in reason or output. */
-function resultOutcome(payload: JsonPayload): CallFold['terminals'][number]['outcome'] {
-  const outcome = text(payload, 'outcome');
+function resultOutcome(outcome: string | null, reason: string | null, output: JsonValue | undefined): CallFold['terminals'][number]['outcome'] {
   if (outcome === 'completed' || outcome === 'unknown' || outcome === 'interrupted' || outcome === 'max_steps') return outcome;
-  const unknown = text(payload, 'reason') === 'unknown_outcome' || payload['output'] === 'unknown_outcome';
-  return unknown ? 'unknown' : 'completed';
+  return reason === 'unknown_outcome' || output === 'unknown_outcome' ? 'unknown' : 'completed';
 }
 
 /** The pending queue entries in drain order: interrupts first, then plain entries, each in WAL order. */

@@ -14,12 +14,19 @@ export function isMap(value: JsonValue | undefined): value is JsonPayload {
 }
 
 export function text(payload: JsonPayload, key: string): string | null {
-  const value = payload[key];
-  return typeof value === 'string' ? value : null;
+  return asText(payload[key]);
 }
 
 export function integer(payload: JsonPayload, key: string): number | null {
-  const value = payload[key];
+  return asInteger(payload[key]);
+}
+
+/** A member's value as text, or null: for members read from their places (the fold's kept records). */
+export function asText(value: JsonValue | undefined): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+export function asInteger(value: JsonValue | undefined): number | null {
   return typeof value === 'number' && Number.isSafeInteger(value) ? value : null;
 }
 

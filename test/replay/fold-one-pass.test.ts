@@ -1,6 +1,7 @@
 // The fold builds what it keeps of each payload in the reader's validating pass (ReadOptions.decode_payload).
 // That pass must judge a payload exactly as verify's validating skip does, and fold exactly what a fold of
 // fully built payloads folds.
+import fc from 'fast-check';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -66,5 +67,52 @@ describe('the fold\'s one pass over each payload', () => {
     const built = readWal(file, { on_frame: (frame) => frames.push(frame) });
     expect(built.error).toBeNull();
     expect(replayTarget(resolveTargets(file)[0]!).fold).toEqual(foldFrames(frames));
+  });
+});
+
+describe('kept records read into their places', () => {
+  /** A payload map of the given entries, duplicates allowed (the encoder cannot write those). */
+  function mapOf(items: [string, unknown][]): Buffer {
+    const head = items.length < 24 ? Buffer.of(0xa0 + items.length) : Buffer.of(0xb8, items.length);
+    return Buffer.concat([head, ...items.flatMap(([key, value]) => [encodeCbor(key), encodeCbor(value)])]);
+  }
+  const KEPT_TYPES = ['model_attempt_finished', 'model_step_finished', 'tool_batch_started', 'tool_dispatch_intent', 'tool_no_dispatch', 'tool_result', 'tool_batch_finished', 'turn_finished'];
+  const key = fc.constantFrom('batch_id', 'tool_call_id', 'step_id', 'attempt', 'outcome', 'http_status', 'ts_ms', 'reason', 'output', 'is_error', 'finished_at_ms', 'dispatched_at_ms', 'module_id', 'args', 'sequential', 'planned_calls', 'assistant_message', 'usage', 'tags', 'x');
+  const value = fc.letrec((tie) => ({
+    item: fc.oneof(
+      { depthSize: 'small' },
+      fc.constantFrom('b1', 'c1', 'b2', 'c2', 'completed', 'unknown_outcome', 'assistant', 'tool_use', 'no_dispatch'),
+      fc.integer({ min: -2, max: 3 }),
+      fc.string({ maxLength: 40 }),
+      fc.boolean(),
+      fc.constant(null),
+      fc.uint8Array({ maxLength: 3 }),
+      fc.array(tie('item'), { maxLength: 3 }),
+      fc.dictionary(fc.constantFrom('type', 'id', 'role', 'content', 'tool_call_id', 'name', 'plan', 'path', 'url'), tie('item'), { maxKeys: 4 }),
+    ),
+  })).item;
+  const record = fc.tuple(fc.constantFrom(...KEPT_TYPES), fc.array(fc.tuple(key, value), { maxLength: 7 }), fc.constantFrom('whole', 'cut', 'flipped'), fc.nat(), fc.nat(255));
+
+  it('folds and refuses what a fold of fully built payloads does, record after record of one type', () => {
+    let run = 0;
+    fc.assert(
+      fc.property(fc.array(record, { minLength: 1, maxLength: 6 }), (records) => {
+        const frames = records.map(([type, items, how, at, flip], index) => {
+          const payload = mapOf(items);
+          if (how === 'cut') return rawRecord(4 + index, type, payload.subarray(0, at % payload.length));
+          if (how === 'flipped') payload[at % payload.length]! ^= flip;
+          return rawRecord(4 + index, type, payload);
+        });
+        const file = walEndingWith(`kept-${run++}.wal`, Buffer.concat(frames));
+        const target = resolveTargets(file)[0]!;
+        const built: ReadFrame[] = [];
+        const whole = readWal(file, { on_frame: (frame) => built.push(frame) });
+        const replay = replayTarget(target);
+        expect(replay.read.error).toEqual(verifyTarget(target).error);
+        expect(replay.read.error).toEqual(whole.error);
+        expect(replay.fold).toEqual(foldFrames(built));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
