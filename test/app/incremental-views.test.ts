@@ -294,14 +294,15 @@ describe('an append to a long open episode recomputes what it appended, and ever
     // The first read summed every step and batch.
     expect(EpisodeSum.items_added).toBeGreaterThan(10 * STEPS);
 
-    // What the live tail appends most: a record attached to no step or batch. The first pause asks for the
-    // seq of the run's latest progress (is the pause still in force?), which nothing asked for before: it is
-    // summed once, and taken on from then on.
-    cost([{ type: 'run_paused', payload: { reason: 'operator' } }]);
-    const paused = cost([{ type: 'run_paused', payload: { reason: 'operator' } }]);
-    expect(paused).toMatchObject({ indexed: 0, copied: 0, laid_out: 0 });
-    expect(paused.turns).toBeLessThanOrEqual(TURNS_PER_APPEND_MAX);
-    expect(paused.sums).toBeLessThanOrEqual(SUM_ITEMS_PER_APPEND_MAX);
+    // What the live tail appends most: a record attached to no step or batch. The first pause is the first to
+    // ask for the seq of the run's latest progress (is the pause still in force?): that sum was made at every
+    // snapshot before, so it is taken on, not made over the whole episode in this append.
+    for (let pause = 1; pause <= 2; pause++) {
+      const paused = cost([{ type: 'run_paused', payload: { reason: 'operator' } }]);
+      expect(paused).toMatchObject({ indexed: 0, copied: 0, laid_out: 0 });
+      expect(paused.turns).toBeLessThanOrEqual(TURNS_PER_APPEND_MAX);
+      expect(paused.sums).toBeLessThanOrEqual(SUM_ITEMS_PER_APPEND_MAX);
+    }
     expectSameAsFreshRead(root, model);
 
     // The step in flight ends (its result, its batch's commit, its turn's end): that step and batch.
