@@ -38,6 +38,7 @@ import { describe } from '../engine/errors.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { FrameFile, readFrameAt } from '../engine/frame-access.js';
 import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES } from '../engine/limits.js';
+import { MemberReads } from '../engine/lineage-chain.js';
 import { probeLease } from '../engine/lease.js';
 import { hex, ioError } from '../engine/reader.js';
 import { SessionFolder } from '../replay/fold.js';
@@ -82,6 +83,8 @@ export class SessionModel {
   private tail_: FoundTail | null | undefined = undefined;
   /** The archive's verdict, kept while the archive and its index are the same size and mtime. */
   private archive_check: { stamp: string; error: ArchiveError | null } | null = null;
+  /** The sealed members its histories read, kept while the archive is unchanged. */
+  readonly member_reads = new MemberReads();
 
   constructor(
     readonly key: string,

@@ -468,8 +468,8 @@ export class SessionService implements WalscopeApi {
     const model = this.model(key);
     const lineage = model.tailer.lineage;
     // A read that failed keeps no read: the history reads the live lineage itself, and shows its refusal.
-    if (lineage === null && model.is_resident) return historyOf(model.target);
-    return historyOf(model.target, { lineage, reading: !model.is_resident });
+    if (lineage === null && model.is_resident) return historyOf(model.target, undefined, model.member_reads);
+    return historyOf(model.target, { lineage, reading: !model.is_resident }, model.member_reads);
   }
 
   async previewRetire(key: string, reason: 'sealed' | 'deleted'): Promise<RetirePreview> {
