@@ -190,6 +190,11 @@ export class SessionModel {
     return { fold: this.tailer.episodes_rebuilt, views: this.builder.episodes_rebuilt };
   }
 
+  /** Episodes added to the session's sums of class counts and tokens (taken on across builds): what a build cost. */
+  get episodes_summed(): number {
+    return this.builder.class_totals.episodes_added + this.builder.token_totals.episodes_added;
+  }
+
   /** Inside those episodes, the parts (steps, batches, steers, approvals) the fold copied anew and the steps
    *  whose timeline rows were laid out anew: an append to a long open episode costs the parts it changed. */
   get parts_rebuilt(): { copied: number; steps_laid_out: number } {
@@ -311,6 +316,11 @@ export class SessionModel {
 
   fold(): SessionFold {
     return this.derived().fold;
+  }
+
+  /** Numeric usage fields summed over every episode. */
+  tokens(): Record<string, number> {
+    return this.derived().tokens;
   }
 
   /** The list's line for this session; kept until a refresh or a lease change makes it stale. */
