@@ -379,7 +379,22 @@ export class CborDecoder {
     }
   }
 
+  /** Validates the next item without building it, as `readItem` would judge it (same refusals, same messages).
+   *  An item within PLAIN_SKIP_BYTES_MAX of the body's end is first tried by `skipPlain`, which accepts only
+   *  what this path accepts; anything else it leaves to this path, from the item's start. */
   skipItem(depth = 0): void {
+    if (this.remaining <= PLAIN_SKIP_BYTES_MAX) {
+      const end = skipPlain(this.bytes, this.position, this.end, CBOR_DEPTH_MAX - depth, !this.utf8_checked);
+      if (end >= 0) {
+        this.position = end;
+        return;
+      }
+    }
+    this.skipChecked(depth);
+  }
+
+  /** `skipItem` one item at a time, naming what is wrong. */
+  private skipChecked(depth: number): void {
     if (depth > CBOR_DEPTH_MAX) this.fail(`nesting deeper than ${CBOR_DEPTH_MAX}`);
     const start = this.position;
     this.nextHead();
@@ -398,7 +413,7 @@ export class CborDecoder {
         return;
       case MAJOR_ARRAY:
         this.checkCount(argument, start);
-        for (let index = 0; index < argument; index++) this.skipItem(depth + 1);
+        for (let index = 0; index < argument; index++) this.skipChecked(depth + 1);
         return;
       case MAJOR_MAP:
         this.checkCount(argument * 2, start);
@@ -492,7 +507,7 @@ export class CborDecoder {
     for (let index = 0; index < count; index++) {
       const key_start = this.skipKey();
       this.checkNewKey(base, index, key_start, this.position);
-      this.skipItem(depth + 1);
+      this.skipChecked(depth + 1);
     }
     this.key_bounds_used = base;
   }
@@ -502,7 +517,7 @@ export class CborDecoder {
     for (let index = 0; index < count; index++) {
       const key_start = this.skipKey();
       this.checkNewLargeKey(keys, key_start, this.position);
-      this.skipItem(depth + 1);
+      this.skipChecked(depth + 1);
     }
   }
 
@@ -644,6 +659,146 @@ export class CborDecoder {
     if (!isUtf8(byteView(bytes, start, end))) this.fail('text string is not valid UTF-8');
     return bytes.toString('utf8', start, end);
   }
+}
+
+/** `skipItem` tries `skipPlain` on an item within this many bytes of the body's end: an item it gives up on is
+ *  passed over twice, so only small ones are tried (a million-record WAL's payloads are ~200 bytes). */
+const PLAIN_SKIP_BYTES_MAX = 4_096;
+/** How deep `skipPlain` follows containers (payloads nest four or five deep); deeper goes the checked way. */
+const PLAIN_SKIP_LEVELS_MAX = 16;
+/** `skipPlain`'s scratch, shared as `key_bounds` is (one decode at a time): per open container its items left,
+ *  and where its keys start in `plain_keys` (-1 for an array). */
+const plain_items_left = new Int32Array(PLAIN_SKIP_LEVELS_MAX + 1);
+const plain_keys_at = new Int32Array(PLAIN_SKIP_LEVELS_MAX + 1);
+/** The keys of the open maps, three numbers a key: start, length and a hash of its bytes. */
+const plain_keys = new Int32Array(3 * MAP_KEYS_PAIRWISE_MAX * (PLAIN_SKIP_LEVELS_MAX + 1));
+
+/** Validates the one item at `bytes[position]` (ending by `end`) without building it and returns where it
+ *  ends, or -1 where it is anything but plainly valid: it then may or may not be, and `skipChecked` says which
+ *  and why. It accepts only what `skipChecked` accepts, ending where it ends (test/engine/cbor-validate.test.ts
+ *  holds it to that on hostile and fuzzed input); it gives up on maps of more than MAP_KEYS_PAIRWISE_MAX
+ *  entries, nesting below `levels_max` (or PLAIN_SKIP_LEVELS_MAX) and anything malformed. One loop over the
+ *  bytes with the open containers on a stack, the position in a local and a map's keys told apart by a hash
+ *  before their bytes are compared: the checked path's call, head fields and pairwise byte comparison per item
+ *  were a third of a million-record verify. `check_utf8` false: texts are not checked (`utf8_checked`). */
+function skipPlain(bytes: Uint8Array, position: number, end: number, levels_max: number, check_utf8: boolean): number {
+  const deepest = Math.min(levels_max, PLAIN_SKIP_LEVELS_MAX);
+  if (deepest < 0) return -1;
+  let level = 0; // of the next item; the item itself is at 0
+  let items_left = 1; // in the innermost open container (at level 0, the item alone)
+  let keys_at = -1; // where the innermost open container's keys start in plain_keys; -1: not a map
+  let keys_end = 0; // where the next key of any open map goes
+  for (;;) {
+    if (items_left === 0) {
+      if (level === 0) return position;
+      if (keys_at >= 0) keys_end = keys_at;
+      level--;
+      items_left = plain_items_left[level]!;
+      keys_at = plain_keys_at[level]!;
+      continue;
+    }
+    items_left--;
+    if (position >= end) return -1;
+    const initial = bytes[position]!;
+    const major = initial >> 5;
+    const info = initial & 0x1f;
+    if (major === MAJOR_SIMPLE) {
+      // false, true, null, and floats of 2, 4 or 8 bytes: nothing else is allowed
+      if (info >= 20 && info <= 22) position += 1;
+      else if (info >= 25 && info <= 27) position += 1 + (1 << (info - 24));
+      else return -1;
+      if (position > end) return -1;
+      continue;
+    }
+    let argument: number;
+    if (info < 24) {
+      argument = info;
+      position += 1;
+    } else if (info === 24) {
+      if (position + 2 > end) return -1;
+      argument = bytes[position + 1]!;
+      position += 2;
+    } else if (info === 25) {
+      if (position + 3 > end) return -1;
+      argument = (bytes[position + 1]! << 8) | bytes[position + 2]!;
+      position += 3;
+    } else if (info === 26) {
+      if (position + 5 > end) return -1;
+      argument = bytes[position + 1]! * 0x1000000 + ((bytes[position + 2]! << 16) | (bytes[position + 3]! << 8) | bytes[position + 4]!);
+      position += 5;
+    } else if (info === 27) {
+      if (position + 9 > end) return -1;
+      const high = bytes[position + 1]! * 0x1000000 + ((bytes[position + 2]! << 16) | (bytes[position + 3]! << 8) | bytes[position + 4]!);
+      // below 2^53 only (2^53 itself is the checked path's limit: passing it there costs nothing)
+      if (high >= 0x200000) return -1;
+      argument = high * 0x100000000 + bytes[position + 5]! * 0x1000000 + ((bytes[position + 6]! << 16) | (bytes[position + 7]! << 8) | bytes[position + 8]!);
+      position += 9;
+    } else return -1;
+    if (keys_at >= 0 && (items_left & 1) === 1) {
+      // a key of the innermost map: a text whose bytes no earlier key of the map has
+      if (major !== MAJOR_TEXT || argument > end - position) return -1;
+      const key_end = position + argument;
+      let hash = argument;
+      for (let index = position; index < key_end; index++) {
+        const byte = bytes[index]!;
+        if (byte >= 0x80 && check_utf8) return -1;
+        hash = (Math.imul(hash, 31) + byte) | 0;
+      }
+      for (let key = keys_at; key < keys_end; key += 3) {
+        if (plain_keys[key + 2] !== hash || plain_keys[key + 1] !== argument) continue;
+        const other = plain_keys[key]!;
+        let index = 0;
+        while (index < argument && bytes[other + index] === bytes[position + index]) index++;
+        if (index === argument) return -1;
+      }
+      plain_keys[keys_end] = position;
+      plain_keys[keys_end + 1] = argument;
+      plain_keys[keys_end + 2] = hash;
+      keys_end += 3;
+      position = key_end;
+      continue;
+    }
+    switch (major) {
+      case MAJOR_UINT:
+        continue;
+      case MAJOR_NEGINT:
+        if (argument > CBOR_INTEGER_MAX - 1) return -1;
+        continue;
+      case MAJOR_BYTES:
+        if (argument > end - position) return -1;
+        position += argument;
+        continue;
+      case MAJOR_TEXT: {
+        if (argument > end - position) return -1;
+        const text_end = position + argument;
+        if (check_utf8 && !isPlainUtf8(bytes, position, text_end)) return -1;
+        position = text_end;
+        continue;
+      }
+      case MAJOR_ARRAY:
+      case MAJOR_MAP: {
+        const map = major === MAJOR_MAP;
+        if ((map ? argument * 2 : argument) > end - position) return -1;
+        if (argument === 0) continue;
+        if (level === deepest || (map && argument > MAP_KEYS_PAIRWISE_MAX)) return -1;
+        plain_items_left[level] = items_left;
+        plain_keys_at[level] = keys_at;
+        level++;
+        items_left = map ? argument * 2 : argument;
+        keys_at = map ? keys_end : -1;
+        continue;
+      }
+      default:
+        return -1; // a tag
+    }
+  }
+}
+
+/** Whether `bytes[start, end)` is UTF-8, ASCII checked here and anything else by the native check. */
+function isPlainUtf8(bytes: Uint8Array, start: number, end: number): boolean {
+  let index = start;
+  while (index < end && bytes[index]! < 0x80) index++;
+  return index === end || isUtf8(byteView(bytes, start, end));
 }
 
 /** Short ASCII texts (map keys, record types, enum values) recur in every record: the decoder hands out one
