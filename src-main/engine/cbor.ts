@@ -247,6 +247,9 @@ export class CborDecoder {
   /** The bytes were checked already (a payload the reader hands over after validating it): a text passed over
    *  is not checked for UTF-8 again, which for a tool output of megabytes is most of passing over it. */
   utf8_checked = false;
+  /** `wordsView`'s DataView, and the buffer it views. */
+  private words: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+  private words_of: Uint8Array | null = null;
 
   constructor(
     public bytes: Buffer,
@@ -381,16 +384,28 @@ export class CborDecoder {
 
   /** Validates the next item without building it, as `readItem` would judge it (same refusals, same messages).
    *  An item within PLAIN_SKIP_BYTES_MAX of the body's end is first tried by `skipPlain`, which accepts only
-   *  what this path accepts; anything else it leaves to this path, from the item's start. */
+   *  what `readItem` accepts; anything else it leaves to the checked path, from the item's start. Bytes whose
+   *  texts were checked already (`utf8_checked`) go the checked path, which then passes texts over unread. */
   skipItem(depth = 0): void {
-    if (this.remaining <= PLAIN_SKIP_BYTES_MAX) {
-      const end = skipPlain(this.bytes, this.position, this.end, CBOR_DEPTH_MAX - depth, !this.utf8_checked);
+    if (this.remaining <= PLAIN_SKIP_BYTES_MAX && !this.utf8_checked) {
+      const end = skipPlain(this.bytes, this.wordsView(), this.position, this.end, CBOR_DEPTH_MAX - depth);
       if (end >= 0) {
         this.position = end;
         return;
       }
     }
     this.skipChecked(depth);
+  }
+
+  /** A DataView of `bytes`, kept while the decoder reads the same buffer (the reader's window: a view a frame
+   *  cost as much as decoding its head). */
+  private wordsView(): DataView<ArrayBufferLike> {
+    const bytes = this.bytes;
+    if (this.words_of !== bytes) {
+      this.words = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      this.words_of = bytes;
+    }
+    return this.words;
   }
 
   /** `skipItem` one item at a time, naming what is wrong. */
@@ -674,14 +689,14 @@ const plain_keys_at = new Int32Array(PLAIN_SKIP_LEVELS_MAX + 1);
 const plain_keys = new Int32Array(3 * MAP_KEYS_PAIRWISE_MAX * (PLAIN_SKIP_LEVELS_MAX + 1));
 
 /** Validates the one item at `bytes[position]` (ending by `end`) without building it and returns where it
- *  ends, or -1 where it is anything but plainly valid: it then may or may not be, and `skipChecked` says which
- *  and why. It accepts only what `skipChecked` accepts, ending where it ends (test/engine/cbor-validate.test.ts
+ *  ends, or -1 where it is anything but plainly valid: it then may or may not be, and the checked path says
+ *  which and why. It accepts only what `readItem` accepts, ending where it ends (test/engine/cbor-validate.test.ts
  *  holds it to that on hostile and fuzzed input); it gives up on maps of more than MAP_KEYS_PAIRWISE_MAX
  *  entries, nesting below `levels_max` (or PLAIN_SKIP_LEVELS_MAX) and anything malformed. One loop over the
  *  bytes with the open containers on a stack, the position in a local and a map's keys told apart by a hash
  *  before their bytes are compared: the checked path's call, head fields and pairwise byte comparison per item
- *  were a third of a million-record verify. `check_utf8` false: texts are not checked (`utf8_checked`). */
-function skipPlain(bytes: Uint8Array, position: number, end: number, levels_max: number, check_utf8: boolean): number {
+ *  were a third of a million-record verify. */
+export function skipPlain(bytes: Uint8Array, words: DataView<ArrayBufferLike>, position: number, end: number, levels_max: number): number {
   const deepest = Math.min(levels_max, PLAIN_SKIP_LEVELS_MAX);
   if (deepest < 0) return -1;
   let level = 0; // of the next item; the item itself is at 0
@@ -702,8 +717,10 @@ function skipPlain(bytes: Uint8Array, position: number, end: number, levels_max:
     const initial = bytes[position]!;
     const major = initial >> 5;
     const info = initial & 0x1f;
+    const key = keys_at >= 0 && (items_left & 1) === 1; // a key of the innermost map (its items alternate)
     if (major === MAJOR_SIMPLE) {
-      // false, true, null, and floats of 2, 4 or 8 bytes: nothing else is allowed
+      // false, true, null, and floats of 2, 4 or 8 bytes: nothing else is allowed, and none is a key
+      if (key) return -1;
       if (info >= 20 && info <= 22) position += 1;
       else if (info >= 25 && info <= 27) position += 1 + (1 << (info - 24));
       else return -1;
@@ -734,16 +751,24 @@ function skipPlain(bytes: Uint8Array, position: number, end: number, levels_max:
       argument = high * 0x100000000 + bytes[position + 5]! * 0x1000000 + ((bytes[position + 6]! << 16) | (bytes[position + 7]! << 8) | bytes[position + 8]!);
       position += 9;
     } else return -1;
-    if (keys_at >= 0 && (items_left & 1) === 1) {
-      // a key of the innermost map: a text whose bytes no earlier key of the map has
+    if (key) {
+      // a text whose bytes no earlier key of the map has
       if (major !== MAJOR_TEXT || argument > end - position) return -1;
       const key_end = position + argument;
       let hash = argument;
-      for (let index = position; index < key_end; index++) {
-        const byte = bytes[index]!;
-        if (byte >= 0x80 && check_utf8) return -1;
-        hash = (Math.imul(hash, 31) + byte) | 0;
+      let high_bits = 0;
+      let index = position;
+      for (; index + 4 <= key_end; index += 4) {
+        const word = words.getInt32(index);
+        high_bits |= word;
+        hash = Math.imul(hash ^ word, 0x01000193);
       }
+      for (; index < key_end; index++) {
+        const byte = bytes[index]!;
+        high_bits |= byte;
+        hash = Math.imul(hash ^ byte, 0x01000193);
+      }
+      if ((high_bits & 0x80808080) !== 0) return -1;
       for (let key = keys_at; key < keys_end; key += 3) {
         if (plain_keys[key + 2] !== hash || plain_keys[key + 1] !== argument) continue;
         const other = plain_keys[key]!;
@@ -760,9 +785,7 @@ function skipPlain(bytes: Uint8Array, position: number, end: number, levels_max:
     }
     switch (major) {
       case MAJOR_UINT:
-        continue;
-      case MAJOR_NEGINT:
-        if (argument > CBOR_INTEGER_MAX - 1) return -1;
+      case MAJOR_NEGINT: // within ±2^53: the argument is below 2^53
         continue;
       case MAJOR_BYTES:
         if (argument > end - position) return -1;
@@ -771,13 +794,14 @@ function skipPlain(bytes: Uint8Array, position: number, end: number, levels_max:
       case MAJOR_TEXT: {
         if (argument > end - position) return -1;
         const text_end = position + argument;
-        if (check_utf8 && !isPlainUtf8(bytes, position, text_end)) return -1;
+        if (!isPlainUtf8(bytes, words, position, text_end)) return -1;
         position = text_end;
         continue;
       }
       case MAJOR_ARRAY:
       case MAJOR_MAP: {
         const map = major === MAJOR_MAP;
+        // more items than bytes left: it cannot end well, and counts stay within the Int32 stack
         if ((map ? argument * 2 : argument) > end - position) return -1;
         if (argument === 0) continue;
         if (level === deepest || (map && argument > MAP_KEYS_PAIRWISE_MAX)) return -1;
@@ -794,11 +818,14 @@ function skipPlain(bytes: Uint8Array, position: number, end: number, levels_max:
   }
 }
 
-/** Whether `bytes[start, end)` is UTF-8, ASCII checked here and anything else by the native check. */
-function isPlainUtf8(bytes: Uint8Array, start: number, end: number): boolean {
+/** Whether `bytes[start, end)` (`words` views the same bytes) is UTF-8: ASCII is checked here, 8 bytes a step,
+ *  anything else by the native check. */
+function isPlainUtf8(bytes: Uint8Array, words: DataView<ArrayBufferLike>, start: number, end: number): boolean {
+  let high_bits = 0;
   let index = start;
-  while (index < end && bytes[index]! < 0x80) index++;
-  return index === end || isUtf8(byteView(bytes, start, end));
+  for (; index + 8 <= end; index += 8) high_bits |= words.getInt32(index) | words.getInt32(index + 4);
+  for (; index < end; index++) high_bits |= bytes[index]!;
+  return (high_bits & 0x80808080) === 0 || isUtf8(byteView(bytes, start, end));
 }
 
 /** Short ASCII texts (map keys, record types, enum values) recur in every record: the decoder hands out one
