@@ -29,7 +29,7 @@ import type {
 } from '../../src-shared/ipc.js';
 import { apiClient, pageSessions, type ApiRequests, type SessionFilter, type SessionPage } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
-import type { EpisodeFold, EpisodeTiming } from '../../src-shared/replay.js';
+import type { EpisodeTiming } from '../../src-shared/replay.js';
 import { describe } from '../engine/errors.js';
 import { WorkerDigests } from '../engine/digest-worker.js';
 import { exportTargets, resolveTargets, sessionTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, type WalTarget } from '../engine/inspect.js';
@@ -429,9 +429,8 @@ export class SessionService implements WalscopeApi {
     const model = this.model(key);
     // While the WAL is still being read there is no plan to act on and no fold to time.
     if (!model.is_resident) return { ...model.detail(), actions: [], timing: [], tokens: {} };
-    const episodes = model.fold().episodes;
-    const last = episodes.at(-1);
-    return { ...model.detail(), actions: actionChoices(model), timing: last === undefined ? [] : [episodeTiming(last)], tokens: sessionTokens(episodes) };
+    const last = model.fold().episodes.at(-1);
+    return { ...model.detail(), actions: actionChoices(model), timing: last === undefined ? [] : [episodeTiming(last)], tokens: model.tokens() };
   }
 
   async getTiming(key: string, episode: number): Promise<EpisodeTiming> {
@@ -468,8 +467,8 @@ export class SessionService implements WalscopeApi {
     const model = this.model(key);
     const lineage = model.tailer.lineage;
     // A read that failed keeps no read: the history reads the live lineage itself, and shows its refusal.
-    if (lineage === null && model.is_resident) return historyOf(model.target);
-    return historyOf(model.target, { lineage, reading: !model.is_resident });
+    if (lineage === null && model.is_resident) return historyOf(model.target, undefined, model.member_reads);
+    return historyOf(model.target, { lineage, reading: !model.is_resident }, model.member_reads);
   }
 
   async previewRetire(key: string, reason: 'sealed' | 'deleted'): Promise<RetirePreview> {
@@ -516,12 +515,6 @@ export class SessionService implements WalscopeApi {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
-}
-
-function sessionTokens(episodes: readonly EpisodeFold[]): Record<string, number> {
-  const sums: Record<string, number> = {};
-  for (const episode of episodes) for (const [name, value] of Object.entries(episodeTiming(episode).tokens)) sums[name] = (sums[name] ?? 0) + value;
-  return sums;
 }
 
 /** The deepest folder holding every one of `files` (absolute paths): what the header shows of a set of exports. */
