@@ -65,6 +65,12 @@ describe('validating without building agrees with building', () => {
     ['a surrogate', hex('63eda080')],
     ['invalid UTF-8 in a key', hex('a162c32800')],
     ['a non-text key', hex('a10101')],
+    ['null as a key', hex('a1f600')],
+    ['a float as a key, after a text key', hex('a2616100f93c0000')],
+    ['true as a key inside an array', hex('8201a1f500')],
+    ['a negative integer past -2^53', hex('3b0020000000000000')],
+    ['a negative integer of -2^53', hex('3b001fffffffffffff')],
+    ['a float cut short', hex('a16161fb3ff0')],
     ['a text longer than the body', hex('7a0000ffff61')],
     ['a map count beyond the body', hex('bb0000000100000000')],
   ])('on %s', (_name, bytes) => {
@@ -213,6 +219,16 @@ describe('the plain skip (skipPlain) accepts only what building accepts', () => 
       }),
       { numRuns: 5_000 },
     );
+  });
+
+  it('on nesting at and past the bound, from every depth near it', () => {
+    for (let depth = 0; depth <= 65; depth++) {
+      for (const levels of [0, 1, 2, 15, 16, 17]) {
+        agrees(Buffer.concat([Buffer.alloc(levels, 0x81), hex('00')]), depth);
+        agrees(Buffer.concat([Buffer.alloc(levels, 0x81), hex('a0')]), depth);
+        agrees(Buffer.concat([Buffer.alloc(levels, 0x81), hex('a1616100')]), depth);
+      }
+    }
   });
 
   it('on a non-ASCII byte at every place of texts and keys up to 20 bytes', () => {
