@@ -228,12 +228,6 @@ function checkHeadShape(ver: number, type: unknown, features: unknown): string |
 /** An unsigned integer item (CBOR major type 0) below 2^53, or what is wrong with the item: any other item,
  *  floats of integral value included, is not one. */
 function readUint(decoder: CborDecoder): number | string {
-  // ver and fence are one byte in nearly every frame: read without the general head's checks
-  const position = decoder.position;
-  if (decoder.remaining > 0 && decoder.bytes[position]! < 24) {
-    decoder.position = position + 1;
-    return decoder.bytes[position]!;
-  }
   decoder.nextHead();
   const major = decoder.head_major;
   const argument = decoder.head_argument;

@@ -271,8 +271,6 @@ class WalScan {
   private readonly frame = new JudgedFrame();
   /** How the read ended, once a frame ended it. */
   private stopped: ReadResult | null = null;
-  /** The digest algorithm of the frame accepted last, already in `state.algorithms`. */
-  private last_algorithm: DigestAlgorithmName | null = null;
 
   constructor(
     private readonly window: FileWindow,
@@ -320,12 +318,8 @@ class WalScan {
       this.state.last_seq = frame.seq;
     }
     this.state.max_fence = Math.max(this.state.max_fence, frame.fence);
-    // not a Set's add a frame for what is nearly always one algorithm
-    if (algorithm !== this.last_algorithm) {
-      this.state.algorithms.add(algorithm);
-      this.last_algorithm = algorithm;
-    }
-    for (let index = 0; index < frame.features.length; index++) this.state.feature_set.add(frame.features[index]!);
+    this.state.algorithms.add(algorithm);
+    for (const feature of frame.features) this.state.feature_set.add(feature);
     const on_frame = this.options.on_frame;
     if (on_frame !== undefined) {
       const { ver, seq, fence, type, features, payload } = frame;
