@@ -397,8 +397,8 @@ export class CborDecoder {
     this.skipChecked(depth);
   }
 
-  /** A DataView of `bytes`, kept while the decoder reads the same buffer (the reader's window: a view a frame
-   *  cost as much as decoding its head). */
+  /** A DataView of `bytes`, for reading 4 bytes a step; kept while the decoder reads the same buffer (the
+   *  reader's window, frame after frame), so it is made once a window rather than once an item. */
   private wordsView(): DataView<ArrayBufferLike> {
     const bytes = this.bytes;
     if (this.words_of !== bytes) {
