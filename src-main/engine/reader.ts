@@ -319,7 +319,8 @@ class WalScan {
     }
     this.state.max_fence = Math.max(this.state.max_fence, frame.fence);
     this.state.algorithms.add(algorithm);
-    for (const feature of frame.features) this.state.feature_set.add(feature);
+    // by index: a for-of made an iterator a frame (verify's scavenges of the million records 73 → 52)
+    for (let index = 0; index < frame.features.length; index++) this.state.feature_set.add(frame.features[index]!);
     const on_frame = this.options.on_frame;
     if (on_frame !== undefined) {
       const { ver, seq, fence, type, features, payload } = frame;
