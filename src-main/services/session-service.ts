@@ -37,7 +37,7 @@ import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLinea
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../replay/support-report.js';
-import { episodeTiming } from '../replay/timing.js';
+import { episodeTiming, sumUsage } from '../replay/timing.js';
 import { actionChoices, previewAction, runAction, type ActionApprover } from './actions.js';
 import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
@@ -435,7 +435,8 @@ export class SessionService implements WalscopeApi {
     if (!model.is_resident) return { ...model.detail(), actions: [], timing: [], tokens: {} };
     const episodes = model.fold().episodes;
     const last = episodes.at(-1);
-    return { ...model.detail(), actions: actionChoices(model), timing: last === undefined ? [] : [episodeTiming(last)], tokens: sessionTokens(episodes) };
+    const timing = last === undefined ? null : episodeTiming(last);
+    return { ...model.detail(), actions: actionChoices(model), timing: timing === null ? [] : [timing], tokens: sessionTokens(episodes, timing) };
   }
 
   async getTiming(key: string, episode: number): Promise<EpisodeTiming> {
@@ -522,9 +523,20 @@ export class SessionService implements WalscopeApi {
   }
 }
 
-function sessionTokens(episodes: readonly EpisodeFold[]): Record<string, number> {
+/** Each episode's token sums, kept while the snapshots hand back the same episode (no new frame reached it). */
+const episode_tokens = new WeakMap<EpisodeFold, Record<string, number>>();
+
+/** The session's token sums: each episode's summed from its steps' usage, as its timing sums them, but without
+ *  the rest of its timing. The whole timing of every episode was made here for these sums alone: on the 1 GiB
+ *  session, 338 episodes' spans, ~85 ms of the first status after its read. The last episode's sums come from
+ *  `last_timing`, which getSession makes anyway. */
+export function sessionTokens(episodes: readonly EpisodeFold[], last_timing: EpisodeTiming | null): Record<string, number> {
   const sums: Record<string, number> = {};
-  for (const episode of episodes) for (const [name, value] of Object.entries(episodeTiming(episode).tokens)) sums[name] = (sums[name] ?? 0) + value;
+  for (const [at, episode] of episodes.entries()) {
+    let tokens = at === episodes.length - 1 ? last_timing?.tokens : episode_tokens.get(episode);
+    if (tokens === undefined) episode_tokens.set(episode, (tokens = sumUsage(episode.steps.map((step) => step.usage))));
+    for (const [name, value] of Object.entries(tokens)) sums[name] = (sums[name] ?? 0) + value;
+  }
   return sums;
 }
 

@@ -16,6 +16,7 @@ import { EpisodeSum } from '../../src-main/replay/resumable.js';
 import { episodeTiming } from '../../src-main/replay/timing.js';
 import { walPayloadReader } from '../../src-main/replay/payloads.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
+import { sessionTokens } from '../../src-main/services/session-service.js';
 import { turn_checks_made } from '../../src-main/services/session-views.js';
 import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { DEMO_SESSIONS } from '../../src-main/demo/sessions.js';
@@ -358,5 +359,40 @@ describe('an episode\'s timeline rows are counted without laying them out', () =
       }
     }
     expect(episodes).toBeGreaterThan(Object.keys(DEMO_SESSIONS).length);
+  });
+});
+
+describe("the session's token sums", () => {
+  it('are summed from the steps\' usage, without making every episode\'s timing, and equal the timings\' sums', () => {
+    const root = tempDir();
+    withSession(root, 'big', () => undefined);
+    const episodes_made = 200;
+    const frames: Frame[] = [];
+    for (let n = 1; n <= episodes_made; n++) frames.push(...episodeFrames(n, 0));
+    frames.push(...episodeFrames(episodes_made + 1, 0, false));
+    append(root, frames);
+    const model = new SessionModel('big', sessionTarget(sessionDir(root, 'big')));
+    model.refresh();
+    const tokensNow = () => {
+      const episodes = model.fold().episodes;
+      const last_timing = episodeTiming(episodes.at(-1)!);
+      // getSession made the timing of every episode for these sums (338 on the 1 GiB session); it now makes
+      // the last one's only, as it does for its own timing.
+      const before = EpisodeSum.items_added;
+      const tokens = sessionTokens(episodes, last_timing);
+      expect(EpisodeSum.items_added - before).toBe(0);
+      const from_timings: Record<string, number> = {};
+      for (const episode of episodes) for (const [name, value] of Object.entries(episodeTiming(episode).tokens)) from_timings[name] = (from_timings[name] ?? 0) + value;
+      expect(tokens).toEqual(from_timings);
+      return tokens;
+    };
+    expect(tokensNow()).toEqual({ input_tokens: episodes_made + 1, output_tokens: episodes_made + 1 });
+    // An append to the open episode, and a late record for a closed one: the kept sums stay right.
+    append(root, [
+      { type: 'model_step_finished', payload: { step_id: 2, assistant_message: { role: 'assistant', content: [{ type: 'text', text: 'done' }] }, usage: { input_tokens: 5, output_tokens: 7 } } },
+      { type: 'tool_result', payload: { batch_id: 'b1', tool_call_id: 'call-1', outcome: 'ok', output: { late: true } } },
+    ]);
+    model.refresh();
+    expect(tokensNow()).toEqual({ input_tokens: episodes_made + 6, output_tokens: episodes_made + 8 });
   });
 });
