@@ -3,6 +3,7 @@
 // covering read is `missing`, never skipped; a successor starting its counters below its parent's is a
 // counter regression, reported and never repaired. Read-only, like every reader of the engine.
 import type { Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
+import { archivePath } from './archive-format.js';
 import { latestMember, readArchive, type ArchiveError, type ArchiveMember, type ArchiveScan } from './archive-reader.js';
 import { openMember } from './archive-member.js';
 import { CborDecoder, SCALAR, WHOLE, type CborProjection } from './cbor.js';
@@ -32,15 +33,16 @@ export interface SessionHistory {
   archive: ArchiveScan;
   /** The live WAL's refusal, when it is refused: the history shown is then the archive's alone. */
   live_error: WalErrorInfo | null;
+  /** Each sealed member's operator_action frames (with their payloads), by wal_id: the app finds a retire there. */
+  member_actions: ReadonlyMap<string, readonly ReadFrame[]>;
 }
 
 export interface HistoryOptions {
   io?: FileIO;
   floor_features?: readonly string[];
   live?: boolean;
-  /** Sees every frame of every sealed member read (with its payload), in the same one read: the app finds a
-   *  retire's operator_action there. */
-  on_member_frame?: (wal_id: string, frame: ReadFrame) => void;
+  /** The sealed members read by earlier calls for this session, kept while its archive is unchanged. */
+  member_reads?: MemberReads;
   /** The live lineage as the caller has read it already (the app's session model), so it is not read again;
    *  null while the caller's read has not reached it (it is left out). Absent: it is read here. */
   live_lineage?: LineageRead | null;
@@ -121,9 +123,52 @@ export function readLineage(read: (on_frame: (frame: ReadFrame, payload_cbor?: B
   return { read: result, ...facts.value };
 }
 
+/** One sealed member's part of a history: its entry, the link to its parent, its own problems. */
+interface MemberRead {
+  entry: LineageEntry;
+  next: { wal_id: string; start: LineageCounters; parent_wal_id: string | null } | null;
+  problems: LineageProblem[];
+  operator_actions: ReadFrame[];
+}
+
+/** A session's sealed members as earlier histories read them, kept while the archive file has the size and
+ *  mtime it had then: members are appended and never rewritten (wal-format §11), so the history a live session
+ *  asks for at every append does not hash and read every sealed member again (seconds an append for a retired
+ *  1 GiB lineage). Any change to the file, or another feature floor, drops them all and reads them anew. */
+export class MemberReads {
+  private archive_key: string | null = null;
+  private readonly reads = new Map<string, MemberRead>();
+  /** Members hashed and read over this object's life: what the histories cost (the tests count it). */
+  members_read = 0;
+
+  /** The read of `member`, made by `read` unless kept. */
+  of(session_dir: string, io: FileIO, floor_features: readonly string[], member: ArchiveMember, read: () => MemberRead): MemberRead {
+    const stat = io.stat(archivePath(session_dir));
+    const archive_key = stat === null ? null : `${stat.size_bytes}:${stat.mtime_ms}:${floor_features.join(',')}`;
+    if (archive_key === null || archive_key !== this.archive_key) this.reads.clear();
+    this.archive_key = archive_key;
+    const member_key = `${member.offset}:${hex(member.wal_id)}:${member.content_bytes}:${hex(member.content_sha256)}`;
+    let kept = this.reads.get(member_key);
+    if (kept === undefined) {
+      this.members_read += 1;
+      kept = read();
+      if (archive_key !== null) this.reads.set(member_key, kept);
+    }
+    return kept;
+  }
+}
+
 export function readHistory(session_dir: string, options: HistoryOptions = {}): SessionHistory {
   const io = options.io ?? nodeFileIO;
   const archive = readArchive(session_dir, { io, trust_index: true });
+  const member_actions = new Map<string, readonly ReadFrame[]>();
+  const memberRead = (member: ArchiveMember): MemberRead => {
+    const read = () => memberLineage(session_dir, member, io, options);
+    const found = options.member_reads === undefined ? read() : options.member_reads.of(session_dir, io, options.floor_features ?? [], member, read);
+    member_actions.set(found.entry.wal_id, found.operator_actions);
+    problems.push(...found.problems);
+    return found;
+  };
   const problems: LineageProblem[] = [];
   if (archive.error !== null) problems.push(archiveProblem(archive.error));
   const lineages: LineageEntry[] = [];
@@ -150,7 +195,7 @@ export function readHistory(session_dir: string, options: HistoryOptions = {}): 
       break;
     }
     listed.add(parent_wal_id);
-    const opened = memberLineage(session_dir, member, io, options, problems);
+    const opened = memberRead(member);
     lineages.push(opened.entry);
     problems.push(...regressions(child, opened.entry));
     child = opened.next;
@@ -160,9 +205,9 @@ export function readHistory(session_dir: string, options: HistoryOptions = {}): 
     const wal_id = hex(member.wal_id);
     if (listed.has(wal_id)) continue;
     listed.add(wal_id);
-    lineages.push(memberLineage(session_dir, member, io, options, problems).entry);
+    lineages.push(memberRead(member).entry);
   }
-  return { lineages, problems, archive, live_error: live?.read.error ?? null };
+  return { lineages, problems, archive, live_error: live?.read.error ?? null, member_actions };
 }
 
 export type LineageLookup =
@@ -201,13 +246,7 @@ function missingEntry(wal_id: string): LineageEntry {
   return { wal_id, parent_wal_id: null, where: 'missing', first_seq: null, last_seq: null, next_tag: null, next_notice_seq: null, first_ms: null, last_ms: null, offset: null };
 }
 
-function memberLineage(
-  session_dir: string,
-  member: ArchiveMember,
-  io: FileIO,
-  options: HistoryOptions,
-  problems: LineageProblem[],
-): { entry: LineageEntry; next: { wal_id: string; start: LineageCounters; parent_wal_id: string | null } | null } {
+function memberLineage(session_dir: string, member: ArchiveMember, io: FileIO, options: HistoryOptions): MemberRead {
   const wal_id = hex(member.wal_id);
   const entry: LineageEntry = {
     wal_id,
@@ -221,31 +260,26 @@ function memberLineage(
     last_ms: member.sealed_ms,
     offset: member.offset,
   };
-  if (member.reason === 'deleted') return { entry, next: null };
+  const operator_actions: ReadFrame[] = [];
+  const damaged = (message: string): MemberRead => ({ entry, next: null, problems: [{ kind: 'member_damaged', wal_id, offset: member.offset, message }], operator_actions });
+  if (member.reason === 'deleted') return { entry, next: null, problems: [], operator_actions };
   let damage: string | null = null;
   const opened = readLineage((on_frame) => {
-    const on_member_frame = options.on_member_frame;
-    const seen = on_member_frame === undefined ? on_frame : (frame: ReadFrame) => {
-      on_frame(frame);
-      on_member_frame(wal_id, frame);
+    const seen = (frame: ReadFrame, payload_cbor: Buffer) => {
+      on_frame(frame, payload_cbor);
+      if (frame.type === 'operator_action') operator_actions.push(frame);
     };
     const result = openMember(session_dir, member, { io, floor_features: options.floor_features, on_frame: seen });
     if (result.ok) return result.read;
     damage = result.damage.message;
     return refusedRead(ioError(result.damage.message));
   });
-  if (damage !== null) {
-    problems.push({ kind: 'member_damaged', wal_id, offset: member.offset, message: damage });
-    return { entry, next: null };
-  }
-  if (opened.read.error !== null) {
-    problems.push({ kind: 'member_damaged', wal_id, offset: member.offset, message: `member ${wal_id} at offset ${member.offset} is refused as a WAL: ${opened.read.error.message}` });
-    return { entry, next: null };
-  }
+  if (damage !== null) return damaged(damage);
+  if (opened.read.error !== null) return damaged(`member ${wal_id} at offset ${member.offset} is refused as a WAL: ${opened.read.error.message}`);
   entry.parent_wal_id = opened.parent_wal_id;
   entry.first_ms = opened.first_ms;
   entry.last_ms = Math.max(opened.last_ms ?? member.sealed_ms, member.sealed_ms);
-  return { entry, next: { wal_id, start: opened.start, parent_wal_id: opened.parent_wal_id } };
+  return { entry, next: { wal_id, start: opened.start, parent_wal_id: opened.parent_wal_id }, problems: [], operator_actions };
 }
 
 function regressions(child: { wal_id: string; start: LineageCounters }, parent: LineageEntry): LineageProblem[] {

@@ -161,3 +161,33 @@ export function sameStepAndBatch(before: EpisodeFold, episode: EpisodeFold): (wa
   for (let at = shared; at < episode.batches.length; at++) changed.add(episode.batches[at]!.batch_id);
   return (was, now) => was === now && (now.batch_id === null || !changed.has(now.batch_id));
 }
+
+/** A sum over a fold's episodes, taken on from the last fold's over the leading finished episodes both hold as
+ *  the same objects (a live session's snapshots share every finished episode no record reached since): an
+ *  append adds the open episode's part, not every episode's (a million records' 5,000 episodes summed at every
+ *  append cost ~4 ms for the tokens alone). One per session's views. */
+export class FinishedEpisodesSum<Sum> {
+  private kept: { episodes: readonly EpisodeFold[]; finished: number; sum: Sum } | null = null;
+  /** Episodes added over this sum's life: what a build cost (the tests count it). */
+  episodes_added = 0;
+
+  constructor(private readonly spec: { initial(): Sum; copy(sum: Sum): Sum; add(sum: Sum, episode: EpisodeFold, index: number): void }) {}
+
+  of(episodes: readonly EpisodeFold[]): Sum {
+    const kept = this.kept;
+    let at = 0;
+    if (kept !== null) while (at < kept.finished && episodes[at] === kept.episodes[at]) at++;
+    // An earlier finished episode replaced (a late record reached it): summed again from the first.
+    const reused = kept !== null && at === kept.finished;
+    if (!reused) at = 0;
+    const sum = reused ? this.spec.copy(kept.sum) : this.spec.initial();
+    const add = (index: number) => {
+      this.spec.add(sum, episodes[index]!, index);
+      this.episodes_added += 1;
+    };
+    for (; at < episodes.length && episodes[at]!.finished !== null; at++) add(at);
+    this.kept = { episodes, finished: at, sum: this.spec.copy(sum) };
+    for (let index = at; index < episodes.length; index++) add(index);
+    return sum;
+  }
+}

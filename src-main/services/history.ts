@@ -9,7 +9,7 @@ import { readFloor } from '../engine/feature-floor.js';
 import { extractSealedLineage } from '../engine/archive-member.js';
 import { resolveTargets, type WalTarget } from '../engine/inspect.js';
 import { probeLease } from '../engine/lease.js';
-import { readHistory, type LineageRead } from '../engine/lineage-chain.js';
+import { readHistory, type LineageRead, type MemberReads } from '../engine/lineage-chain.js';
 import { previewRetire, retireLineage } from '../engine/retire.js';
 import { walPath } from '../engine/state-root.js';
 import { auditProblem, osUser } from '../replay/actions.js';
@@ -25,20 +25,12 @@ export interface LiveLineage {
 
 /** With `live_read`, the live lineage is taken from it, not read again (a 1 GiB WAL took seconds, and the worker
  *  answered nothing meanwhile); without it, it is read here. */
-export function historyOf(target: WalTarget, live_read?: LiveLineage): SessionHistory {
+export function historyOf(target: WalTarget, live_read?: LiveLineage, member_reads?: MemberReads): SessionHistory {
   const dir = target.session_dir;
   if (dir === null || target.member !== undefined || target.wal_path !== walPath(dir)) return { lineages: [], problems: [], archive: null, live_reading: false };
-  // Each sealed member's operator_action records, in the one read of its content the chain makes anyway.
-  const logs = new Map<string, RecoveryLog>();
-  const on_member_frame = (wal_id: string, frame: ReadFrame) => {
-    if (frame.type !== 'operator_action') return;
-    const log = logs.get(wal_id) ?? new RecoveryLog();
-    logs.set(wal_id, log);
-    log.push({ seq: frame.seq, type: frame.type, fence: frame.fence, payload: frame.payload === null ? null : toJsonValue(frame.payload) });
-  };
   const history = readHistory(dir, {
     floor_features: target.root === null ? [] : readFloor(target.root),
-    on_member_frame,
+    ...(member_reads === undefined ? {} : { member_reads }),
     // Only a read made here needs the lease: the model's read probed it already.
     ...(live_read === undefined ? { live: target.root !== null && probeLease(dir).state === 'live' } : { live_lineage: live_read.lineage }),
   });
@@ -53,7 +45,7 @@ export function historyOf(target: WalTarget, live_read?: LiveLineage): SessionHi
       }
     : null;
   return {
-    lineages: history.lineages.map(({ offset: _offset, ...lineage }) => ({ ...lineage, retired_by: retiredBy(lineage.where === 'sealed' ? logs.get(lineage.wal_id) : undefined) })),
+    lineages: history.lineages.map(({ offset: _offset, ...lineage }) => ({ ...lineage, retired_by: lineage.where === 'sealed' ? retiredBy(history.member_actions.get(lineage.wal_id) ?? []) : null })),
     problems: history.problems.map((problem) => ({ kind: problem.kind, message: problem.message })),
     archive,
     live_reading: live_read?.reading ?? false,
@@ -61,8 +53,10 @@ export function historyOf(target: WalTarget, live_read?: LiveLineage): SessionHi
 }
 
 /** The retire that sealed a lineage: the last operator_action {action: "retire"} of its member. */
-function retiredBy(log: RecoveryLog | undefined): RecoveryEntry | null {
-  return log?.entries().findLast((entry) => entry.action === 'retire') ?? null;
+function retiredBy(operator_actions: readonly ReadFrame[]): RecoveryEntry | null {
+  const log = new RecoveryLog();
+  for (const frame of operator_actions) log.push({ seq: frame.seq, type: frame.type, fence: frame.fence, payload: frame.payload === null ? null : toJsonValue(frame.payload) });
+  return log.entries().findLast((entry) => entry.action === 'retire') ?? null;
 }
 
 export type RetireReasonName = 'sealed' | 'deleted';

@@ -38,6 +38,7 @@ import { describe } from '../engine/errors.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { FrameFile, readFrameAt } from '../engine/frame-access.js';
 import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES } from '../engine/limits.js';
+import { MemberReads } from '../engine/lineage-chain.js';
 import { probeLease } from '../engine/lease.js';
 import { hex, ioError } from '../engine/reader.js';
 import { SessionFolder } from '../replay/fold.js';
@@ -82,6 +83,8 @@ export class SessionModel {
   private tail_: FoundTail | null | undefined = undefined;
   /** The archive's verdict, kept while the archive and its index are the same size and mtime. */
   private archive_check: { stamp: string; error: ArchiveError | null } | null = null;
+  /** The sealed members its histories read, kept while the archive is unchanged. */
+  readonly member_reads = new MemberReads();
 
   constructor(
     readonly key: string,
@@ -185,6 +188,11 @@ export class SessionModel {
 
   get episodes_rebuilt(): { fold: number; views: number } {
     return { fold: this.tailer.episodes_rebuilt, views: this.builder.episodes_rebuilt };
+  }
+
+  /** Episodes added to the session's sums of class counts and tokens (taken on across builds): what a build cost. */
+  get episodes_summed(): number {
+    return this.builder.class_totals.episodes_added + this.builder.token_totals.episodes_added;
   }
 
   /** Inside those episodes, the parts (steps, batches, steers, approvals) the fold copied anew and the steps
@@ -308,6 +316,11 @@ export class SessionModel {
 
   fold(): SessionFold {
     return this.derived().fold;
+  }
+
+  /** Numeric usage fields summed over every episode. */
+  tokens(): Record<string, number> {
+    return this.derived().tokens;
   }
 
   /** The list's line for this session; kept until a refresh or a lease change makes it stale. */

@@ -29,7 +29,7 @@ import type {
 } from '../../src-shared/ipc.js';
 import { apiClient, pageSessions, type ApiRequests, type SessionFilter, type SessionPage } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
-import type { EpisodeFold, EpisodeTiming } from '../../src-shared/replay.js';
+import type { EpisodeTiming } from '../../src-shared/replay.js';
 import { describe } from '../engine/errors.js';
 import { WorkerDigests } from '../engine/digest-worker.js';
 import { exportTargets, resolveTargets, sessionTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, type WalTarget } from '../engine/inspect.js';
@@ -37,7 +37,7 @@ import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLinea
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../replay/support-report.js';
-import { episodeTiming, sumUsage } from '../replay/timing.js';
+import { episodeTiming } from '../replay/timing.js';
 import { actionChoices, previewAction, runAction, type ActionApprover } from './actions.js';
 import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
@@ -433,10 +433,8 @@ export class SessionService implements WalscopeApi {
     const model = this.model(key);
     // While the WAL is still being read there is no plan to act on and no fold to time.
     if (!model.is_resident) return { ...model.detail(), actions: [], timing: [], tokens: {} };
-    const episodes = model.fold().episodes;
-    const last = episodes.at(-1);
-    const timing = last === undefined ? null : episodeTiming(last);
-    return { ...model.detail(), actions: actionChoices(model), timing: timing === null ? [] : [timing], tokens: sessionTokens(episodes, timing) };
+    const last = model.fold().episodes.at(-1);
+    return { ...model.detail(), actions: actionChoices(model), timing: last === undefined ? [] : [episodeTiming(last)], tokens: model.tokens() };
   }
 
   async getTiming(key: string, episode: number): Promise<EpisodeTiming> {
@@ -473,8 +471,8 @@ export class SessionService implements WalscopeApi {
     const model = this.model(key);
     const lineage = model.tailer.lineage;
     // A read that failed keeps no read: the history reads the live lineage itself, and shows its refusal.
-    if (lineage === null && model.is_resident) return historyOf(model.target);
-    return historyOf(model.target, { lineage, reading: !model.is_resident });
+    if (lineage === null && model.is_resident) return historyOf(model.target, undefined, model.member_reads);
+    return historyOf(model.target, { lineage, reading: !model.is_resident }, model.member_reads);
   }
 
   async previewRetire(key: string, reason: 'sealed' | 'deleted'): Promise<RetirePreview> {
@@ -521,23 +519,6 @@ export class SessionService implements WalscopeApi {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
-}
-
-/** Each episode's token sums, kept while the snapshots hand back the same episode (no new frame reached it). */
-const episode_tokens = new WeakMap<EpisodeFold, Record<string, number>>();
-
-/** The session's token sums: each episode's summed from its steps' usage, as its timing sums them, but without
- *  the rest of its timing. The whole timing of every episode was made here for these sums alone: on the 1 GiB
- *  session, 338 episodes' spans, ~85 ms of the first status after its read. The last episode's sums come from
- *  `last_timing`, which getSession makes anyway. */
-export function sessionTokens(episodes: readonly EpisodeFold[], last_timing: EpisodeTiming | null): Record<string, number> {
-  const sums: Record<string, number> = {};
-  for (const [at, episode] of episodes.entries()) {
-    let tokens = at === episodes.length - 1 ? last_timing?.tokens : episode_tokens.get(episode);
-    if (tokens === undefined) episode_tokens.set(episode, (tokens = sumUsage(episode.steps.map((step) => step.usage))));
-    for (const [name, value] of Object.entries(tokens)) sums[name] = (sums[name] ?? 0) + value;
-  }
-  return sums;
 }
 
 /** The deepest folder holding every one of `files` (absolute paths): what the header shows of a set of exports. */

@@ -11,7 +11,8 @@ import { planFor } from '../replay/plan.js';
 import { episodeWord } from '../replay/signals.js';
 import { refusedPlan } from '../replay/report.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
-import { EpisodeSum, sharedBatches, sharedBy } from '../replay/resumable.js';
+import { EpisodeSum, FinishedEpisodesSum, sharedBatches, sharedBy } from '../replay/resumable.js';
+import { episodeTiming, sumUsage } from '../replay/timing.js';
 import type { PayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
 import { episodeRowCount, episodeRows, OUTPUT_CUT, outsideRows, sessionAnomalyRows, shownRow, StepRowCache, transcriptRow } from './timeline.js';
@@ -217,6 +218,8 @@ export interface SessionViews {
   readonly messages: Segments<RenderedMessage>;
   resume: RecoveryPlan;
   class_counts: Partial<Record<CallClass, number>>;
+  /** Numeric usage fields summed over every episode's steps. */
+  readonly tokens: Record<string, number>;
   /** How the run stands: finished, cut, open in an export, finished with calls of unknown outcome. */
   run: RunSignal;
   /** Every recovery an operator ran on this WAL (operator_action and the records it wrote). */
@@ -282,6 +285,20 @@ export class ViewBuilder {
   readonly step_rows = new StepRowCache();
   /** Row texts searches made, kept across builds for the parts (episodes) an append did not touch. */
   readonly search_texts = new SearchTexts();
+  /** The session's calls by class and tokens, taken on across builds over the finished episodes. */
+  readonly class_totals = new FinishedEpisodesSum<Partial<Record<CallClass, number>>>({
+    initial: () => ({}),
+    copy: (counts) => ({ ...counts }),
+    add: (counts, episode) => addCounts(counts, this.episodeViews(episode).class_counts),
+  });
+  readonly token_totals = new FinishedEpisodesSum<Record<string, number>>({
+    initial: () => ({}),
+    copy: (sums) => ({ ...sums }),
+    // A finished episode's sums are summed once from its steps' usage, as its timing sums them: the timing of
+    // every episode (spans and all) was made for these sums alone, ~85 ms of the 1 GiB session's first status.
+    // An open episode's come from its timing, which getSession makes anyway and an append goes on from.
+    add: (sums, episode) => addCounts(sums, episode.finished === null ? episodeTiming(episode).tokens : sumUsage(episode.steps.map((step) => step.usage))),
+  });
 
   /** Tool outputs shown in rows and messages are read back through `payloads`. `signals` come from the whole
    *  read (its end, its operator actions), so they are made by the caller for every build. */
@@ -313,10 +330,9 @@ export class ViewBuilder {
     let timeline: Segments<TimelineRow> | null = null;
     let messages: Segments<RenderedMessage> | null = null;
     let valid: boolean | null = null;
-    const class_counts: Partial<Record<CallClass, number>> = {};
-    for (const part of parts) {
-      for (const [name, count] of Object.entries(part.class_counts) as [CallClass, number][]) class_counts[name] = (class_counts[name] ?? 0) + count;
-    }
+    const class_counts = this.class_totals.of(fold.episodes);
+    let tokens: Record<string, number> | null = null;
+    const tokenTotals = () => (tokens ??= this.token_totals.of(fold.episodes));
     // Each episode's rows counted without laying them out, its count kept with its views; an episode's rows are
     // laid out when a page or a search reaches them. The last episode's are marked with the run signal.
     const timelineOf = (): Segments<TimelineRow> => {
@@ -337,6 +353,9 @@ export class ViewBuilder {
       },
       resume: read_error !== null ? refusedPlan(read_error) : planFor(fold, 'resume'),
       class_counts,
+      get tokens() {
+        return tokenTotals();
+      },
       run: signals.run,
       recoveries: signals.recoveries,
       transcriptValid: () => (valid ??= requestRenders() && turnsValid(parts.map((part, index) => (part.turns ??= turnsOf(episode_turns.of(fold.episodes[index]!)))))),
@@ -377,6 +396,10 @@ export class ViewBuilder {
     this.per_episode.set(episode, views);
     return views;
   }
+}
+
+function addCounts<Name extends string>(into: Partial<Record<Name, number>>, counts: Partial<Record<Name, number>>): void {
+  for (const [name, count] of Object.entries(counts) as [Name, number][]) into[name] = (into[name] ?? 0) + count;
 }
 
 /** Each episode's calls by class, taken on from the last snapshot's for a live episode. */

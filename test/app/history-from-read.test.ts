@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { WalscopeEvent } from '../../src-shared/ipc.js';
 import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { DEMO_SESSIONS } from '../../src-main/demo/sessions.js';
+import { archivePath } from '../../src-main/engine/archive-format.js';
+import { readArchive } from '../../src-main/engine/archive-reader.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { readLineage } from '../../src-main/engine/lineage-chain.js';
 import { readWal } from '../../src-main/engine/reader.js';
@@ -111,6 +113,37 @@ describe('the History panel from the session read', () => {
     expect(history.lineages.map((lineage) => lineage.where)).toEqual(['live', 'deleted', 'sealed']);
     expect(history.lineages[0]!.next_tag).toBeGreaterThan(1);
     expect(history.lineages[0]!.next_notice_seq).toBeGreaterThan(1);
+  }, TEST_MS_MAX);
+
+  it('reads a sealed member\'s content once while the archive is unchanged, and again when the archive changes', async () => {
+    const root = path.join(tempDir(), 'root');
+    buildDemoRoot(root, steppedClock(1_750_000_000_000));
+    const dir = sessionDir(root, 'history');
+    const archive = archivePath(dir);
+    const sealed = readArchive(dir).members.find((member) => member.reason === 'sealed')!;
+    const service = await open(root);
+    await service.whenRead();
+    await service.getSession('history');
+    const fresh = () => historyOf(resolveTargets(dir)[0]!);
+    // The first history hashes the member's content and reads it as a WAL.
+    const first = await walBytesReadDuring(archive, () => service.getHistory('history'));
+    expect(first.bytes).toBeGreaterThanOrEqual(2 * sealed.content_bytes);
+    expect(first.value).toEqual(fresh());
+    // Asked again (as the History panel asks at every append): the archive's headers, not the member's content.
+    const again = await walBytesReadDuring(archive, () => service.getHistory('history'));
+    expect(again.bytes).toBeLessThan(sealed.content_bytes);
+    expect(again.value).toEqual(first.value);
+    // A byte of the member's content changed in place: the file's mtime moved, the member is read again and refused.
+    const fd = fs.openSync(archive, 'r+');
+    const byte = Buffer.alloc(1);
+    fs.readSync(fd, byte, 0, 1, sealed.content_offset + 40);
+    fs.writeSync(fd, Buffer.from([byte[0]! ^ 0xff]), 0, 1, sealed.content_offset + 40);
+    fs.closeSync(fd);
+    fs.utimesSync(archive, new Date(), new Date(Date.now() + 5_000));
+    const damaged = await walBytesReadDuring(archive, () => service.getHistory('history'));
+    expect(damaged.bytes).toBeGreaterThanOrEqual(sealed.content_bytes);
+    expect(damaged.value.problems.map((problem) => problem.kind)).toContain('member_damaged');
+    expect(damaged.value).toEqual(fresh());
   }, TEST_MS_MAX);
 
   it('follows appends: the live lineage\'s last seq, runner tags, notice numbers and time span', () => {
