@@ -35,6 +35,16 @@ const episode_checks = new EpisodeSum<BatchFold, { anomalies: Anomaly[]; committ
   items: (episode) => episode.batches,
   initial: () => ({ anomalies: [], committable: [] }),
   copy: (checked) => ({ anomalies: checked.anomalies.slice(), committable: checked.committable.slice() }),
+  // Both lists only grow: the next snapshot takes the check over, cut back to the checkpoint, instead of copying
+  // a verdict per batch of the episode at every append. Classification reads a check once, as it is made.
+  rewind: {
+    mark: (checked) => ({ anomalies: checked.anomalies.length, committable: checked.committable.length }),
+    to(checked, mark) {
+      const at = mark as { anomalies: number; committable: number };
+      checked.anomalies.length = at.anomalies;
+      checked.committable.length = at.committable;
+    },
+  },
   shared(before, episode, batches_before, batches) {
     if (anomalies_named.get(before)?.count !== anomalies_named.get(episode)?.count) return 0;
     const changed_steps = new Set<number>();

@@ -265,10 +265,10 @@ export class SessionFolder {
         const own_anomalies = episode.anomalies.length;
         return this.handOut(index, episode, classifyEpisode(episode), own_anomalies);
       }
-      const { copy, fresh, copied: count } = this.copyEpisode(episode, kept);
+      const { copy, fresh, fresh_batches, copied: count } = this.copyEpisode(episode, kept);
       parts_copied += count;
       if (kept !== undefined) noteMadeFrom(copy, kept);
-      const classified_copy = classifyEpisode(copy, fresh);
+      const classified_copy = classifyEpisode(copy, fresh, fresh_batches);
       return episode.finished === null ? classified_copy : this.handOut(index, episode, classified_copy);
     });
     this.changed.clear();
@@ -281,9 +281,9 @@ export class SessionFolder {
   /** A copy of a live episode that shares every part its last snapshot (`before`) holds and no frame touched
    *  since: the lists are that snapshot's, with the touched parts copied anew in their places and the new ones
    *  added (the live lists only grow), so an append to a long open episode costs the parts it changed. `fresh`:
-   *  the parts copied anew (null: all of them). The episode's other lists are new (classification appends
-   *  anomalies); their entries are never changed once pushed, so they are shared. */
-  private copyEpisode(episode: EpisodeFold, before: EpisodeFold | undefined): { copy: EpisodeFold; fresh: ReadonlySet<object> | null; copied: number } {
+   *  the parts copied anew (null: all of them), `fresh_batches` the batches among them. The episode's other lists
+   *  are new (classification appends anomalies); their entries are never changed once pushed, so they are shared. */
+  private copyEpisode(episode: EpisodeFold, before: EpisodeFold | undefined): { copy: EpisodeFold; fresh: ReadonlySet<object> | null; fresh_batches: readonly BatchFold[]; copied: number } {
     const touched = this.touched;
     const shared = before !== undefined && touched !== null;
     const fresh = new Set<object>();
@@ -313,7 +313,8 @@ export class SessionFolder {
       shown: episode.shown.slice(),
       anomalies: episode.anomalies.slice(),
     };
-    return { copy, fresh: places === null ? null : fresh, copied: fresh.size };
+    const fresh_batches = places === null ? copy.batches : [...places[1]!.map((at) => copy.batches[at]!), ...copy.batches.slice(before!.batches.length)];
+    return { copy, fresh: places === null ? null : fresh, fresh_batches, copied: fresh.size };
   }
 
   /** Makes `out` (`live` classified, or a classified copy of it) the live fold's episode `index` too: it is
@@ -588,13 +589,14 @@ function touchedPlaces(lists: readonly (readonly object[])[], before: readonly (
   return places;
 }
 
-/** Classifies and checks an episode copy in place. A batch not in `fresh` (null: every batch is) is shared
- *  with the last snapshot: it was classified when copied and no frame changed it since, so it is not classified again; its committable
+/** Classifies and checks an episode copy in place. A batch not in `fresh` (null: every batch is; the fresh
+ *  batches are `fresh_batches`) is shared with the last snapshot: it was classified when copied and no frame
+ *  changed it since, so it is not classified again; its committable
  *  verdict also depends on the episode around it (its step, anomalies naming it), and a changed verdict gets a
  *  copy of the batch, never a change under the last snapshot. */
-function classifyEpisode(episode: EpisodeFold, fresh: ReadonlySet<object> | null = null): EpisodeFold {
+function classifyEpisode(episode: EpisodeFold, fresh: ReadonlySet<object> | null = null, fresh_batches: readonly BatchFold[] = episode.batches): EpisodeFold {
   const reused = (batch: BatchFold) => fresh !== null && !fresh.has(batch);
-  for (const batch of episode.batches) if (!reused(batch)) classifyBatch(batch);
+  for (const batch of fresh_batches) classifyBatch(batch);
   const checked = checkEpisode(episode);
   appendAll(episode.anomalies, checked.anomalies);
   let batches = episode.batches;

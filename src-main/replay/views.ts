@@ -7,9 +7,10 @@
 // JSON form: a byte string inside a replacement reads back as hex text, and re-encoding that would give other
 // bytes.
 import { createHash } from 'node:crypto';
-import type { EpisodeFold, JsonPayload, RequestProblem, StepNote, ViewProblemCause } from '../../src-shared/replay.js';
+import type { EpisodeFold, JsonPayload, RequestProblem, StepFold, StepNote, ViewProblemCause } from '../../src-shared/replay.js';
 import type { CborValue, Payload } from '../../src-shared/wal.js';
 import { encodeCbor } from '../engine/cbor.js';
+import { EpisodeSum, sharedSteps } from './resumable.js';
 import { integer, isMap, text } from './values.js';
 
 export const VIEW_RECORD_TYPE = 'compaction_view_applied';
@@ -90,12 +91,26 @@ export function replacementDigestOk(payload: Payload): boolean {
 
 /** The episode's view records, in WAL order (the fold attaches each to the step it names). */
 export function viewRecords(episode: EpisodeFold): ViewRecord[] {
-  const views: ViewRecord[] = [];
-  for (const step of episode.steps) {
-    for (const note of step.notes) if (note.type === VIEW_RECORD_TYPE) views.push(readView(note, step.step_id));
-  }
-  return views.sort((left, right) => left.seq - right.seq);
+  return step_views.of(episode).slice().sort((left, right) => left.seq - right.seq);
 }
+
+/** The view records of an episode's steps in step order, taken on from the last snapshot's for a live episode:
+ *  looking through every step's notes walked a live episode's every step at each append. */
+const step_views = new EpisodeSum<StepFold, ViewRecord[]>({
+  items: (episode) => episode.steps,
+  initial: () => [],
+  copy: (views) => views.slice(),
+  rewind: {
+    mark: (views) => views.length,
+    to(views, mark) {
+      views.length = mark as number;
+    },
+  },
+  shared: sharedSteps,
+  add(views, step) {
+    for (const note of step.notes) if (note.type === VIEW_RECORD_TYPE) views.push(readView(note, step.step_id));
+  },
+});
 
 function readView(note: StepNote, step_id: number): ViewRecord {
   const view = isMap(note.payload['view']) ? note.payload['view'] : {};
