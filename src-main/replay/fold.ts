@@ -600,7 +600,9 @@ function classifyEpisode(episode: EpisodeFold, fresh: ReadonlySet<object> | null
   const checked = checkEpisode(episode);
   appendAll(episode.anomalies, checked.anomalies);
   let batches = episode.batches;
-  for (const [index, batch] of episode.batches.entries()) {
+  // An index loop: an entries() pair per batch was garbage at every append of a long open episode.
+  for (let index = 0; index < episode.batches.length; index++) {
+    const batch = episode.batches[index]!;
     const committable = checked.committable[index]!;
     if (batch.committable === committable) continue;
     if (!reused(batch)) {
