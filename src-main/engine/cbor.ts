@@ -306,6 +306,9 @@ export class CborDecoder {
   /** The bytes were checked already (a payload the reader hands over after validating it): a text passed over
    *  is not checked for UTF-8 again, which for a tool output of megabytes is most of passing over it. */
   utf8_checked = false;
+  /** `wordsView`'s DataView, and the buffer it views. */
+  private words: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+  private words_of: Uint8Array | null = null;
 
   constructor(
     public bytes: Buffer,
@@ -438,7 +441,34 @@ export class CborDecoder {
     }
   }
 
+  /** Validates the next item without building it, as `readItem` would judge it (same refusals, same messages).
+   *  An item within PLAIN_SKIP_BYTES_MAX of the body's end is first tried by `skipPlain`, which accepts only
+   *  what `readItem` accepts; anything else it leaves to the checked path, from the item's start. Bytes whose
+   *  texts were checked already (`utf8_checked`) go the checked path, which then passes texts over unread. */
   skipItem(depth = 0): void {
+    if (this.remaining <= PLAIN_SKIP_BYTES_MAX && !this.utf8_checked) {
+      const end = skipPlain(this.bytes, this.wordsView(), this.position, this.end, CBOR_DEPTH_MAX - depth);
+      if (end >= 0) {
+        this.position = end;
+        return;
+      }
+    }
+    this.skipChecked(depth);
+  }
+
+  /** A DataView of `bytes`, for reading 4 bytes a step; kept while the decoder reads the same buffer (the
+   *  reader's window, frame after frame), so it is made once a window rather than once an item. */
+  private wordsView(): DataView<ArrayBufferLike> {
+    const bytes = this.bytes;
+    if (this.words_of !== bytes) {
+      this.words = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      this.words_of = bytes;
+    }
+    return this.words;
+  }
+
+  /** `skipItem` one item at a time, naming what is wrong. */
+  private skipChecked(depth: number): void {
     if (depth > CBOR_DEPTH_MAX) this.fail(`nesting deeper than ${CBOR_DEPTH_MAX}`);
     const start = this.position;
     this.nextHead();
@@ -457,7 +487,7 @@ export class CborDecoder {
         return;
       case MAJOR_ARRAY:
         this.checkCount(argument, start);
-        for (let index = 0; index < argument; index++) this.skipItem(depth + 1);
+        for (let index = 0; index < argument; index++) this.skipChecked(depth + 1);
         return;
       case MAJOR_MAP:
         this.checkCount(argument * 2, start);
@@ -586,7 +616,7 @@ export class CborDecoder {
     for (let index = 0; index < count; index++) {
       const key_start = this.skipKey();
       this.checkNewKey(base, index, key_start, this.position);
-      this.skipItem(depth + 1);
+      this.skipChecked(depth + 1);
     }
     this.key_bounds_used = base;
   }
@@ -596,7 +626,7 @@ export class CborDecoder {
     for (let index = 0; index < count; index++) {
       const key_start = this.skipKey();
       this.checkNewLargeKey(keys, key_start, this.position);
-      this.skipItem(depth + 1);
+      this.skipChecked(depth + 1);
     }
   }
 
@@ -729,36 +759,225 @@ export class CborDecoder {
     const end = start + size_bytes;
     this.position = end;
     const bytes = this.bytes;
-    if (size_bytes < TEXT_ASCII_SCAN_MAX) {
+    if (size_bytes <= TEXT_INTERNED_BYTES_MAX) {
+      const text = internedAscii(bytes, this.wordsView(), start, end);
+      if (text !== null) return text;
+    } else if (size_bytes < TEXT_ASCII_SCAN_MAX) {
       let index = start;
-      let hash = size_bytes;
-      while (index < end && bytes[index]! < 0x80) hash = (Math.imul(hash, 31) + bytes[index++]!) | 0;
-      if (index === end) return size_bytes <= TEXT_INTERNED_BYTES_MAX ? internedAscii(bytes, start, end, hash) : bytes.toString('latin1', start, end);
+      while (index < end && bytes[index]! < 0x80) index++;
+      if (index === end) return bytes.toString('latin1', start, end);
     }
     if (!isUtf8(byteView(bytes, start, end))) this.fail('text string is not valid UTF-8');
     return bytes.toString('utf8', start, end);
   }
 }
 
+/** `skipItem` tries `skipPlain` on an item within this many bytes of the body's end: an item it gives up on is
+ *  passed over twice, so only small ones are tried (a million-record WAL's payloads are ~200 bytes). */
+const PLAIN_SKIP_BYTES_MAX = 4_096;
+/** How deep `skipPlain` follows containers (payloads nest four or five deep); deeper goes the checked way. */
+const PLAIN_SKIP_LEVELS_MAX = 16;
+/** `skipPlain`'s scratch, shared as `key_bounds` is (one decode at a time): per open container its items left,
+ *  and where its keys start in `plain_keys` (-1 for an array). */
+const plain_items_left = new Int32Array(PLAIN_SKIP_LEVELS_MAX + 1);
+const plain_keys_at = new Int32Array(PLAIN_SKIP_LEVELS_MAX + 1);
+/** The keys of the open maps, three numbers a key: start, length and a hash of its bytes. */
+const plain_keys = new Int32Array(3 * MAP_KEYS_PAIRWISE_MAX * (PLAIN_SKIP_LEVELS_MAX + 1));
+
+/** Validates the one item at `bytes[position]` (ending by `end`) without building it and returns where it
+ *  ends, or -1 where it is anything but plainly valid: it then may or may not be, and the checked path says
+ *  which and why. It accepts only what `readItem` accepts, ending where it ends (test/engine/cbor-validate.test.ts
+ *  holds it to that on hostile and fuzzed input); it gives up on maps of more than MAP_KEYS_PAIRWISE_MAX
+ *  entries, nesting below `levels_max` (or PLAIN_SKIP_LEVELS_MAX) and anything malformed. One loop over the
+ *  bytes with the open containers on a stack, the position in a local and a map's keys told apart by a hash
+ *  before their bytes are compared: the checked path's call, head fields and pairwise byte comparison per item
+ *  were a third of a million-record verify. */
+export function skipPlain(bytes: Uint8Array, words: DataView<ArrayBufferLike>, position: number, end: number, levels_max: number): number {
+  const deepest = Math.min(levels_max, PLAIN_SKIP_LEVELS_MAX);
+  if (deepest < 0) return -1;
+  let level = 0; // of the next item; the item itself is at 0
+  let items_left = 1; // in the innermost open container (at level 0, the item alone)
+  let keys_at = -1; // where the innermost open container's keys start in plain_keys; -1: not a map
+  let keys_end = 0; // where the next key of any open map goes
+  for (;;) {
+    if (items_left === 0) {
+      if (level === 0) return position;
+      if (keys_at >= 0) keys_end = keys_at;
+      level--;
+      items_left = plain_items_left[level]!;
+      keys_at = plain_keys_at[level]!;
+      continue;
+    }
+    items_left--;
+    if (position >= end) return -1;
+    const initial = bytes[position]!;
+    const major = initial >> 5;
+    const info = initial & 0x1f;
+    const key = keys_at >= 0 && (items_left & 1) === 1; // a key of the innermost map (its items alternate)
+    if (major === MAJOR_SIMPLE) {
+      // false, true, null, and floats of 2, 4 or 8 bytes: nothing else is allowed, and none is a key
+      if (key) return -1;
+      if (info >= 20 && info <= 22) position += 1;
+      else if (info >= 25 && info <= 27) position += 1 + (1 << (info - 24));
+      else return -1;
+      if (position > end) return -1;
+      continue;
+    }
+    let argument: number;
+    if (info < 24) {
+      argument = info;
+      position += 1;
+    } else if (info === 24) {
+      if (position + 2 > end) return -1;
+      argument = bytes[position + 1]!;
+      position += 2;
+    } else if (info === 25) {
+      if (position + 3 > end) return -1;
+      argument = (bytes[position + 1]! << 8) | bytes[position + 2]!;
+      position += 3;
+    } else if (info === 26) {
+      if (position + 5 > end) return -1;
+      argument = bytes[position + 1]! * 0x1000000 + ((bytes[position + 2]! << 16) | (bytes[position + 3]! << 8) | bytes[position + 4]!);
+      position += 5;
+    } else if (info === 27) {
+      if (position + 9 > end) return -1;
+      const high = bytes[position + 1]! * 0x1000000 + ((bytes[position + 2]! << 16) | (bytes[position + 3]! << 8) | bytes[position + 4]!);
+      // below 2^53 only (2^53 itself is the checked path's limit: passing it there costs nothing)
+      if (high >= 0x200000) return -1;
+      argument = high * 0x100000000 + bytes[position + 5]! * 0x1000000 + ((bytes[position + 6]! << 16) | (bytes[position + 7]! << 8) | bytes[position + 8]!);
+      position += 9;
+    } else return -1;
+    if (key) {
+      // a text whose bytes no earlier key of the map has
+      if (major !== MAJOR_TEXT || argument > end - position) return -1;
+      const key_end = position + argument;
+      let hash = argument;
+      let high_bits = 0;
+      let index = position;
+      for (; index + 4 <= key_end; index += 4) {
+        const word = words.getInt32(index);
+        high_bits |= word;
+        hash = Math.imul(hash ^ word, 0x01000193);
+      }
+      for (; index < key_end; index++) {
+        const byte = bytes[index]!;
+        high_bits |= byte;
+        hash = Math.imul(hash ^ byte, 0x01000193);
+      }
+      if ((high_bits & 0x80808080) !== 0) return -1;
+      for (let key = keys_at; key < keys_end; key += 3) {
+        if (plain_keys[key + 2] !== hash || plain_keys[key + 1] !== argument) continue;
+        const other = plain_keys[key]!;
+        let index = 0;
+        while (index < argument && bytes[other + index] === bytes[position + index]) index++;
+        if (index === argument) return -1;
+      }
+      plain_keys[keys_end] = position;
+      plain_keys[keys_end + 1] = argument;
+      plain_keys[keys_end + 2] = hash;
+      keys_end += 3;
+      position = key_end;
+      continue;
+    }
+    switch (major) {
+      case MAJOR_UINT:
+      case MAJOR_NEGINT: // within ±2^53: the argument is below 2^53
+        continue;
+      case MAJOR_BYTES:
+        if (argument > end - position) return -1;
+        position += argument;
+        continue;
+      case MAJOR_TEXT: {
+        if (argument > end - position) return -1;
+        const text_end = position + argument;
+        if (!isPlainUtf8(bytes, words, position, text_end)) return -1;
+        position = text_end;
+        continue;
+      }
+      case MAJOR_ARRAY:
+      case MAJOR_MAP: {
+        const map = major === MAJOR_MAP;
+        // more items than bytes left: it cannot end well, and counts stay within the Int32 stack
+        if ((map ? argument * 2 : argument) > end - position) return -1;
+        if (argument === 0) continue;
+        if (level === deepest || (map && argument > MAP_KEYS_PAIRWISE_MAX)) return -1;
+        plain_items_left[level] = items_left;
+        plain_keys_at[level] = keys_at;
+        level++;
+        items_left = map ? argument * 2 : argument;
+        keys_at = map ? keys_end : -1;
+        continue;
+      }
+      default:
+        return -1; // a tag
+    }
+  }
+}
+
+/** Whether `bytes[start, end)` (`words` views the same bytes) is UTF-8: ASCII is checked here, 8 bytes a step,
+ *  anything else by the native check. */
+function isPlainUtf8(bytes: Uint8Array, words: DataView<ArrayBufferLike>, start: number, end: number): boolean {
+  let high_bits = 0;
+  let index = start;
+  for (; index + 8 <= end; index += 8) high_bits |= words.getInt32(index) | words.getInt32(index + 4);
+  for (; index < end; index++) high_bits |= bytes[index]!;
+  return (high_bits & 0x80808080) === 0 || isUtf8(byteView(bytes, start, end));
+}
+
 /** Short ASCII texts (map keys, record types, enum values) recur in every record: the decoder hands out one
  *  string per distinct text instead of a new one each time, which saved a native call and an allocation per
  *  text (a tenth of the fold's time) and keeps one copy of each in what the fold holds. A direct-mapped table:
- *  a collision only replaces the entry, so its size bounds the memory. */
+ *  a collision only replaces the entry, so its size bounds the memory. Each entry keeps its text's bytes as
+ *  words, so that a text is hashed and matched 4 bytes a step (a character a step was most of reading a
+ *  record's type). */
 const TEXT_INTERNED_BYTES_MAX = 40;
 const INTERNED_SLOTS = 4_096;
+/** Words a text of up to TEXT_INTERNED_BYTES_MAX bytes has (`textWords`). */
+const INTERNED_WORDS_MAX = TEXT_INTERNED_BYTES_MAX / 4;
 const interned: (string | undefined)[] = new Array<string | undefined>(INTERNED_SLOTS).fill(undefined);
+const interned_words = new Int32Array(INTERNED_SLOTS * INTERNED_WORDS_MAX);
+/** The words of the text being looked up. */
+const text_words = new Int32Array(INTERNED_WORDS_MAX);
 
-function internedAscii(bytes: Buffer, start: number, end: number, hash: number): string {
-  const slot = (hash ^ (hash >>> 12)) & (INTERNED_SLOTS - 1);
+/** The interned string of `bytes[start, end)` (`words` views the same bytes), or null unless it is ASCII. */
+function internedAscii(bytes: Buffer, words: DataView<ArrayBufferLike>, start: number, end: number): string | null {
+  const count = textWords(bytes, words, start, end);
+  let high_bits = 0;
+  let hash = end - start;
+  for (let index = 0; index < count; index++) {
+    const word = text_words[index]!;
+    high_bits |= word;
+    hash = Math.imul(hash ^ word, 0x01000193);
+  }
+  if ((high_bits & 0x80808080) !== 0) return null;
+  const slot = (hash ^ (hash >>> 15)) & (INTERNED_SLOTS - 1);
+  const base = slot * INTERNED_WORDS_MAX;
   const cached = interned[slot];
+  // The same length and words: the same bytes (the words cover every byte).
   if (cached !== undefined && cached.length === end - start) {
     let index = 0;
-    while (index < cached.length && cached.charCodeAt(index) === bytes[start + index]) index++;
-    if (index === cached.length) return cached;
+    while (index < count && interned_words[base + index] === text_words[index]) index++;
+    if (index === count) return cached;
   }
   const text = bytes.toString('latin1', start, end);
   interned[slot] = text;
+  interned_words.set(text_words.subarray(0, count), base);
   return text;
+}
+
+/** Puts the words of `bytes[start, end)` in `text_words` and returns how many: from 4 bytes on, a word every 4
+ *  bytes and one ending at `end` (it may overlap the one before); under 4, the bytes in one word. */
+function textWords(bytes: Uint8Array, words: DataView<ArrayBufferLike>, start: number, end: number): number {
+  if (end - start < 4) {
+    let word = 0;
+    for (let index = start; index < end; index++) word = (word << 8) | bytes[index]!;
+    text_words[0] = word;
+    return 1;
+  }
+  let count = 0;
+  for (let index = start; index + 4 < end; index += 4) text_words[count++] = words.getInt32(index);
+  text_words[count++] = words.getInt32(end - 4);
+  return count;
 }
 
 /** The keys of a map read so far: a scan of a few, a Set past that (a hostile map of a million keys stays linear). */
@@ -792,10 +1011,21 @@ export function setOwn(target: { [key: string]: unknown }, key: string, value: u
 
 /** `bytes[start, end)` as a plain Uint8Array view, for the native calls of the per-frame path (the UTF-8 check,
  *  the digest): `Buffer.subarray` makes a Buffer through its JS constructor, three times the cost, and the
- *  million-record verify made three of them a frame. */
+ *  million-record verify made three of them a frame. The memory and offset of the last `bytes` are kept: the
+ *  per-frame calls view the reader's one window, and reading a Buffer's `buffer` and `byteOffset` each time cost
+ *  as much as the view (~0.1 µs a frame). This keeps that one window reachable until another is viewed. */
 export function byteView(bytes: Uint8Array, start: number, end: number): Uint8Array {
-  return new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start);
+  if (bytes !== viewed) {
+    viewed_memory = bytes.buffer;
+    viewed_offset = bytes.byteOffset;
+    viewed = bytes;
+  }
+  return new Uint8Array(viewed_memory, viewed_offset + start, end - start);
 }
+
+let viewed: Uint8Array | null = null;
+let viewed_memory: ArrayBufferLike = new ArrayBuffer(0);
+let viewed_offset = 0;
 
 function decodeHalf(half: number): number {
   const exponent = (half >> 10) & 0x1f;

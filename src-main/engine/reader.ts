@@ -129,7 +129,10 @@ function initialState(from: ReadCheckpoint | undefined): ScanState {
     digest_algorithms: [],
     features: [],
   };
-  return { ...base, algorithms: new Set(base.digest_algorithms), feature_set: new Set(base.features) };
+  // Named field by field, not spread from `base`: a spread's result takes its shape from its source (a literal
+  // here, a checkpoint there), and the frame loop reading it was re-optimized at every read of the service's slices.
+  const { offset, wal_id, frames, records, last_seq, max_fence, digest_algorithms, features } = base;
+  return { offset, wal_id, frames, records, last_seq, max_fence, digest_algorithms, features, algorithms: new Set(digest_algorithms), feature_set: new Set(features) };
 }
 
 /** The result of a read refused before any frame: a missing floor, an unreadable file. */
@@ -267,6 +270,10 @@ const STOPPED = -1;
 
 class WalScan {
   private readonly with_payload: boolean;
+  /** Copied from `options` once: the options object is made anew for each read (each slice of the service's
+   *  read), and a hot path that reads it sees a new map and falls back to unoptimized code at every read. */
+  private readonly on_frame: ReadOptions['on_frame'];
+  private readonly decode_payload: ReadOptions['decode_payload'];
   /** The frame being judged: one for the whole read, refilled for every frame. */
   private readonly frame = new JudgedFrame();
   /** How the read ended, once a frame ended it. */
@@ -279,6 +286,8 @@ class WalScan {
     private readonly digests: DigestStage,
   ) {
     this.with_payload = options.with_payload ?? true;
+    this.on_frame = options.on_frame;
+    this.decode_payload = options.decode_payload;
   }
 
   run(): ReadResult {
@@ -309,7 +318,7 @@ class WalScan {
   /** Judges and accepts the digest-valid frame whose body is `buffer[body_start, body_end)`. */
   private acceptFrame(offset: number, size_bytes: number, algorithm: DigestAlgorithmName, buffer: Buffer, body_start: number, body_end: number): number {
     const frame = this.frame;
-    const error = judgeFrame(frame, offset, buffer, body_start, body_end, this.with_payload, this.state, this.options.decode_payload);
+    const error = judgeFrame(frame, offset, buffer, body_start, body_end, this.with_payload, this.state, this.decode_payload);
     if (error !== null) return this.stop(finish(this.state, this.window.size_bytes, error));
     if (frame.seq === 0 && this.state.wal_id === null) this.state.wal_id = frame.lineage_wal_id;
     this.state.frames += 1;
@@ -319,8 +328,9 @@ class WalScan {
     }
     this.state.max_fence = Math.max(this.state.max_fence, frame.fence);
     this.state.algorithms.add(algorithm);
-    for (const feature of frame.features) this.state.feature_set.add(feature);
-    const on_frame = this.options.on_frame;
+    // by index: a for-of made an iterator a frame (verify's scavenges of the million records 73 → 52)
+    for (let index = 0; index < frame.features.length; index++) this.state.feature_set.add(frame.features[index]!);
+    const on_frame = this.on_frame;
     if (on_frame !== undefined) {
       const { ver, seq, fence, type, features, payload } = frame;
       on_frame({ offset, size_bytes, digest_algorithm: algorithm, ver, seq, fence, type, features, payload }, buffer.subarray(body_start + frame.payload_at, body_end), frame.kept);

@@ -42,7 +42,7 @@ import { actionChoices, previewAction, runAction, type ActionApprover } from './
 import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
-import type { ReadPlan } from './session-tailer.js';
+import type { ReadPlan, TailProgress } from './session-tailer.js';
 import { SummaryCache } from './summary-cache.js';
 import { Debouncer, WorkspaceWatcher } from './watcher.js';
 
@@ -325,7 +325,11 @@ export class SessionService implements WalscopeApi {
   private refreshModel(model: SessionModel, plan: ReadPlan = {}, summary_only = false): boolean {
     const first = !model.is_resident;
     const lease_before = model.lease.state;
-    const update = model.refresh(first ? (progress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined, plan, summary_only);
+    // A slice reports its progress once, at its end (below), not also every 4 MiB inside it (session-tailer.ts): the
+    // 1 GiB session's read posted 250 messages more to the main thread (each forwarded to every event stream)
+    // for a bar that a report per slice (tens of ms apart) already moves.
+    const on_progress = first && plan.slice_bytes === undefined ? (progress: TailProgress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined;
+    const update = model.refresh(on_progress, plan, summary_only);
     if (!update.complete) {
       this.progress(model, model.tailer.bytes_read, sizeOf(model.target.wal_path) ?? model.tailer.bytes_read, false);
       return false;

@@ -129,8 +129,8 @@ export class SessionTailer {
     const { slice_bytes, digest_worker } = plan;
     const capped = slice_bytes !== undefined && start + slice_bytes < total_bytes;
     const io = capped ? cappedFileIO(nodeFileIO, start + slice_bytes) : nodeFileIO;
-    const from = this.checkpoint === null ? {} : { from: this.checkpoint };
-    const read = readTarget(this.target, { io, on_frame, with_payload: false, decode_payload: this.folder.decodePayload, digest_worker, ...from });
+    const from = this.checkpoint ?? undefined;
+    const read = readTarget(this.target, { io, on_frame, with_payload: false, decode_payload: this.folder.decodePayload, digest_worker, from });
     // A slice's reader sees the file end at the slice's cap: the file's size is what a read reports of it (a
     // session refused in the middle of a slice showed the cap as its size, and cached its summary under it).
     const result = capped ? { ...read, bytes: total_bytes } : read;

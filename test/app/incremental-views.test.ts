@@ -380,3 +380,35 @@ describe('an episode\'s timeline rows are counted without laying them out', () =
     expect(episodes).toBeGreaterThan(Object.keys(DEMO_SESSIONS).length);
   });
 });
+
+describe("the session's token sums", () => {
+  it('are summed from the finished episodes\' steps, without making their timing, and equal the timings\' sums', () => {
+    const root = tempDir();
+    withSession(root, 'big', () => undefined);
+    const episodes_made = 200;
+    const frames: Frame[] = [];
+    for (let n = 1; n <= episodes_made; n++) frames.push(...episodeFrames(n, 0));
+    frames.push(...episodeFrames(episodes_made + 1, 0, false));
+    append(root, frames);
+    const model = new SessionModel('big', sessionTarget(sessionDir(root, 'big')));
+    const tokensNow = (timed_steps_max: number) => {
+      model.refresh();
+      // The first status made the timing of every episode for these sums (338 on the 1 GiB session); now only
+      // the open episode's, which getSession makes anyway.
+      const before = EpisodeSum.items_added;
+      const tokens = model.tokens();
+      expect(EpisodeSum.items_added - before).toBeLessThanOrEqual(timed_steps_max);
+      const from_timings: Record<string, number> = {};
+      for (const episode of model.fold().episodes) for (const [name, value] of Object.entries(episodeTiming(episode).tokens)) from_timings[name] = (from_timings[name] ?? 0) + value;
+      expect(tokens).toEqual(from_timings);
+      return tokens;
+    };
+    expect(tokensNow(1)).toEqual({ input_tokens: episodes_made + 1, output_tokens: episodes_made + 1 });
+    // An append to the open episode, and a late record for a closed one: the kept sums stay right.
+    append(root, [
+      { type: 'model_step_finished', payload: { step_id: 2, assistant_message: { role: 'assistant', content: [{ type: 'text', text: 'done' }] }, usage: { input_tokens: 5, output_tokens: 7 } } },
+      { type: 'tool_result', payload: { batch_id: 'b1', tool_call_id: 'call-1', outcome: 'ok', output: { late: true } } },
+    ]);
+    expect(tokensNow(2)).toEqual({ input_tokens: episodes_made + 6, output_tokens: episodes_made + 8 });
+  });
+});

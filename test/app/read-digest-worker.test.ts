@@ -13,7 +13,7 @@ import { digestWorkers, WorkerDigests } from '../../src-main/engine/digest-worke
 import { resolveTargets, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN } from '../../src-main/engine/inspect.js';
 import { readWal, type ReadResult } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
-import { READ_SLICE_BYTES, SessionService } from '../../src-main/services/session-service.js';
+import { READ_SLICE_BYTES, READ_SLICE_BYTES_MAX, SessionService } from '../../src-main/services/session-service.js';
 import { SessionTailer } from '../../src-main/services/session-tailer.js';
 import { longTailOutputBytes, writeSessionWal } from '../../scripts/bench-data.js';
 import { lineageBody, recordBody, walBytes } from '../helpers/wal-bytes.js';
@@ -123,6 +123,23 @@ describe("the service's background read of a big session", () => {
     expect(digestWork.worker_hashed_bytes).toBeGreaterThan(worker_hashed_before);
     const [summary] = await service.listSessions();
     expect(summary).toMatchObject({ status: 'finished', records: in_place.records, last_seq: in_place.last_seq, size_bytes: in_place.bytes });
+  }, TEST_MS_MAX);
+
+  it('reports its progress once per slice, not every few MiB inside one', async () => {
+    const { root, wal } = bigSession(96);
+    const size = fs.statSync(wal).size;
+    let slices = 0;
+    for (let covered = 0; covered < size; slices++) covered += Math.min(READ_SLICE_BYTES_MAX, READ_SLICE_BYTES * 2 ** slices);
+    const service = await open(root);
+    const reports: { done_bytes: number; finished: boolean }[] = [];
+    const stop = service.subscribe((event: WalscopeEvent) => {
+      if (event.type === 'progress') reports.push({ done_bytes: event.progress.done_bytes, finished: event.progress.finished });
+    });
+    await service.whenRead();
+    stop();
+    // Each slice short of the end reports where it stopped; the last one reports the read finished.
+    expect(reports.filter((report) => report.finished)).toEqual([{ done_bytes: size, finished: true }]);
+    expect(reports.filter((report) => !report.finished).length).toBeLessThanOrEqual(slices - 1);
   }, TEST_MS_MAX);
 
   it('refuses a WAL damaged in its middle at the offset the read in place finds, and ends the worker', async () => {

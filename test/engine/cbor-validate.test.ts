@@ -4,7 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CborValue } from '../../src-shared/wal.js';
-import { CborDecoder, encodeCbor, SCALAR, ShortText, WHOLE, type CborProjection } from '../../src-main/engine/cbor.js';
+import { CborDecoder, encodeCbor, MAJOR_ARRAY, MAJOR_MAP, MAJOR_TEXT, SCALAR, ShortText, skipPlain, WHOLE, type CborProjection } from '../../src-main/engine/cbor.js';
+import { CBOR_DEPTH_MAX } from '../../src-main/engine/limits.js';
 
 type Verdict = { ok: true; end: number } | { ok: false; message: string };
 
@@ -64,6 +65,12 @@ describe('validating without building agrees with building', () => {
     ['a surrogate', hex('63eda080')],
     ['invalid UTF-8 in a key', hex('a162c32800')],
     ['a non-text key', hex('a10101')],
+    ['null as a key', hex('a1f600')],
+    ['a float as a key, after a text key', hex('a2616100f93c0000')],
+    ['true as a key inside an array', hex('8201a1f500')],
+    ['a negative integer past -2^53', hex('3b0020000000000000')],
+    ['a negative integer of -2^53', hex('3b001fffffffffffff')],
+    ['a float cut short', hex('a16161fb3ff0')],
     ['a text longer than the body', hex('7a0000ffff61')],
     ['a map count beyond the body', hex('bb0000000100000000')],
   ])('on %s', (_name, bytes) => {
@@ -200,6 +207,117 @@ describe('the keys of a map read as the layout of the maps before it', () => {
           expect(verdict(bytes, projection)).toEqual(whole);
           if (whole.ok) expect(new CborDecoder(bytes).readProjected(projection)).toEqual(projected(new CborDecoder(bytes).readItem(), projection));
         }
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+});
+
+describe('the plain skip (skipPlain) accepts only what building accepts', () => {
+  function verdictAt(bytes: Buffer, depth: number, build: boolean): Verdict {
+    const decoder = new CborDecoder(bytes);
+    try {
+      if (build) decoder.readItem(depth);
+      else decoder.skipItem(depth);
+      return { ok: true, end: decoder.position };
+    } catch (error) {
+      return { ok: false, message: (error as Error).message };
+    }
+  }
+  const plainEnd = (bytes: Buffer, depth: number) => skipPlain(bytes, new DataView(bytes.buffer, bytes.byteOffset, bytes.length), 0, bytes.length, CBOR_DEPTH_MAX - depth);
+  /** Where the plain skip ends, held to building: accepted means built whole, ending there; and skipItem (which
+   *  tries it first) gives building's verdict, message included. */
+  function agrees(bytes: Buffer, depth: number): number {
+    const end = plainEnd(bytes, depth);
+    const built = verdictAt(bytes, depth, true);
+    if (end >= 0) expect(built).toEqual({ ok: true, end });
+    expect(verdictAt(bytes, depth, false)).toEqual(built);
+    return end;
+  }
+
+  const head = (major: number, argument: number) => {
+    if (argument < 24) return Buffer.from([(major << 5) | argument]);
+    if (argument < 0x100) return Buffer.from([(major << 5) | 24, argument]);
+    const bytes = Buffer.alloc(3);
+    bytes[0] = (major << 5) | 25;
+    bytes.writeUInt16BE(argument, 1);
+    return bytes;
+  };
+  /** Raw CBOR the encoder cannot write: keys repeated or not text, any bytes as a text, counts of 0 to 18 (the
+   *  plain skip gives up past 16 keys), nesting near its bound, integers and floats at their edges. */
+  const raw = fc.letrec((tie) => {
+    const item = () => tie('item') as fc.Arbitrary<Buffer>;
+    return {
+      item: fc.oneof(
+        { depthSize: 'small' },
+        fc.constantFrom(2 ** 53, 2 ** 53 - 1, -(2 ** 53), 1 - 2 ** 53, 2 ** 32, 2 ** 32 - 1, 0.5, 23, 24, 255, 256, 65_536).map((value) => Buffer.from(encodeCbor(value))),
+        fc.constantFrom('1bffffffffffffffff', '3b001fffffffffffff', '1b0020000000000001', 'f7', 'f8ff', 'f93c00', 'fa3f800000', 'c100', '5f', 'fc', 'ff', '1c').map(hex),
+        fc.uint8Array({ maxLength: 20 }).map((bytes) => Buffer.concat([head(MAJOR_TEXT, bytes.length), bytes])),
+        fc.string({ unit: 'binary', maxLength: 24 }).map((text) => Buffer.from(encodeCbor(text))),
+        fc.array(item(), { maxLength: 18 }).map((items) => Buffer.concat([head(MAJOR_ARRAY, items.length), ...items])),
+        fc
+          .array(fc.tuple(fc.oneof(fc.constantFrom('a', 'b', 'key', 'abcd', 'abcde', '→', '').map(textKey), item()), item()), { maxLength: 18 })
+          .map((entries) => Buffer.concat([head(MAJOR_MAP, entries.length), ...entries.flat()])),
+        fc.tuple(fc.integer({ min: 12, max: 20 }), item()).map(([levels, inner]) => Buffer.concat([Buffer.alloc(levels, 0x81), inner])),
+      ),
+    };
+  }).item as fc.Arbitrary<Buffer>;
+
+  it('on raw items, cut and flipped, at every depth near the bound', () => {
+    fc.assert(
+      fc.property(raw, fc.nat(), fc.nat(255), fc.constantFrom(0, 1, 40, 50, 60, 63, 64, 65), (bytes, at, flip, depth) => {
+        agrees(bytes, depth);
+        const flipped = Buffer.from(bytes);
+        flipped[at % flipped.length]! ^= flip;
+        agrees(flipped, depth);
+        agrees(bytes.subarray(0, at % bytes.length), depth);
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it('on nesting at and past the bound, from every depth near it', () => {
+    for (let depth = 0; depth <= 65; depth++) {
+      for (const levels of [0, 1, 2, 15, 16, 17]) {
+        agrees(Buffer.concat([Buffer.alloc(levels, 0x81), hex('00')]), depth);
+        agrees(Buffer.concat([Buffer.alloc(levels, 0x81), hex('a0')]), depth);
+        agrees(Buffer.concat([Buffer.alloc(levels, 0x81), hex('a1616100')]), depth);
+      }
+    }
+  });
+
+  it('on a non-ASCII byte at every place of texts and keys up to 20 bytes', () => {
+    for (let length = 1; length <= 20; length++) {
+      for (let at = 0; at < length; at++) {
+        for (const byte of [0x80, 0xc3, 0xe2, 0xff]) {
+          const text = Buffer.alloc(length, 0x61);
+          text[at] = byte;
+          const item = Buffer.concat([head(MAJOR_TEXT, length), text]);
+          expect(agrees(item, 0)).toBe(-1);
+          expect(agrees(Buffer.concat([hex('a1'), item, hex('00')]), 0)).toBe(-1);
+        }
+      }
+    }
+  });
+
+  it('passes plain values in one go (so the tests above hold the path verify takes)', () => {
+    const plain = fc.letrec((tie) => ({
+      item: fc.oneof(
+        { depthSize: 'small' },
+        fc.integer(),
+        fc.double().filter((value) => !Number.isInteger(value) || Math.abs(value) < 2 ** 53 - 1), // past it: the checked path's
+        fc.string({ unit: 'grapheme', maxLength: 80 }),
+        fc.uint8Array({ maxLength: 8 }),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('item'), { maxLength: 5 }),
+        fc.dictionary(fc.string({ maxLength: 6 }), tie('item'), { maxKeys: 16 }),
+      ),
+    })).item;
+    fc.assert(
+      fc.property(plain, (value) => {
+        const bytes = Buffer.from(encodeCbor(value));
+        expect(agrees(bytes, 0)).toBe(bytes.length);
       }),
       { numRuns: 3_000 },
     );

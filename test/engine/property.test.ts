@@ -57,6 +57,27 @@ describe('codec round trip', () => {
     );
   });
 
+  it('short ASCII texts that differ in one byte anywhere read back as themselves (interned texts match whole)', () => {
+    const texts: string[] = [];
+    for (let length = 0; length <= 41; length++) {
+      const base = 'k'.repeat(length);
+      texts.push(base);
+      for (let at = 0; at < length; at++) texts.push(`${base.slice(0, at)}\u007f${base.slice(at + 1)}`);
+    }
+    // twice over, in both orders: the second reads find the first reads' entries
+    const all = [...texts, ...texts.toReversed(), ...texts];
+    expect(decodeCbor(encodeCbor(all))).toEqual(all);
+    // more texts of one length and first word than the table has entries: some share an entry
+    const numbered = Array.from({ length: 10_000 }, (_, index) => `kkkk${String(index).padStart(6, '0')}`);
+    expect(decodeCbor(encodeCbor([...numbered, ...numbered]))).toEqual([...numbered, ...numbered]);
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: fc.constantFrom('a', 'b', '\u007f', 'é'), maxLength: 42 }), { maxLength: 40 }), (strings) => {
+        expect(decodeCbor(encodeCbor([...strings, ...strings]))).toEqual([...strings, ...strings]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('frames decode to the body they were encoded from', () => {
     fc.assert(
       fc.property(recordBodies, (bodies) => {

@@ -1,0 +1,34 @@
+// `replay` (replay/report.ts replayTarget) checks a big WAL's large frames on a digest worker, as verify does,
+// while its own thread folds: the same read and fold as hashing in place, the hashing counted on the worker,
+// and the worker ended with the read. Counted, never timed.
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { digestWork } from '../../src-main/engine/digest.js';
+import { digestWorkers } from '../../src-main/engine/digest-worker.js';
+import { resolveTargets, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN } from '../../src-main/engine/inspect.js';
+import { readWal } from '../../src-main/engine/reader.js';
+import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
+import { replayTarget } from '../../src-main/replay/report.js';
+import { longTailOutputBytes, writeSessionWal } from '../../scripts/bench-data.js';
+import { useTempDirs } from '../helpers/temp.js';
+
+const tempDir = useTempDirs('walscope-replay-digest-worker-');
+const TEST_MS_MAX = 120_000;
+
+describe('replay of a big WAL', () => {
+  it('hashes its large frames on a digest worker, reads as hashing in place does, and ends the worker', () => {
+    const root = tempDir();
+    const wal = walPath(sessionDir(root, 's'));
+    writeSessionWal(wal, { seed: 94, size_bytes_target: VERIFY_DIGEST_WORKER_FILE_BYTES_MIN + 4 * 1_048_576, outputBytes: longTailOutputBytes });
+    expect(fs.statSync(wal).size).toBeGreaterThanOrEqual(VERIFY_DIGEST_WORKER_FILE_BYTES_MIN);
+    const in_place = readWal(wal, { with_payload: false });
+    const started = digestWorkers.started;
+    const worker_hashed_before = digestWork.worker_hashed_bytes;
+    const replay = replayTarget(resolveTargets(sessionDir(root, 's'))[0]!);
+    expect(digestWorkers.started).toBe(started + 1);
+    expect(digestWorkers.ended).toBe(digestWorkers.started);
+    expect(digestWork.worker_hashed_bytes).toBeGreaterThan(worker_hashed_before);
+    expect(replay.read).toMatchObject({ error: null, records: in_place.records, last_seq: in_place.last_seq, bytes: in_place.bytes });
+    expect(replay.fold.episodes.length).toBeGreaterThan(0);
+  }, TEST_MS_MAX);
+});
