@@ -138,21 +138,22 @@ interface MemberRead {
 export class MemberReads {
   private archive_key: string | null = null;
   private readonly reads = new Map<string, MemberRead>();
-  /** Members hashed and read over this object's life: what the histories cost (the tests count it). */
-  members_read = 0;
 
-  /** The read of `member`, made by `read` unless kept. */
-  of(session_dir: string, io: FileIO, floor_features: readonly string[], member: ArchiveMember, read: () => MemberRead): MemberRead {
+  /** Starts a history's reads: the kept ones stay only while the archive is as it was (one stat a history). */
+  begin(session_dir: string, io: FileIO, floor_features: readonly string[]): void {
     const stat = io.stat(archivePath(session_dir));
     const archive_key = stat === null ? null : `${stat.size_bytes}:${stat.mtime_ms}:${floor_features.join(',')}`;
     if (archive_key === null || archive_key !== this.archive_key) this.reads.clear();
     this.archive_key = archive_key;
+  }
+
+  /** The read of `member`, made by `read` unless kept. */
+  of(member: ArchiveMember, read: () => MemberRead): MemberRead {
     const member_key = `${member.offset}:${hex(member.wal_id)}:${member.content_bytes}:${hex(member.content_sha256)}`;
     let kept = this.reads.get(member_key);
     if (kept === undefined) {
-      this.members_read += 1;
       kept = read();
-      if (archive_key !== null) this.reads.set(member_key, kept);
+      if (this.archive_key !== null) this.reads.set(member_key, kept);
     }
     return kept;
   }
@@ -162,9 +163,10 @@ export function readHistory(session_dir: string, options: HistoryOptions = {}): 
   const io = options.io ?? nodeFileIO;
   const archive = readArchive(session_dir, { io, trust_index: true });
   const member_actions = new Map<string, readonly ReadFrame[]>();
+  options.member_reads?.begin(session_dir, io, options.floor_features ?? []);
   const memberRead = (member: ArchiveMember): MemberRead => {
     const read = () => memberLineage(session_dir, member, io, options);
-    const found = options.member_reads === undefined ? read() : options.member_reads.of(session_dir, io, options.floor_features ?? [], member, read);
+    const found = options.member_reads === undefined ? read() : options.member_reads.of(member, read);
     member_actions.set(found.entry.wal_id, found.operator_actions);
     problems.push(...found.problems);
     return found;
