@@ -78,10 +78,14 @@ export class LineageFacts {
   private first_ms: number | null = null;
   private last_ms: number | null = null;
 
-  /** `payload_cbor` (the payload map's validated CBOR) is read when the frame's payload was not built, and then
-   *  only for FACT_MEMBERS: a tool output of megabytes is passed over, never built. */
-  push(frame: ReadFrame, payload_cbor?: Buffer): void {
-    const payload = frame.payload ?? (payload_cbor === undefined ? null : factMembers(payload_cbor));
+  /** Payloads read here for FACT_MEMBERS: a second pass over each one (the tests count them). */
+  projected = 0;
+
+  /** `built`: the fact members as another pass over the payload built them (the fold's, replay/fold.ts
+   *  `keptFacts`), or null. Without it, and when the frame's payload was not built, `payload_cbor` (the payload
+   *  map's validated CBOR) is read, and then only for FACT_MEMBERS: a tool output of megabytes is passed over. */
+  push(frame: ReadFrame, payload_cbor?: Buffer, built: Payload | null = null): void {
+    const payload = frame.payload ?? built ?? (payload_cbor === undefined ? null : this.project(payload_cbor));
     if (!this.lineage_seen && frame.seq === 0) {
       this.lineage_seen = true;
       this.lineage = payload;
@@ -93,6 +97,11 @@ export class LineageFacts {
     if (typeof stamp !== 'number') return;
     this.first_ms = Math.min(this.first_ms ?? stamp, stamp);
     this.last_ms = Math.max(this.last_ms ?? stamp, stamp);
+  }
+
+  private project(payload_cbor: Buffer): Payload | null {
+    this.projected += 1;
+    return factMembers(payload_cbor);
   }
 
   get value(): LineageFactsValue {

@@ -16,8 +16,8 @@ import type {
   SessionFold,
   StepFold,
 } from '../../src-shared/replay.js';
-import type { Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
-import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, memberTable, SCALAR, setOwn, ShortText, WHOLE, type CborProjection, type MemberTable } from '../engine/cbor.js';
+import type { CborValue, Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
+import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, MAJOR_ARRAY, MAJOR_MAP, memberTable, ReadBy, SCALAR, setOwn, ShortText, WHOLE, type CborProjection, type MemberTable } from '../engine/cbor.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
 import { noteMadeFrom } from './resumable.js';
@@ -70,17 +70,45 @@ interface KeptRecord {
   table: MemberTable;
   /** The place of `tags`, which every record may carry (SessionFold.next_tag). */
   tags: number;
+  /** The places of the stamps (STAMPS), which every record may carry (the lineage's time span). */
+  ts_ms: number;
+  created_ms: number;
   handle: (folder: SessionFolder, values: KeptValues, ref: RecordRef) => void;
 }
 
-/** A KeptRecord of `members`, whose handler finds member `name` at `values[at[name]]`. */
+/** A stamp as the lineage's time span reads it (engine/lineage-chain.ts): a scalar is built; a container is
+ *  validated and reads as `true`, not a number yet present, so that it hides `created_ms` as the container
+ *  itself would. No container is built: the fold's item bounds count what they counted before. */
+const STAMP = new ReadBy((decoder, depth) => {
+  const major = decoder.remaining > 0 ? decoder.bytes[decoder.position]! >> 5 : -1;
+  if (major !== MAJOR_ARRAY && major !== MAJOR_MAP) return decoder.readItem(depth);
+  decoder.skipItem(depth);
+  return true;
+});
+/** The members of every kept record that the lineage's facts read besides `tags`: taken in the fold's pass, the
+ *  facts need no second pass over the payload (`keptFacts`). */
+const STAMPS = { ts_ms: STAMP, created_ms: STAMP } as const;
+
+/** A KeptRecord of `members` (and the STAMPS), whose handler finds member `name` at `values[at[name]]`. */
 function kept<const Members extends { readonly [key: string]: CborProjection; readonly tags: CborProjection }>(
   members: Members,
-  handle: (folder: SessionFolder, values: KeptValues, at: { readonly [K in keyof Members]: number }, ref: RecordRef) => void,
+  handle: (folder: SessionFolder, values: KeptValues, at: { readonly [K in keyof Members | keyof typeof STAMPS]: number }, ref: RecordRef) => void,
 ): KeptRecord {
-  const table = memberTable(members);
-  const at = Object.fromEntries(table.names.map((name, place) => [name, place])) as { [K in keyof Members]: number };
-  return { table, tags: at.tags, handle: (folder, values, ref) => handle(folder, values, at, ref) };
+  const table = memberTable({ ...members, ...STAMPS });
+  const at = Object.fromEntries(table.names.map((name, place) => [name, place])) as { [K in keyof Members | keyof typeof STAMPS]: number };
+  return { table, tags: table.names.indexOf('tags'), ts_ms: table.names.indexOf('ts_ms'), created_ms: table.names.indexOf('created_ms'), handle: (folder, values, ref) => handle(folder, values, at, ref) };
+}
+
+/** What the lineage's facts read of a record (LineageFacts, engine/lineage-chain.ts: `tags`, `notice_seq` and
+ *  the stamps), from what `decodePayload` built of it: a kept record's values, or any other payload, built whole
+ *  but for a tool output. null when it built nothing (past the fold's bounds) or the frame is a lineage frame,
+ *  whose `parent_wal_id` the facts need as bytes (the fold builds byte strings as hex). */
+export function keptFacts(frame: Pick<ReadFrame, 'seq' | 'type'>, built: unknown): Payload | null {
+  if (frame.seq === 0 || built === BEYOND_BOUNDS || built === undefined) return null;
+  if (!Array.isArray(built)) return built as Payload;
+  const record = keptRecord(frame.type)!;
+  const values = built as KeptValues;
+  return { tags: values[record.tags] as CborValue, ts_ms: values[record.ts_ms] as CborValue, created_ms: values[record.created_ms] as CborValue };
 }
 
 /** Batches of at most this many calls find a call by scanning them. */
@@ -747,7 +775,7 @@ const HANDLERS: Record<string, Handler> = {
  *  built is read whole; its handler keeps the same facts. The members come in places, not in an object made
  *  for them and read by name (building and reading those objects was ~5 % of a million records' fold). */
 const KEPT: ReadonlyMap<string, KeptRecord> = new Map(Object.entries({
-  model_attempt_finished: kept({ step_id: SCALAR, attempt: SCALAR, outcome: SCALAR, http_status: SCALAR, ts_ms: SCALAR, tags: WHOLE }, (folder, values, at, ref) => {
+  model_attempt_finished: kept({ step_id: SCALAR, attempt: SCALAR, outcome: SCALAR, http_status: SCALAR, tags: WHOLE }, (folder, values, at, ref) => {
     const episode = folder.openEpisode();
     const step_id = asInteger(values[at.step_id]);
     if (episode === null || step_id === null) return folder.show(ref);

@@ -11,7 +11,7 @@ import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import { FRAME_DIGEST_BYTES } from '../engine/limits.js';
 import { LineageFacts, type LineageRead } from '../engine/lineage-chain.js';
 import type { ReadCheckpoint, ReadResult } from '../engine/reader.js';
-import { SessionFolder } from '../replay/fold.js';
+import { keptFacts, SessionFolder } from '../replay/fold.js';
 import { RecordIndex } from './record-index.js';
 
 /** Progress is reported at most once per this many bytes read. */
@@ -82,6 +82,11 @@ export class SessionTailer {
     return this.last === null ? null : { read: this.last, ...this.lineage_facts.value };
   }
 
+  /** Payloads the lineage's facts read a second time (the fold built the rest), this read. */
+  get facts_projected(): number {
+    return this.lineage_facts.projected;
+  }
+
   get bytes_read(): number {
     return this.last?.bytes ?? 0;
   }
@@ -119,7 +124,8 @@ export class SessionTailer {
     const on_frame = (frame: ReadFrame, payload_cbor: Buffer, kept?: unknown): void => {
       this.folder.push(frame, payload_cbor, kept);
       this.index_.push(frame);
-      this.lineage_facts.push(frame, payload_cbor);
+      // The facts' members come from what the fold built of the payload: no second pass over it.
+      this.lineage_facts.push(frame, payload_cbor, keptFacts(frame, kept));
       if (on_progress !== undefined && frame.offset >= next_report) {
         next_report = frame.offset + PROGRESS_STEP_BYTES;
         on_progress({ done_bytes: frame.offset, total_bytes });

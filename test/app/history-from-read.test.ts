@@ -179,4 +179,38 @@ describe('the History panel from the session read', () => {
     expect(facts()).toEqual(ownFacts());
     expect(facts().end).toEqual({ next_tag: 8, next_notice_seq: 5 });
   });
+
+  it('takes the live lineage\'s facts from the fold\'s pass over each payload: only a lineage frame is read twice', () => {
+    const root = tempDir();
+    writeFinished(root, 's');
+    const dir = sessionDir(root, 's');
+    const tailer = new SessionTailer(resolveTargets(dir)[0]!);
+    const own = () => {
+      const { read, ...rest } = readLineage((on_frame) => readWal(walPath(dir), { on_frame }));
+      return { last_seq: read.last_seq, ...rest };
+    };
+    const facts = () => {
+      const { read, ...rest } = tailer.lineage!;
+      return { last_seq: read.last_seq, ...rest };
+    };
+    tailer.refresh();
+    // A writer opening the WAL writes a lineage frame (seq 0): the facts read those again, for their bytes.
+    const lineageFrames = () => {
+      const read = readWal(walPath(dir), { with_payload: false });
+      return read.frames - read.records;
+    };
+    expect(lineageFrames()).toBeGreaterThan(0);
+    expect(tailer.facts_projected).toBe(lineageFrames());
+    // Records the fold keeps in places (their members named), with untrusted stamps and tags: a stamp that is
+    // not a number hides created_ms, a created_ms alone is a stamp, tags count, as in a built payload.
+    withSession(root, 's', (append) => {
+      append('model_attempt_finished', { step_id: 1, attempt: 1, ts_ms: { at: 1 }, created_ms: 3_000_000_000_000, tags: [[9]] });
+      append('tool_result', { batch_id: 'b', tool_call_id: 'c', output: 'x'.repeat(100), created_ms: 1_000, tags: 11 });
+      append('turn_finished', { step_id: 1, ts_ms: 2_000_000_000_000, created_ms: 5 });
+    });
+    tailer.refresh();
+    expect(facts()).toEqual(own());
+    expect(facts()).toMatchObject({ first_ms: 1_000, last_ms: 2_000_000_000_000, end: { next_tag: 12 } });
+    expect(tailer.facts_projected).toBe(lineageFrames());
+  });
 });
