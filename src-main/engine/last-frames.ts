@@ -35,7 +35,9 @@ export type LastFramesStop =
   /** what ends where it starts is not an intact frame of the sequence */
   | 'unchained'
   /** the hashing budget ran out (overlapping candidates: hostile input) */
-  | 'budget';
+  | 'budget'
+  /** what the caller asked for was found (`reach`): the frames before it were not looked at */
+  | 'reached';
 
 export interface LastFrames {
   size_bytes: number;
@@ -52,6 +54,14 @@ export interface LastFramesOptions {
   io?: FileIO;
   window_bytes?: number;
   frames_max?: number;
+  /** The walk back stops once the chain holds `frames_min` frames and one of type `type`: a caller that shows
+   *  the last frames and the last episode (from its run_started) hashes no frame before those. */
+  reach?: LastFramesReach;
+}
+
+export interface LastFramesReach {
+  frames_min: number;
+  type: string;
 }
 
 /** Scans the end of the WAL at `path`. Throws only on an I/O error (the caller says whose). */
@@ -62,7 +72,7 @@ export function findLastFrames(path: string, options: LastFramesOptions = {}): L
     const size_bytes = io.fstat(fd).size_bytes;
     const window_offset = Math.max(0, size_bytes - Math.min(options.window_bytes ?? TAIL_WINDOW_BYTES_MAX, TAIL_WINDOW_BYTES_MAX));
     const buffer = readAt(io, fd, window_offset, size_bytes - window_offset);
-    return new FrameChain(buffer, window_offset, size_bytes).scan(Math.min(options.frames_max ?? TAIL_FRAMES_MAX, TAIL_FRAMES_MAX));
+    return new FrameChain(buffer, window_offset, size_bytes).scan(Math.min(options.frames_max ?? TAIL_FRAMES_MAX, TAIL_FRAMES_MAX), options.reach ?? null);
   } finally {
     io.close(fd);
   }
@@ -92,18 +102,18 @@ class FrameChain {
     this.findCandidates();
   }
 
-  scan(frames_max: number): LastFrames {
+  scan(frames_max: number, reach: LastFramesReach | null): LastFrames {
     const result = (torn_tail: LastFrames['torn_tail'], frames: LastFrame[], stop: LastFramesStop): LastFrames => ({ size_bytes: this.size_bytes, window_offset: this.window_offset, frames, torn_tail, stop });
     if (this.size_bytes === 0) return result(null, [], 'start_of_file');
     const last = this.frameEndingAt(this.size_bytes);
-    if (last !== null) return result(null, ...this.chainFrom(last, frames_max));
+    if (last !== null) return result(null, ...this.chainFrom(last, frames_max, reach));
     for (const torn of this.torn) {
       // Past the budget "no frame ends here" is not known any more: nothing is claimed.
       if (this.over_budget) break;
       const torn_tail = { offset: torn.offset, bytes: this.size_bytes - torn.offset, reason: torn.reason };
       if (torn.offset === 0) return result(torn_tail, [], 'start_of_file');
       const before = this.frameEndingAt(torn.offset);
-      if (before !== null) return result(torn_tail, ...this.chainFrom(before, frames_max));
+      if (before !== null) return result(torn_tail, ...this.chainFrom(before, frames_max, reach));
     }
     return result(null, [], this.over_budget ? 'budget' : 'window');
   }
@@ -171,14 +181,17 @@ class FrameChain {
     return { offset: candidate.start, size_bytes, digest_algorithm: candidate.algorithm, ver, seq, fence, type, features, payload_cbor: body.subarray(decoded.payload_at) };
   }
 
-  /** The chain ending with `last`, walked back frame by frame. */
-  private chainFrom(last: LastFrame, frames_max: number): [LastFrame[], LastFramesStop] {
+  /** The chain ending with `last`, walked back frame by frame (no further than `reach` asks, when it does). */
+  private chainFrom(last: LastFrame, frames_max: number, reach: LastFramesReach | null): [LastFrame[], LastFramesStop] {
     const chain = [last];
+    let reached = false;
     let stop: LastFramesStop;
     for (;;) {
       const first = chain[chain.length - 1]!;
+      reached ||= reach !== null && first.type === reach.type;
       if (first.offset === 0) stop = 'start_of_file';
       else if (chain.length >= frames_max) stop = 'frames_max';
+      else if (reach !== null && reached && chain.length >= reach.frames_min) stop = 'reached';
       else {
         const before = this.frameEndingAt(first.offset);
         if (before !== null && inSequence(before, first)) {

@@ -13,12 +13,16 @@ import type { PayloadReader } from '../replay/payloads.js';
 import { runSignal } from '../replay/signals.js';
 import { listLength, ViewBuilder } from './session-views.js';
 
+/** The record an episode starts with: its timeline is folded from there. */
+const EPISODE_START_TYPE = 'run_started';
+
 /** The tail as found; the service adds how far the read from the start has got since. */
 export type FoundTail = Omit<SessionTail, 'key' | 'head_bytes_read'>;
 
 /** Scans the end of `target`'s WAL and lays out its last records and timeline rows. Throws on an I/O error. */
 export function findTail(target: WalTarget, scanned_at_head_bytes: number, payloads: PayloadReader): FoundTail {
-  const found = findLastFrames(target.wal_path);
+  // Back to the last episode's start and the last page of records: the frames before those are not shown.
+  const found = findLastFrames(target.wal_path, { reach: { frames_min: TAIL_ROWS_MAX, type: EPISODE_START_TYPE } });
   const records: TailRecordRow[] = found.frames.slice(-TAIL_ROWS_MAX).map(({ payload_cbor: _payload, ...row }) => row);
   const timeline = timelineOf(found.frames, target.is_export, payloads);
   return {
@@ -37,7 +41,7 @@ export function findTail(target: WalTarget, scanned_at_head_bytes: number, paylo
 /** The last episode folded from its run_started, when the frames hold one; else one row per record. */
 function timelineOf(frames: readonly LastFrame[], is_export: boolean, payloads: PayloadReader): { rows: TimelineRow[]; from: SessionTail['timeline_from'] } {
   let start = -1;
-  for (let at = frames.length - 1; at >= 0 && start < 0; at--) if (frames[at]!.type === 'run_started') start = at;
+  for (let at = frames.length - 1; at >= 0 && start < 0; at--) if (frames[at]!.type === EPISODE_START_TYPE) start = at;
   if (start < 0) {
     const rows: TimelineRow[] = frames.slice(-TAIL_ROWS_MAX).filter((frame) => frame.seq > 0).map((frame) => ({ kind: 'event', episode: null, type: frame.type, summary: `${frame.type} (seq ${frame.seq}): its episode began before the part read from the end`, seqs: [frame.seq] }));
     return { rows, from: 'records' };
@@ -67,4 +71,5 @@ const STOP_WORDS: Record<LastFrames['stop'], string> = {
   window: 'the frame before them starts further back',
   unchained: 'what precedes them is not an intact frame in sequence',
   budget: 'the scan reached its hashing budget',
+  reached: 'back to the start of the last episode',
 };

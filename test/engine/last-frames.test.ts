@@ -69,6 +69,36 @@ describe('findLastFrames', () => {
     expect(cut.frames.map((frame) => frame.seq)).toEqual([8, 9, 10]);
   });
 
+  it('walks back no further than what the caller shows: the last frames and the last episode\'s start', () => {
+    // Three episodes of 30 records each; the caller shows 10 frames and the last episode from its start.
+    const list = [lineageBody()];
+    for (let seq = 1; seq <= 90; seq++) {
+      const type = seq % 30 === 1 ? 'run_started' : 'tool_result';
+      list.push(recordBody(seq, type, type === 'run_started' ? { run_id: `r${seq}`, input: [] } : { batch_id: 'b', tool_call_id: `c${seq}`, outcome: 'completed', output: 'x'.repeat(300), is_error: false }));
+    }
+    const file = write(walBytes(list));
+    const reach = { frames_min: 10, type: 'run_started' };
+    let before = digestWork.hashed_bytes;
+    const whole = findLastFrames(file);
+    const whole_hashed = digestWork.hashed_bytes - before;
+    expect(whole.stop).toBe('start_of_file');
+    before = digestWork.hashed_bytes;
+    const reached = findLastFrames(file, { reach });
+    const reached_hashed = digestWork.hashed_bytes - before;
+    // Back to the last run_started (seq 61), which is more than 10 frames back: 30 frames, hashed and chained.
+    expect(reached.stop).toBe('reached');
+    expect(reached.frames.map((frame) => frame.seq)).toEqual(whole.frames.slice(-30).map((frame) => frame.seq));
+    expect(reached.frames[0]!.type).toBe('run_started');
+    // Each of those frames was hashed once, and no frame before them.
+    expect(reached_hashed).toBeGreaterThan(0);
+    expect(reached_hashed).toBeLessThanOrEqual(reached.frames.reduce((sum, frame) => sum + frame.size_bytes, 0));
+    expect(reached_hashed).toBeLessThan(whole_hashed / 2);
+    // An episode start nearer than the frames asked for: the frames asked for.
+    expect(findLastFrames(file, { reach: { frames_min: 40, type: 'run_started' } }).frames.map((frame) => frame.seq)).toEqual(whole.frames.slice(-40).map((frame) => frame.seq));
+    // No episode start in reach: as far as without it.
+    expect(findLastFrames(file, { reach: { frames_min: 10, type: 'absent' } })).toMatchObject({ stop: 'start_of_file', frames: whole.frames });
+  });
+
   it('names a torn tail (a partial last frame) and ends the chain before it', () => {
     const whole = walBytes(bodies(50));
     const last = readerFrames(write(whole)).at(-1)!;
