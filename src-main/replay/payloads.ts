@@ -3,7 +3,8 @@
 // each), assistant messages and args most of what a million small records weigh once built. Whoever shows or
 // sends one reads its record back here, digest re-checked, when it needs it.
 import type { CallFold, CallTerminal, JsonPayload, JsonValue, StepFold } from '../../src-shared/replay.js';
-import type { CborProjection } from '../engine/cbor.js';
+import type { CborValue, Payload } from '../../src-shared/wal.js';
+import { CborDecoder, type CborProjection } from '../engine/cbor.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import { FrameFile, frameInBuffer, readFrameAt, type FrameAt } from '../engine/frame-access.js';
 import type { PayloadDecoder } from '../engine/frame-codec.js';
@@ -31,18 +32,31 @@ export function walPayloadPass(wal_path: string, io: FileIO = nodeFileIO): { rea
   return { read: (offset, projection) => payloadOf(file.at(offset, decoderOf(projection)), offset), close: () => file.close() };
 }
 
+/** Reads the payloads of frames read and digest-checked already, from their payload maps' validated CBOR by
+ *  frame offset (the tail's window: engine/last-frames.ts), as a read back from disk would build them; any
+ *  other offset through `others`. A frame is not read and hashed a second time to show its output. */
+export function checkedPayloadReader(checked: ReadonlyMap<number, Buffer>, others: PayloadReader): PayloadReader {
+  return (offset, projection) => {
+    const payload_cbor = checked.get(offset);
+    if (payload_cbor === undefined) return others(offset, projection);
+    const decoder = new CborDecoder(payload_cbor);
+    return projection === undefined ? toJsonPayload(decoder.readItem() as Payload) : ((projected(decoder, projection) as JsonPayload | null) ?? {});
+  };
+}
+
 /** Reads payloads from a WAL image held in memory (the crash simulator's disk views). */
 export function bufferPayloadReader(wal_bytes: Buffer): PayloadReader {
   return (offset, projection) => payloadOf(frameInBuffer(wal_bytes, offset, decoderOf(projection)), offset);
 }
 
 function decoderOf(projection: PayloadProjection | undefined): PayloadDecoder | undefined {
-  if (projection === undefined) return undefined;
-  return (decoder) => {
-    // Built in the JSON form as it is read: byte strings as hex, a "__proto__" key an ordinary field (setOwn).
-    decoder.bytes_as_hex = true;
-    return decoder.readProjected(projection);
-  };
+  return projection === undefined ? undefined : (decoder) => projected(decoder, projection);
+}
+
+function projected(decoder: CborDecoder, projection: PayloadProjection): CborValue {
+  // Built in the JSON form as it is read: byte strings as hex, a "__proto__" key an ordinary field (setOwn).
+  decoder.bytes_as_hex = true;
+  return decoder.readProjected(projection);
 }
 
 /** The payload of a frame read back, or FrameReadError naming the offset and why it no longer reads back. */

@@ -9,7 +9,7 @@ import { formatBytes } from '../../src-shared/format.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { findLastFrames, type LastFrame, type LastFrames } from '../engine/last-frames.js';
 import { SessionFolder } from '../replay/fold.js';
-import type { PayloadReader } from '../replay/payloads.js';
+import { checkedPayloadReader, type PayloadReader } from '../replay/payloads.js';
 import { runSignal } from '../replay/signals.js';
 import { listLength, ViewBuilder } from './session-views.js';
 
@@ -24,7 +24,9 @@ export function findTail(target: WalTarget, scanned_at_head_bytes: number, paylo
   // Back to the last episode's start and the last page of records: the frames before those are not shown.
   const found = findLastFrames(target.wal_path, { reach: { frames_min: TAIL_ROWS_MAX, type: EPISODE_START_TYPE } });
   const records: TailRecordRow[] = found.frames.slice(-TAIL_ROWS_MAX).map(({ payload_cbor: _payload, ...row }) => row);
-  const timeline = timelineOf(found.frames, target.is_export, payloads);
+  // The rows' outputs and messages come from the frames found, checked already: not read and hashed again.
+  const checked = new Map(found.frames.map((frame) => [frame.offset, frame.payload_cbor]));
+  const timeline = timelineOf(found.frames, target.is_export, checkedPayloadReader(checked, payloads));
   return {
     provisional: true,
     total_bytes: found.size_bytes,

@@ -8,7 +8,9 @@ import type { SessionTail, TimelineRow } from '../../src-shared/ipc.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { startServer } from '../../src-main/server/http-server.js';
+import { sessionTarget } from '../../src-main/engine/inspect.js';
 import { READ_SLICE_BYTES, SessionService } from '../../src-main/services/session-service.js';
+import { SessionModel } from '../../src-main/services/session-model.js';
 import { longTailOutputBytes, smallOutputBytes, writeSessionWal } from '../../scripts/bench-data.js';
 import { useTempDirs } from '../helpers/temp.js';
 
@@ -96,6 +98,21 @@ describe('tail-first opening', () => {
       }
     }, TEST_MS_MAX);
   }
+
+  it('lays out the tail\'s rows from the frames it found and checked: no record is read back from disk for them', async () => {
+    const { root } = writeSession(MEDIUM_BYTES, true, 94);
+    const model = new SessionModel('s', sessionTarget(sessionDir(root, 's')));
+    model.findTail();
+    const tail = model.tail()!;
+    expect(tail.timeline_from).toBe('episode_start');
+    expect(tail.timeline.filter((row) => row.kind === 'call').length).toBeGreaterThan(0);
+    expect(model.payloads_read).toBe(0);
+    // The rows are the ones the read from the start lays out, outputs and all (but the episode's number).
+    while (!model.refresh(undefined, { slice_bytes: READ_SLICE_BYTES }).complete);
+    const total = model.rowCounts().timeline;
+    const real = model.rows('timeline', total - tail.timeline.length, tail.timeline.length).rows;
+    expect(tail.timeline).toEqual(real.map((row) => (row.episode === null ? row : { ...row, episode: 0 })));
+  }, TEST_MS_MAX);
 
   it('shows the tail of a torn WAL, then the torn tail the read finds at the same offset', async () => {
     const { root, wal } = writeSession(MEDIUM_BYTES, true, 93);
