@@ -2,6 +2,7 @@
 // read are read ahead into the page cache by a thread of their own (services/read-ahead.ts), within a bound,
 // and only when they are worth a thread; and the list is pushed as the summaries that changed, not whole at
 // every change. The bytes read ahead, the workers started and the summaries pushed are counted.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -80,6 +81,17 @@ describe('reading ahead', () => {
     await readTo(reader, 2 * MIB);
     reader.reached(2);
     await readTo(reader, 3 * MIB);
+    reader.close();
+    await reader.exited;
+  });
+
+  it('passes over a FIFO or a device named as a WAL without waiting on it', async () => {
+    const fifo = path.join(tempDir(), 'fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const [first, after] = files(2, MIB);
+    const reader = new ReadAhead();
+    reader.plan([first!, { path: fifo, size_bytes: MIB }, { path: '/dev/zero', size_bytes: MIB }, after!]);
+    await readTo(reader, MIB);
     reader.close();
     await reader.exited;
   });
