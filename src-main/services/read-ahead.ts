@@ -46,8 +46,10 @@ const taken = () => Atomics.load(control, ${PLAN}) === plan.id ? Atomics.load(co
 function readAhead(file, size_bytes) {
   let fd;
   let position = 0;
-  try { fd = fs.openSync(file, 'r'); } catch { return 0; }
+  // Non-blocking, and only a regular file: a FIFO or a device named as a WAL must not hold this thread.
+  try { fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK); } catch { return 0; }
   try {
+    if (!fs.fstatSync(fd).isFile()) return 0;
     while (position < size_bytes && Atomics.load(control, ${STOP}) === 0 && taken() < next) {
       const count = fs.readSync(fd, chunk, 0, Math.min(${CHUNK_BYTES}, size_bytes - position), position);
       if (count === 0) break;

@@ -2,13 +2,14 @@
 // read are read ahead into the page cache by a thread of their own (services/read-ahead.ts), within a bound,
 // and only when they are worth a thread; and the list is pushed as the summaries that changed, not whole at
 // every change. The bytes read ahead, the workers started and the summaries pushed are counted.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withChangedSummaries, type SessionSummary, type WalscopeEvent } from '../../src-shared/ipc.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { ReadAhead } from '../../src-main/services/read-ahead.js';
-import { READ_AHEAD_BYTES_MIN, SessionService } from '../../src-main/services/session-service.js';
+import { READ_AHEAD_BYTES_MIN, SessionService, WATCH_AFTER_READS_SESSIONS_MIN } from '../../src-main/services/session-service.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
 
@@ -84,6 +85,17 @@ describe('reading ahead', () => {
     await reader.exited;
   });
 
+  it('passes over a FIFO or a device named as a WAL without waiting on it', async () => {
+    const fifo = path.join(tempDir(), 'fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const [first, after] = files(2, MIB);
+    const reader = new ReadAhead();
+    reader.plan([first!, { path: fifo, size_bytes: MIB }, { path: '/dev/zero', size_bytes: MIB }, after!]);
+    await readTo(reader, MIB);
+    reader.close();
+    await reader.exited;
+  });
+
   it('stops in the middle of a file when closed', async () => {
     const planned = files(2, 64 * MIB);
     const descriptors_before = openDescriptors();
@@ -102,11 +114,12 @@ describe("a root's first read", () => {
     // s0 is written to last and is the largest: while it is read, the others are read ahead.
     const root = rootOf(4, (index) => (index === 0 ? 24 : 6));
     const service = await SessionService.open(root, { watch: false, cache: false });
-    const finished: string[] = [];
-    service.subscribe((event) => event.type === 'progress' && event.progress.finished && finished.push(event.progress.key));
+    const summarized: string[] = [];
+    service.subscribe((event) => event.type === 'summaries' && summarized.push(...event.changed.map((summary) => summary.key)));
     await service.whenRead();
+    await new Promise((resolve) => setTimeout(resolve, 500));
     await service.close();
-    expect(finished).toEqual(['s0', 's1', 's2', 's3']);
+    expect(summarized).toEqual(['s0', 's1', 's2', 's3']);
     expect(service.read_ahead_counts.started).toBe(1);
     const after_first = [1, 2, 3].reduce((sum, index) => sum + fs.statSync(walPath(sessionDir(root, `s${index}`))).size, 0);
     expect(after_first).toBeGreaterThanOrEqual(READ_AHEAD_BYTES_MIN);
@@ -122,6 +135,24 @@ describe("a root's first read", () => {
     expect(service.read_ahead_counts).toEqual({ started: 0, bytes: 0 });
   });
 
+  it('watches a root of many sessions once its first reads are done, and catches up what changed before', async () => {
+    const root = rootOf(WATCH_AFTER_READS_SESSIONS_MIN, () => 1, 100);
+    const service = await SessionService.open(root, { watch: true, cache: false });
+    let read_when_watching = -1;
+    const watching = service.whenWatching().then(() => (read_when_watching = service.counts.sessions_read));
+    // s0, the most recently active, is read first; then, with the other reads under way and nothing watching,
+    // it gets a second run.
+    while (service.counts.sessions_read === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(service.counts.sessions_read).toBeLessThan(WATCH_AFTER_READS_SESSIONS_MIN);
+    withSession(root, 's0', (append) => append('run_started', { run_id: 'again', session: 's0', config: { model: 'm' }, input: [] }));
+    await watching;
+    expect(read_when_watching).toBeGreaterThanOrEqual(WATCH_AFTER_READS_SESSIONS_MIN);
+    await service.whenRead();
+    const s0 = (await service.listSessions()).find((summary) => summary.key === 's0')!;
+    expect(s0.episodes).toBe(2);
+    await service.close();
+  });
+
   it('pushes each summary as it changes, and the pushes make the list', async () => {
     const root = rootOf(40, () => 1, 100);
     const service = await SessionService.open(root, { watch: false, cache: false });
@@ -135,7 +166,8 @@ describe("a root's first read", () => {
     expect(listed).toEqual(await service.listSessions());
     expect(listed.every((summary) => summary.status === 'finished')).toBe(true);
     // No whole list (the sessions stayed the same), and each summary once: it changed once, when its WAL was read.
-    expect(events.filter((event) => event.type === 'sessions')).toHaveLength(0);
+    // Nor any progress: each WAL was read in one slice, so there was no bar to show or to end.
+    expect(events.filter((event) => event.type === 'sessions' || event.type === 'progress')).toHaveLength(0);
     expect(pushes.reduce((sum, push) => sum + push.changed.length, 0)).toBe(40);
     await service.close();
   });
