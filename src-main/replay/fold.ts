@@ -78,23 +78,31 @@ interface KeptRecord {
 
 /** A stamp as the lineage's time span reads it (engine/lineage-chain.ts): a scalar is built; a container is
  *  validated and reads as `true`, not a number yet present, so that it hides `created_ms` as the container
- *  itself would. No container is built: the fold's item bounds count what they counted before. */
-const STAMP = new ReadBy((decoder, depth) => {
-  const major = decoder.remaining > 0 ? decoder.bytes[decoder.position]! >> 5 : -1;
-  if (major !== MAJOR_ARRAY && major !== MAJOR_MAP) return decoder.readItem(depth);
-  decoder.skipItem(depth);
-  return true;
-});
+ *  itself would. No container is built. `counted`: the scalar counts against the fold's item bounds (a member
+ *  the fold keeps, as SCALAR counted it), or not (read for the facts alone): the bounds count what they did. */
+function stamp(counted: boolean): ReadBy {
+  return new ReadBy((decoder, depth) => {
+    const major = decoder.remaining > 0 ? decoder.bytes[decoder.position]! >> 5 : -1;
+    if (major === MAJOR_ARRAY || major === MAJOR_MAP) {
+      decoder.skipItem(depth);
+      return true;
+    }
+    if (!counted) decoder.items_left += 1;
+    return decoder.readItem(depth);
+  });
+}
+const KEPT_STAMP = stamp(true);
 /** The members of every kept record that the lineage's facts read besides `tags`: taken in the fold's pass, the
- *  facts need no second pass over the payload (`keptFacts`). */
-const STAMPS = { ts_ms: STAMP, created_ms: STAMP } as const;
+ *  facts need no second pass over the payload (`keptFacts`). A record that keeps one names it KEPT_STAMP. */
+const STAMPS = { ts_ms: stamp(false), created_ms: stamp(false) } as const;
 
-/** A KeptRecord of `members` (and the STAMPS), whose handler finds member `name` at `values[at[name]]`. */
+/** A KeptRecord of `members` (and the STAMPS it does not name), whose handler finds member `name` at
+ *  `values[at[name]]`. */
 function kept<const Members extends { readonly [key: string]: CborProjection; readonly tags: CborProjection }>(
   members: Members,
   handle: (folder: SessionFolder, values: KeptValues, at: { readonly [K in keyof Members | keyof typeof STAMPS]: number }, ref: RecordRef) => void,
 ): KeptRecord {
-  const table = memberTable({ ...members, ...STAMPS });
+  const table = memberTable({ ...STAMPS, ...members });
   const at = Object.fromEntries(table.names.map((name, place) => [name, place])) as { [K in keyof Members | keyof typeof STAMPS]: number };
   return { table, tags: table.names.indexOf('tags'), ts_ms: table.names.indexOf('ts_ms'), created_ms: table.names.indexOf('created_ms'), handle: (folder, values, ref) => handle(folder, values, at, ref) };
 }
@@ -775,7 +783,7 @@ const HANDLERS: Record<string, Handler> = {
  *  built is read whole; its handler keeps the same facts. The members come in places, not in an object made
  *  for them and read by name (building and reading those objects was ~5 % of a million records' fold). */
 const KEPT: ReadonlyMap<string, KeptRecord> = new Map(Object.entries({
-  model_attempt_finished: kept({ step_id: SCALAR, attempt: SCALAR, outcome: SCALAR, http_status: SCALAR, tags: WHOLE }, (folder, values, at, ref) => {
+  model_attempt_finished: kept({ step_id: SCALAR, attempt: SCALAR, outcome: SCALAR, http_status: SCALAR, ts_ms: KEPT_STAMP, tags: WHOLE }, (folder, values, at, ref) => {
     const episode = folder.openEpisode();
     const step_id = asInteger(values[at.step_id]);
     if (episode === null || step_id === null) return folder.show(ref);

@@ -7,10 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ReadFrame } from '../../src-shared/wal.js';
-import { encodeCbor } from '../../src-main/engine/cbor.js';
+import { CborDecoder, encodeCbor } from '../../src-main/engine/cbor.js';
 import { resolveTargets, verifyTarget } from '../../src-main/engine/inspect.js';
 import { readWal } from '../../src-main/engine/reader.js';
-import { foldFrames } from '../../src-main/replay/fold.js';
+import { FOLD_RECORD_ITEMS_MAX, foldFrames, SessionFolder } from '../../src-main/replay/fold.js';
 import { replayTarget } from '../../src-main/replay/report.js';
 import { rawFrame, sampleBodies, walBytes } from '../helpers/wal-bytes.js';
 
@@ -114,5 +114,21 @@ describe('kept records read into their places', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('takes the stamps the lineage facts read without counting them against its item bounds', () => {
+    // The items a payload's decode counts against the fold's bounds (what decodePayload leaves of its budget).
+    const counted = (type: string, payload: object): number => {
+      const decoder = new CborDecoder(encodeCbor(payload));
+      new SessionFolder().decodePayload(decoder, type);
+      return FOLD_RECORD_ITEMS_MAX - decoder.items_left;
+    };
+    // Stamps only the facts read: not counted, scalar or container.
+    const bare = counted('turn_finished', { step_id: 1, tags: [1] });
+    expect(counted('turn_finished', { step_id: 1, tags: [1], ts_ms: 5, created_ms: 6 })).toBe(bare);
+    expect(counted('turn_finished', { step_id: 1, tags: [1], ts_ms: [1, 2, 3] })).toBe(bare);
+    // A stamp the fold keeps (an attempt's ts_ms) counts as the scalar it always was.
+    const attempt = { step_id: 1, attempt: 1, outcome: 'ok', http_status: 200, tags: [1] };
+    expect(counted('model_attempt_finished', { ...attempt, ts_ms: 5 })).toBe(counted('model_attempt_finished', attempt) + 1);
   });
 });
