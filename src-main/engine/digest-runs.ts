@@ -82,7 +82,8 @@ while (Atomics.load(control, ${STOP}) !== 1) {
 function framesEnd(buffer: Buffer, start: number, valid_end: number): number {
   let at = start;
   while (at + FRAME_HEADER_BYTES <= valid_end) {
-    const frame_end = at + FRAME_OVERHEAD_BYTES + buffer.readUInt32LE(at + 8);
+    // The length field byte by byte: \`readUInt32LE\` over shared memory was ~2x slower (measured in process).
+    const frame_end = at + FRAME_OVERHEAD_BYTES + (buffer[at + 8]! | (buffer[at + 9]! << 8) | (buffer[at + 10]! << 16)) + buffer[at + 11]! * 0x1000000;
     if (frame_end > valid_end) break;
     at = frame_end;
   }
