@@ -31,6 +31,7 @@ const RUN_READER_END = 4;
 const RUN_SLOTS = 5;
 const CONTROL_SLOTS = RUN_SLOTS_AT + 2 * RUN_SLOTS;
 const NOT_STARTED = -1;
+const NO_READ_AHEAD = -2;
 const SHA256_CODE = DIGEST_ALGORITHM_CODES.sha256;
 
 // Evaluated as a script, as digest-worker.ts's is (the reader is bundled into the CLI and the Electron main
@@ -110,6 +111,10 @@ export class RunDigests implements DigestStage {
   private matched_end = 0;
   /** Where, in the file, the frames of the last run published end: the next run is read ahead from there. */
   private queued_end_offset = 0;
+  /** The run left behind whose buffer gets the next chunk once the worker is past it (-1: none, the buffer is
+   *  free), or NO_READ_AHEAD. The reader does not wait for a worker off its core to leave that run: it looks
+   *  again at its next frames, and reads ahead when the worker has moved on. */
+  private behind_run = NO_READ_AHEAD;
 
   constructor(private readonly inPlace: DigestStage = IN_PLACE_DIGESTS) {
     const windows = [new SharedArrayBuffer(DIGEST_WINDOW_BYTES), new SharedArrayBuffer(DIGEST_WINDOW_BYTES)];
@@ -134,6 +139,7 @@ export class RunDigests implements DigestStage {
   matches(algorithm: DigestAlgorithmName, window: WindowView, at: number, covered_end: number): boolean {
     if (algorithm === 'sha256' && !this.abandoned) {
       if (window.buffer !== this.reading_buffer) this.follow(window, at);
+      if (this.behind_run !== NO_READ_AHEAD) this.readAhead(window);
       const frame_end = covered_end + FRAME_DIGEST_BYTES;
       if (this.reading_run >= 0) {
         if (frame_end > this.matched_end) this.matched_end = Atomics.load(this.control, this.reading_slot + RUN_MATCHED_END);
@@ -153,6 +159,7 @@ export class RunDigests implements DigestStage {
   release(): void {
     this.reading_run = -1;
     this.reading_buffer = null;
+    this.behind_run = NO_READ_AHEAD;
     if (this.queued > 0 && !this.abandoned) this.leave(this.queued);
   }
 
@@ -173,9 +180,8 @@ export class RunDigests implements DigestStage {
     const buffer_id = this.buffers.indexOf(window.buffer);
     const next = this.reading_run + 1;
     if (this.reading_run >= 0 && next < this.queued && this.control[this.slotOf(next) + RUN_BUFFER] === buffer_id) {
-      // The run left behind is ended: its buffer gets the chunk after this one.
-      this.leave(next);
-      if (this.abandoned) return;
+      // The run left behind is ended; its buffer gets the chunk after this one.
+      if (Atomics.load(this.control, CANCEL) < next) Atomics.store(this.control, CANCEL, next);
       this.enter(next, window.buffer);
     } else {
       this.release();
@@ -184,9 +190,16 @@ export class RunDigests implements DigestStage {
       this.publish(buffer_id, at, window.valid_end);
       this.enter(this.queued - 1, window.buffer);
     }
-    if (this.queued_end_offset >= window.size_bytes) return;
-    const other = 1 - buffer_id;
-    this.publish(other, 0, window.readAhead(this.queued_end_offset));
+    if (this.queued_end_offset < window.size_bytes) this.behind_run = this.reading_run - 1;
+  }
+
+  /** Reads the chunk after the reader's into the other buffer and publishes its frames as the next run, once the
+   *  worker is past the run that buffer held (or has not started, and so will see that run ended). */
+  private readAhead(window: WindowView): void {
+    const current = Atomics.load(this.control, CURRENT);
+    if (current !== NOT_STARTED && current <= this.behind_run) return;
+    this.behind_run = NO_READ_AHEAD;
+    this.publish(1 - this.buffers.indexOf(window.buffer), 0, window.readAhead(this.queued_end_offset));
   }
 
   private enter(run: number, buffer: Buffer): void {
