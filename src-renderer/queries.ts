@@ -2,7 +2,7 @@
 // invalidates only that session's queries, and only mounted ones (the visible pages) refetch.
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import type { HostView, Progress, RowList, RowPage, SessionDetail, SessionFilter, SessionTail, WalscopeEvent } from '../src-shared/ipc.js';
+import { withChangedSummaries, type HostView, type Progress, type RowList, type RowPage, type SessionDetail, type SessionFilter, type SessionSummary, type SessionTail, type WalscopeEvent } from '../src-shared/ipc.js';
 import { api } from './api/api.js';
 
 export const PAGE_ROWS = 100;
@@ -100,6 +100,9 @@ function onEvent(client: QueryClient, event: WalscopeEvent, setProgress: (update
       break;
     case 'sessions':
       client.setQueryData(keys.sessions, event.sessions);
+      break;
+    case 'summaries':
+      client.setQueryData<SessionSummary[]>(keys.sessions, (listed) => (listed === undefined ? listed : withChangedSummaries(listed, event.changed)));
       break;
     case 'session':
       void client.invalidateQueries({ queryKey: keys.session(event.key), refetchType: 'active' });

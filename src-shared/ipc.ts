@@ -112,6 +112,13 @@ export interface SessionPage {
   hosts: HostView[];
 }
 
+/** `listed` with the summaries in `changed` in place of theirs (one not listed is left out: a session new to the
+ *  list comes with the whole list). */
+export function withChangedSummaries(listed: readonly SessionSummary[], changed: readonly SessionSummary[]): SessionSummary[] {
+  const by_key = new Map(changed.map((summary) => [summary.key, summary]));
+  return listed.map((summary) => by_key.get(summary.key) ?? summary);
+}
+
 /** The filtered window of `sessions`, for a workspace whose whole list is at hand. */
 export function pageSessions(sessions: readonly SessionSummary[], filter: SessionFilter, start: number, count: number): SessionPage {
   const kept = sessions.filter((s) => (filter.status === null || s.status === filter.status) && (filter.host === null || s.host === filter.host));
@@ -406,6 +413,8 @@ export interface Progress {
 export type WalscopeEvent =
   | { type: 'workspace'; workspace: Workspace }
   | { type: 'sessions'; sessions: SessionSummary[] }
+  /** The summaries of these listed sessions changed; the list is otherwise as last sent. */
+  | { type: 'summaries'; changed: SessionSummary[] }
   | { type: 'session'; key: string; last_seq: number; rows: Record<RowList, number> }
   | { type: 'progress'; progress: Progress }
   /** A fleet's list moved: `changed` names the sessions whose summary changed (null: too many to name), and

@@ -136,13 +136,9 @@ interface FileIdentity {
 
 // The FileIO seam has no inode: this is a lookup of identity, not an effect the crash simulator replays.
 function fileIdentity(file: string): FileIdentity | null {
-  let stats: fs.BigIntStats;
-  try {
-    stats = fs.statSync(file, { bigint: true });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+  // No exception for a lease that is not there (every session without a writer, twice a read).
+  const stats = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
+  if (stats === undefined) return null;
   // glibc's dev_t encoding; /proc/locks prints the kernel's MAJOR:MINOR in hex.
   const dev = stats.dev;
   return {

@@ -107,7 +107,7 @@ export class FleetAgent {
     await agent.sync();
     await agent.beat();
     agent.unsubscribe = options.api.subscribe((event) => {
-      if (event.type === 'sessions' || event.type === 'session') agent.scheduleSync();
+      if (event.type === 'sessions' || event.type === 'summaries' || event.type === 'session') agent.scheduleSync();
     });
     agent.api_sub = options.nc.subscribe(apiSubject(options.host, '*'), {
       callback: (error, msg) => {

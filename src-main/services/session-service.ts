@@ -41,6 +41,7 @@ import { episodeTiming } from '../replay/timing.js';
 import { actionChoices, previewAction, runAction, type ActionApprover } from './actions.js';
 import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
+import { ReadAhead } from './read-ahead.js';
 import { SessionModel } from './session-model.js';
 import type { ReadPlan, TailProgress } from './session-tailer.js';
 import { SummaryCache } from './summary-cache.js';
@@ -67,12 +68,25 @@ const LIST_PUSH_MS = 100;
 export const READ_SLICE_BYTES = 8 * 1_048_576;
 export const READ_SLICE_BYTES_MAX = 32 * 1_048_576;
 const LEASE_PROBES_PER_TURN = 200;
+/** A workspace of this many sessions or more is watched once its first reads are done (`open`). */
+export const WATCH_AFTER_READS_SESSIONS_MIN = 100;
+/** A root's background reads read the next WALs ahead (read-ahead.ts) when the WALs after the first hold at
+ *  least this many bytes: fewer are not worth a thread's start, and are read soon enough anyway. */
+export const READ_AHEAD_BYTES_MIN = 16 * 1_048_576;
 /** The summary cache is written this long after the last summary changed (and on close). */
 const CACHE_WRITE_MS = 1_000;
 
 /** What a workspace is opened on: one path (a state root, a session folder, an export file, or a folder of
  *  exports), or several export files. */
 export type WorkspacePaths = string | readonly string[];
+
+/** The sessions needing a read, in the order the background reads take them, and how far those have got. */
+interface ReadOrder {
+  models: SessionModel[];
+  next: number;
+  /** The WALs after the first hold READ_AHEAD_BYTES_MIN or more. */
+  read_ahead: boolean;
+}
 
 export interface OpenOptions {
   watch?: boolean;
@@ -88,11 +102,19 @@ export class SessionService implements WalscopeApi {
   private readonly lease_sweep: SessionModel[] = [];
   private readonly sealed = new SealedLineages();
   private readonly listeners = new Set<(event: WalscopeEvent) => void>();
-  private readonly list_push = new Debouncer(() => this.emit({ type: 'sessions', sessions: this.summaries() }), LIST_PUSH_MS, LIST_PUSH_MS * 3);
+  private readonly list_push = new Debouncer(() => this.pushList(), LIST_PUSH_MS, LIST_PUSH_MS * 3);
+  /** Sessions whose summary changed since the list was last pushed; null when the list itself changed. Only
+   *  those are pushed: a root of 2,000 sessions pushed every summary every 300 ms while it was read (24 copies
+   *  of 0.7 MB to the main thread, ~0.3 s of the session thread). */
+  private summaries_changed: Set<string> | null = new Set();
+  /** Sessions whose read has reported progress and not yet that it finished. */
+  private readonly progress_shown = new Set<string>();
   private readonly cache_write = new Debouncer(() => this.cache?.flush(), CACHE_WRITE_MS, CACHE_WRITE_MS * 5);
   private cache: SummaryCache | null = null;
   /** How the sessions' summaries were made, for the tests and the benchmark. */
   readonly counts = { sessions_read: 0, summaries_from_cache: 0 };
+  /** Read-ahead workers started, and the bytes they read, for the tests. */
+  readonly read_ahead_counts = { started: 0, bytes: 0 };
   private watcher: WorkspaceWatcher | null = null;
   private probe_timer: NodeJS.Timeout | null = null;
   private growth_timer: NodeJS.Timeout | null = null;
@@ -103,10 +125,18 @@ export class SessionService implements WalscopeApi {
    *  VERIFY_DIGEST_WORKER_FILE_BYTES_MIN: kept across the slices of one read and the reads after it, so its
    *  start is paid once a busy spell; ended when every session is read and when the service closes. */
   private digest_worker: WorkerDigests | null = null;
+  /** The sessions needing a read, most recently written first, and how far the background reads have got:
+   *  sorted once rather than searched at every read (a root of 2,000 sessions: 4 million looks, ~0.3 s). Dropped
+   *  when a session may need a read again (listed anew, its WAL or its lease changed), and when it is used up. */
+  private read_order: ReadOrder | null = null;
+  /** The background reads' read-ahead (read-ahead.ts), and the read order its plan follows from which place. */
+  private read_ahead: { worker: ReadAhead; order: ReadOrder; from: number } | null = null;
   /** The slices the background read of `model` has taken so far (they grow, READ_SLICE_BYTES). */
   private slices: { model: SessionModel; taken: number } | null = null;
   private closed = false;
   private watching: Promise<void> = Promise.resolve();
+  /** Starts following file events, when that waits for the first reads. */
+  private start_watching: (() => void) | null = null;
   private workspace: Workspace;
 
   private constructor(private readonly paths: readonly string[]) {
@@ -133,13 +163,24 @@ export class SessionService implements WalscopeApi {
     if (options.cache !== false) service.adoptCached();
     service.scheduleReads();
     if (options.watch !== false && service.workspace.kind !== 'exports') {
-      service.watcher = new WorkspaceWatcher(service.watchTarget(), {
-        changed: (key) => service.onChanged(key),
-        listing: () => service.onListing(),
-      });
       // The URL does not wait for the watcher (thousands of folders take seconds to watch): once it is
-      // ready, whatever changed while it was starting is caught up.
-      service.watching = service.watcher.whenReady().then(() => service.catchUp());
+      // ready, whatever changed while it was starting is caught up. A root of many sessions starts it once its
+      // first reads are done: watching 2,000 folders (chokidar's scan, a watch each) took 0.5-0.7 s of this
+      // thread from the middle of those reads.
+      let watched: () => void = () => undefined;
+      service.watching = new Promise((resolve) => (watched = resolve));
+      service.start_watching = () => {
+        service.start_watching = null;
+        service.watcher = new WorkspaceWatcher(service.watchTarget(), {
+          changed: (key) => service.onChanged(key),
+          listing: () => service.onListing(),
+        });
+        void service.watcher.whenReady().then(() => {
+          service.catchUp();
+          watched();
+        });
+      };
+      if (service.models.size < WATCH_AFTER_READS_SESSIONS_MIN) service.start_watching();
       service.probe_timer = setInterval(() => service.probeLive(), LIVE_PROBE_INTERVAL_MS);
       service.probe_timer.unref();
       service.growth_timer = setInterval(() => service.probeGrowth(), LIVE_GROWTH_PROBE_MS);
@@ -150,8 +191,10 @@ export class SessionService implements WalscopeApi {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.start_watching = null;
     if (this.read_timer !== null) clearImmediate(this.read_timer);
     this.endDigestWorker();
+    this.endReadAhead();
     if (this.probe_timer !== null) clearInterval(this.probe_timer);
     if (this.growth_timer !== null) clearInterval(this.growth_timer);
     this.list_push.clear();
@@ -192,6 +235,7 @@ export class SessionService implements WalscopeApi {
    *  summary was made from. */
   private catchUp(): void {
     if (this.closed) return;
+    this.read_order = null;
     this.onListing();
     for (const model of this.models.values()) {
       if (!model.is_read) continue;
@@ -215,6 +259,7 @@ export class SessionService implements WalscopeApi {
       // A session taken from the cache may have a live writer now: its lease is probed (a few hundred per
       // turn: each probe reads the OS's lock table) before any WAL is read.
       if (this.lease_sweep.length > 0) {
+        this.read_order = null;
         for (const model of this.lease_sweep.splice(0, LEASE_PROBES_PER_TURN)) model.probeLease();
         this.scheduleReads();
         return;
@@ -222,6 +267,8 @@ export class SessionService implements WalscopeApi {
       const next = this.reading !== null && !this.reading.is_resident && this.models.get(this.reading.key) === this.reading ? this.reading : this.nextUnread();
       if (next === null) {
         this.endDigestWorker();
+        this.endReadAhead();
+        this.start_watching?.();
         // Every summary is current: keep them now (a worker may be terminated without a close).
         this.cache_write.clear();
         this.cache?.flush();
@@ -279,12 +326,51 @@ export class SessionService implements WalscopeApi {
 
   /** The session needing a read that was written to most recently. */
   private nextUnread(): SessionModel | null {
-    let best: SessionModel | null = null;
-    for (const model of this.models.values()) {
-      if (!model.needs_read) continue;
-      if (best === null || (model.summary().last_activity_ms ?? 0) > (best.summary().last_activity_ms ?? 0)) best = model;
+    for (;;) {
+      this.read_order ??= this.readOrder();
+      const order = this.read_order;
+      if (order.models.length === 0) return null;
+      for (; order.next < order.models.length; order.next++) {
+        const model = order.models[order.next]!;
+        if (!model.needs_read || this.models.get(model.key) !== model) continue;
+        this.readAheadOf(order);
+        return model;
+      }
+      // Used up: sorted again, so that a session that came to need a read unannounced is not missed.
+      this.read_order = null;
     }
-    return best;
+  }
+
+  /** The background read takes the read order's next session: the WALs after it are read ahead, when they are
+   *  enough to be worth a thread. */
+  private readAheadOf(order: ReadOrder): void {
+    if (this.read_ahead?.order === order) {
+      this.read_ahead.worker.reached(order.next - this.read_ahead.from);
+      return;
+    }
+    if (!order.read_ahead) return;
+    const files = order.models.slice(order.next).map((model) => ({ path: model.target.wal_path, size_bytes: sizeBytes(model) }));
+    let worker = this.read_ahead?.worker;
+    if (worker === undefined) {
+      worker = new ReadAhead();
+      this.read_ahead_counts.started += 1;
+    }
+    worker.plan(files);
+    this.read_ahead = { worker, order, from: order.next };
+  }
+
+  private endReadAhead(): void {
+    if (this.read_ahead === null) return;
+    this.read_ahead.worker.close();
+    this.read_ahead_counts.bytes += this.read_ahead.worker.bytes_read;
+    this.read_ahead = null;
+  }
+
+  private readOrder(): ReadOrder {
+    const activity = (model: SessionModel) => model.summary().last_activity_ms ?? 0;
+    const models = [...this.models.values()].filter((model) => model.needs_read).sort((a, b) => activity(b) - activity(a));
+    const bytes_after_first = models.slice(1).reduce((sum, model) => sum + sizeBytes(model), 0);
+    return { models, next: 0, read_ahead: bytes_after_first >= READ_AHEAD_BYTES_MIN };
   }
 
   /** (Re)lists the workspace's sessions: new ones are added, vanished ones dropped. A session folder is a
@@ -303,6 +389,7 @@ export class SessionService implements WalscopeApi {
       const target = resolveTargets(this.workspace.path)[0]!;
       targets = [[target.session ?? path.basename(target.wal_path), target]];
     }
+    this.read_order = null;
     let changed = false;
     const keys = new Set(targets.map(([key]) => key));
     for (const key of [...this.models.keys()]) {
@@ -341,16 +428,21 @@ export class SessionService implements WalscopeApi {
       this.cache!.store(model.key, model.target.wal_path, extent.size_bytes, extent.verified_end, model.summary());
       this.cache_write.schedule('cache');
     }
-    if (summary_only) this.list_push.schedule('list');
+    if (summary_only) this.summaryChanged(model);
     else if (first || update.frames_added > 0 || update.restarted || model.lease.state !== lease_before) this.emitSession(model);
     return true;
   }
 
   private progress(model: SessionModel, done_bytes: number, total_bytes: number, finished: boolean): void {
+    // A read that never said how far it got (one slice: a root's small WALs) does not say that it finished either:
+    // 2,000 messages to the main thread for bars never shown (~0.2-0.4 s of the session thread).
+    if (finished && !this.progress_shown.delete(model.key)) return;
+    if (!finished) this.progress_shown.add(model.key);
     this.emit({ type: 'progress', progress: { key: model.key, task: 'read', done_bytes, total_bytes, finished } });
   }
 
   private onChanged(key: string): void {
+    this.read_order = null;
     const model = this.models.get(key);
     if (model === undefined) this.onListing();
     else if (model.is_resident) this.refreshModel(model);
@@ -370,6 +462,7 @@ export class SessionService implements WalscopeApi {
     }
     this.scheduleReads();
     this.emit({ type: 'workspace', workspace: this.workspace });
+    this.summaries_changed = null;
     this.list_push.schedule('list');
   }
 
@@ -377,12 +470,12 @@ export class SessionService implements WalscopeApi {
     for (const model of this.models.values()) {
       if (model.lease.state !== 'live' || !model.probeLease()) continue;
       if (!model.is_resident) {
+        this.read_order = null;
         this.scheduleReads();
         continue;
       }
       this.refreshModel(model);
       this.emitSession(model);
-      this.list_push.schedule('list');
     }
   }
 
@@ -397,7 +490,24 @@ export class SessionService implements WalscopeApi {
 
   private emitSession(model: SessionModel): void {
     this.emit({ type: 'session', key: model.key, last_seq: model.tailer.read?.last_seq ?? 0, rows: model.rowCounts() });
+    this.summaryChanged(model);
+  }
+
+  private summaryChanged(model: SessionModel): void {
+    this.summaries_changed?.add(model.key);
     this.list_push.schedule('list');
+  }
+
+  /** The whole list when it changed, else the summaries that changed. */
+  private pushList(): void {
+    const changed = this.summaries_changed;
+    this.summaries_changed = new Set();
+    if (changed === null) {
+      this.emit({ type: 'sessions', sessions: this.summaries() });
+      return;
+    }
+    const summaries = [...changed].flatMap((key) => this.models.get(key)?.summary() ?? []);
+    if (summaries.length > 0) this.emit({ type: 'summaries', changed: summaries });
   }
 
   private emit(event: WalscopeEvent): void {
@@ -526,6 +636,11 @@ function commonFolder(files: readonly string[]): string {
   let common = path.dirname(files[0]!);
   while (!files.every((file) => file.startsWith(common.endsWith(path.sep) ? common : common + path.sep))) common = path.dirname(common);
   return common;
+}
+
+/** The size of `model`'s WAL as last listed or read. */
+function sizeBytes(model: SessionModel): number {
+  return model.summary().size_bytes;
 }
 
 function sizeOf(file: string): number | null {

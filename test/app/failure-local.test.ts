@@ -131,7 +131,8 @@ describe('failure stays local', () => {
     await expectOthersUsable(service);
     fs.renameSync(path.join(copy, 'wal.tmp-8123'), walPath(copy));
     await waitFor(async () => byKey(await service.listSessions())['copying']?.status === 'finished');
-    await waitFor(async () => events.some((event) => event.type === 'sessions' && event.sessions.some((session) => session.key === 'copying' && session.status === 'finished')));
+    const listed = (event: WalscopeEvent) => (event.type === 'sessions' ? event.sessions : event.type === 'summaries' ? event.changed : []);
+    await waitFor(async () => events.some((event) => listed(event).some((session) => session.key === 'copying' && session.status === 'finished')));
     await expectOthersUsable(service);
   });
 
