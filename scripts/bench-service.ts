@@ -89,17 +89,15 @@ async function until<T>(probe: () => Promise<T | null>): Promise<T> {
 
 const seconds = (ms: number) => `${(ms / 1_000).toFixed(2)} s`;
 
-/** Resolves once session `key` has a status (its read ended). Asked at each of its `session` events (sent when
- *  its read ends, not per slice) and every POLL_MS: a poll alone put up to 250 ms of the bench's own wait into
- *  the figure, and asking at every progress event would take the worker's time from the read it measures. */
-async function untilStatus(served: Served, key: string): Promise<void> {
+/** Asks `settled` until it says so: again at each event `wakes` picks out, and every POLL_MS. */
+async function untilSettled(served: Served, wakes: (event: WalscopeEvent) => boolean, settled: () => Promise<boolean>): Promise<void> {
   let wake: () => void = () => {};
   const stop = await followEvents(served, (event) => {
-    if (event.type === 'session' && event.key === key) wake();
+    if (wakes(event)) wake();
   });
   try {
     const deadline = Date.now() + WAIT_MS_MAX;
-    while ((await served.call<SessionDetail>('getSession', [key])).summary.status === 'loading') {
+    while (!(await settled())) {
       if (Date.now() > deadline) throw new Error('timed out');
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, POLL_MS);
@@ -109,6 +107,17 @@ async function untilStatus(served: Served, key: string): Promise<void> {
   } finally {
     stop();
   }
+}
+
+/** Resolves once session `key` has a status (its read ended). Asked at each of its `session` events (sent when
+ *  its read ends, not per slice) and every POLL_MS: a poll alone put up to 250 ms of the bench's own wait into
+ *  the figure, and asking at every progress event would take the worker's time from the read it measures. */
+async function untilStatus(served: Served, key: string): Promise<void> {
+  await untilSettled(
+    served,
+    (event) => event.type === 'session' && event.key === key,
+    async () => (await served.call<SessionDetail>('getSession', [key])).summary.status !== 'loading',
+  );
 }
 
 /** Drops the page cache of `files` (GNU dd's `nocache`: posix_fadvise DONTNEED), so that a cold open reads
@@ -117,36 +126,27 @@ function evictFromPageCache(files: readonly string[]): boolean {
   return files.every((file) => spawnSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none']).status === 0);
 }
 
-/** Until no session of the root served is `loading`. */
 /** Resolves once every session has a status, as the app's list learns them: the list once, then the summaries
  *  pushed as they change. (Polling the whole list, as this did before, took ~0.5 s of the worker's time from the
  *  read it measures: 2,000 summaries cloned four times a second.) */
 async function untilEveryStatus(served: Served): Promise<void> {
   const statuses = new Map<string, string>();
-  let wake: () => void = () => {};
   const learn = (sessions: SessionSummary[], over: boolean) => {
     for (const session of sessions) if (over || !statuses.has(session.key)) statuses.set(session.key, session.status);
   };
-  const stop = await followEvents(served, (event) => {
+  let listed = false;
+  const learned = (event: WalscopeEvent) => {
     if (event.type === 'sessions') learn(event.sessions, true);
     else if (event.type === 'summaries') learn(event.changed, true);
-    else return;
-    wake();
-  });
-  try {
+    else return false;
+    return true;
+  };
+  await untilSettled(served, learned, async () => {
     // A summary pushed before the list's answer is newer than the answer's.
-    learn(await served.call<SessionSummary[]>('listSessions'), false);
-    const deadline = Date.now() + WAIT_MS_MAX;
-    while ([...statuses.values()].includes('loading')) {
-      if (Date.now() > deadline) throw new Error('timed out');
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, POLL_MS);
-        wake = () => (clearTimeout(timer), resolve());
-      });
-    }
-  } finally {
-    stop();
-  }
+    if (!listed) learn(await served.call<SessionSummary[]>('listSessions'), false);
+    listed = true;
+    return ![...statuses.values()].includes('loading');
+  });
 }
 
 /** A cold open of `root` with an empty summary cache: when the list came and when every status was known. */
