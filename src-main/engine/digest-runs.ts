@@ -116,7 +116,7 @@ export class RunDigests implements DigestStage {
    *  again at its next frames, and reads ahead when the worker has moved on. */
   private behind_run = NO_READ_AHEAD;
 
-  constructor(private readonly inPlace: DigestStage = IN_PLACE_DIGESTS) {
+  constructor() {
     const windows = [new SharedArrayBuffer(DIGEST_WINDOW_BYTES), new SharedArrayBuffer(DIGEST_WINDOW_BYTES)];
     const control = new SharedArrayBuffer(CONTROL_SLOTS * Int32Array.BYTES_PER_ELEMENT);
     this.buffers = [Buffer.from(windows[0]!), Buffer.from(windows[1]!)];
@@ -151,7 +151,7 @@ export class RunDigests implements DigestStage {
         Atomics.store(this.control, this.reading_slot + RUN_READER_END, frame_end);
       }
     }
-    return this.inPlace.matches(algorithm, window, at, covered_end);
+    return IN_PLACE_DIGESTS.matches(algorithm, window, at, covered_end);
   }
 
   /** Ends every run and waits until the worker reads neither buffer: before the window is refilled other than by
