@@ -16,6 +16,7 @@ import { describe } from './errors.js';
 import { unknownFeatures } from './features.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
 import { IN_PLACE_DIGESTS, WorkerDigests, type DigestStage, type WindowView } from './digest-worker.js';
+import { RunDigests } from './digest-runs.js';
 import { digestAlgorithmName } from './digest.js';
 import { BodyFields, checkedFrameSize, checkFrameAt, checkHeader, decodeBodyInto, type BodyRefusal, type PayloadDecoder } from './frame-codec.js';
 import {
@@ -61,6 +62,10 @@ export interface ReadOptions {
   /** Check digests on a worker thread (digest-worker.ts) when the file has at least this many bytes; absent:
    *  in place. Worth it only where hashing dominates and a second core is there: `verify` of large files. */
   digest_worker_from_bytes?: number;
+  /** Check every frame's digest on a worker that walks each chunk's frames ahead of the reader (digest-runs.ts)
+   *  when the file has at least this many bytes, in place of `digest_worker_from_bytes`: for the fold, whose
+   *  thread does several times a small frame's hash of other work a frame. */
+  digest_runs_from_bytes?: number;
   /** Check digests on this worker, which the caller keeps across reads (the slices of a big read, the reads
    *  of a busy spell) so that its start is paid once: the read releases it when it ends, never closes it. */
   digest_worker?: WorkerDigests;
@@ -95,11 +100,10 @@ export function readWal(path: string, options: ReadOptions = {}): ReadResult {
   } catch (error) {
     return finish(state, 0, ioError(`cannot open ${path}: ${describe(error)}`));
   }
-  let started: WorkerDigests | null = null;
+  let started: WorkerDigests | RunDigests | null = null;
   try {
     const size_bytes = io.fstat(fd).size_bytes;
-    const wants_worker = options.digest_worker === undefined && size_bytes >= (options.digest_worker_from_bytes ?? Number.POSITIVE_INFINITY);
-    started = wants_worker ? new WorkerDigests() : null;
+    started = options.digest_worker === undefined ? startedStage(options, size_bytes) : null;
     const digests = options.digest_worker ?? started;
     const window = new FileWindow(io, fd, size_bytes, digests ?? undefined);
     return new WalScan(window, state, options, digests ?? IN_PLACE_DIGESTS).run();
@@ -111,6 +115,13 @@ export function readWal(path: string, options: ReadOptions = {}): ReadResult {
     options.digest_worker?.release();
     io.close(fd);
   }
+}
+
+/** The digest stage a read starts for itself, if any (see `digest_runs_from_bytes`, `digest_worker_from_bytes`). */
+function startedStage(options: ReadOptions, size_bytes: number): WorkerDigests | RunDigests | null {
+  if (size_bytes >= (options.digest_runs_from_bytes ?? Number.POSITIVE_INFINITY)) return new RunDigests();
+  if (size_bytes >= (options.digest_worker_from_bytes ?? Number.POSITIVE_INFINITY)) return new WorkerDigests();
+  return null;
 }
 
 interface ScanState extends ReadCheckpoint {
