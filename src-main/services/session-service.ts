@@ -348,7 +348,10 @@ export class SessionService implements WalscopeApi {
       this.read_ahead.worker.reached(order.next - this.read_ahead.from);
       return;
     }
-    if (!order.read_ahead) return;
+    if (!order.read_ahead) {
+      this.endReadAhead();
+      return;
+    }
     const files = order.models.slice(order.next).map((model) => ({ path: model.target.wal_path, size_bytes: sizeBytes(model) }));
     let worker = this.read_ahead?.worker;
     if (worker === undefined) {
