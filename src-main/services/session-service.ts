@@ -348,7 +348,10 @@ export class SessionService implements WalscopeApi {
       this.read_ahead.worker.reached(order.next - this.read_ahead.from);
       return;
     }
-    if (!order.read_ahead) return;
+    if (!order.read_ahead) {
+      this.endReadAhead();
+      return;
+    }
     const files = order.models.slice(order.next).map((model) => ({ path: model.target.wal_path, size_bytes: sizeBytes(model) }));
     let worker = this.read_ahead?.worker;
     if (worker === undefined) {
@@ -389,7 +392,6 @@ export class SessionService implements WalscopeApi {
       const target = resolveTargets(this.workspace.path)[0]!;
       targets = [[target.session ?? path.basename(target.wal_path), target]];
     }
-    this.read_order = null;
     let changed = false;
     const keys = new Set(targets.map(([key]) => key));
     for (const key of [...this.models.keys()]) {
@@ -404,6 +406,7 @@ export class SessionService implements WalscopeApi {
       this.models.set(key, new SessionModel(key, target));
       changed = true;
     }
+    if (changed) this.read_order = null;
     return changed;
   }
 
@@ -442,11 +445,13 @@ export class SessionService implements WalscopeApi {
   }
 
   private onChanged(key: string): void {
-    this.read_order = null;
     const model = this.models.get(key);
     if (model === undefined) this.onListing();
     else if (model.is_resident) this.refreshModel(model);
     else {
+      // One that needs a read again takes its place in a new read order (a live writer's events, a few a second,
+      // leave the order alone while the session waits in it anyway).
+      if (!model.needs_read) this.read_order = null;
       model.markStale();
       this.scheduleReads();
     }
