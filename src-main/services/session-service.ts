@@ -171,10 +171,17 @@ export class SessionService implements WalscopeApi {
       service.watching = new Promise((resolve) => (watched = resolve));
       service.start_watching = () => {
         service.start_watching = null;
-        service.watcher = new WorkspaceWatcher(service.watchTarget(), {
-          changed: (key) => service.onChanged(key),
-          listing: () => service.onListing(),
-        });
+        try {
+          service.watcher = new WorkspaceWatcher(service.watchTarget(), {
+            changed: (key) => service.onChanged(key),
+            listing: () => service.onListing(),
+          });
+        } catch (error) {
+          // Started late, a failure here must not take the worker down: the sessions are shown, only not followed.
+          process.emitWarning(`walscope: cannot watch ${service.workspace.path}: ${describe(error)}`);
+          watched();
+          return;
+        }
         void service.watcher.whenReady().then(() => {
           service.catchUp();
           watched();
@@ -268,10 +275,10 @@ export class SessionService implements WalscopeApi {
       if (next === null) {
         this.endDigestWorker();
         this.endReadAhead();
-        this.start_watching?.();
         // Every summary is current: keep them now (a worker may be terminated without a close).
         this.cache_write.clear();
         this.cache?.flush();
+        this.start_watching?.();
         return;
       }
       this.reading = next;
