@@ -9,11 +9,12 @@
 // frame below the mark is one the worker checked — and hashes in place every frame past it: the worker's
 // verdicts only ever spare the reader a hash it would have found matching. A mismatch is therefore always
 // found by the reader's own in-place hash, and the read stops at the same offset with the same judgement.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { DigestAlgorithmName } from '../../src-shared/wal.js';
 import { DIGEST_ALGORITHM_CODES, digestWork } from './digest.js';
 import { DIGEST_WINDOW_BYTES, DIGEST_WORKER_SILENCE_MS_MAX, IN_PLACE_DIGESTS, digestWorkers, type DigestStage, type WindowView } from './digest-worker.js';
 import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, FRAME_OVERHEAD_BYTES } from './limits.js';
+import { startScriptWorker } from './script-worker.js';
 
 // Slots of the shared control array. Runs are numbered from 0 for the whole read; run n uses run slot n % 2.
 const QUEUED = 0; // runs published; the worker waits on it
@@ -83,7 +84,7 @@ while (Atomics.load(control, ${STOP}) !== 1) {
 function framesEnd(buffer: Buffer, start: number, valid_end: number): number {
   let at = start;
   while (at + FRAME_HEADER_BYTES <= valid_end) {
-    // The length field byte by byte: \`readUInt32LE\` over shared memory was ~2x slower (measured in process).
+    // The length field byte by byte: `readUInt32LE` over shared memory was ~2x slower (measured in process).
     const frame_end = at + FRAME_OVERHEAD_BYTES + (buffer[at + 8]! | (buffer[at + 9]! << 8) | (buffer[at + 10]! << 16)) + buffer[at + 11]! * 0x1000000;
     if (frame_end > valid_end) break;
     at = frame_end;
@@ -123,16 +124,11 @@ export class RunDigests implements DigestStage {
     this.control = new Int32Array(control);
     this.control[CURRENT] = NOT_STARTED;
     // Started now and never waited for: until it runs the reader hashes in place, as it does whenever it is ahead.
-    try {
-      this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { windows, control } });
-    } catch {
+    this.worker = startScriptWorker(WORKER_SOURCE, { windows, control });
+    if (this.worker === null) {
       this.abandoned = true;
       return;
     }
-    // A failing worker reports it on the event loop, which a synchronous read never reaches; without a listener
-    // the event would throw after the read. It must never keep a process alive.
-    this.worker.on('error', () => undefined);
-    this.worker.unref();
     digestWorkers.started += 1;
   }
 

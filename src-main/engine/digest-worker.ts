@@ -8,10 +8,11 @@
 // only once that frame's own verdict is in, so a mismatch stops the read at the same offset, with the same
 // torn-tail or corruption judgement, as hashing in place does: the verdicts are the same function of the same
 // bytes, only computed elsewhere.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { DigestAlgorithmName } from '../../src-shared/wal.js';
 import { DIGEST_ALGORITHM_CODES, digestWork, frameDigestMatches } from './digest.js';
 import { digestMatches } from './frame-codec.js';
+import { startScriptWorker } from './script-worker.js';
 import { FRAME_BYTES_MAX, FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, FRAME_OVERHEAD_BYTES, READ_CHUNK_BYTES } from './limits.js';
 
 /** What a digest stage sees of the reader's window over the file. */
@@ -189,18 +190,11 @@ export class WorkerDigests implements DigestStage {
   }
 
   private spawn(): boolean {
-    try {
-      this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: this.shared });
-    } catch {
+    this.worker = startScriptWorker(WORKER_SOURCE, this.shared);
+    if (this.worker === null) {
       this.abandoned = true;
       return false;
     }
-    // A worker that fails reports it as an event on the event loop, which a synchronous read never reaches;
-    // the read notices its silence instead. Without a listener the event would throw in the process that ran
-    // the read, after the read.
-    this.worker.on('error', () => undefined);
-    // It must never keep a process alive: the CLI exits when its work is done whatever the worker does.
-    this.worker.unref();
     digestWorkers.started += 1;
     return true;
   }

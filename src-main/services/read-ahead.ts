@@ -7,7 +7,8 @@
 // than a file ahead (it did not pay, and was reverted). What is read ahead is thrown away: it has only to be in
 // the page cache when the real read, which checks everything, comes. A failure here is ignored: the real read
 // meets it and reports it.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startScriptWorker } from '../engine/script-worker.js';
 
 /** At most this many bytes of the planned files are read ahead of the real read: the page cache keeps them until
  *  it comes (a file larger than this is read ahead up to this many bytes of its start). */
@@ -92,15 +93,8 @@ export class ReadAhead {
 
   constructor(private readonly bytes_ahead_max = READ_AHEAD_BYTES_MAX) {
     Atomics.store(this.control, PLAN, -1);
-    let worker: Worker | null = null;
-    try {
-      worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { control: this.control.buffer, bytes_read: this.bytes_read_.buffer, bytes_ahead_max } });
-      // A worker that fails only reads nothing ahead; it must never keep a process alive.
-      worker.on('error', () => undefined);
-      worker.unref();
-    } catch {
-      worker = null;
-    }
+    // One that cannot start, or fails, only reads nothing ahead.
+    const worker = startScriptWorker(WORKER_SOURCE, { control: this.control.buffer, bytes_read: this.bytes_read_.buffer, bytes_ahead_max });
     this.worker = worker;
     this.exited = worker === null ? Promise.resolve() : new Promise((resolve) => worker.once('exit', () => resolve()));
   }
