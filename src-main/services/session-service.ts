@@ -135,8 +135,8 @@ export class SessionService implements WalscopeApi {
   private slices: { model: SessionModel; taken: number } | null = null;
   private closed = false;
   private watching: Promise<void> = Promise.resolve();
-  /** Starts following file events, when that waits for the first reads. */
-  private start_watching: (() => void) | null = null;
+  /** Resolves `watching`, while following file events waits to start (for the first reads of a big root). */
+  private watch_pending: (() => void) | null = null;
   private workspace: Workspace;
 
   private constructor(private readonly paths: readonly string[]) {
@@ -167,27 +167,8 @@ export class SessionService implements WalscopeApi {
       // ready, whatever changed while it was starting is caught up. A root of many sessions starts it once its
       // first reads are done: watching 2,000 folders (chokidar's scan, a watch each) took 0.5-0.7 s of this
       // thread from the middle of those reads.
-      let watched: () => void = () => undefined;
-      service.watching = new Promise((resolve) => (watched = resolve));
-      service.start_watching = () => {
-        service.start_watching = null;
-        try {
-          service.watcher = new WorkspaceWatcher(service.watchTarget(), {
-            changed: (key) => service.onChanged(key),
-            listing: () => service.onListing(),
-          });
-        } catch (error) {
-          // Started late, a failure here must not take the worker down: the sessions are shown, only not followed.
-          process.emitWarning(`walscope: cannot watch ${service.workspace.path}: ${describe(error)}`);
-          watched();
-          return;
-        }
-        void service.watcher.whenReady().then(() => {
-          service.catchUp();
-          watched();
-        });
-      };
-      if (service.models.size < WATCH_AFTER_READS_SESSIONS_MIN) service.start_watching();
+      service.watching = new Promise((resolve) => (service.watch_pending = resolve));
+      if (service.models.size < WATCH_AFTER_READS_SESSIONS_MIN) service.startWatching();
       service.probe_timer = setInterval(() => service.probeLive(), LIVE_PROBE_INTERVAL_MS);
       service.probe_timer.unref();
       service.growth_timer = setInterval(() => service.probeGrowth(), LIVE_GROWTH_PROBE_MS);
@@ -198,7 +179,7 @@ export class SessionService implements WalscopeApi {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.start_watching = null;
+    this.watch_pending = null;
     if (this.read_timer !== null) clearImmediate(this.read_timer);
     this.endDigestWorker();
     this.endReadAhead();
@@ -231,6 +212,25 @@ export class SessionService implements WalscopeApi {
       this.counts.summaries_from_cache += 1;
     }
     this.cache_write.schedule('cache');
+  }
+
+  /** Follows file events from now, if that waits to start; what changed before the watcher is ready is caught up. */
+  private startWatching(): void {
+    const watched = this.watch_pending;
+    if (watched === null) return;
+    this.watch_pending = null;
+    try {
+      this.watcher = new WorkspaceWatcher(this.watchTarget(), { changed: (key) => this.onChanged(key), listing: () => this.onListing() });
+    } catch (error) {
+      // Started late, a failure here must not take the worker down: the sessions are shown, only not followed.
+      process.emitWarning(`walscope: cannot watch ${this.workspace.path}: ${describe(error)}`);
+      watched();
+      return;
+    }
+    void this.watcher.whenReady().then(() => {
+      this.catchUp();
+      watched();
+    });
   }
 
   /** Resolves once file events are followed. */
@@ -278,7 +278,7 @@ export class SessionService implements WalscopeApi {
         // Every summary is current: keep them now (a worker may be terminated without a close).
         this.cache_write.clear();
         this.cache?.flush();
-        this.start_watching?.();
+        this.startWatching();
         return;
       }
       this.reading = next;
