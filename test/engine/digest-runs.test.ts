@@ -7,11 +7,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { digestWork } from '../../src-main/engine/digest.js';
 import { digestWorkers } from '../../src-main/engine/digest-worker.js';
 import { encodeFrame } from '../../src-main/engine/frame-codec.js';
 import { VERIFY_DIGEST_WORKER_FILE_BYTES_MIN } from '../../src-main/engine/inspect.js';
-import { readWal, type ReadResult } from '../../src-main/engine/reader.js';
+import { coveredBefore, expectSameTornTail, expectStopEndsWorker, frameOffsets, readBoth as readBothWays } from '../helpers/digest-stage.js';
 import type { ReadFrame } from '../../src-shared/wal.js';
 import { lineageBody, recordBody } from '../helpers/wal-bytes.js';
 import { useTempDirs } from '../helpers/temp.js';
@@ -34,13 +33,8 @@ function smallFramesWal(): { bytes: Buffer; offsets: number[] } {
     frames.push(encodeFrame(body, seq % 1_999 === 1_000 ? 'blake3' : 'sha256'));
     bytes += frames.at(-1)!.length;
   }
-  const offsets: number[] = [];
-  let offset = 0;
-  for (const frame of frames) {
-    offsets.push(offset);
-    offset += frame.length;
-  }
-  return { bytes: Buffer.concat(frames), offsets };
+  const wal = Buffer.concat(frames);
+  return { bytes: wal, offsets: frameOffsets(wal) };
 }
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -51,26 +45,9 @@ function pauseAfterFirstRecord(frame: ReadFrame): void {
   if (frame.seq === 1) Atomics.wait(pause, 0, 0, 100);
 }
 
-/** Both reads, and who gave the verdicts in the read with the worker: bytes it checked, bytes this thread did. */
-function readBoth(file: string): { in_place: ReadResult; on_worker: ReadResult; worker_hashed_bytes: number; here_hashed_bytes: number } {
-  const in_place = readWal(file, { with_payload: false });
-  const worker_before = digestWork.worker_hashed_bytes;
-  const here_before = digestWork.hashed_bytes;
-  const on_worker = readWal(file, { with_payload: false, digest_runs_from_bytes: 0, on_frame: pauseAfterFirstRecord });
-  expect(digestWorkers.ended).toBe(digestWorkers.started);
-  return { in_place, on_worker, worker_hashed_bytes: digestWork.worker_hashed_bytes - worker_before, here_hashed_bytes: digestWork.hashed_bytes - here_before };
-}
-
-/** Covered bytes (all but the 32-byte digest) of the frames that end by `end`. */
-function coveredBefore(bytes: Buffer, offsets: number[], end: number): number {
-  let covered = 0;
-  for (const [index, offset] of offsets.entries()) {
-    const next = offsets[index + 1] ?? bytes.length;
-    if (next > end) break;
-    covered += next - offset - 32;
-  }
-  return covered;
-}
+/** The fold's stage, its reader held back after its first record. */
+const RUNS = { digest_runs_from_bytes: 0, on_frame: pauseAfterFirstRecord };
+const readBoth = (file: string) => readBothWays(file, RUNS);
 
 /** Frames to damage: the first and last few, those around each chunk boundary, and a spread of the rest. */
 function chosenFrames(bytes: Buffer, offsets: number[]): number[] {
@@ -126,30 +103,13 @@ describe('every digest checked on a worker ahead of the reader', () => {
   it('a tail cut mid-frame, small or large: the same torn tail with the worker on and off', () => {
     const file = path.join(tempDir(), 'wal');
     const large = offsets.findLastIndex((offset, index) => (offsets[index + 1] ?? bytes.length) - offset > MIB / 8);
-    for (const index of [large, offsets.length - 1, offsets.length - 200]) {
-      const cut_frame = offsets[index]!;
-      fs.writeFileSync(file, bytes.subarray(0, cut_frame + 30));
-      const { in_place, on_worker, worker_hashed_bytes, here_hashed_bytes } = readBoth(file);
-      expect(on_worker).toEqual(in_place);
-      expect(on_worker.torn_tail).toMatchObject({ offset: cut_frame, reason: 'past_end' });
-      expect(worker_hashed_bytes + here_hashed_bytes).toBe(coveredBefore(bytes, offsets, cut_frame));
-    }
+    for (const index of [large, offsets.length - 1, offsets.length - 200]) expectSameTornTail(file, bytes, offsets, offsets[index]!, 30, RUNS);
   });
 
   it('a read stopped by its caller (on_frame throws) ends the worker with the read', () => {
     const file = path.join(tempDir(), 'wal');
     fs.writeFileSync(file, bytes);
-    let frames = 0;
-    const result = readWal(file, {
-      with_payload: false,
-      digest_runs_from_bytes: 0,
-      on_frame: () => {
-        if (++frames === 3_000) throw new Error('enough');
-      },
-    });
-    expect(frames).toBe(3_000);
-    expect(result.error).toMatchObject({ kind: 'io' });
-    expect(digestWorkers.ended).toBe(digestWorkers.started);
+    expectStopEndsWorker(file, 3_000, RUNS);
   });
 
   it.each(fs.readdirSync(FIXTURES).filter((name) => name.endsWith('.wal')))('golden %s: the same result with the worker on and off', (name) => {

@@ -7,11 +7,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { digestWork } from '../../src-main/engine/digest.js';
 import { digestWorkers } from '../../src-main/engine/digest-worker.js';
 import { RUN_FOLD_BYTES_MAX } from '../../src-main/cli/verify.js';
 import { VERIFY_DIGEST_WORKER_FILE_BYTES_MIN } from '../../src-main/engine/inspect.js';
-import { readWal, type ReadResult } from '../../src-main/engine/reader.js';
+import { coveredBefore, expectSameTornTail, expectStopEndsWorker, frameOffsets, readBoth as readBothWays } from '../helpers/digest-stage.js';
 import { lineageBody, recordBody, walBytes } from '../helpers/wal-bytes.js';
 import { useTempDirs } from '../helpers/temp.js';
 
@@ -31,36 +30,12 @@ function multiChunkWal(): { bytes: Buffer; offsets: number[] } {
     bodies.push(recordBody(seq, 'tool_result', { batch_id: 'b1', tool_call_id: `c${seq}`, outcome: 'completed', output, is_error: false }));
   }
   const bytes = walBytes(bodies);
-  const offsets: number[] = [];
-  let offset = 0;
-  while (offset < bytes.length) {
-    offsets.push(offset);
-    offset += 44 + bytes.readUInt32LE(offset + 8);
-  }
-  return { bytes, offsets };
+  return { bytes, offsets: frameOffsets(bytes) };
 }
 
-/** Both reads, and who hashed what in the read with the worker: bytes it checked, bytes this thread did. */
-function readBoth(file: string): { in_place: ReadResult; on_worker: ReadResult; worker_hashed_bytes: number; here_hashed_bytes: number } {
-  const in_place = readWal(file, { with_payload: false });
-  const worker_before = digestWork.worker_hashed_bytes;
-  const here_before = digestWork.hashed_bytes;
-  const on_worker = readWal(file, { with_payload: false, digest_worker_from_bytes: 0 });
-  // A worker starts with the first large frame, and every read ends the one it started.
-  expect(digestWorkers.ended).toBe(digestWorkers.started);
-  return { in_place, on_worker, worker_hashed_bytes: digestWork.worker_hashed_bytes - worker_before, here_hashed_bytes: digestWork.hashed_bytes - here_before };
-}
-
-/** Covered bytes (all but the 32-byte digest) of the frames that end by `end`. */
-function coveredBefore(bytes: Buffer, offsets: number[], end: number): number {
-  let covered = 0;
-  for (const [index, offset] of offsets.entries()) {
-    const next = offsets[index + 1] ?? bytes.length;
-    if (next > end) break;
-    covered += next - offset - 32;
-  }
-  return covered;
-}
+/** verify's stage, which starts a worker at the first large frame. */
+const WORKER = { digest_worker_from_bytes: 0 };
+const readBoth = (file: string) => readBothWays(file, WORKER);
 
 describe('digests checked on a worker thread', () => {
   const { bytes, offsets } = multiChunkWal();
@@ -103,28 +78,13 @@ describe('digests checked on a worker thread', () => {
     const file = path.join(tempDir(), 'wal');
     // The last large frame, cut 1,000 bytes in.
     const cut_index = offsets.findLastIndex((offset, index) => (offsets[index + 1] ?? bytes.length) - offset > MIB / 4);
-    const cut_frame = offsets[cut_index]!;
-    fs.writeFileSync(file, bytes.subarray(0, cut_frame + 1_000));
-    const { in_place, on_worker, worker_hashed_bytes, here_hashed_bytes } = readBoth(file);
-    expect(on_worker).toEqual(in_place);
-    expect(on_worker.torn_tail).toMatchObject({ offset: cut_frame, reason: 'past_end' });
-    expect(worker_hashed_bytes + here_hashed_bytes).toBe(coveredBefore(bytes, offsets, cut_frame));
+    expectSameTornTail(file, bytes, offsets, offsets[cut_index]!, 1_000, WORKER);
   });
 
   it('a read stopped by its caller (on_frame throws) ends the worker with the read', () => {
     const file = path.join(tempDir(), 'wal');
     fs.writeFileSync(file, bytes);
-    let frames = 0;
-    const result = readWal(file, {
-      with_payload: false,
-      digest_worker_from_bytes: 0,
-      on_frame: () => {
-        if (++frames === 10) throw new Error('enough');
-      },
-    });
-    expect(frames).toBe(10);
-    expect(result.error).toMatchObject({ kind: 'io' });
-    expect(digestWorkers.ended).toBe(digestWorkers.started);
+    expectStopEndsWorker(file, 10, WORKER);
   });
 
   it.each(fs.readdirSync(FIXTURES).filter((name) => name.endsWith('.wal')))('golden %s: the same result with the worker on and off', (name) => {
