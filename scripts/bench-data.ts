@@ -229,6 +229,16 @@ export function millionSessionRoot(): string {
   });
 }
 
+export const LONG_EPISODE_SESSION_ID = 'long';
+
+/** A state root holding one session of 1,000,000 small records in one run still going: a live writer's appends
+ *  land in an open episode of a million records. */
+export function longEpisodeMillionRoot(): string {
+  return cached('long-episode-million', (root) => {
+    writeSessionWal(walPath(sessionDir(root, LONG_EPISODE_SESSION_ID)), { seed: 6, records_target: 1_000_000, steps_per_run: Number.MAX_SAFE_INTEGER, leave_open: true, outputBytes: smallOutputBytes, text_chars_max: 80 });
+  });
+}
+
 export const MANY_SESSIONS = 2_000;
 const MANY_SESSIONS_BYTES = 1_024 * MIB;
 const MANY_SESSION_BYTES_MIN = 4_096;

@@ -5,7 +5,7 @@
 // same file, and the live tail (append → event, append → new row) on sessions of 100,000 and 1,000,000 records
 // and on 100,000 records in one open episode (a long run still going: every append lands in it), and the
 // search of each list of the million-record session and of the 1 GiB session.
-// Run alone: `npx tsx scripts/bench-service.ts [root|big|live|live-100k|live-long|live-1m|search|search-big]…`
+// Run alone: `npx tsx scripts/bench-service.ts [root|big|live|live-100k|live-long|live-1m|live-long-1m|search|search-big]…`
 // (root, big, live, search and search-big by default).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,7 +14,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type { RowPage, SearchResult, SessionDetail, SessionSummary, SessionTail, WalscopeEvent } from '../src-shared/ipc.js';
 import { sessionDir, walPath } from '../src-main/engine/state-root.js';
-import { BIG_SESSION_ID, bigSessionRoot, LiveAppender, manySessionsRoot, MILLION_SESSION_ID, millionSessionRoot, smallOutputBytes, writeSessionWal } from './bench-data.js';
+import { BIG_SESSION_ID, bigSessionRoot, LiveAppender, LONG_EPISODE_SESSION_ID, longEpisodeMillionRoot, manySessionsRoot, MILLION_SESSION_ID, millionSessionRoot, smallOutputBytes, writeSessionWal } from './bench-data.js';
 
 const REPO = path.resolve(import.meta.dirname, '..');
 const LIVE_APPENDS = 60;
@@ -336,6 +336,7 @@ async function benchLiveTail(): Promise<void> {
   await benchLive100k();
   await benchLiveLongEpisode();
   await benchLive1m();
+  await benchLiveLongEpisode1m();
 }
 
 async function benchLive100k(): Promise<void> {
@@ -356,12 +357,20 @@ async function benchLiveLongEpisode(): Promise<void> {
 }
 
 async function benchLive1m(): Promise<void> {
-  await benchLive('1,000,000 records', (dir) => {
-    const root = path.join(dir, 'root');
-    fs.mkdirSync(sessionDir(root, MILLION_SESSION_ID), { recursive: true });
-    fs.copyFileSync(walPath(sessionDir(millionSessionRoot(), MILLION_SESSION_ID)), walPath(sessionDir(root, MILLION_SESSION_ID)));
-    return root;
-  }, MILLION_SESSION_ID);
+  await benchLive('1,000,000 records', (dir) => copiedRoot(dir, millionSessionRoot(), MILLION_SESSION_ID), MILLION_SESSION_ID);
+}
+
+/** 1,000,000 records in one run still going: every append lands in an open episode of a million records. */
+async function benchLiveLongEpisode1m(): Promise<void> {
+  await benchLive('1,000,000 in 1 open episode', (dir) => copiedRoot(dir, longEpisodeMillionRoot(), LONG_EPISODE_SESSION_ID), LONG_EPISODE_SESSION_ID, false);
+}
+
+/** A root in `dir` holding a copy of session `session_id`'s WAL from the cached `source` root: the bench appends to it. */
+function copiedRoot(dir: string, source: string, session_id: string): string {
+  const root = path.join(dir, 'root');
+  fs.mkdirSync(sessionDir(root, session_id), { recursive: true });
+  fs.copyFileSync(walPath(sessionDir(source, session_id)), walPath(sessionDir(root, session_id)));
+  return root;
 }
 
 /** A query no record holds: every row is searched, the worst case. */
@@ -411,6 +420,7 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   'live-100k': async () => (liveHeading(), await benchLive100k()),
   'live-long': async () => (liveHeading(), await benchLiveLongEpisode()),
   'live-1m': async () => (liveHeading(), await benchLive1m()),
+  'live-long-1m': async () => (liveHeading(), await benchLiveLongEpisode1m()),
   search: benchSearch,
   'search-big': benchSearchBig,
 };
