@@ -199,12 +199,13 @@ function unreadPartOf(episode: EpisodeFold): Rendering {
   const index = EpisodeIndex.of(episode);
   const { latest, problem } = viewInForce(episode);
   const turns = unread_turn_sums.of(episode);
-  const messages = asMessages(episode.input).map((message): RenderedMessage => ({ origin: { kind: 'input', episode: episode.episode }, message }));
-  if (latest !== null && problem === null) appendAll(messages, replacementOf(episode.episode, latest));
-  appendAll(messages, turns.body);
-  if (turns.cut_at === null) appendAll(messages, steersAtEnd(episode, index, null));
-  else appendAll(messages, steersPastCut(episode, index, index.recordedSteps().slice(turns.cut_at + 1)));
-  // A copy: the turns are taken over by the next snapshot's part.
+  const head = asMessages(episode.input).map((message): RenderedMessage => ({ origin: { kind: 'input', episode: episode.episode }, message }));
+  if (latest !== null && problem === null) appendAll(head, replacementOf(episode.episode, latest));
+  const steers = turns.cut_at === null ? steersAtEnd(episode, index, null) : steersPastCut(episode, index, index.recordedSteps().slice(turns.cut_at + 1));
+  // A copy: the turns are taken over by the next snapshot's part. Copied in bulk: pushed one at a time, the
+  // 200k turns of a million records' open episode took ~13 ms an append (a store barrier each while the
+  // garbage collector marks that heap).
+  const messages = head.concat(turns.body, steers);
   return { messages, problems: problem === null ? [] : [problem], view: latest, replaced: turns.replaced.slice() };
 }
 
