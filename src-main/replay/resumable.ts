@@ -114,6 +114,19 @@ export function sharedBy<T>(before: readonly T[], now: readonly T[], same: (was:
   return at;
 }
 
+/** `sharedBy` for a `same` that holds for an item and itself: `same` is asked only where the two items are not the
+ *  same object. A long list taken over whole is walked by identity alone; through `same` (a call from a walk that
+ *  serves many callers, which the JIT does not inline) 200k messages took ~9 ms an append. */
+export function sharedByIdentityOr<T>(before: readonly T[], now: readonly T[], same: (was: T, now: T) => boolean): number {
+  const length = Math.min(before.length, now.length);
+  let at = 0;
+  for (;;) {
+    while (at < length && before[at] === now[at]) at++;
+    if (at === length || !same(before[at]!, now[at]!)) return at;
+    at++;
+  }
+}
+
 /** Per list of an episode snapshot (a list replaced, as classification replaces the batches, is measured
  *  anew), against the snapshot it was made from: once for every sum over it. */
 interface SharedCount {

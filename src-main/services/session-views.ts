@@ -11,7 +11,7 @@ import { planFor } from '../replay/plan.js';
 import { episodeWord } from '../replay/signals.js';
 import { refusedPlan } from '../replay/report.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
-import { EpisodeSum, FinishedEpisodesSum, sharedBatches, sharedBy } from '../replay/resumable.js';
+import { EpisodeSum, FinishedEpisodesSum, sharedBatches, sharedByIdentityOr } from '../replay/resumable.js';
 import { episodeTiming, sumUsage } from '../replay/timing.js';
 import type { PayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
@@ -178,7 +178,8 @@ const episode_turns = new EpisodeSum<RenderedMessage, TurnSum>({
   initial: newTurnSum,
   add: addMessage,
   copy: (sum) => ({ head: sum.head.slice(), inner_valid: sum.inner_valid, tail: sum.tail?.slice() ?? null }),
-  shared: (_before, _episode, messages_before, messages) => sharedBy(messages_before, messages, (was, now) => was.message === now.message),
+  // A part takes over the turns of the part before it as the very same rendered messages.
+  shared: (_before, _episode, messages_before, messages) => sharedByIdentityOr(messages_before, messages, (was, now) => was.message === now.message),
 });
 
 /** `checkProviderValid` of the parts joined, from each part's turns: the seams are checked, the inner turns
