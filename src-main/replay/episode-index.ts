@@ -3,7 +3,7 @@
 // episode's next snapshot takes its index on from the last snapshot's (replay/resumable.ts): the maps copied,
 // the parts past the places where the lists stop being the same set again.
 import type { BatchFold, EpisodeFold, SteerFold, StepFold } from '../../src-shared/replay.js';
-import { madeFrom } from './resumable.js';
+import { madeFrom, sharedObjects } from './resumable.js';
 
 interface Built {
   steps: readonly StepFold[];
@@ -87,8 +87,8 @@ export class EpisodeIndex {
    *  changes its last step and batch). False, before anything is taken, when a part past those places has
    *  another id than it had, or a step names another batch, or the recorded steps are not in place order. */
   private takeOn(episode: EpisodeFold, base: Built): boolean {
-    const steps_shared = sharedPlaces(base.steps, episode.steps);
-    const batches_shared = sharedPlaces(base.batches, episode.batches);
+    const steps_shared = sharedObjects(base.steps, episode.steps);
+    const batches_shared = sharedObjects(base.batches, episode.batches);
     for (let at = steps_shared; at < base.steps.length; at++) {
       const [was, now] = [base.steps[at]!, episode.steps[at]!];
       if (now === undefined || was.step_id !== now.step_id || (was.batch_id !== null && was.batch_id !== now.batch_id)) return false;
@@ -204,9 +204,3 @@ export class EpisodeIndex {
   }
 }
 
-/** How many places from the start two lists hold the very same objects. */
-function sharedPlaces<T>(before: readonly T[], now: readonly T[]): number {
-  let at = 0;
-  while (at < before.length && at < now.length && before[at] === now[at]) at++;
-  return at;
-}

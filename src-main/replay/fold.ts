@@ -20,7 +20,7 @@ import type { CborValue, Payload, ReadFrame, WalErrorInfo } from '../../src-shar
 import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, MAJOR_ARRAY, MAJOR_MAP, memberTable, ReadBy, SCALAR, setOwn, ShortText, WHOLE, type CborProjection, type MemberTable } from '../engine/cbor.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
-import { noteMadeFrom } from './resumable.js';
+import { noteListMadeFrom, noteMadeFrom } from './resumable.js';
 import { episodeState } from './state.js';
 import { replacementDigestOk, VIEW_RECORD_TYPE } from './views.js';
 import { toJsonValue } from '../../src-shared/json.js';
@@ -348,6 +348,7 @@ export class SessionFolder {
       const copy = kept.slice();
       for (const at of places[which]!) copy[at] = clone(live[at]!);
       for (let at = kept.length; at < live.length; at++) copy.push(clone(live[at]!));
+      noteListMadeFrom(copy, kept, places[which]!.reduce((first, at) => Math.min(first, at), kept.length));
       return copy;
     };
     const copy: EpisodeFold = {
@@ -654,7 +655,10 @@ function classifyEpisode(episode: EpisodeFold, fresh: ReadonlySet<object> | null
       batch.committable = committable;
       continue;
     }
-    if (batches === episode.batches) batches = batches.slice();
+    if (batches === episode.batches) {
+      batches = batches.slice();
+      noteListMadeFrom(batches, episode.batches, index);
+    }
     batches[index] = { ...batch, committable };
   }
   episode.batches = batches;
