@@ -3,7 +3,7 @@
 // episode's next snapshot takes its index on from the last snapshot's (replay/resumable.ts): the maps copied,
 // the parts past the places where the lists stop being the same set again.
 import type { BatchFold, EpisodeFold, SteerFold, StepFold } from '../../src-shared/replay.js';
-import { madeFrom, sharedObjects } from './resumable.js';
+import { madeFrom, noteListMadeFrom, sharedBatches, sharedBy, sharedObjects } from './resumable.js';
 
 interface Built {
   steps: readonly StepFold[];
@@ -28,6 +28,12 @@ export class EpisodeIndex {
   private recorded: StepFold[] = [];
   /** Where each of `recorded` is in the episode's steps. */
   private recorded_places: number[] = [];
+  /** `recorded` as `recordedSteps` hands it out, made once; and the list of the index this one took over, with
+   *  how many leading steps the two share (the steps recorded before the places where the lists changed). */
+  private recorded_copy: readonly StepFold[] | null = null;
+  private recorded_from: { copy: readonly StepFold[]; same: number } | null = null;
+  /** Set when a step recorded out of seq order made `addSteps` merge the recorded steps anew. */
+  private recorded_merged = false;
   /** Batches that no step names, and where they are in the episode's batches. */
   private without_step: BatchFold[] = [];
   private without_step_places: number[] = [];
@@ -69,6 +75,8 @@ export class EpisodeIndex {
     this.recorded_places = [];
     this.without_step = [];
     this.without_step_places = [];
+    this.recorded_copy = null;
+    this.recorded_from = null;
     this.addSteps(this.episode.steps, 0);
     this.addBatches(this.episode.batches, 0);
   }
@@ -108,6 +116,7 @@ export class EpisodeIndex {
     this.recorded.length = recorded_kept;
     this.recorded_places.length = recorded_kept;
     const newly_named = this.addSteps(episode.steps, steps_shared);
+    if (from.recorded_copy !== null && !this.recorded_merged) this.recorded_from = { copy: from.recorded_copy, same: recorded_kept };
     for (const [at, place] of from.without_step_places.entries()) {
       if (place < batches_shared && !newly_named.has(from.without_step[at]!.batch_id)) this.addWithoutStep(episode.batches[place]!, place);
     }
@@ -134,6 +143,7 @@ export class EpisodeIndex {
       for (const place of recorded) this.takeRecorded(steps[place]!, place);
       return newly_named;
     }
+    this.recorded_merged = true;
     const kept = { steps: this.recorded, places: this.recorded_places };
     this.recorded = [];
     this.recorded_places = [];
@@ -181,8 +191,13 @@ export class EpisodeIndex {
 
   /** Steps with a durable model_step_finished, in WAL order. */
   recordedSteps(): readonly StepFold[] {
-    // A copy: the list is handed on to the next snapshot's index, which changes it.
-    return this.current().recorded.slice();
+    // A copy, made once: `recorded` is handed on to the next snapshot's index, which changes it.
+    const index = this.current();
+    if (index.recorded_copy === null) {
+      index.recorded_copy = index.recorded.slice();
+      if (index.recorded_from !== null) noteListMadeFrom(index.recorded_copy, index.recorded_from.copy, index.recorded_from.same);
+    }
+    return index.recorded_copy;
   }
 
   /** The steers that join before `step_id`'s step, or at the run's end for null. */
@@ -204,3 +219,49 @@ export class EpisodeIndex {
   }
 }
 
+
+/** Per snapshot's steps list: how many leading steps it shares, with the same batches, with the steps of the
+ *  snapshot it was last measured against (`sharedStepsWithBatches`). */
+const steps_with_batches = new WeakMap<readonly StepFold[], { before: readonly StepFold[]; batches: readonly BatchFold[]; count: number }>();
+
+/** For a sum over the steps that reads each step's batch: how many leading steps are the same objects with the
+ *  same batches (`sharedStepsAndBatches` over the episodes' steps). */
+export function sharedStepsWithBatches(before: EpisodeFold, episode: EpisodeFold): number {
+  const kept = steps_with_batches.get(episode.steps);
+  if (kept?.before === before.steps && kept.batches === episode.batches) return kept.count;
+  const count = sharedStepsAndBatches(before, episode, before.steps, episode.steps);
+  steps_with_batches.set(episode.steps, { before: before.steps, batches: episode.batches, count });
+  return count;
+}
+
+/** Batches whose ids are looked up one by one; past this many, the steps are walked. */
+const CHANGED_BATCHES_LOOKED_UP_MAX = 16;
+
+/** For a sum over a list of steps that reads each step's batch (`steps_before`, a list of `before`'s steps, and
+ *  `steps`, the same list of `episode`'s): how many leading places hold the same step object in both, naming no
+ *  batch that changed. A batch changed when it sits at or past the place where the two batch lists stop holding
+ *  the same objects (a batch id is looked up in neither snapshot: a step whose batch id has no batch past that
+ *  place finds the same batch object in both, the last batch with that id).
+ *
+ *  The steps naming a changed batch are found through the index, not by reading every step's batch id (100k
+ *  steps of a million records' open episode, each read missing the cache): SessionFolder.startBatch is what
+ *  names a step's batch, and it names the step of the batch's own step_id with a batch id started once a
+ *  session, so only that step can name it. */
+export function sharedStepsAndBatches(before: EpisodeFold, episode: EpisodeFold, steps_before: readonly StepFold[], steps: readonly StepFold[]): number {
+  const same = sharedObjects(steps_before, steps);
+  const places = sharedBatches(before, episode);
+  const changed = new Map<string, number | null>();
+  for (const batches of [before.batches, episode.batches]) {
+    for (let at = places; at < batches.length; at++) changed.set(batches[at]!.batch_id, batches[at]!.step_id);
+  }
+  if (changed.size > CHANGED_BATCHES_LOOKED_UP_MAX) return sharedBy(steps_before, steps, (was, now) => was === now && (now.batch_id === null || !changed.has(now.batch_id)));
+  const index = EpisodeIndex.of(episode);
+  let first = same;
+  for (const [batch_id, step_id] of changed) {
+    const step = index.step(step_id);
+    if (first === 0 || step?.batch_id !== batch_id) continue;
+    const at = steps.lastIndexOf(step, first - 1);
+    if (at >= 0) first = at;
+  }
+  return first;
+}

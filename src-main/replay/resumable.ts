@@ -3,7 +3,7 @@
 // ones come at the end: a sum kept at a point near the end of the last snapshot's list goes on over what came
 // after it, once the items before that point are checked to be the very same objects (an identity check per
 // item, no work on them). An append to an episode of a hundred thousand steps adds the few items it changed.
-import type { BatchFold, EpisodeFold, StepFold } from '../../src-shared/replay.js';
+import type { EpisodeFold } from '../../src-shared/replay.js';
 
 /** The snapshots' copies of the same episode each copy was made from, the latest first (set by
  *  SessionFolder.snapshotSince). A sum not asked for at the last snapshot (a view nobody opened, a state only
@@ -114,14 +114,33 @@ export function sharedBy<T>(before: readonly T[], now: readonly T[], same: (was:
   return at;
 }
 
+/** Lists made with a run of another list's items in the same places (a request part's turns, taken over from
+ *  the last part made from them): `sharedByIdentityOr` steps over the run instead of walking it. */
+const same_runs = new WeakMap<readonly object[], { from: readonly object[]; start: number; end: number }>();
+
+export function noteSameRun(list: readonly object[], from: readonly object[], start: number, end: number): void {
+  same_runs.set(list, { from, start, end: Math.min(end, from.length, list.length) });
+}
+
 /** `sharedBy` for a `same` that holds for an item and itself: `same` is asked only where the two items are not the
- *  same object. A long list taken over whole is walked by identity alone; through `same` (a call from a walk that
- *  serves many callers, which the JIT does not inline) 200k messages took ~9 ms an append. */
-export function sharedByIdentityOr<T>(before: readonly T[], now: readonly T[], same: (was: T, now: T) => boolean): number {
+ *  same object, and a run `now` was made with from `before` (`noteSameRun`) is stepped over once the walk reaches
+ *  it. Through `same` (a call from a walk serving many callers, which the JIT does not inline) the 200k messages
+ *  of a million records' open episode took ~9 ms an append, by identity alone ~5 ms. */
+export function sharedByIdentityOr<T extends object>(before: readonly T[], now: readonly T[], same: (was: T, now: T) => boolean): number {
   const length = Math.min(before.length, now.length);
+  const made = same_runs.get(now);
+  // Where the run starts and ends (ends by `length`: noteSameRun keeps it within both lists), or -1.
+  let run_start = made?.from === before && made.start < made.end ? made.start : -1;
+  const run_end = made?.end ?? 0;
   let at = 0;
   for (;;) {
-    while (at < length && before[at] === now[at]) at++;
+    const stop = at <= run_start ? run_start : length;
+    while (at < stop && before[at] === now[at]) at++;
+    if (at === run_start) {
+      at = run_end;
+      run_start = -1;
+      continue;
+    }
     if (at === length || !same(before[at]!, now[at]!)) return at;
     at++;
   }
@@ -164,7 +183,6 @@ export const unknown_lists_walked = { items: 0 };
 interface SharedCount {
   before: readonly object[];
   same: number;
-  with_batches?: { batches: readonly BatchFold[]; count: number };
 }
 
 const shared_counts = new WeakMap<readonly object[], SharedCount>();
@@ -183,28 +201,6 @@ export function sharedSteps(before: EpisodeFold, episode: EpisodeFold): number {
 /** For a sum over the batches that reads nothing else: how many leading batches are the same objects. */
 export function sharedBatches(before: EpisodeFold, episode: EpisodeFold): number {
   return sharedOf(before.batches, episode.batches).same;
-}
-
-/** For a sum over the steps that reads each step's batch: how many leading steps are the same objects with the
- *  same batches (`sameStepAndBatch`). */
-export function sharedStepsWithBatches(before: EpisodeFold, episode: EpisodeFold): number {
-  const shared = sharedOf(before.steps, episode.steps);
-  if (shared.with_batches?.batches !== episode.batches) {
-    shared.with_batches = { batches: episode.batches, count: sharedBy(before.steps, episode.steps, sameStepAndBatch(before, episode)) };
-  }
-  return shared.with_batches.count;
-}
-
-/** For a sum over steps that reads each step's batch: whether a step of `before` adds what the step at its place
- *  in `episode` adds, the same step object with the same batch. A batch id is looked up in neither snapshot: the
- *  batch lists are compared place by place, and a step whose batch id has no batch past the places where they
- *  stop being the same finds the same batch object in both (the last batch with that id). */
-export function sameStepAndBatch(before: EpisodeFold, episode: EpisodeFold): (was: StepFold, now: StepFold) => boolean {
-  const shared = sharedBatches(before, episode);
-  const changed = new Set<string>();
-  for (let at = shared; at < before.batches.length; at++) changed.add(before.batches[at]!.batch_id);
-  for (let at = shared; at < episode.batches.length; at++) changed.add(episode.batches[at]!.batch_id);
-  return (was, now) => was === now && (now.batch_id === null || !changed.has(now.batch_id));
 }
 
 /** A sum over a fold's episodes, taken on from the last fold's over the leading finished episodes both hold as

@@ -2,8 +2,8 @@
 // dispatched_at_ms / finished_at_ms, a held record's held_at_ms, and each step's usage. Nothing is invented:
 // a record without a time adds no time, and an episode without any says so (times_recorded: false).
 import type { BatchFold, EpisodeFold, EpisodeTiming, JsonPayload, StepFold, TimedSpan } from '../../src-shared/replay.js';
-import { EpisodeIndex } from './episode-index.js';
-import { EpisodeSum, sharedStepsWithBatches } from './resumable.js';
+import { EpisodeIndex, sharedStepsWithBatches } from './episode-index.js';
+import { EpisodeSum } from './resumable.js';
 
 /** Bars per episode's waterfall; a 5,000-step episode shows its first ones and says the rest were left out. */
 export const SPANS_PER_EPISODE_MAX = 2_000;

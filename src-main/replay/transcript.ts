@@ -28,8 +28,8 @@ import type {
   StepRequest,
   ViewInRequest,
 } from '../../src-shared/replay.js';
-import { EpisodeIndex } from './episode-index.js';
-import { EpisodeSum, sameStepAndBatch, sharedBatches, sharedBy, sharedSteps } from './resumable.js';
+import { EpisodeIndex, sharedStepsAndBatches } from './episode-index.js';
+import { EpisodeSum, noteSameRun, sharedBatches, sharedSteps } from './resumable.js';
 import { PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from './payloads.js';
 import { isMap, text } from './values.js';
 import { cborArrayHead, requestBytes, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
@@ -206,6 +206,10 @@ function unreadPartOf(episode: EpisodeFold): Rendering {
   // 200k turns of a million records' open episode took ~13 ms an append (a store barrier each while the
   // garbage collector marks that heap).
   const messages = head.concat(turns.body, steers);
+  // The turns this part shares with the last part made from them are the same messages in the same places.
+  const last = turns.last_part;
+  if (last !== null && last.head === head.length) noteSameRun(messages, last.messages, head.length, head.length + last.body_kept);
+  turns.last_part = { messages, head: head.length, body_kept: turns.body.length };
   return { messages, problems: problem === null ? [] : [problem], view: latest, replaced: turns.replaced.slice() };
 }
 
@@ -222,17 +226,28 @@ function viewInForce(episode: EpisodeFold): { latest: ViewRecord | null; problem
   return found;
 }
 
+interface UnreadTurns {
+  body: RenderedMessage[];
+  replaced: RenderedMessage[];
+  cut_at: number | null;
+  seen: number;
+  /** The last part made from these turns: its messages, where its turns start in them, and how many of `body`'s
+   *  leading turns are still the ones it holds (each rewind since may have cut some). */
+  last_part: { messages: readonly RenderedMessage[]; head: number; body_kept: number } | null;
+}
+
 /** The turns of an episode's whole part, recorded step by recorded step: those after the view's replacement
  *  (`body`), those it stands in for (`replaced`), and where an uncommitted turn cut the part. Taken on from the
  *  last snapshot's while the view in force and the steers are the same. */
-const unread_turn_sums = new EpisodeSum<StepFold, { body: RenderedMessage[]; replaced: RenderedMessage[]; cut_at: number | null; seen: number }>({
+const unread_turn_sums = new EpisodeSum<StepFold, UnreadTurns>({
   items: (episode) => EpisodeIndex.of(episode).recordedSteps(),
-  initial: () => ({ body: [], replaced: [], cut_at: null, seen: 0 }),
-  copy: (turns) => ({ ...turns, body: turns.body.slice(), replaced: turns.replaced.slice() }),
+  initial: () => ({ body: [], replaced: [], cut_at: null, seen: 0, last_part: null }),
+  copy: (turns) => ({ ...turns, body: turns.body.slice(), replaced: turns.replaced.slice(), last_part: null }),
   rewind: {
-    mark: (turns) => ({ ...turns, body: turns.body.length, replaced: turns.replaced.length }),
+    mark: (turns) => ({ body: turns.body.length, replaced: turns.replaced.length, cut_at: turns.cut_at, seen: turns.seen }),
     to(turns, mark) {
       const at = mark as { body: number; replaced: number; cut_at: number | null; seen: number };
+      if (turns.last_part !== null) turns.last_part.body_kept = Math.min(turns.last_part.body_kept, at.body);
       turns.body.length = at.body;
       turns.replaced.length = at.replaced;
       turns.cut_at = at.cut_at;
@@ -243,7 +258,7 @@ const unread_turn_sums = new EpisodeSum<StepFold, { body: RenderedMessage[]; rep
     const [was, now] = [viewInForce(before), viewInForce(episode)];
     const same_view = was.latest?.seq === now.latest?.seq && (was.problem === null) === (now.problem === null);
     const same_steers = before.steers.length === episode.steers.length && before.steers.every((steer, at) => steer === episode.steers[at]);
-    return same_view && same_steers ? sharedBy(steps_before, steps, sameStepAndBatch(before, episode)) : 0;
+    return same_view && same_steers ? sharedStepsAndBatches(before, episode, steps_before, steps) : 0;
   },
   add(turns, step, episode) {
     const position = turns.seen++;

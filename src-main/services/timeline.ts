@@ -6,9 +6,9 @@ import { noteSummary } from '../../src-shared/compaction.js';
 import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, SessionFold, StepFold } from '../../src-shared/replay.js';
 import { jsonCut, jsonValueCut, type JsonTextCut } from '../engine/cbor-json-preview.js';
-import { EpisodeIndex } from '../replay/episode-index.js';
+import { EpisodeIndex, sharedStepsWithBatches } from '../replay/episode-index.js';
 import { intentArgs, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from '../replay/payloads.js';
-import { EpisodeSum, sharedStepsWithBatches } from '../replay/resumable.js';
+import { EpisodeSum } from '../replay/resumable.js';
 import { episodeTiming } from '../replay/timing.js';
 
 /** A row's text is cut past this; the record view shows the rest. */

@@ -1,6 +1,6 @@
 // The leading items two snapshots' lists share (replay/resumable.ts): what a live episode's sums go on from.
 import { describe, expect, it } from 'vitest';
-import { noteListMadeFrom, sharedBy, sharedByIdentityOr, sharedObjects, unknown_lists_walked } from '../../src-main/replay/resumable.js';
+import { noteListMadeFrom, noteSameRun, sharedBy, sharedByIdentityOr, sharedObjects, unknown_lists_walked } from '../../src-main/replay/resumable.js';
 
 const item = (message: string) => ({ message });
 
@@ -26,6 +26,35 @@ describe('sharedByIdentityOr', () => {
     for (const before of lists) {
       for (const now of lists) expect(sharedByIdentityOr(before, now, same)).toBe(sharedBy(before, now, (was, is) => was === is || same(was, is)));
     }
+  });
+});
+
+describe('sharedByIdentityOr over a list made with a run of another', () => {
+  const same = (was: { message: string }, is: { message: string }) => was.message === is.message;
+
+  it('steps over the run once the walk reaches it, and walks on after it', () => {
+    const turns = Array.from({ length: 1_000 }, (_, at) => item(`t${at}`));
+    const before = [item('input'), ...turns, item('steer')];
+    // The run is noted as the same objects; a list whose run is not what it says shows the walk skipped it.
+    const now = [item('input'), ...turns.slice(0, 500).map((turn) => item(turn.message)), ...turns.slice(500), item('steer')];
+    noteSameRun(now, before, 1, 1 + 1_000);
+    const asked: string[] = [];
+    const counting = (was: { message: string }, is: { message: string }) => (asked.push(was.message), same(was, is));
+    expect(sharedByIdentityOr(before, now, counting)).toBe(1_002);
+    expect(asked).toEqual(['input', 'steer']);
+  });
+
+  it('does not step over a run it does not reach, or one noted from another list', () => {
+    const turns = Array.from({ length: 10 }, (_, at) => item(`t${at}`));
+    const before = [item('input'), ...turns];
+    const now = [item('other'), ...turns];
+    noteSameRun(now, before, 1, 11);
+    expect(sharedByIdentityOr(before, now, same)).toBe(0);
+    const elsewhere = [item('input'), ...turns];
+    const walked = [item('input'), item('t0'), ...turns.slice(1)];
+    noteSameRun(walked, elsewhere, 1, 11);
+    expect(sharedByIdentityOr(before, walked, same)).toBe(11);
+    expect(sharedByIdentityOr(before, [item('input'), item('changed'), ...turns.slice(1)], same)).toBe(1);
   });
 });
 
