@@ -1,6 +1,6 @@
 // File events for a workspace, through chokidar (fs.watch underneath: nothing polls a file that does not
-// change). Events are coalesced per session: a writer's burst of appends becomes one refresh, at most
-// DEBOUNCE_MS after the burst ends and never later than DEBOUNCE_WAIT_MS_MAX after it began.
+// change). Events are coalesced per session: a writer's burst of appends becomes a refresh at its first event and
+// one more at most DEBOUNCE_MS after the burst ends, never later than DEBOUNCE_WAIT_MS_MAX after it began.
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { LEASE_FILE_NAME, SESSIONS_DIR_NAME, WAL_FILE_NAME } from '../engine/state-root.js';
@@ -18,30 +18,45 @@ export interface WatchHandlers {
 }
 
 export class Debouncer {
-  private readonly timers = new Map<string, { timer: NodeJS.Timeout; first_ms: number }>();
+  /** Per key, the burst under way: when it began, and whether an event in it has not been fired for yet. */
+  private readonly timers = new Map<string, { timer: NodeJS.Timeout; first_ms: number; due: boolean }>();
 
+  /** `leading`: the first event of a burst fires at once and the rest of the burst once, when it ends (a live
+   *  tail's single append is read without waiting out the quiet time: the wait was most of an append's path
+   *  to the screen); otherwise only that once. */
   constructor(
     private readonly fire: (key: string) => void,
     private readonly quiet_ms = DEBOUNCE_MS,
     private readonly wait_ms_max = DEBOUNCE_WAIT_MS_MAX,
+    private readonly leading = false,
   ) {}
 
   schedule(key: string): void {
     const now = Date.now();
     const pending = this.timers.get(key);
+    if (pending === undefined && this.leading) {
+      this.timers.set(key, { timer: this.ending(key, this.quiet_ms), first_ms: now, due: false });
+      this.fire(key);
+      return;
+    }
     if (pending !== undefined) clearTimeout(pending.timer);
     const first_ms = pending?.first_ms ?? now;
     const delay_ms = Math.max(0, Math.min(this.quiet_ms, first_ms + this.wait_ms_max - now));
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
-      this.fire(key);
-    }, delay_ms);
-    this.timers.set(key, { timer, first_ms });
+    this.timers.set(key, { timer: this.ending(key, delay_ms), first_ms, due: true });
   }
 
   clear(): void {
     for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+  }
+
+  /** Ends `key`'s burst after `delay_ms`, firing for the events not fired for yet. */
+  private ending(key: string, delay_ms: number): NodeJS.Timeout {
+    return setTimeout(() => {
+      const due = this.timers.get(key)?.due === true;
+      this.timers.delete(key);
+      if (due) this.fire(key);
+    }, delay_ms);
   }
 }
 
@@ -54,7 +69,7 @@ export class WorkspaceWatcher {
     private readonly target: WatchTarget,
     handlers: WatchHandlers,
   ) {
-    this.debouncer = new Debouncer((key) => (key === '' ? handlers.listing() : handlers.changed(key)));
+    this.debouncer = new Debouncer((key) => (key === '' ? handlers.listing() : handlers.changed(key)), DEBOUNCE_MS, DEBOUNCE_WAIT_MS_MAX, true);
     // <root>/sessions/<id>/{wal,lease}, two levels down; the filter keeps every other path out, and watching
     // the root (not sessions/) sees a sessions/ created later.
     this.watcher = watch(target.kind === 'state_root' ? target.root : target.file, {
