@@ -1,5 +1,14 @@
 // The leading items two snapshots' lists share (replay/resumable.ts): what a live episode's sums go on from.
 import { describe, expect, it } from 'vitest';
+import type { EpisodeFold, SessionFold, StepFold } from '../../src-shared/replay.js';
+import { buildDemoRoot } from '../../src-main/demo/build.js';
+import { DEMO_SESSIONS } from '../../src-main/demo/sessions.js';
+import { readWal } from '../../src-main/engine/reader.js';
+import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
+import { EpisodeIndex, sharedStepsAndBatches } from '../../src-main/replay/episode-index.js';
+import { SessionFolder } from '../../src-main/replay/fold.js';
+import { steppedClock } from '../../src-main/runtime/clock.js';
+import { useTempDirs } from '../helpers/temp.js';
 import { noteListMadeFrom, noteSameRun, sharedBy, sharedByIdentityOr, sharedObjects, unknown_lists_walked } from '../../src-main/replay/resumable.js';
 
 const item = (message: string) => ({ message });
@@ -88,5 +97,48 @@ describe('sharedObjects', () => {
     const shorter = first.slice(0, 10);
     noteListMadeFrom(shorter, first, 40);
     expect(sharedObjects(first, shorter)).toBe(10);
+  });
+});
+
+describe('sharedStepsAndBatches', () => {
+  const tempDir = useTempDirs('walscope-shared-steps-');
+
+  /** The walk it stands in for: the same step object, naming no batch at or past the place where the batch
+   *  lists stop holding the same objects. */
+  function walked(before: EpisodeFold, episode: EpisodeFold, steps_before: readonly StepFold[], steps: readonly StepFold[]): number {
+    const places = sharedBy(before.batches, episode.batches);
+    const changed = new Set([...before.batches.slice(places), ...episode.batches.slice(places)].map((batch) => batch.batch_id));
+    return sharedBy(steps_before, steps, (was, now) => was === now && (now.batch_id === null || !changed.has(now.batch_id)));
+  }
+
+  it('counts what the walk counts, snapshot after snapshot, frame by frame, in every demo session', () => {
+    const root = tempDir();
+    buildDemoRoot(root, steppedClock(1_750_000_000_000));
+    let compared = 0;
+    let short_of_the_lists = 0;
+    for (const key of Object.keys(DEMO_SESSIONS)) {
+      const folder = new SessionFolder();
+      let previous: SessionFold | null = null;
+      readWal(walPath(sessionDir(root, key)), {
+        on_frame: (frame) => {
+          folder.push(frame);
+          const { fold } = folder.snapshotSince(previous);
+          for (const [index, episode] of fold.episodes.entries()) {
+            const before = previous?.episodes[index];
+            if (before === undefined || before === episode) continue;
+            const count = sharedStepsAndBatches(before, episode, before.steps, episode.steps);
+            expect(count, `${key} seq ${frame.seq}`).toBe(walked(before, episode, before.steps, episode.steps));
+            const [recorded_before, recorded] = [EpisodeIndex.of(before).recordedSteps(), EpisodeIndex.of(episode).recordedSteps()];
+            expect(sharedStepsAndBatches(before, episode, recorded_before, recorded), `${key} seq ${frame.seq}, recorded steps`).toBe(walked(before, episode, recorded_before, recorded));
+            compared++;
+            if (count < Math.min(before.steps.length, episode.steps.length)) short_of_the_lists++;
+          }
+          previous = fold;
+        },
+      });
+    }
+    expect(compared).toBeGreaterThan(100);
+    // Not only lists that are the same throughout: batches changed under steps the lists share.
+    expect(short_of_the_lists).toBeGreaterThan(10);
   });
 });
