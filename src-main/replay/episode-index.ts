@@ -77,6 +77,7 @@ export class EpisodeIndex {
     this.without_step_places = [];
     this.recorded_copy = null;
     this.recorded_from = null;
+    this.recorded_merged = false;
     this.addSteps(this.episode.steps, 0);
     this.addBatches(this.episode.batches, 0);
   }
@@ -218,7 +219,6 @@ export class EpisodeIndex {
     return this.recorded[low];
   }
 }
-
 
 /** Per snapshot's steps list: how many leading steps it shares, with the same batches, with the steps of the
  *  snapshot it was last measured against (`sharedStepsWithBatches`). */
