@@ -50,12 +50,18 @@ export class Debouncer {
     this.timers.clear();
   }
 
-  /** Ends `key`'s burst after `delay_ms`, firing for the events not fired for yet. */
+  /** Ends `key`'s burst after `delay_ms`, firing for the events not fired for yet. A leading debouncer that
+   *  fires then stays quiet for `quiet_ms` more, so that a writer who never pauses gets one refresh per longest
+   *  wait, not a trailing one and a leading one a moment apart. */
   private ending(key: string, delay_ms: number): NodeJS.Timeout {
     return setTimeout(() => {
-      const due = this.timers.get(key)?.due === true;
-      this.timers.delete(key);
-      if (due) this.fire(key);
+      if (this.timers.get(key)?.due !== true) {
+        this.timers.delete(key);
+        return;
+      }
+      if (this.leading) this.timers.set(key, { timer: this.ending(key, this.quiet_ms), first_ms: Date.now(), due: false });
+      else this.timers.delete(key);
+      this.fire(key);
     }, delay_ms);
   }
 }

@@ -43,6 +43,23 @@ describe('Debouncer', () => {
     expect(fired.filter((key) => key === 's2').length).toBeGreaterThanOrEqual(2);
   });
 
+  it('leading: a writer who never pauses gets a refresh per longest wait, never two within the quiet time', () => {
+    const fired_at: number[] = [];
+    const timed = new Debouncer(() => fired_at.push(Date.now()), DEBOUNCE_MS, DEBOUNCE_WAIT_MS_MAX, true);
+    const started = Date.now();
+    for (let elapsed = 0; elapsed <= 20 * DEBOUNCE_WAIT_MS_MAX; elapsed += DEBOUNCE_MS / 3) {
+      timed.schedule('s1');
+      vi.advanceTimersByTime(DEBOUNCE_MS / 3);
+    }
+    vi.advanceTimersByTime(DEBOUNCE_WAIT_MS_MAX);
+    expect(fired_at[0]).toBe(started);
+    for (let at = 1; at < fired_at.length; at++) {
+      expect(fired_at[at]! - fired_at[at - 1]!).toBeGreaterThanOrEqual(DEBOUNCE_MS);
+      expect(fired_at[at]! - fired_at[at - 1]!).toBeLessThanOrEqual(DEBOUNCE_MS + DEBOUNCE_WAIT_MS_MAX);
+    }
+    expect(fired_at.length).toBeGreaterThanOrEqual(11);
+  });
+
   it('leading: keys are separate bursts', () => {
     const debouncer = leading();
     debouncer.schedule('s1');
