@@ -17,6 +17,10 @@ export const keys = {
   page: (key: string, list: RowList, page: number) => ['session', key, 'rows', list, page] as const,
   // Frames never change once written: a record is not refetched when its session grows.
   record: (key: string, index: number) => ['record', key, index] as const,
+  // The last episode's waterfall is asked for again when its bars change (the detail's digest of them), not at
+  // every append; an earlier episode's is refreshed with the session's other queries.
+  lastTiming: (key: string, episode: number, spans_digest: string) => ['last-timing', key, episode, spans_digest] as const,
+  timing: (key: string, episode: number) => ['session', key, 'timing', episode] as const,
 };
 
 export function useWorkspace() {

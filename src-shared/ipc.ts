@@ -6,6 +6,7 @@ import type {
   CallClass,
   EpisodeState,
   EpisodeTiming,
+  EpisodeTimingSummary,
   MessageOrigin,
   RequestProblem,
   ViewInRequest,
@@ -152,10 +153,11 @@ export interface SessionDetail {
   transcript_valid: boolean;
   /** Resume, Cancel and Seal: which apply now, and why the others do not. */
   actions: ActionChoice[];
-  /** The last episode's timing: when its work happened (as recorded), its waterfall, tokens and failed
-   *  attempts; an earlier episode's comes from `getTiming` (every episode's in each detail weighed 11 MB at a
-   *  million records, sent again on every live append). Empty when there is no episode. */
-  timing: EpisodeTiming[];
+  /** The last episode's timing: when its work happened (as recorded), tokens and failed attempts, without the
+   *  waterfall's bars (`EpisodeTimingSummary`); the bars, and an earlier episode's timing, come from `getTiming`
+   *  (every episode's in each detail weighed 11 MB at a million records, sent again on every live append).
+   *  Empty when there is no episode. */
+  timing: EpisodeTimingSummary[];
   /** Numeric usage fields summed over every episode. */
   tokens: Record<string, number>;
   /** After a non-tail damage: the frames found past it, listed unverified at the end of the record list. */

@@ -455,6 +455,15 @@ export interface EpisodeTiming {
   spans_cut: boolean;
 }
 
+/** An episode's timing without its waterfall's bars: what a session detail carries for its last episode. The bars
+ *  (up to 2,000 spans, ~200 KB) come from `getTiming`, asked for again only when `spans_digest` changes: a live
+ *  episode of a million records sent them with every detail, at every append, most of the detail's cost. */
+export interface EpisodeTimingSummary extends Omit<EpisodeTiming, 'spans'> {
+  spans_count: number;
+  /** Equal digests, equal spans. */
+  spans_digest: string;
+}
+
 /** Where a message of a rendered request came from (wal-format §6): the run's input, a compaction view's
  *  replacement, a step's turn (its assistant message or its tool results), or a steer. */
 export type MessageOrigin =

@@ -37,7 +37,7 @@ import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLinea
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../replay/support-report.js';
-import { episodeTiming } from '../replay/timing.js';
+import { episodeTiming, episodeTimingSummary } from '../replay/timing.js';
 import { actionChoices, previewAction, runAction, type ActionApprover } from './actions.js';
 import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
@@ -557,7 +557,7 @@ export class SessionService implements WalscopeApi {
     // While the WAL is still being read there is no plan to act on and no fold to time.
     if (!model.is_resident) return { ...model.detail(), actions: [], timing: [], tokens: {} };
     const last = model.fold().episodes.at(-1);
-    return { ...model.detail(), actions: actionChoices(model), timing: last === undefined ? [] : [episodeTiming(last)], tokens: model.tokens() };
+    return { ...model.detail(), actions: actionChoices(model), timing: last === undefined ? [] : [episodeTimingSummary(last)], tokens: model.tokens() };
   }
 
   async getTiming(key: string, episode: number): Promise<EpisodeTiming> {

@@ -12,7 +12,7 @@ import { AfterDamageNote, UnverifiedMark } from './after-damage.js';
 import { ContextView } from './context-view.js';
 import { usePagedRows } from '../lists/paged-rows.js';
 import { readLink, writeLink } from '../location.js';
-import { useRecord, useTail } from '../queries.js';
+import { keys, useRecord, useTail } from '../queries.js';
 import { StatusChip } from './chips.js';
 import { RecordDetailView, TimelineDetail } from './details.js';
 import { IntegrityBanner } from './integrity-banner.js';
@@ -324,19 +324,20 @@ function episodeOf(row: unknown): number | null {
   return typeof episode === 'number' ? episode : null;
 }
 
-/** The waterfall of the selected row's episode, else of the last one (the detail carries the last one's; an
- *  earlier one's is asked for). */
+/** The waterfall of the selected row's episode, else of the last one. The detail carries the last one's timing
+ *  without its bars; the bars are asked for, again only when the detail's digest of them changes. */
 function EpisodeWaterfall({ sessionKey, detail, episode }: { sessionKey: string; detail: SessionDetail; episode: number | null }) {
   const last = detail.timing.at(-1);
-  const earlier = episode !== null && last !== undefined && episode !== last.episode ? episode : null;
+  const shown = episode ?? last?.episode ?? null;
   const asked = useQuery({
-    queryKey: ['session', sessionKey, 'timing', earlier],
-    queryFn: () => api.getTiming(sessionKey, earlier!),
-    enabled: earlier !== null,
+    queryKey: last !== undefined && shown === last.episode ? keys.lastTiming(sessionKey, last.episode, last.spans_digest) : keys.timing(sessionKey, shown ?? 0),
+    queryFn: () => api.getTiming(sessionKey, shown!),
+    enabled: shown !== null,
     placeholderData: (previous) => previous,
+    // A live episode's earlier waterfalls are not kept: each is up to ~200 KB.
+    gcTime: 0,
   });
-  const timing = earlier === null ? last : (asked.data ?? last);
-  return timing === undefined ? null : <Waterfall timing={timing} />;
+  return asked.data === undefined ? null : <Waterfall timing={asked.data} />;
 }
 
 /** Saves the support report as one self-contained HTML file, through the browser's download (never beside
