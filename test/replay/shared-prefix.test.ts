@@ -9,6 +9,7 @@ import { EpisodeIndex, sharedStepsAndBatches } from '../../src-main/replay/episo
 import { SessionFolder } from '../../src-main/replay/fold.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { useTempDirs } from '../helpers/temp.js';
+import { withSession } from '../app/wal-fixture.js';
 import { noteListMadeFrom, noteSameRun, sharedBy, sharedByIdentityOr, sharedObjects, unknown_lists_walked } from '../../src-main/replay/resumable.js';
 
 const item = (message: string) => ({ message });
@@ -111,34 +112,80 @@ describe('sharedStepsAndBatches', () => {
     return sharedBy(steps_before, steps, (was, now) => was === now && (now.batch_id === null || !changed.has(now.batch_id)));
   }
 
+  /** Folds `wal` frame by frame, a snapshot after each, and compares the count with the walk for every episode a
+   *  frame changed: over the steps and over the recorded steps. */
+  function compareFrameByFrame(wal: string, name: string): { compared: number; short_of_the_lists: number } {
+    const seen = { compared: 0, short_of_the_lists: 0 };
+    const folder = new SessionFolder();
+    let previous: SessionFold | null = null;
+    readWal(wal, {
+      on_frame: (frame) => {
+        folder.push(frame);
+        const { fold } = folder.snapshotSince(previous);
+        for (const [index, episode] of fold.episodes.entries()) {
+          const before = previous?.episodes[index];
+          if (before === undefined || before === episode) continue;
+          const count = sharedStepsAndBatches(before, episode, before.steps, episode.steps);
+          expect(count, `${name} seq ${frame.seq}`).toBe(walked(before, episode, before.steps, episode.steps));
+          const [recorded_before, recorded] = [EpisodeIndex.of(before).recordedSteps(), EpisodeIndex.of(episode).recordedSteps()];
+          expect(sharedStepsAndBatches(before, episode, recorded_before, recorded), `${name} seq ${frame.seq}, recorded steps`).toBe(walked(before, episode, recorded_before, recorded));
+          seen.compared++;
+          if (count < Math.min(before.steps.length, episode.steps.length)) seen.short_of_the_lists++;
+        }
+        previous = fold;
+      },
+    });
+    return seen;
+  }
+
   it('counts what the walk counts, snapshot after snapshot, frame by frame, in every demo session', () => {
     const root = tempDir();
     buildDemoRoot(root, steppedClock(1_750_000_000_000));
     let compared = 0;
     let short_of_the_lists = 0;
     for (const key of Object.keys(DEMO_SESSIONS)) {
-      const folder = new SessionFolder();
-      let previous: SessionFold | null = null;
-      readWal(walPath(sessionDir(root, key)), {
-        on_frame: (frame) => {
-          folder.push(frame);
-          const { fold } = folder.snapshotSince(previous);
-          for (const [index, episode] of fold.episodes.entries()) {
-            const before = previous?.episodes[index];
-            if (before === undefined || before === episode) continue;
-            const count = sharedStepsAndBatches(before, episode, before.steps, episode.steps);
-            expect(count, `${key} seq ${frame.seq}`).toBe(walked(before, episode, before.steps, episode.steps));
-            const [recorded_before, recorded] = [EpisodeIndex.of(before).recordedSteps(), EpisodeIndex.of(episode).recordedSteps()];
-            expect(sharedStepsAndBatches(before, episode, recorded_before, recorded), `${key} seq ${frame.seq}, recorded steps`).toBe(walked(before, episode, recorded_before, recorded));
-            compared++;
-            if (count < Math.min(before.steps.length, episode.steps.length)) short_of_the_lists++;
-          }
-          previous = fold;
-        },
-      });
+      const seen = compareFrameByFrame(walPath(sessionDir(root, key)), key);
+      compared += seen.compared;
+      short_of_the_lists += seen.short_of_the_lists;
     }
     expect(compared).toBeGreaterThan(100);
     // Not only lists that are the same throughout: batches changed under steps the lists share.
     expect(short_of_the_lists).toBeGreaterThan(10);
+  });
+
+  it('counts what the walk counts in a session of reused, rebound and late batches', () => {
+    const root = tempDir();
+    const tool_use = (id: string) => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'lookup', input: {} }] });
+    const planned = (id: string) => [{ tool_call_id: id, name: 'lookup', plan: 'dispatch' }];
+    withSession(root, 's', (append) => {
+      append('run_started', { run_id: 'run-1', session: 's', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }] });
+      append('model_step_finished', { step_id: 1, assistant_message: tool_use('c1'), usage: {} });
+      append('tool_batch_started', { batch_id: 'b1', step_id: 1, sequential: false, planned_calls: planned('c1') });
+      append('tool_dispatch_intent', { batch_id: 'b1', tool_call_id: 'c1', args: {} });
+      // A second batch for step 1 names it instead; a batch id started again is refused; a batch of no step.
+      append('tool_batch_started', { batch_id: 'b2', step_id: 1, sequential: false, planned_calls: planned('c2') });
+      append('tool_batch_started', { batch_id: 'b1', step_id: 2, sequential: false, planned_calls: planned('c3') });
+      append('tool_batch_started', { batch_id: 'b3', sequential: false, planned_calls: planned('c4') });
+      // A batch for a step not recorded yet, then the step.
+      append('tool_batch_started', { batch_id: 'b4', step_id: 3, sequential: false, planned_calls: planned('c5') });
+      append('model_step_finished', { step_id: 2, assistant_message: tool_use('c6'), usage: {} });
+      append('model_step_finished', { step_id: 3, assistant_message: tool_use('c5'), usage: {} });
+      append('tool_dispatch_intent', { batch_id: 'b4', tool_call_id: 'c5', args: {} });
+      // Results for the batch step 1 no longer names, and for the one of no step.
+      append('tool_result', { batch_id: 'b1', tool_call_id: 'c1', outcome: 'completed', output: {} });
+      append('tool_result', { batch_id: 'b3', tool_call_id: 'c4', outcome: 'completed', output: {} });
+      append('run_finished', { reason: 'completed' });
+      append('run_started', { run_id: 'run-2', session: 's', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: 'again' }] }] });
+      append('model_step_finished', { step_id: 1, assistant_message: tool_use('c7'), usage: {} });
+      append('tool_batch_started', { batch_id: 'b5', step_id: 1, sequential: false, planned_calls: planned('c7') });
+      // A late result reaching the first episode's batch of step 3, then this episode's own.
+      append('tool_result', { batch_id: 'b4', tool_call_id: 'c5', outcome: 'completed', output: {} });
+      append('tool_dispatch_intent', { batch_id: 'b5', tool_call_id: 'c7', args: {} });
+      append('tool_result', { batch_id: 'b5', tool_call_id: 'c7', outcome: 'completed', output: {} });
+      append('tool_batch_finished', { batch_id: 'b5' });
+    });
+    const seen = compareFrameByFrame(walPath(sessionDir(root, 's')), 'reused batches');
+    expect(seen.compared).toBeGreaterThan(15);
+    expect(seen.short_of_the_lists).toBeGreaterThan(3);
   });
 });
