@@ -12,9 +12,8 @@
 import type { Worker } from 'node:worker_threads';
 import type { DigestAlgorithmName } from '../../src-shared/wal.js';
 import { DIGEST_ALGORITHM_CODES, digestWork } from './digest.js';
-import { DIGEST_WINDOW_BYTES, DIGEST_WORKER_SILENCE_MS_MAX, IN_PLACE_DIGESTS, digestWorkers, type DigestStage, type WindowView } from './digest-worker.js';
+import { DIGEST_WINDOW_BYTES, IN_PLACE_DIGESTS, endDigestWorker, startDigestWorker, waitForWorker, type DigestStage, type WindowView } from './digest-worker.js';
 import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, FRAME_OVERHEAD_BYTES } from './limits.js';
-import { startScriptWorker } from './script-worker.js';
 
 // Slots of the shared control array. Runs are numbered from 0 for the whole read; run n uses run slot n % 2.
 const QUEUED = 0; // runs published; the worker waits on it
@@ -124,12 +123,8 @@ export class RunDigests implements DigestStage {
     this.control = new Int32Array(control);
     this.control[CURRENT] = NOT_STARTED;
     // Started now and never waited for: until it runs the reader hashes in place, as it does whenever it is ahead.
-    this.worker = startScriptWorker(WORKER_SOURCE, { windows, control });
-    if (this.worker === null) {
-      this.abandoned = true;
-      return;
-    }
-    digestWorkers.started += 1;
+    this.worker = startDigestWorker(WORKER_SOURCE, { windows, control });
+    this.abandoned = this.worker === null;
   }
 
   matches(algorithm: DigestAlgorithmName, window: WindowView, at: number, covered_end: number): boolean {
@@ -164,10 +159,7 @@ export class RunDigests implements DigestStage {
     const worker = this.worker;
     if (worker === null) return;
     this.worker = null;
-    digestWorkers.ended += 1;
-    Atomics.store(this.control, STOP, 1);
-    Atomics.notify(this.control, QUEUED);
-    void worker.terminate();
+    endDigestWorker(worker, this.control, STOP, () => Atomics.notify(this.control, QUEUED));
   }
 
   /** The reader is in a buffer other than its run's: the chunk read ahead (the next run), or a window loaded
@@ -228,17 +220,8 @@ export class RunDigests implements DigestStage {
    *  them ended): it then reads neither their buffers nor their slots. Gives the worker up if it stays silent. */
   private leave(run: number): void {
     if (Atomics.load(this.control, CANCEL) < run) Atomics.store(this.control, CANCEL, run);
-    for (;;) {
-      const current = Atomics.load(this.control, CURRENT);
-      if (current === NOT_STARTED || current >= run) return;
-      Atomics.store(this.control, WAITING, 1);
-      const outcome = Atomics.wait(this.control, CURRENT, current, DIGEST_WORKER_SILENCE_MS_MAX);
-      Atomics.store(this.control, WAITING, 0);
-      if (outcome === 'timed-out') {
-        this.abandoned = true;
-        this.close();
-        return;
-      }
-    }
+    if (waitForWorker(this.control, WAITING, this.control, CURRENT, (current) => current === NOT_STARTED || current >= run)) return;
+    this.abandoned = true;
+    this.close();
   }
 }

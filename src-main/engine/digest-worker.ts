@@ -53,6 +53,35 @@ export const DIGEST_WORKER_FRAME_BYTES_MIN = 64 * 1024;
 export const DIGEST_WORKER_SILENCE_MS_MAX = 10_000;
 /** Workers started and told to end so far in this thread: tests check that every read ends its worker. */
 export const digestWorkers = { started: 0, ended: 0 };
+
+/** A digest worker running `source` (counted in `digestWorkers`), or null where none can start. */
+export function startDigestWorker(source: string, shared: unknown): Worker | null {
+  const worker = startScriptWorker(source, shared);
+  if (worker !== null) digestWorkers.started += 1;
+  return worker;
+}
+
+/** Tells a digest worker to exit (`control[stop_slot]`, then the wake-up its wait needs) and terminates it; the
+ *  read never waits for it to exit. */
+export function endDigestWorker(worker: Worker, control: Int32Array, stop_slot: number, wake: () => void): void {
+  digestWorkers.ended += 1;
+  Atomics.store(control, stop_slot, 1);
+  wake();
+  void worker.terminate();
+}
+
+/** Waits until `reached(array[slot])`, with `control[waiting_slot]` set meanwhile (a worker wakes the reader only
+ *  then); false when the worker stays silent for DIGEST_WORKER_SILENCE_MS_MAX: the caller gives it up. */
+export function waitForWorker(control: Int32Array, waiting_slot: number, array: Int32Array, slot: number, reached: (value: number) => boolean): boolean {
+  for (;;) {
+    const seen = Atomics.load(array, slot);
+    if (reached(seen)) return true;
+    Atomics.store(control, waiting_slot, 1);
+    const outcome = Atomics.wait(array, slot, seen, DIGEST_WORKER_SILENCE_MS_MAX);
+    Atomics.store(control, waiting_slot, 0);
+    if (outcome === 'timed-out') return false;
+  }
+}
 /** Each of the two shared window buffers: the largest frame plus one read chunk, the most the window holds. */
 export const DIGEST_WINDOW_BYTES = FRAME_BYTES_MAX + READ_CHUNK_BYTES;
 /** A job: which window buffer, where the covered bytes start and end in it. */
@@ -190,13 +219,9 @@ export class WorkerDigests implements DigestStage {
   }
 
   private spawn(): boolean {
-    this.worker = startScriptWorker(WORKER_SOURCE, this.shared);
-    if (this.worker === null) {
-      this.abandoned = true;
-      return false;
-    }
-    digestWorkers.started += 1;
-    return true;
+    this.worker = startDigestWorker(WORKER_SOURCE, this.shared);
+    if (this.worker === null) this.abandoned = true;
+    return this.worker !== null;
   }
 
   matches(algorithm: DigestAlgorithmName, window: WindowView, at: number, covered_end: number): boolean {
@@ -234,11 +259,10 @@ export class WorkerDigests implements DigestStage {
     const worker = this.worker;
     if (worker === null) return;
     this.worker = null;
-    digestWorkers.ended += 1;
-    Atomics.store(this.control, STOP, 1);
-    Atomics.add(this.control, SIGNAL, 1);
-    Atomics.notify(this.control, SIGNAL);
-    void worker.terminate();
+    endDigestWorker(worker, this.control, STOP, () => {
+      Atomics.add(this.control, SIGNAL, 1);
+      Atomics.notify(this.control, SIGNAL);
+    });
   }
 
   /** Whether the next job is the frame the reader checks: the same bytes, covered and stored. */
@@ -346,14 +370,7 @@ export class WorkerDigests implements DigestStage {
    *  WAITING is set before the wait reads the slot again, so a worker that finds it unset stored its change
    *  before that read: no wake is lost (every access here is sequentially consistent). */
   private waitUntil(array: Int32Array, slot: number, reached: (value: number) => boolean): boolean {
-    for (;;) {
-      const seen = Atomics.load(array, slot);
-      if (reached(seen)) return true;
-      Atomics.store(this.control, WAITING, 1);
-      const outcome = Atomics.wait(array, slot, seen, DIGEST_WORKER_SILENCE_MS_MAX);
-      Atomics.store(this.control, WAITING, 0);
-      if (outcome === 'timed-out') return false;
-    }
+    return waitForWorker(this.control, WAITING, array, slot, reached);
   }
 
   private abandon(): void {
