@@ -91,10 +91,12 @@ function framesEnd(buffer: Buffer, start: number, valid_end: number): number {
   return at;
 }
 
-/** Every SHA-256 frame's digest checked ahead of the reader on a worker thread, for one read: the fold's stage
- *  (ReadOptions.digest_runs_from_bytes). `buffers` are the two the reader's window must use; `release` must run
- *  before the window overwrites one other than by reading ahead, and `close` when the read ends, however it
- *  ends. Where the worker cannot start, or is behind, frames are hashed in place: the same verdicts. */
+/** Every SHA-256 frame's digest checked ahead of the reader on a worker thread: the fold's stage, for one read
+ *  (ReadOptions.digest_runs_from_bytes) or kept across reads, one at a time (ReadOptions.digest_worker: the
+ *  service's slices of a big session). `buffers` are the two the reader's window must use; `release` must run
+ *  before the window overwrites one other than by reading ahead and when a read ends, and `close` when the reads
+ *  end, however they end. Where the worker cannot start, or is behind, frames are hashed in place: the same
+ *  verdicts. */
 export class RunDigests implements DigestStage {
   readonly buffers: readonly [Buffer, Buffer];
   private readonly control: Int32Array;

@@ -154,9 +154,9 @@ while (Atomics.load(control, ${STOP}) !== 1) {
 
 type SharedMemory = { windows: [SharedArrayBuffer, SharedArrayBuffer]; control: SharedArrayBuffer; jobs: SharedArrayBuffer; verdicts: SharedArrayBuffer };
 
-/** The digest check on a worker thread, for one read or kept across reads (one at a time). `buffers` are the two
- *  the reader's window must use; `release` must run before the window overwrites one and when a read ends, and
- *  `close` when the reads end, however they end. */
+/** The digest check on a worker thread, for one read (`verify`'s). `buffers` are the two the reader's window must
+ *  use; `release` must run before the window overwrites one and when the read ends, and `close` when the read
+ *  ends, however it ends. */
 export class WorkerDigests implements DigestStage {
   readonly buffers: readonly [Buffer, Buffer];
   private readonly control: Int32Array;
@@ -193,35 +193,24 @@ export class WorkerDigests implements DigestStage {
     this.verdicts = new Int32Array(this.shared.verdicts);
   }
 
-  /** Starts the worker now, without waiting for it: for a caller that keeps this stage across reads, so that
-   *  the first read does not stall on the worker's start (tens of ms, more on a busy machine) while requests
-   *  wait behind it. Until the worker runs, frames are hashed in place. */
-  startEarly(): void {
-    if (this.worker === null && !this.abandoned) this.spawn();
-  }
-
-  /** Whether large frames go to the worker now: it runs (started here and waited for, where it was not started
-   *  early), and was not given up on. */
+  /** Whether large frames go to the worker now: it runs (started here and waited for), and was not given up on. */
   private running(): boolean {
     if (this.abandoned) return false;
-    if (this.worker === null) return this.startWorker();
-    return Atomics.load(this.control, READY) === 1;
+    return this.worker !== null || this.startWorker();
   }
 
   /** Starts the worker and waits until it runs; false where it cannot start or does not run within
    *  DIGEST_WORKER_SILENCE_MS_MAX (a resource limit, an embedder that forbids worker threads): the reader then
    *  hashes in place, which gives the same verdicts, only on one thread. */
   private startWorker(): boolean {
-    if (!this.spawn()) return false;
+    this.worker = startDigestWorker(WORKER_SOURCE, this.shared);
+    if (this.worker === null) {
+      this.abandoned = true;
+      return false;
+    }
     if (this.waitUntil(this.control, READY, (ready) => ready === 1)) return true;
     this.abandon();
     return false;
-  }
-
-  private spawn(): boolean {
-    this.worker = startDigestWorker(WORKER_SOURCE, this.shared);
-    if (this.worker === null) this.abandoned = true;
-    return this.worker !== null;
   }
 
   matches(algorithm: DigestAlgorithmName, window: WindowView, at: number, covered_end: number): boolean {

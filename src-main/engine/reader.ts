@@ -68,7 +68,7 @@ export interface ReadOptions {
   digest_runs_from_bytes?: number;
   /** Check digests on this worker, which the caller keeps across reads (the slices of a big read, the reads
    *  of a busy spell) so that its start is paid once: the read releases it when it ends, never closes it. */
-  digest_worker?: WorkerDigests;
+  digest_worker?: RunDigests;
 }
 
 export interface ReadResult extends Omit<ReadCheckpoint, 'offset'> {

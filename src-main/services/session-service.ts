@@ -31,7 +31,7 @@ import { apiClient, pageSessions, type ApiRequests, type SessionFilter, type Ses
 import type { RetirePlan } from '../../src-shared/wal.js';
 import type { EpisodeTiming } from '../../src-shared/replay.js';
 import { describe } from '../engine/errors.js';
-import { WorkerDigests } from '../engine/digest-worker.js';
+import { RunDigests } from '../engine/digest-runs.js';
 import { exportTargets, resolveTargets, sessionTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, type WalTarget } from '../engine/inspect.js';
 import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
@@ -122,10 +122,11 @@ export class SessionService implements WalscopeApi {
   private read_timer: NodeJS.Immediate | null = null;
   /** The session the background reads are in the middle of. */
   private reading: SessionModel | null = null;
-  /** The background reads' digest worker (engine/digest-worker.ts), for WALs from
-   *  VERIFY_DIGEST_WORKER_FILE_BYTES_MIN: kept across the slices of one read and the reads after it, so its
-   *  start is paid once a busy spell; ended when every session is read and when the service closes. */
-  private digest_worker: WorkerDigests | null = null;
+  /** The background reads' digest worker (engine/digest-runs.ts: every frame hashed ahead of the fold, as in
+   *  `replay`), for WALs from VERIFY_DIGEST_WORKER_FILE_BYTES_MIN: kept across the slices of one read and the
+   *  reads after it, so its start is paid once a busy spell; ended when every session is read and when the
+   *  service closes. */
+  private digest_worker: RunDigests | null = null;
   /** The sessions needing a read, most recently written first, and how far the background reads have got:
    *  sorted once rather than searched at every read (a root of 2,000 sessions: 4 million looks, ~0.3 s). Dropped
    *  when a session may need a read again (listed anew, its WAL or its lease changed), and when it is used up. */
@@ -300,10 +301,9 @@ export class SessionService implements WalscopeApi {
     const slice_bytes = Math.min(READ_SLICE_BYTES_MAX, READ_SLICE_BYTES * 2 ** taken);
     if ((sizeOf(model.target.wal_path) ?? 0) < VERIFY_DIGEST_WORKER_FILE_BYTES_MIN) return { slice_bytes };
     if (this.digest_worker === null) {
-      // Started now and not waited for: the first slice hashes in place until it runs, rather than stall a
-      // request behind the worker's start.
-      this.digest_worker = new WorkerDigests();
-      this.digest_worker.startEarly();
+      // Its worker starts now and is not waited for: the first slice hashes in place until it runs, rather
+      // than stall a request behind the worker's start.
+      this.digest_worker = new RunDigests();
     }
     return { slice_bytes, digest_worker: this.digest_worker };
   }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import type { SessionFold } from '../../src-shared/replay.js';
 import type { ReadFrame } from '../../src-shared/wal.js';
 import { readTarget, type WalTarget } from '../engine/inspect.js';
-import type { WorkerDigests } from '../engine/digest-worker.js';
+import type { RunDigests } from '../engine/digest-runs.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import { FRAME_DIGEST_BYTES } from '../engine/limits.js';
 import { LineageFacts, type LineageRead } from '../engine/lineage-chain.js';
@@ -36,9 +36,9 @@ export interface ReadPlan {
   /** At most about this many bytes of what was appended: a big first read is done in slices, so the worker
    *  answers requests between them. */
   slice_bytes?: number;
-  /** Digests checked on this worker thread (engine/digest-worker.ts), which the caller keeps across the slices
+  /** Digests checked on this worker thread (engine/digest-runs.ts), which the caller keeps across the slices
    *  of a read so that its start is paid once. */
-  digest_worker?: WorkerDigests;
+  digest_worker?: RunDigests;
 }
 
 interface FileMark {

@@ -1,5 +1,5 @@
 // The service's read of a big session checks digests on one worker thread kept across its slices
-// (engine/digest-worker.ts, services/session-service.ts): a stage of the one reader, so a sliced read with it
+// (engine/digest-runs.ts, services/session-service.ts): a stage of the one reader, so a sliced read with it
 // must end exactly where, and as, one read hashing in place ends — the same error offset, the same torn-tail or
 // corruption judgement, the same counts — and the worker must end on every path: the reads done, a refusal,
 // the service closed in the middle of a read. Counted (workers started and ended, bytes hashed on the worker),
@@ -9,7 +9,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WalscopeEvent } from '../../src-shared/ipc.js';
 import { digestWork } from '../../src-main/engine/digest.js';
-import { digestWorkers, WorkerDigests } from '../../src-main/engine/digest-worker.js';
+import { digestWorkers } from '../../src-main/engine/digest-worker.js';
+import { RunDigests } from '../../src-main/engine/digest-runs.js';
 import { resolveTargets, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN } from '../../src-main/engine/inspect.js';
 import { readWal, type ReadResult } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
@@ -44,7 +45,7 @@ function slicedWal(): { bytes: Buffer; offsets: number[] } {
 }
 
 /** `file` read by a tailer in slices of SLICE_BYTES, on `worker` when there is one. */
-function slicedRead(file: string, worker?: WorkerDigests): { read: ReadResult; slices: number } {
+function slicedRead(file: string, worker?: RunDigests): { read: ReadResult; slices: number } {
   const tailer = new SessionTailer(resolveTargets(file)[0]!);
   let slices = 1;
   while (!tailer.refresh(undefined, { slice_bytes: SLICE_BYTES, ...(worker === undefined ? {} : { digest_worker: worker }) }).complete) slices++;
@@ -84,9 +85,8 @@ describe('a sliced read on a digest worker kept across its slices', () => {
     }
     const started = digestWorkers.started;
     const worker_hashed_before = digestWork.worker_hashed_bytes;
-    // Started early, as the service starts it: the first reads hash in place until it runs, the later ones on it.
-    const worker = new WorkerDigests();
-    worker.startEarly();
+    // Not waited for, as the service starts it: the first reads hash in place until it runs, the later ones on it.
+    const worker = new RunDigests();
     try {
       for (const variant of variants) {
         fs.writeFileSync(file, variant.bytes);
