@@ -336,14 +336,14 @@ export class SessionFolder {
     const touched = this.touched;
     const shared = before !== undefined && touched !== null;
     const fresh = new Set<object>();
-    const clone = <T extends object>(live: T): T => {
-      const copy = structuredClone(live);
-      fresh.add(copy);
-      return copy;
-    };
     const lists = [episode.steps, episode.batches, episode.steers, episode.approvals] as const;
     const places = shared ? touchedPlaces(lists, [before.steps, before.batches, before.steers, before.approvals], touched) : null;
-    const list = <T extends object>(which: number, live: readonly T[], kept: readonly T[] | undefined): T[] => {
+    const list = <T extends object>(which: number, live: readonly T[], kept: readonly T[] | undefined, copyPart: (part: T) => T): T[] => {
+      const clone = (part: T): T => {
+        const made = copyPart(part);
+        fresh.add(made);
+        return made;
+      };
       if (places === null || kept === undefined) return live.map(clone);
       const copy = kept.slice();
       for (const at of places[which]!) copy[at] = clone(live[at]!);
@@ -353,10 +353,10 @@ export class SessionFolder {
     };
     const copy: EpisodeFold = {
       ...episode,
-      steps: list(0, episode.steps, before?.steps),
-      batches: list(1, episode.batches, before?.batches),
-      steers: list(2, episode.steers, before?.steers),
-      approvals: list(3, episode.approvals, before?.approvals),
+      steps: list(0, episode.steps, before?.steps, copyStep),
+      batches: list(1, episode.batches, before?.batches, copyBatch),
+      steers: list(2, episode.steers, before?.steers, (steer) => ({ ...steer })),
+      approvals: list(3, episode.approvals, before?.approvals, (card) => ({ ...card })),
       cancel_requests: episode.cancel_requests.slice(),
       pauses: episode.pauses.slice(),
       resumes: episode.resumes.slice(),
@@ -613,6 +613,29 @@ export class SessionFolder {
     entry.state = ref.type === 'retracted' ? 'retracted' : 'delivered';
     entry.closed_seq = ref.seq;
   }
+}
+
+// A live part's copy for a snapshot: its own fields, and every list and record the fold changes in place once
+// made (the lists `withItem` grows, a held record's late result), so that nothing the snapshot holds changes
+// under it. What the fold only replaces (tool_use ids, an intent) or never changes once made (an attempt, a
+// note, a terminal, a payload) is shared, as it is between snapshots; a call's successors are set afresh on
+// each copy by classification. structuredClone of every step and batch was ~2.3 s of the first snapshot of a
+// million records in one open episode. test/replay/snapshot-copies.test.ts freezes every snapshot and folds on.
+function copyStep(step: StepFold): StepFold {
+  return { ...step, attempts: ownList(step.attempts), notes: ownList(step.notes) };
+}
+
+function copyBatch(batch: BatchFold): BatchFold {
+  return { ...batch, calls: batch.calls.map(copyCall) };
+}
+
+function copyCall(call: CallFold): CallFold {
+  return { ...call, terminals: ownList(call.terminals), held: call.held === null ? null : { ...call.held } };
+}
+
+/** A list of its own (the shared NONE stays itself: `withItem` never grows it). */
+function ownList<T>(list: T[]): T[] {
+  return list === NONE ? NONE : list.slice();
 }
 
 /** Where the touched parts sit in an episode's part lists that were `before` lengths long at the last snapshot:
