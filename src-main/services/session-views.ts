@@ -15,7 +15,7 @@ import { EpisodeSum, FinishedEpisodesSum, sharedBatches, sharedByIdentityOr } fr
 import { episodeTiming, sumUsage } from '../replay/timing.js';
 import type { PayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
-import { episodeRowCount, episodeRows, OUTPUT_CUT, outsideRows, sessionAnomalyRows, shownRow, StepRowCache, transcriptRow } from './timeline.js';
+import { episodeRowCount, episodeRows, episodeRowsPage, OUTPUT_CUT, outsideRows, sessionAnomalyRows, shownRow, StepRowCache, transcriptRow } from './timeline.js';
 
 /** A list made of parts (one per episode, then the session's own rows), indexed as if it were one array. A part
  *  is made when a page or a search first reaches it: its length is known before (a million records' timeline
@@ -26,11 +26,13 @@ export class Segments<T> {
   readonly length: number;
 
   /** `lengths[i]` is part i's length; `make(i)` makes it (once); `ready(i)` is part i when it costs nothing to
-   *  have (made for earlier views), else undefined. */
+   *  have (made for earlier views), else undefined; `page(i, start, count)` is `make(i).slice(start, start +
+   *  count)` made without the rest of part i, or undefined where only `make` serves. */
   constructor(
     private readonly lengths: readonly number[],
     private readonly make: (part: number) => readonly T[],
     private readonly ready: (part: number) => readonly T[] | undefined = () => undefined,
+    private readonly page: (part: number, start: number, count: number) => T[] | undefined = () => undefined,
   ) {
     let total = 0;
     for (const length of lengths) {
@@ -72,16 +74,14 @@ export class Segments<T> {
   slice(start: number, count: number): T[] {
     const out: T[] = [];
     const end = Math.min(this.length, start + count);
-    if (start >= end) return out;
-    let part = this.partOf(start);
-    let at = start - this.starts[part]!;
-    for (let index = start; index < end; index++) {
-      while (at >= this.lengths[part]!) {
-        part += 1;
-        at = 0;
-      }
-      out.push(this.part(part)[at]!);
-      at += 1;
+    for (let part = start < end ? this.partOf(start) : this.lengths.length; part < this.lengths.length && this.starts[part]! < end; part++) {
+      const from = Math.max(start - this.starts[part]!, 0);
+      const to = Math.min(end - this.starts[part]!, this.lengths[part]!);
+      if (from >= to) continue;
+      const paged = this.made[part] === undefined ? this.page(part, from, to - from) : undefined;
+      if (paged !== undefined) assert.equal(paged.length, to - from, `a page of part ${part} from ${from} was ${paged.length} long, not ${to - from}`);
+      const rows = paged ?? this.part(part);
+      for (let at = paged === undefined ? from : 0; at < (paged === undefined ? to : paged.length); at++) out.push(rows[at]!);
     }
     return out;
   }
@@ -340,7 +340,17 @@ export class ViewBuilder {
       const episodes = fold.episodes.length;
       const lengths = [...parts.map((part, index) => part.rows?.length ?? (part.row_count ??= episodeRowCount(fold.episodes[index]!))), sessionRows().length];
       const make = (index: number) => (index < episodes ? rowsOf(index) : sessionRows());
-      return new Segments<TimelineRow>(lengths, make, (index) => (index < episodes - 1 ? (parts[index]!.rows ?? undefined) : undefined));
+      // A page of the last episode is laid out alone until its rows are (a search, a jump to a seq): a live
+      // episode changes at every append, and its rows would be laid out anew each time.
+      const lastPage = (index: number, start: number, count: number): TimelineRow[] | undefined => {
+        if (index !== episodes - 1 || parts[index]!.rows !== null) return undefined;
+        const last = fold.episodes[index]!;
+        const page = episodeRowsPage(last, this.step_rows, start, count);
+        const head = start === 0 ? markLastEpisode(page, last, signals.run) : null;
+        if (head !== null) page[0] = head;
+        return page;
+      };
+      return new Segments<TimelineRow>(lengths, make, (index) => (index < episodes - 1 ? (parts[index]!.rows ?? undefined) : undefined), lastPage);
     };
     const views: SessionViews = {
       fold,
