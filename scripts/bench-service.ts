@@ -18,6 +18,8 @@ import { BIG_SESSION_ID, bigSessionRoot, LiveAppender, LONG_EPISODE_SESSION_ID, 
 
 const REPO = path.resolve(import.meta.dirname, '..');
 const LIVE_APPENDS = 60;
+/** The timeline rows asked for after an append: the episode's anomalies and the session's own rows may follow the new one. */
+const TIMELINE_TAIL_ROWS = 20;
 /** Polls of the whole list are spaced: each answer is the list of 2,000 sessions, made by the worker. */
 const POLL_MS = 250;
 const QUIET_MS = 2_000;
@@ -298,10 +300,18 @@ async function benchLive(label: string, make_root: (dir: string) => string, sess
     const appender = new LiveAppender(root, session_id, 9, start_run);
     const to_event: number[] = [];
     const to_row: number[] = [];
+    const to_timeline_row: number[] = [];
+    let first_timeline_ms = 0;
     try {
       // The appender's lineage frame and run_started come first: wait until their events have settled.
       const opened = performance.now();
       await until(async () => (event_at > opened && performance.now() - event_at > QUIET_MS ? true : null));
+      // The timeline's last page once before the appends, as with the tab open: its first page lays out every
+      // step's rows once (reported apart), each append's then only what changed.
+      const timeline_asked = performance.now();
+      const rows_before = (await served.call<SessionDetail>('getSession', [session_id])).rows.timeline;
+      await served.call<RowPage<'timeline'>>('getRows', [session_id, 'timeline', Math.max(0, rows_before - TIMELINE_TAIL_ROWS), TIMELINE_TAIL_ROWS]);
+      first_timeline_ms = performance.now() - timeline_asked;
       for (let round = 0; round < LIVE_APPENDS; round++) {
         const before = last_seq;
         const arrived = new Promise<void>((resolve) => (awaited = { seq: before, resolve }));
@@ -314,6 +324,10 @@ async function benchLive(label: string, make_root: (dir: string) => string, sess
         const page = await served.call<RowPage<'records'>>('getRows', [session_id, 'records', detail.rows.records - 1, 1]);
         if (page.rows[0]?.type !== 'run_paused') throw new Error(`the new row is not there: ${JSON.stringify(page.rows[0])}`);
         to_row.push(performance.now() - appended_at);
+        // The timeline's new row too, as the window asks when that tab is open (its last page).
+        const timeline = await served.call<RowPage<'timeline'>>('getRows', [session_id, 'timeline', Math.max(0, detail.rows.timeline - TIMELINE_TAIL_ROWS), TIMELINE_TAIL_ROWS]);
+        if (!timeline.rows.some((row) => row.kind === 'event' && row.seqs.includes(last_seq))) throw new Error(`the new timeline row is not there: ${JSON.stringify(timeline.rows)}`);
+        to_timeline_row.push(performance.now() - appended_at);
       }
     } finally {
       appender.close();
@@ -321,7 +335,7 @@ async function benchLive(label: string, make_root: (dir: string) => string, sess
     }
     const rss_mb = peakRssMb(served.child);
     await served.stop();
-    console.log(`  ${label.padEnd(26)} append → event p50 ${percentile(to_event, 50).toFixed(0)} ms, p99 ${percentile(to_event, 99).toFixed(0)} ms; append → new row p50 ${percentile(to_row, 50).toFixed(0)} ms, p99 ${percentile(to_row, 99).toFixed(0)} ms (aim p99 < 100 ms); peak RSS ${rss_mb.toFixed(0)} MB`);
+    console.log(`  ${label.padEnd(26)} append → event p50 ${percentile(to_event, 50).toFixed(0)} ms, p99 ${percentile(to_event, 99).toFixed(0)} ms; append → new row p50 ${percentile(to_row, 50).toFixed(0)} ms, p99 ${percentile(to_row, 99).toFixed(0)} ms; and its timeline row p50 ${percentile(to_timeline_row, 50).toFixed(0)} ms, p99 ${percentile(to_timeline_row, 99).toFixed(0)} ms (aim p99 < 100 ms); the timeline's first page ${seconds(first_timeline_ms)}; peak RSS ${rss_mb.toFixed(0)} MB`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
