@@ -75,8 +75,7 @@ function exactly<T>(list: T[]): T[] {
 
 /** An episode's rows, call outputs unread (`shownRow` reads them); `steps` keeps step rows across snapshots. */
 export function episodeRows(episode: EpisodeFold, steps = new StepRowCache()): TimelineRow[] {
-  const { lead, entries, others } = rowPlan(episode, steps);
-  const rows = lead;
+  const { lead: rows, entries, others } = rowPlan(episode, steps);
   if (entries.sorted) mergeRows(rows, entries, others);
   else for (const entry of [...stepKeyed(entries), ...others].sort(byKey)) appendAll(rows, entry.rows);
   for (const found of episode.anomalies) rows.push(anomalyRow(episode.episode, found));
@@ -85,8 +84,8 @@ export function episodeRows(episode: EpisodeFold, steps = new StepRowCache()): T
 
 /** `episodeRows(episode, steps).slice(start, start + count)`, laying out only those rows when the steps' keys
  *  ascend (as a runtime writes them): a page of a long live episode's timeline costs the page and the episode's
- *  few other entries, not its every step. Laying out all 600k rows of a 100k-step episode to show 50 was ~100 ms
- *  and ~20 MB of garbage at every append while its timeline was on screen. */
+ *  few other entries, not its every step. Laying out every row of a 100k-step episode to show 50 was ~100 ms and
+ *  ~20 MB of garbage at every append while its timeline was on screen. */
 export function episodeRowsPage(episode: EpisodeFold, steps: StepRowCache, start: number, count: number): TimelineRow[] {
   const { lead, entries, others } = rowPlan(episode, steps);
   if (!entries.sorted) return episodeRows(episode, steps).slice(start, start + count);
@@ -109,7 +108,6 @@ interface RowPlan {
   lead: TimelineRow[];
   entries: StepEntries;
   others: Keyed[];
-  episode: EpisodeFold;
 }
 
 function rowPlan(episode: EpisodeFold, steps: StepRowCache): RowPlan {
@@ -155,7 +153,7 @@ function rowPlan(episode: EpisodeFold, steps: StepRowCache): RowPlan {
   }
   for (const ref of episode.shown) add(ref.seq, [event(n, ref.type, `${ref.type} (shown, not acted on)`, ref.seq)]);
   if (episode.finished !== null) add(episode.finished.seq, [event(n, 'run_finished', `run finished: ${episode.finished.reason ?? 'no reason'}`, episode.finished.seq)]);
-  return { lead: [head, ...input], entries, others: others.sort(byKey), episode };
+  return { lead: [head, ...input], entries, others: others.sort(byKey) };
 }
 
 /** `episodeRows(episode).length` without laying out any row: the session event and a page's total ask for it
