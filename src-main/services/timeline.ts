@@ -1,6 +1,7 @@
 // The session view's rows: a fold flattened into episodes → steps → batches → calls, in WAL order, so the
 // renderer can window it. Big values are cut to previews here (the record view has the whole payload), which
 // bounds what one page of rows can weigh.
+import assert from 'node:assert/strict';
 import { appendAll } from '../../src-shared/arrays.js';
 import { noteSummary } from '../../src-shared/compaction.js';
 import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
@@ -75,9 +76,9 @@ function exactly<T>(list: T[]): T[] {
 
 /** An episode's rows, call outputs unread (`shownRow` reads them); `steps` keeps step rows across snapshots. */
 export function episodeRows(episode: EpisodeFold, steps = new StepRowCache()): TimelineRow[] {
-  const { lead: rows, entries, others } = rowPlan(episode, steps);
-  if (entries.sorted) mergeRows(rows, entries, others);
-  else for (const entry of [...stepKeyed(entries), ...others].sort(byKey)) appendAll(rows, entry.rows);
+  const { lead: rows, entries, others, stepRows } = rowPlan(episode, steps);
+  if (entries.sorted) mergeRows(rows, entries, others, stepRows);
+  else for (const entry of [...stepKeyed(entries, stepRows), ...others].sort(byKey)) appendAll(rows, entry.rows);
   for (const found of episode.anomalies) rows.push(anomalyRow(episode.episode, found));
   return rows;
 }
@@ -87,13 +88,13 @@ export function episodeRows(episode: EpisodeFold, steps = new StepRowCache()): T
  *  few other entries, not its every step. Laying out every row of a 100k-step episode to show 50 was ~100 ms and
  *  ~20 MB of garbage at every append while its timeline was on screen. */
 export function episodeRowsPage(episode: EpisodeFold, steps: StepRowCache, start: number, count: number): TimelineRow[] {
-  const { lead, entries, others } = rowPlan(episode, steps);
+  const { lead, entries, others, stepRows } = rowPlan(episode, steps);
   if (!entries.sorted) return episodeRows(episode, steps).slice(start, start + count);
   const end = start + count;
   const page = lead.slice(start, end);
   const merged_start = lead.length;
-  const merged_end = merged_start + entries.rows.length + others.reduce((sum, other) => sum + other.rows.length, 0);
-  if (end > merged_start && start < merged_end) appendAll(page, mergedSlice(entries, others, Math.max(start, merged_start) - merged_start, Math.min(end, merged_end) - merged_start));
+  const merged_end = merged_start + entries.rows + others.reduce((sum, other) => sum + other.rows.length, 0);
+  if (end > merged_start && start < merged_end) appendAll(page, mergedSlice(entries, others, stepRows, Math.max(start, merged_start) - merged_start, Math.min(end, merged_end) - merged_start));
   for (let at = Math.max(start, merged_end); at < Math.min(end, merged_end + episode.anomalies.length); at++) page.push(anomalyRow(episode.episode, episode.anomalies[at - merged_end]!));
   return page;
 }
@@ -108,6 +109,8 @@ interface RowPlan {
   lead: TimelineRow[];
   entries: StepEntries;
   others: Keyed[];
+  /** Step `index`'s rows, laid out when first asked for (StepRowCache). */
+  stepRows: (index: number) => TimelineRow[];
 }
 
 function rowPlan(episode: EpisodeFold, steps: StepRowCache): RowPlan {
@@ -153,7 +156,14 @@ function rowPlan(episode: EpisodeFold, steps: StepRowCache): RowPlan {
   }
   for (const ref of episode.shown) add(ref.seq, [event(n, ref.type, `${ref.type} (shown, not acted on)`, ref.seq)]);
   if (episode.finished !== null) add(episode.finished.seq, [event(n, 'run_finished', `run finished: ${episode.finished.reason ?? 'no reason'}`, episode.finished.seq)]);
-  return { lead: [head, ...input], entries, others: others.sort(byKey) };
+  const index = EpisodeIndex.of(episode);
+  const stepRows = (at: number): TimelineRow[] => {
+    const step = episode.steps[at]!;
+    const rows = steps.rows(episode, step, index.batch(step.batch_id), first_ms);
+    assert.equal(rows.length, (entries.starts[at + 1] ?? entries.rows) - entries.starts[at]!, `step ${step.step_id}'s rows were counted other than laid out`);
+    return rows;
+  };
+  return { lead: [head, ...input], entries, others: others.sort(byKey), stepRows };
 }
 
 /** `episodeRows(episode).length` without laying out any row: the session event and a page's total ask for it
@@ -192,12 +202,11 @@ const byKey = (a: Keyed, b: Keyed) => a.key - b.key || a.order - b.order;
 
 /** The steps' rows in step order (their keys ascending) merged with the other entries (sorted): what a stable
  *  sort of them all by key gives, a step first on equal keys, in one pass. */
-function mergeRows(rows: TimelineRow[], entries: StepEntries, others: readonly Keyed[]): void {
+function mergeRows(rows: TimelineRow[], entries: StepEntries, others: readonly Keyed[], stepRows: (index: number) => TimelineRow[]): void {
   let other = 0;
   for (let step = 0; step < entries.keys.length; step++) {
     while (other < others.length && others[other]!.key < entries.keys[step]!) appendAll(rows, others[other++]!.rows);
-    const end = entries.starts[step + 1] ?? entries.rows.length;
-    for (let at = entries.starts[step]!; at < end; at++) rows.push(entries.rows[at]!);
+    appendAll(rows, stepRows(step));
   }
   while (other < others.length) appendAll(rows, others[other++]!.rows);
 }
@@ -205,7 +214,7 @@ function mergeRows(rows: TimelineRow[], entries: StepEntries, others: readonly K
 /** `mergeRows`' rows from `from` to `to` (places in the merged rows), without the rows before `from`: the
  *  merge is taken up at the last step whose rows start by `from`, found by a binary search (a step's rows start
  *  after its own and the earlier steps' rows and the others keyed below it). */
-function mergedSlice(entries: StepEntries, others: readonly Keyed[], from: number, to: number): TimelineRow[] {
+function mergedSlice(entries: StepEntries, others: readonly Keyed[], stepRows: (index: number) => TimelineRow[], from: number, to: number): TimelineRow[] {
   const others_rows_below = [0];
   for (const other of others) others_rows_below.push(others_rows_below.at(-1)! + other.rows.length);
   /** How many others sort before a step of key `key`: those of a smaller key. */
@@ -237,14 +246,15 @@ function mergedSlice(entries: StepEntries, others: readonly Keyed[], from: numbe
   };
   for (let step = first_step; step < entries.keys.length && at < to; step++) {
     for (; other < others.length && others[other]!.key < entries.keys[step]! && at < to; other++) take(others[other]!.rows, 0, others[other]!.rows.length);
-    take(entries.rows, entries.starts[step]!, entries.starts[step + 1] ?? entries.rows.length);
+    const rows = stepRows(step);
+    take(rows, 0, rows.length);
   }
   for (; other < others.length && at < to; other++) take(others[other]!.rows, 0, others[other]!.rows.length);
   return out;
 }
 
-function stepKeyed(entries: StepEntries): Keyed[] {
-  return entries.keys.map((key, step) => ({ key, order: step, rows: entries.rows.slice(entries.starts[step], entries.starts[step + 1] ?? entries.rows.length) }));
+function stepKeyed(entries: StepEntries, stepRows: (index: number) => TimelineRow[]): Keyed[] {
+  return entries.keys.map((key, step) => ({ key, order: step, rows: stepRows(step) }));
 }
 
 /** Where a step sorts among an episode's rows: its first record. */
@@ -252,19 +262,22 @@ function stepKey(step: StepFold): number {
   return step.seq ?? step.attempts[0]?.seq ?? step.turn_finished_seq ?? step.notes[0]?.seq ?? Number.MAX_SAFE_INTEGER;
 }
 
-/** An episode's step rows in step order, flat, with each step's key and first row. */
+/** An episode's steps in step order: each step's key and where its rows start among the steps' rows, and how
+ *  many rows they make; the rows themselves are laid out when a page or a search reaches them. */
 interface StepEntries {
   keys: number[];
   starts: number[];
-  rows: TimelineRow[];
+  rows: number;
   /** The keys ascend in step order (a runtime writes them so): the rows merge without a sort. */
   sorted: boolean;
 }
 
 /** Step rows kept per step and batch of a fold snapshot: the fold shares the parts no frame touched between
  *  snapshots (SessionFolder.snapshotSince), so an append to a long open episode lays out the rows of the parts
- *  it changed, not the episode's; and the steps' rows in order are taken on from the last snapshot's
- *  (replay/resumable.ts), so it does not walk the episode's steps either. One per session's views. */
+ *  it changed, not the episode's; the steps' keys and row counts are taken on from the last snapshot's
+ *  (replay/resumable.ts), so it does not walk the episode's steps either; and a step is laid out only when a page
+ *  or a search reaches it (the first page of a 100k-step episode laid out all of them: 2.0–2.7 s in serve).
+ *  One per session's views. */
 export class StepRowCache {
   private readonly kept = new WeakMap<StepFold, { batch: BatchFold | undefined; episode: number; first_ms: number | null; rows: TimelineRow[] }>();
   /** Steps whose rows were laid out, over this cache's life: what an append cost. */
@@ -272,26 +285,27 @@ export class StepRowCache {
 
   readonly entries = new EpisodeSum<StepFold, StepEntries>({
     items: (episode) => episode.steps,
-    initial: () => ({ keys: [], starts: [], rows: [], sorted: true }),
-    copy: (entries) => ({ keys: entries.keys.slice(), starts: entries.starts.slice(), rows: entries.rows.slice(), sorted: entries.sorted }),
+    initial: () => ({ keys: [], starts: [], rows: 0, sorted: true }),
+    copy: (entries) => ({ keys: entries.keys.slice(), starts: entries.starts.slice(), rows: entries.rows, sorted: entries.sorted }),
     rewind: {
-      mark: (entries) => ({ steps: entries.keys.length, rows: entries.rows.length, sorted: entries.sorted }),
+      mark: (entries) => ({ steps: entries.keys.length, rows: entries.rows, sorted: entries.sorted }),
       to(entries, mark) {
         const at = mark as { steps: number; rows: number; sorted: boolean };
         entries.keys.length = at.steps;
         entries.starts.length = at.steps;
-        entries.rows.length = at.rows;
+        entries.rows = at.rows;
         entries.sorted = at.sorted;
       },
     },
-    // Every step row shows times relative to the episode's first: a new first time lays them all out again.
-    shared: (before, episode) => (episodeTiming(before).first_ms === episodeTiming(episode).first_ms ? sharedStepsWithBatches(before, episode) : 0),
+    // A step's key and row count change only with the step or its batch (its rows' times with the episode's
+    // first time too: `rows` lays a step out again then).
+    shared: sharedStepsWithBatches,
     add: (entries, step, episode) => {
       const key = stepKey(step);
       if (key < (entries.keys.at(-1) ?? key)) entries.sorted = false;
       entries.keys.push(key);
-      entries.starts.push(entries.rows.length);
-      appendAll(entries.rows, this.rows(episode, step, EpisodeIndex.of(episode).batch(step.batch_id), episodeTiming(episode).first_ms));
+      entries.starts.push(entries.rows);
+      entries.rows += stepRowCount(step, EpisodeIndex.of(episode).batch(step.batch_id));
     },
   });
 

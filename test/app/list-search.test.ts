@@ -103,10 +103,12 @@ describe('timeline and transcript search', () => {
     const { model } = openSession();
     const total = model.rowCounts().timeline;
     expect(model.parts_rebuilt.steps_laid_out).toBe(0);
-    // The last page: the last episode's steps only (a million records' timeline was laid out whole, ~2 s).
+    // The last page: the steps it shows only, at most one a row (a million records' timeline was laid out whole,
+    // ~2 s; then the last episode's every step).
     const page = model.rows('timeline', total - 10, 10).rows;
     expect(page).toHaveLength(10);
-    expect(model.parts_rebuilt.steps_laid_out).toBe(STEPS);
+    expect(model.parts_rebuilt.steps_laid_out).toBeGreaterThan(0);
+    expect(model.parts_rebuilt.steps_laid_out).toBeLessThanOrEqual(10);
     expect(searchAll(model, 'timeline', 'needle').rows).toEqual(expected(model, 'timeline', 'needle'));
     expect(model.parts_rebuilt.steps_laid_out).toBe(EPISODES * STEPS);
   });
