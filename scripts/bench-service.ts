@@ -17,7 +17,10 @@ import { sessionDir, walPath } from '../src-main/engine/state-root.js';
 import { BIG_SESSION_ID, bigSessionRoot, LiveAppender, LONG_EPISODE_SESSION_ID, longEpisodeMillionRoot, manySessionsRoot, MILLION_SESSION_ID, millionSessionRoot, smallOutputBytes, writeSessionWal } from './bench-data.js';
 
 const REPO = path.resolve(import.meta.dirname, '..');
-const LIVE_APPENDS = 60;
+/** Appends per live line: enough that a long session's major collections fall inside the run, as they do in a
+ *  live session followed for minutes (over 60, a million records in one open episode passed or failed by where
+ *  the one collection fell). */
+const LIVE_APPENDS = 400;
 /** The timeline rows asked for after an append: the episode's anomalies and the session's own rows may follow the new one. */
 const TIMELINE_TAIL_ROWS = 20;
 /** Polls of the whole list are spaced: each answer is the list of 2,000 sessions, made by the worker. */
