@@ -338,7 +338,7 @@ export class ViewBuilder {
     // laid out when a page or a search reaches them. The last episode's are marked with the run signal.
     const timelineOf = (): Segments<TimelineRow> => {
       const episodes = fold.episodes.length;
-      const lengths = [...parts.map((part, index) => part.rows?.length ?? (part.row_count ??= episodeRowCount(fold.episodes[index]!))), sessionRows().length];
+      const lengths = [...parts.map((part, index) => part.rows?.length ?? (part.row_count ??= episodeRowCount(fold.episodes[index]!, this.step_rows))), sessionRows().length];
       const make = (index: number) => (index < episodes ? rowsOf(index) : sessionRows());
       // A page of the last episode is laid out alone until its rows are (a search, a jump to a seq): a live
       // episode changes at every append, and its rows would be laid out anew each time.
