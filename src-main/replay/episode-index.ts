@@ -222,15 +222,15 @@ export class EpisodeIndex {
 
 /** Per snapshot's steps list: how many leading steps it shares, with the same batches, with the steps of the
  *  snapshot it was last measured against (`sharedStepsWithBatches`). */
-const steps_with_batches = new WeakMap<readonly StepFold[], { before: readonly StepFold[]; batches: readonly BatchFold[]; count: number }>();
+const steps_with_batches = new WeakMap<readonly StepFold[], { before: WeakRef<readonly StepFold[]>; batches: readonly BatchFold[]; count: number }>();
 
 /** For a sum over the steps that reads each step's batch: how many leading steps are the same objects with the
  *  same batches (`sharedStepsAndBatches` over the episodes' steps). */
 export function sharedStepsWithBatches(before: EpisodeFold, episode: EpisodeFold): number {
   const kept = steps_with_batches.get(episode.steps);
-  if (kept?.before === before.steps && kept.batches === episode.batches) return kept.count;
+  if (kept?.before.deref() === before.steps && kept.batches === episode.batches) return kept.count;
   const count = sharedStepsAndBatches(before, episode, before.steps, episode.steps);
-  steps_with_batches.set(episode.steps, { before: before.steps, batches: episode.batches, count });
+  steps_with_batches.set(episode.steps, { before: new WeakRef(before.steps), batches: episode.batches, count });
   return count;
 }
 

@@ -114,12 +114,17 @@ export function sharedBy<T>(before: readonly T[], now: readonly T[], same: (was:
   return at;
 }
 
+// A list's note of the list it was made from (or last measured against) holds that list weakly, here and in
+// episode-index.ts: held strongly, each snapshot's list kept the one before it alive, and a live tail kept every
+// snapshot's lists it ever made (a million records' open episode, ~4 MB more an append until the heap filled).
+// The note is only read against a `before` its caller holds, so a list collected is never one asked about.
+
 /** Lists made with a run of another list's items in the same places (a request part's turns, taken over from
  *  the last part made from them): `sharedByIdentityOr` steps over the run instead of walking it. */
-const same_runs = new WeakMap<readonly object[], { from: readonly object[]; start: number; end: number }>();
+const same_runs = new WeakMap<readonly object[], { from: WeakRef<readonly object[]>; start: number; end: number }>();
 
 export function noteSameRun(list: readonly object[], from: readonly object[], start: number, end: number): void {
-  same_runs.set(list, { from, start, end: Math.min(end, from.length, list.length) });
+  same_runs.set(list, { from: new WeakRef(from), start, end: Math.min(end, from.length, list.length) });
 }
 
 /** `sharedBy` for a `same` that holds for an item and itself: `same` is asked only where the two items are not the
@@ -130,7 +135,7 @@ export function sharedByIdentityOr<T extends object>(before: readonly T[], now: 
   const length = Math.min(before.length, now.length);
   const made = same_runs.get(now);
   // Where the run starts and ends (ends by `length`: noteSameRun keeps it within both lists), or -1.
-  let run_start = made?.from === before && made.start < made.end ? made.start : -1;
+  let run_start = made?.from.deref() === before && made.start < made.end ? made.start : -1;
   const run_end = made?.end ?? 0;
   let at = 0;
   for (;;) {
@@ -150,26 +155,28 @@ export function sharedByIdentityOr<T extends object>(before: readonly T[], now: 
  *  changing or adding items only from there (SessionFolder.snapshotSince, classification's copy of the batches):
  *  how many leading items two snapshots' lists share is then known without walking them (a million records'
  *  open episode: 100k steps and 100k batches walked several times an append, each item's load missing the cache). */
-const made_lists = new WeakMap<readonly object[], { from: readonly object[]; same: number }>();
+const made_lists = new WeakMap<readonly object[], readonly MadeFrom[]>();
+/** A list a list was made from, directly or through others, and how many leading items the two share. */
+interface MadeFrom {
+  from: WeakRef<readonly object[]>;
+  same: number;
+}
 /** Lists a known count goes back through: a live episode's snapshot is made from the last one in two steps. */
 const MADE_LISTS_FOLLOWED_MAX = 4;
 
+/** Each list notes every list it goes back to, not only the last: a list in between (classification's copy
+ *  of the batches, made from the snapshot's and dropped) may be collected before the count is asked for. */
 export function noteListMadeFrom(list: readonly object[], from: readonly object[], same: number): void {
-  made_lists.set(list, { from, same: Math.min(same, from.length, list.length) });
+  const direct = Math.min(same, from.length, list.length);
+  const further = (made_lists.get(from) ?? []).slice(0, MADE_LISTS_FOLLOWED_MAX - 1).map((made) => ({ from: made.from, same: Math.min(made.same, direct) }));
+  made_lists.set(list, [{ from: new WeakRef(from), same: direct }, ...further]);
 }
 
 /** How many leading items of two lists are the same objects: from how `now` was made, when it was made from
  *  `before` (through at most MADE_LISTS_FOLLOWED_MAX lists; at most what a walk finds, never more), else walked. */
 export function sharedObjects<T extends object>(before: readonly T[], now: readonly T[]): number {
-  let list: readonly object[] = now;
-  let same = now.length;
-  for (let followed = 0; followed < MADE_LISTS_FOLLOWED_MAX && list !== before; followed++) {
-    const made = made_lists.get(list);
-    if (made === undefined) break;
-    same = Math.min(same, made.same);
-    list = made.from;
-  }
-  if (list === before) return Math.min(same, before.length);
+  if (now === before) return now.length;
+  for (const made of made_lists.get(now) ?? []) if (made.from.deref() === before) return Math.min(made.same, before.length);
   const walked = sharedBy(before, now);
   unknown_lists_walked.items += walked;
   return walked;
@@ -181,7 +188,7 @@ export const unknown_lists_walked = { items: 0 };
 /** Per list of an episode snapshot (a list replaced, as classification replaces the batches, is measured
  *  anew), against the snapshot it was made from: once for every sum over it. */
 interface SharedCount {
-  before: readonly object[];
+  before: WeakRef<readonly object[]>;
   same: number;
 }
 
@@ -189,7 +196,7 @@ const shared_counts = new WeakMap<readonly object[], SharedCount>();
 
 function sharedOf(before: readonly object[], now: readonly object[]): SharedCount {
   let shared = shared_counts.get(now);
-  if (shared?.before !== before) shared_counts.set(now, (shared = { before, same: sharedObjects(before, now) }));
+  if (shared?.before.deref() !== before) shared_counts.set(now, (shared = { before: new WeakRef(before), same: sharedObjects(before, now) }));
   return shared;
 }
 

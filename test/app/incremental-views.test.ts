@@ -3,6 +3,8 @@
 // fold copied and re-classified and how many episodes' views were laid out again. And the reused views are the
 // same as a full rebuild's.
 import fs from 'node:fs';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { encodeFrame } from '../../src-main/engine/frame-codec.js';
 import { sessionTarget } from '../../src-main/engine/inspect.js';
@@ -12,6 +14,7 @@ import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { EpisodeIndex } from '../../src-main/replay/episode-index.js';
 import { SessionFolder } from '../../src-main/replay/fold.js';
 import { planFor } from '../../src-main/replay/plan.js';
+import { renderEpisodeRequest } from '../../src-main/replay/transcript.js';
 import { EpisodeSum, unknown_lists_walked } from '../../src-main/replay/resumable.js';
 import { episodeTiming } from '../../src-main/replay/timing.js';
 import { walPayloadReader } from '../../src-main/replay/payloads.js';
@@ -30,6 +33,12 @@ const NOTES_PER_EPISODE = 98;
 const BIG_TEST_MS_MAX = 120_000;
 
 type Frame = { type: string; payload: Record<string, unknown> };
+
+/** A full collection, as V8 makes it once the heap grows: what is unreachable is gone after it. */
+function fullGc(): void {
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
+}
 
 const user = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });
 
@@ -255,6 +264,8 @@ describe('an append to a long open episode recomputes what it appended, and ever
   const SUM_ITEMS_PER_APPEND_MAX = 200;
   /** Turns checked again per append: those among the last messages of the request part (the checkpoint). */
   const TURNS_PER_APPEND_MAX = 8;
+  /** The four lists of each of the last snapshots a live episode's sums may go back through, and the newest's. */
+  const LISTS_KEPT_MAX = 4 * 6;
 
   function stepFrames(s: number, in_flight: boolean): Frame[] {
     const call = `call-${s}`;
@@ -341,6 +352,31 @@ describe('an append to a long open episode recomputes what it appended, and ever
     const started = cost(stepFrames(STEPS + 1, true));
     expect(started).toMatchObject({ indexed: 2, walked: 0, copied: 2, laid_out: 1 });
     expect(started.sums).toBeLessThanOrEqual(SUM_ITEMS_PER_APPEND_MAX);
+    expectSameAsFreshRead(root, model);
+  }, BIG_TEST_MS_MAX);
+
+  it('a long live tail keeps a bounded number of the open episode\'s past lists: no snapshot\'s list holds the one before it', async () => {
+    // Each snapshot's lists note the lists they were made from (to count shared items without walking them); held
+    // strongly, every past snapshot's steps, batches and request part stayed alive: a million records' open
+    // episode kept ~4 MB more an append until the heap filled.
+    const { root, model } = openEpisodeOfSteps(STEPS, stepFrames);
+    everyView(model);
+    const APPENDS = 24;
+    const past: WeakRef<readonly object[]>[] = [];
+    for (let round = 0; round < APPENDS; round++) {
+      append(root, [{ type: 'run_paused', payload: { reason: 'operator' } }]);
+      model.refresh();
+      everyView(model);
+      const episode = model.fold().episodes.at(-1)!;
+      for (const list of [episode.steps, episode.batches, EpisodeIndex.of(episode).recordedSteps(), renderEpisodeRequest(episode).messages]) past.push(new WeakRef(list));
+      // Its own task, as each refresh of a live session is: a WeakRef keeps its target until the task ends.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    fullGc();
+    const alive = past.map((ref) => ref.deref() !== undefined);
+    // The newest snapshot's lists and those of the few copies its sums may go back through (MADE_FROM_KEPT_MAX).
+    expect(alive.slice(0, -LISTS_KEPT_MAX).filter(Boolean)).toEqual([]);
+    expect(alive.slice(-4).every(Boolean)).toBe(true);
     expectSameAsFreshRead(root, model);
   }, BIG_TEST_MS_MAX);
 
