@@ -192,11 +192,14 @@ export class EpisodeIndex {
 
   /** Steps with a durable model_step_finished, in WAL order. */
   recordedSteps(): readonly StepFold[] {
-    // A copy, made once: `recorded` is handed on to the next snapshot's index, which changes it.
+    // A copy, made once: `recorded` is handed on to the next snapshot's index, which changes it. The copy of the
+    // index this one took over when no step was recorded or changed since (most appends record no step).
     const index = this.current();
+    const from = index.recorded_from;
+    if (index.recorded_copy === null && from !== null && sameFrom(index.recorded, from.copy, from.same)) index.recorded_copy = from.copy;
     if (index.recorded_copy === null) {
       index.recorded_copy = index.recorded.slice();
-      if (index.recorded_from !== null) noteListMadeFrom(index.recorded_copy, index.recorded_from.copy, index.recorded_from.same);
+      if (from !== null) noteListMadeFrom(index.recorded_copy, from.copy, from.same);
     }
     return index.recorded_copy;
   }
@@ -220,17 +223,25 @@ export class EpisodeIndex {
   }
 }
 
+/** Whether `list` holds `copy`'s items, the first `same` known to be the same objects. */
+function sameFrom<T>(list: readonly T[], copy: readonly T[], same: number): boolean {
+  if (list.length !== copy.length) return false;
+  for (let at = same; at < list.length; at++) if (list[at] !== copy[at]) return false;
+  return true;
+}
+
 /** Per snapshot's steps list: how many leading steps it shares, with the same batches, with the steps of the
  *  snapshot it was last measured against (`sharedStepsWithBatches`). */
-const steps_with_batches = new WeakMap<readonly StepFold[], { before: WeakRef<readonly StepFold[]>; batches: readonly BatchFold[]; count: number }>();
+const steps_with_batches = new WeakMap<readonly StepFold[], { before: WeakRef<readonly StepFold[]>; batches_before: WeakRef<readonly BatchFold[]>; batches: readonly BatchFold[]; count: number }>();
 
 /** For a sum over the steps that reads each step's batch: how many leading steps are the same objects with the
- *  same batches (`sharedStepsAndBatches` over the episodes' steps). */
+ *  same batches (`sharedStepsAndBatches` over the episodes' steps). Kept for the four lists it was counted over:
+ *  a snapshot that changed no step shares the last one's steps list, not its batches. */
 export function sharedStepsWithBatches(before: EpisodeFold, episode: EpisodeFold): number {
   const kept = steps_with_batches.get(episode.steps);
-  if (kept?.before.deref() === before.steps && kept.batches === episode.batches) return kept.count;
+  if (kept?.before.deref() === before.steps && kept.batches_before.deref() === before.batches && kept.batches === episode.batches) return kept.count;
   const count = sharedStepsAndBatches(before, episode, before.steps, episode.steps);
-  steps_with_batches.set(episode.steps, { before: new WeakRef(before.steps), batches: episode.batches, count });
+  steps_with_batches.set(episode.steps, { before: new WeakRef(before.steps), batches_before: new WeakRef(before.batches), batches: episode.batches, count });
   return count;
 }
 

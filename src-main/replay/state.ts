@@ -18,13 +18,9 @@ export function owesTurnFinished(episode: EpisodeFold, batch: BatchFold): boolea
   return EpisodeIndex.of(episode).step(batch.step_id)?.turn_finished_seq == null;
 }
 
-/** The last model step with a durable model_step_finished. */
+/** The last model step with a durable model_step_finished (the first of the steps in order with the latest seq). */
 export function lastFinishedStep(episode: EpisodeFold): StepFold | null {
-  let last: StepFold | null = null;
-  for (const step of episode.steps) {
-    if (step.seq !== null && (last === null || step.seq > (last.seq ?? 0))) last = step;
-  }
-  return last;
+  return step_seqs.of(episode).last_finished;
 }
 
 export function episodeState(episode: EpisodeFold): EpisodeState {
@@ -44,12 +40,14 @@ function progressSeq(episode: EpisodeFold): number {
   return Math.max(episode.started_seq, step_seqs.of(episode).progress, batch_seqs.of(episode).progress);
 }
 
-/** Over the steps: the latest model_step_finished, and the latest step record of any kind. */
-const step_seqs = new EpisodeSum<StepFold, { recorded_max: number; progress: number }>({
+/** Over the steps: the latest model_step_finished (its seq and its step), and the latest step record of any kind.
+ *  Summed, not walked: the plan asks for the last finished step at every snapshot of a live episode. */
+const step_seqs = new EpisodeSum<StepFold, { recorded_max: number; last_finished: StepFold | null; progress: number }>({
   items: (episode) => episode.steps,
   shared: sharedSteps,
-  initial: () => ({ recorded_max: 0, progress: 0 }),
+  initial: () => ({ recorded_max: 0, last_finished: null, progress: 0 }),
   add(state, step) {
+    if (step.seq !== null && (state.last_finished === null || step.seq > state.last_finished.seq!)) state.last_finished = step;
     state.recorded_max = Math.max(state.recorded_max, step.seq ?? 0);
     state.progress = Math.max(state.progress, step.seq ?? 0, step.turn_finished_seq ?? 0);
   },

@@ -35,7 +35,7 @@ import { isMap, text } from './values.js';
 import { cborArrayHead, requestBytes, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
 
 interface Rendering {
-  messages: RenderedMessage[];
+  messages: readonly RenderedMessage[];
   problems: RequestProblem[];
   /** The view in force and the messages it stands in for (measured only when a caller shows them). */
   view: ViewRecord | null;
@@ -163,7 +163,7 @@ function itemsSize(messages: readonly JsonPayload[]): number {
 
 const messagesOf = (rendered: readonly RenderedMessage[]): JsonPayload[] => rendered.map((entry) => entry.message);
 
-function stepMessages(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader): Rendering {
+function stepMessages(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader): Rendering & { messages: RenderedMessage[] } {
   const earlier = fold.episodes.filter((episode) => episode.episode < episode_number).map((episode) => renderEpisode(episode, null, payloads));
   const target = fold.episodes.find((episode) => episode.episode === episode_number);
   const own = target === undefined ? null : renderEpisode(target, step_id, payloads);
@@ -202,15 +202,30 @@ function unreadPartOf(episode: EpisodeFold): Rendering {
   const head = asMessages(episode.input).map((message): RenderedMessage => ({ origin: { kind: 'input', episode: episode.episode }, message }));
   if (latest !== null && problem === null) appendAll(head, replacementOf(episode.episode, latest));
   const steers = turns.cut_at === null ? steersAtEnd(episode, index, null) : steersPastCut(episode, index, index.recordedSteps().slice(turns.cut_at + 1));
+  const last = turns.last_part;
+  if (last !== null && sameMessages(last, head, turns.body, steers)) return { messages: last.messages, problems: problem === null ? [] : [problem], view: latest, replaced: turns.replaced.slice() };
   // A copy: the turns are taken over by the next snapshot's part. Copied in bulk: pushed one at a time, the
   // 200k turns of a million records' open episode took ~13 ms an append (a store barrier each while the
   // garbage collector marks that heap).
   const messages = head.concat(turns.body, steers);
   // The turns this part shares with the last part made from them are the same messages in the same places.
-  const last = turns.last_part;
   if (last !== null && last.head === head.length) noteSameRun(messages, last.messages, head.length, head.length + last.body_kept);
   turns.last_part = { messages, head: head.length, body_kept: turns.body.length };
   return { messages, problems: problem === null ? [] : [problem], view: latest, replaced: turns.replaced.slice() };
+}
+
+/** Whether the last part made from these turns holds the messages a part made now would: the same turns (those
+ *  summed again from the checkpoint are the same objects), with the same input, view and steers around them. An
+ *  append that records no turn (most of a live run's) hands on the last part's list instead of a copy as long
+ *  as the episode (~1.6 MB a snapshot of a million records' open episode). */
+function sameMessages(last: NonNullable<UnreadTurns['last_part']>, head: readonly RenderedMessage[], body: readonly RenderedMessage[], steers: readonly RenderedMessage[]): boolean {
+  const { messages } = last;
+  if (last.head !== head.length || messages.length !== head.length + body.length + steers.length) return false;
+  for (let at = 0; at < head.length; at++) if (messages[at]!.message !== head[at]!.message) return false;
+  for (let at = last.body_kept; at < body.length; at++) if (messages[head.length + at] !== body[at]) return false;
+  const steers_at = head.length + body.length;
+  for (let at = 0; at < steers.length; at++) if (messages[steers_at + at]!.message !== steers[at]!.message) return false;
+  return true;
 }
 
 /** The latest view of an episode's whole part and why it does not assemble (null when it does), per snapshot. */

@@ -355,6 +355,31 @@ describe('an append to a long open episode recomputes what it appended, and ever
     expectSameAsFreshRead(root, model);
   }, BIG_TEST_MS_MAX);
 
+  it('an append that changes no step, batch or turn hands on the last snapshot\'s lists, not copies as long as the episode', () => {
+    const { root, model } = openEpisodeOfSteps(STEPS, stepFrames);
+    everyView(model);
+    const lists = () => {
+      const episode = model.fold().episodes.at(-1)!;
+      return [episode.steps, episode.batches, EpisodeIndex.of(episode).recordedSteps(), renderEpisodeRequest(episode).messages];
+    };
+    const before = lists();
+    append(root, [{ type: 'run_paused', payload: { reason: 'operator' } }, { type: 'run_note', payload: { note: 'live' } }]);
+    model.refresh();
+    everyView(model);
+    const after = lists();
+    for (const [at, list] of after.entries()) expect(list).toBe(before[at]);
+    expectSameAsFreshRead(root, model);
+    // A result for the call in flight changes its batch (and the request part's turns), not the steps.
+    append(root, [{ type: 'tool_result', payload: { batch_id: `b${STEPS}`, tool_call_id: `call-${STEPS}`, outcome: 'completed', output: { s: STEPS }, finished_at_ms: 1_000 * STEPS + 20 } }]);
+    model.refresh();
+    everyView(model);
+    const [steps, batches, recorded] = lists();
+    expect(steps).toBe(after[0]);
+    expect(recorded).toBe(after[2]);
+    expect(batches).not.toBe(after[1]);
+    expectSameAsFreshRead(root, model);
+  }, BIG_TEST_MS_MAX);
+
   it('a long live tail keeps a bounded number of the open episode\'s past lists: no snapshot\'s list holds the one before it', async () => {
     // Each snapshot's lists note the lists they were made from (to count shared items without walking them); held
     // strongly, every past snapshot's steps, batches and request part stayed alive: a million records' open
@@ -363,12 +388,18 @@ describe('an append to a long open episode recomputes what it appended, and ever
     everyView(model);
     const APPENDS = 24;
     const past: WeakRef<readonly object[]>[] = [];
-    for (let round = 0; round < APPENDS; round++) {
-      append(root, [{ type: 'run_paused', payload: { reason: 'operator' } }]);
+    const seen = new WeakSet<readonly object[]>();
+    for (let round = 1; round <= APPENDS; round++) {
+      // The step in flight ends and the next one starts: every one of the four lists changes.
+      append(root, [...stepEnd(STEPS + round - 1), ...stepFrames(STEPS + round, true)]);
       model.refresh();
       everyView(model);
       const episode = model.fold().episodes.at(-1)!;
-      for (const list of [episode.steps, episode.batches, EpisodeIndex.of(episode).recordedSteps(), renderEpisodeRequest(episode).messages]) past.push(new WeakRef(list));
+      for (const list of [episode.steps, episode.batches, EpisodeIndex.of(episode).recordedSteps(), renderEpisodeRequest(episode).messages]) {
+        expect(seen.has(list)).toBe(false);
+        seen.add(list);
+        past.push(new WeakRef(list));
+      }
       // Its own task, as each refresh of a live session is: a WeakRef keeps its target until the task ends.
       await new Promise((resolve) => setImmediate(resolve));
     }
