@@ -18,6 +18,7 @@ import type { Payload } from '../src-shared/wal.js';
 import { requiredFeatures } from '../src-main/engine/features.js';
 import { encodeFrame } from '../src-main/engine/frame-codec.js';
 import { FRAME_VER_GATED, FRAME_VER_PLAIN, MIB } from '../src-main/engine/limits.js';
+import { readWal } from '../src-main/engine/reader.js';
 import { openSessionForWrite, type WritableSession } from '../src-main/engine/session.js';
 import { sessionDir, walPath } from '../src-main/engine/state-root.js';
 
@@ -278,21 +279,65 @@ export class LiveAppender {
   private readonly random: () => number;
   private readonly run: number;
   private step = 0;
+  /** The open episode's step in flight (its batch started, no result yet), which the next step's append ends. */
+  private in_flight: { batch_id: string; step_id: number; call_ids: string[] } | null = null;
 
-  /** `start_run` false: the appends go to the episode the WAL leaves open (a long run still going). */
+  /** `start_run` false: the appends go to the episode the WAL leaves open (a long run still going): its steps
+   *  go on from the last step id it holds, after the step it left in flight. */
   constructor(root: string, session_id: string, seed = 9, start_run = true) {
     this.session = openSessionForWrite(root, session_id, { writer_name: 'walscope-bench-live' });
     this.random = prng(seed);
     this.run = 1_000_000 + seed;
-    if (!start_run) return;
+    if (!start_run) {
+      this.findOpenStep(walPath(sessionDir(root, session_id)));
+      return;
+    }
     this.session.writer.append('run_started', { run_id: `live-${seed}-${Date.now()}`, session: session_id, config: { model: 'bench-model', max_steps: 1_000_000 }, input: [{ role: 'user', content: [{ type: 'text', text: 'live' }] }] });
     this.session.writer.barrier();
   }
 
-  /** Appends one whole step (model step, batch, intents, results, commit) and makes it durable. */
+  private findOpenStep(wal: string): void {
+    const answered = new Set<string>();
+    readWal(wal, {
+      on_frame: (frame) => {
+        const payload = (frame.payload ?? {}) as Record<string, unknown>;
+        if (frame.type === 'run_started') this.step = 0;
+        else if (frame.type === 'model_step_finished') this.step = Math.max(this.step, Number(payload.step_id));
+        else if (frame.type === 'tool_batch_started') {
+          const call_ids = (payload.planned_calls as { tool_call_id: string }[]).map((call) => call.tool_call_id);
+          this.in_flight = { batch_id: String(payload.batch_id), step_id: Number(payload.step_id), call_ids };
+          answered.clear();
+        } else if (frame.type === 'tool_result') answered.add(String(payload.tool_call_id));
+        else if (frame.type === 'tool_batch_finished') this.in_flight = null;
+      },
+    });
+    if (this.in_flight !== null) this.in_flight.call_ids = this.in_flight.call_ids.filter((id) => !answered.has(id));
+  }
+
+  /** The seq of the last record appended. */
+  get last_seq(): number {
+    return this.session.writer.last_seq;
+  }
+
+  /** The step id of the last step appended (or found in flight). */
+  get last_step_id(): number {
+    return this.step;
+  }
+
+  /** Appends one whole step (model step, batch, intents, results, commit) and makes it durable; the first
+   *  ends the step the WAL left in flight before it, as the run going on would. */
   appendStep(outputBytes: (random: () => number) => number = smallOutputBytes): number {
+    let records = 0;
+    const open = this.in_flight;
+    if (open !== null) {
+      for (const id of open.call_ids) this.session.writer.append('tool_result', { batch_id: open.batch_id, tool_call_id: id, outcome: 'completed', output: slice(this.random, outputBytes(this.random)), is_error: false });
+      this.session.writer.append('tool_batch_finished', { batch_id: open.batch_id });
+      this.session.writer.append('turn_finished', { step_id: open.step_id });
+      records += open.call_ids.length + 2;
+      this.in_flight = null;
+    }
     this.step += 1;
-    const records = writeStep(this.session.writer, this.random, this.run, this.step, outputBytes);
+    records += writeStep(this.session.writer, this.random, this.run, this.step, outputBytes);
     this.session.writer.barrier();
     return records;
   }

@@ -5,14 +5,14 @@
 // same file, and the live tail (append → event, append → new row) on sessions of 100,000 and 1,000,000 records
 // and on 100,000 records in one open episode (a long run still going: every append lands in it), and the
 // search of each list of the million-record session and of the 1 GiB session.
-// Run alone: `npx tsx scripts/bench-service.ts [root|big|live|live-100k|live-long|live-1m|live-long-1m|search|search-big]…`
+// Run alone: `npx tsx scripts/bench-service.ts [root|big|live|live-100k|live-long|live-1m|live-long-1m|live-1m-steps|live-long-steps|live-long-1m-steps|search|search-big]…`
 // (root, big, live, search and search-big by default).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import type { RowPage, SearchResult, SessionDetail, SessionSummary, SessionTail, WalscopeEvent } from '../src-shared/ipc.js';
+import type { RowPage, SearchResult, SessionDetail, SessionSummary, SessionTail, TimelineRow, WalscopeEvent } from '../src-shared/ipc.js';
 import { sessionDir, walPath } from '../src-main/engine/state-root.js';
 import { BIG_SESSION_ID, bigSessionRoot, LiveAppender, LONG_EPISODE_SESSION_ID, longEpisodeMillionRoot, manySessionsRoot, MILLION_SESSION_ID, millionSessionRoot, smallOutputBytes, writeSessionWal } from './bench-data.js';
 
@@ -281,7 +281,12 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function benchLive(label: string, make_root: (dir: string) => string, session_id: string, start_run = true): Promise<void> {
+/** What each append of a live line writes: one record attached to no step (`run_paused`, the smallest change),
+ *  or one whole step of the run (its model step, batch, intents, results and commit, one barrier), which changes
+ *  the episode's steps, batches and request part as a running agent does. */
+type LiveAppend = 'record' | 'step';
+
+async function benchLive(label: string, make_root: (dir: string) => string, session_id: string, start_run = true, appending: LiveAppend = 'record'): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-bench-live-'));
   const cache_dir = path.join(dir, 'cache');
   try {
@@ -316,20 +321,24 @@ async function benchLive(label: string, make_root: (dir: string) => string, sess
       await served.call<RowPage<'timeline'>>('getRows', [session_id, 'timeline', Math.max(0, rows_before - TIMELINE_TAIL_ROWS), TIMELINE_TAIL_ROWS]);
       first_timeline_ms = performance.now() - timeline_asked;
       for (let round = 0; round < LIVE_APPENDS; round++) {
-        const before = last_seq;
-        const arrived = new Promise<void>((resolve) => (awaited = { seq: before, resolve }));
-        appender.appendRecord();
+        // Appended and made durable at once (no event is handled in between): the event awaited is the one that
+        // carries the append's last seq (a step's first records may be read, and shown, before its last are written).
+        if (appending === 'record') appender.appendRecord();
+        else appender.appendStep();
         const appended_at = performance.now();
-        await Promise.race([arrived, until(async () => (last_seq > before ? true : null))]);
+        const target = appender.last_seq;
+        const arrived = new Promise<void>((resolve) => (awaited = { seq: target - 1, resolve }));
+        await Promise.race([arrived, until(async () => (last_seq >= target ? true : null))]);
         awaited = null;
         to_event.push(event_at - appended_at);
         const detail = await served.call<SessionDetail>('getSession', [session_id]);
         const page = await served.call<RowPage<'records'>>('getRows', [session_id, 'records', detail.rows.records - 1, 1]);
-        if (page.rows[0]?.type !== 'run_paused') throw new Error(`the new row is not there: ${JSON.stringify(page.rows[0])}`);
+        if (page.rows[0]?.type !== (appending === 'record' ? 'run_paused' : 'turn_finished')) throw new Error(`the new row is not there: ${JSON.stringify(page.rows[0])}`);
         to_row.push(performance.now() - appended_at);
         // The timeline's new row too, as the window asks when that tab is open (its last page).
         const timeline = await served.call<RowPage<'timeline'>>('getRows', [session_id, 'timeline', Math.max(0, detail.rows.timeline - TIMELINE_TAIL_ROWS), TIMELINE_TAIL_ROWS]);
-        if (!timeline.rows.some((row) => row.kind === 'event' && row.seqs.includes(last_seq))) throw new Error(`the new timeline row is not there: ${JSON.stringify(timeline.rows)}`);
+        const shown = (row: TimelineRow) => (appending === 'record' ? row.kind === 'event' && row.seqs.includes(last_seq) : row.kind === 'step' && row.step_id === appender.last_step_id);
+        if (!timeline.rows.some(shown)) throw new Error(`the new timeline row is not there: ${JSON.stringify(timeline.rows)}`);
         to_timeline_row.push(performance.now() - appended_at);
       }
     } finally {
@@ -345,7 +354,7 @@ async function benchLive(label: string, make_root: (dir: string) => string, sess
 }
 
 function liveHeading(): void {
-  console.log(`\nlive tail through walscope serve (${LIVE_APPENDS} appends of one record each, through the writer under the lease)`);
+  console.log(`\nlive tail through walscope serve (${LIVE_APPENDS} appends each, of one record or of one whole step, through the writer under the lease)`);
 }
 
 async function benchLiveTail(): Promise<void> {
@@ -354,6 +363,9 @@ async function benchLiveTail(): Promise<void> {
   await benchLiveLongEpisode();
   await benchLive1m();
   await benchLiveLongEpisode1m();
+  await benchLive1mSteps();
+  await benchLiveLongEpisodeSteps();
+  await benchLiveLongEpisode1mSteps();
 }
 
 async function benchLive100k(): Promise<void> {
@@ -380,6 +392,22 @@ async function benchLive1m(): Promise<void> {
 /** 1,000,000 records in one run still going: every append lands in an open episode of a million records. */
 async function benchLiveLongEpisode1m(): Promise<void> {
   await benchLive('1,000,000 in 1 open episode', (dir) => copiedRoot(dir, longEpisodeMillionRoot(), LONG_EPISODE_SESSION_ID), LONG_EPISODE_SESSION_ID, false);
+}
+
+async function benchLive1mSteps(): Promise<void> {
+  await benchLive('1,000,000 records, steps', (dir) => copiedRoot(dir, millionSessionRoot(), MILLION_SESSION_ID), MILLION_SESSION_ID, true, 'step');
+}
+
+async function benchLiveLongEpisodeSteps(): Promise<void> {
+  await benchLive('100,000 in 1 open ep., steps', (dir) => {
+    const root = path.join(dir, 'root');
+    writeSessionWal(walPath(sessionDir(root, 'live')), { seed: 5, records_target: 100_000, steps_per_run: Number.MAX_SAFE_INTEGER, leave_open: true, outputBytes: smallOutputBytes, text_chars_max: 80 });
+    return root;
+  }, 'live', false, 'step');
+}
+
+async function benchLiveLongEpisode1mSteps(): Promise<void> {
+  await benchLive('1,000,000 in 1 open ep., steps', (dir) => copiedRoot(dir, longEpisodeMillionRoot(), LONG_EPISODE_SESSION_ID), LONG_EPISODE_SESSION_ID, false, 'step');
 }
 
 /** A root in `dir` holding a copy of session `session_id`'s WAL from the cached `source` root: the bench appends to it. */
@@ -438,11 +466,14 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   'live-long': async () => (liveHeading(), await benchLiveLongEpisode()),
   'live-1m': async () => (liveHeading(), await benchLive1m()),
   'live-long-1m': async () => (liveHeading(), await benchLiveLongEpisode1m()),
+  'live-1m-steps': async () => (liveHeading(), await benchLive1mSteps()),
+  'live-long-steps': async () => (liveHeading(), await benchLiveLongEpisodeSteps()),
+  'live-long-1m-steps': async () => (liveHeading(), await benchLiveLongEpisode1mSteps()),
   search: benchSearch,
   'search-big': benchSearchBig,
 };
 
-/** The sections `npm run bench` runs: `live` is the three live ones, which also run alone by name. */
+/** The sections `npm run bench` runs: `live` is every live line, each of which also runs alone by name. */
 const DEFAULT_SECTIONS = ['root', 'big', 'live', 'search', 'search-big'];
 
 export async function benchService(names: readonly string[] = DEFAULT_SECTIONS): Promise<void> {
