@@ -222,7 +222,7 @@ export function readTarget(target: WalTarget, options: TargetReadOptions = {}): 
 export const VERIFY_DIGEST_WORKER_FILE_BYTES_MIN = 16 * MIB;
 
 export function verifyTarget(target: WalTarget, io: FileIO = nodeFileIO): VerifyReport {
-  return verifyReportOf(target, readTarget(target, { io, with_payload: false, digest_worker_from_bytes: VERIFY_DIGEST_WORKER_FILE_BYTES_MIN }), io);
+  return verifyReportOf(target, readTarget(target, { io, with_payload: false, digest_runs_from_bytes: VERIFY_DIGEST_WORKER_FILE_BYTES_MIN }), io);
 }
 
 /** The verify report of a read already made (a caller that folds the same read, say). */

@@ -15,7 +15,7 @@ import type {
 import { describe } from './errors.js';
 import { unknownFeatures } from './features.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
-import { IN_PLACE_DIGESTS, WorkerDigests, type DigestStage, type WindowView } from './digest-worker.js';
+import { IN_PLACE_DIGESTS, type DigestStage, type WindowView } from './digest-worker.js';
 import { RunDigests } from './digest-runs.js';
 import { digestAlgorithmName } from './digest.js';
 import { BodyFields, checkedFrameSize, checkFrameAt, checkHeader, decodeBodyInto, type BodyRefusal, type PayloadDecoder } from './frame-codec.js';
@@ -59,12 +59,8 @@ export interface ReadOptions {
   decode_payload?: PayloadDecoder;
   /** Continue a previous read from its checkpoint instead of from offset 0. */
   from?: ReadCheckpoint;
-  /** Check digests on a worker thread (digest-worker.ts) when the file has at least this many bytes; absent:
-   *  in place. Worth it only where hashing dominates and a second core is there: `verify` of large files. */
-  digest_worker_from_bytes?: number;
   /** Check every frame's digest on a worker that walks each chunk's frames ahead of the reader (digest-runs.ts)
-   *  when the file has at least this many bytes, in place of `digest_worker_from_bytes`: for the fold, whose
-   *  thread does several times a small frame's hash of other work a frame. */
+   *  when the file has at least this many bytes; absent: in place. */
   digest_runs_from_bytes?: number;
   /** Check digests on this worker, which the caller keeps across reads (the slices of a big read, the reads
    *  of a busy spell) so that its start is paid once: the read releases it when it ends, never closes it. */
@@ -100,7 +96,7 @@ export function readWal(path: string, options: ReadOptions = {}): ReadResult {
   } catch (error) {
     return finish(state, 0, ioError(`cannot open ${path}: ${describe(error)}`));
   }
-  let started: WorkerDigests | RunDigests | null = null;
+  let started: RunDigests | null = null;
   try {
     const size_bytes = io.fstat(fd).size_bytes;
     started = options.digest_worker === undefined ? startedStage(options, size_bytes) : null;
@@ -117,11 +113,9 @@ export function readWal(path: string, options: ReadOptions = {}): ReadResult {
   }
 }
 
-/** The digest stage a read starts for itself, if any (see `digest_runs_from_bytes`, `digest_worker_from_bytes`). */
-function startedStage(options: ReadOptions, size_bytes: number): WorkerDigests | RunDigests | null {
-  if (size_bytes >= (options.digest_runs_from_bytes ?? Number.POSITIVE_INFINITY)) return new RunDigests();
-  if (size_bytes >= (options.digest_worker_from_bytes ?? Number.POSITIVE_INFINITY)) return new WorkerDigests();
-  return null;
+/** The digest stage a read starts for itself, if any (see `digest_runs_from_bytes`). */
+function startedStage(options: ReadOptions, size_bytes: number): RunDigests | null {
+  return size_bytes >= (options.digest_runs_from_bytes ?? Number.POSITIVE_INFINITY) ? new RunDigests() : null;
 }
 
 interface ScanState extends ReadCheckpoint {
