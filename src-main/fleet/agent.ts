@@ -3,13 +3,14 @@
 // beats into `walscope-hosts`, publishes status changes to WALSCOPE_EVENTS, and answers the WalscopeApi on
 // `walscope.api.<host>.<method>`. A recovery request and its outcome are appended to WALSCOPE_AUDIT (and the
 // server's ack awaited) before the reply goes out: no action is ever reported that the audit does not hold.
-import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import { Kvm, type KV } from '@nats-io/kv';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { ApiFailure, dispatchApi, type ApiErrorCode, type ApiRequests, type SessionStatus, type SessionSummary, type WalscopeApi } from '../../src-shared/ipc.js';
 import type { ActionApprover } from '../services/actions.js';
 import { apiSubject, auditSubject, eventSubject, hostKey, HOSTS_BUCKET, sessionKey, SESSIONS_BUCKET } from './names.js';
 import { answerFetch } from './fetch.js';
+import { natsModules } from './nats-modules.js';
 import { requireTopology } from './topology.js';
 
 export const HEARTBEAT_MS = 5_000;
@@ -101,8 +102,9 @@ export class FleetAgent {
 
   static async start(options: AgentOptions): Promise<FleetAgent> {
     await requireTopology(options.nc);
-    const kvm = new Kvm(options.nc);
-    const agent = new FleetAgent(options, jetstream(options.nc), await kvm.open(SESSIONS_BUCKET), await kvm.open(HOSTS_BUCKET));
+    const { jetstream, kv } = await natsModules();
+    const kvm = new kv.Kvm(options.nc);
+    const agent = new FleetAgent(options, jetstream.jetstream(options.nc), await kvm.open(SESSIONS_BUCKET), await kvm.open(HOSTS_BUCKET));
     await agent.forgetVanished();
     await agent.sync();
     await agent.beat();

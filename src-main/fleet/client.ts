@@ -1,9 +1,10 @@
 // The viewer's side of the bus: the summaries and host beats as they are now, and API calls to one host's agent.
-import { Kvm, type KV } from '@nats-io/kv';
+import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ApiMethod } from '../../src-shared/ipc.js';
 import { HOST_OFFLINE_MS, type FleetReply, type FleetRequest, type FleetSummary, type HostBeat } from './agent.js';
 import { apiSubject, HOSTS_BUCKET, SESSIONS_BUCKET } from './names.js';
+import { natsModules } from './nats-modules.js';
 import { requireTopology } from './topology.js';
 
 export const REQUEST_TIMEOUT_MS = 10_000;
@@ -29,7 +30,7 @@ export async function bucketValues<T>(kv: KV): Promise<Map<string, T>> {
 
 export async function fleetRows(nc: NatsConnection, filter: { status?: string; host?: string } = {}): Promise<{ rows: FleetRow[]; hosts: HostBeat[] }> {
   await requireTopology(nc);
-  const kvm = new Kvm(nc);
+  const kvm = new (await natsModules()).kv.Kvm(nc);
   const hosts = [...(await bucketValues<HostBeat>(await kvm.open(HOSTS_BUCKET))).values()];
   const beats = new Map(hosts.map((beat) => [beat.host, beat.beat_ms]));
   const now = Date.now();

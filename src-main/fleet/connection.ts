@@ -2,7 +2,8 @@
 // (--creds FILE, or --user/--password) and TLS CA (--tls-ca FILE). walscope adds nothing to and removes nothing
 // from the server's security: what the server's configuration allows is what the command may do.
 import fs from 'node:fs';
-import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
+import type { ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
+import { natsModules } from './nats-modules.js';
 
 export interface BusOptions {
   url: string;
@@ -45,7 +46,8 @@ export async function connectBus(options: BusOptions): Promise<NatsConnection> {
     config.user = options.user;
     config.pass = options.password ?? '';
   }
-  if (options.creds !== null) config.authenticator = credsAuthenticator(fs.readFileSync(options.creds));
+  const { transport } = await natsModules();
+  if (options.creds !== null) config.authenticator = transport.credsAuthenticator(fs.readFileSync(options.creds));
   if (options.tls_ca !== null) config.tls = { caFile: options.tls_ca };
-  return connect(config);
+  return transport.connect(config);
 }

@@ -6,9 +6,10 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { headers, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import type { WalscopeApi } from '../../src-shared/ipc.js';
 import { encodeToken, fetchSubject } from './names.js';
+import { natsModules } from './nats-modules.js';
 
 export const FETCH_CHUNK_BYTES_MAX = 256 * 1024;
 export const FETCH_TIMEOUT_MS = 10_000;
@@ -47,7 +48,7 @@ async function serveFetch(api: WalscopeApi, msg: Msg, max_payload: number): Prom
     }
   } catch (error) {
     // Errors travel in a header, so a chunk's bytes are only ever WAL bytes.
-    const h = headers();
+    const h = (await natsModules()).transport.headers();
     h.set(ERROR_HEADER, oneLine((error as Error).message));
     msg.respond(new Uint8Array(0), { headers: h });
   }

@@ -2,12 +2,12 @@
 // or a filter over every host is a scan of memory, never a round of requests. The watch first delivers every
 // current value (the index is complete when the server says none are pending), then every change. The sessions
 // bucket is indexed as a FleetIndex (pages, filters); the hosts bucket as a plain BucketIndex of heartbeats.
-import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { QueuedIterator } from '@nats-io/nats-core';
 import type { KvWatchEntry } from '@nats-io/kv';
 import type { FleetSummary } from './agent.js';
 import { SESSIONS_BUCKET } from './names.js';
+import { natsModules } from './nats-modules.js';
 import { requireTopology } from './topology.js';
 
 export const PAGE_ROWS_MAX = 2_000;
@@ -39,7 +39,7 @@ export class BucketIndex<T> {
    *  resolves once every current value is in. */
   static async open<T>(nc: NatsConnection, bucket: string, first_rows = Number.POSITIVE_INFINITY): Promise<BucketIndex<T>> {
     await requireTopology(nc);
-    const kv = await new Kvm(nc).open(bucket);
+    const kv = await new (await natsModules()).kv.Kvm(nc).open(bucket);
     const empty = (await kv.status()).values === 0;
     const index = new BucketIndex<T>(await kv.watch({ key: '>' }));
     if (empty) index.setComplete();

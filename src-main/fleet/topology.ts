@@ -1,8 +1,8 @@
 // The fleet's topology on the server: two KV buckets and two streams, with their limits. `walscope fleet init`
 // creates them (idempotent); agents and viewers only check that they are there and say so in one line if not.
-import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
-import { Kvm } from '@nats-io/kv';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { natsModules } from './nats-modules.js';
 import { AUDIT_STREAM, AUDIT_SUBJECTS, EVENTS_STREAM, EVENTS_SUBJECTS, HOSTS_BUCKET, SESSIONS_BUCKET } from './names.js';
 
 const NS_PER_MS = 1_000_000;
@@ -29,9 +29,11 @@ export interface TopologyReport {
 
 /** Creates what is missing and leaves what exists as it is; says which was which. */
 export async function initTopology(nc: NatsConnection): Promise<TopologyReport> {
-  const jsm = await jetstreamManager(nc);
+  const { jetstream, kv } = await natsModules();
+  const { RetentionPolicy, StorageType } = jetstream;
+  const jsm = await jetstream.jetstreamManager(nc);
   const report: TopologyReport = { created: [], present: [] };
-  const kvm = new Kvm(nc);
+  const kvm = new kv.Kvm(nc);
   for (const [bucket, max_bytes] of [
     [SESSIONS_BUCKET, SESSIONS_BUCKET_BYTES_MAX],
     [HOSTS_BUCKET, HOSTS_BUCKET_BYTES_MAX],
@@ -63,7 +65,7 @@ export async function initTopology(nc: NatsConnection): Promise<TopologyReport> 
 
 /** Throws one line naming what is missing and the command that creates it. */
 export async function requireTopology(nc: NatsConnection): Promise<void> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await (await natsModules()).jetstream.jetstreamManager(nc);
   const missing: string[] = [];
   for (const name of [`KV_${SESSIONS_BUCKET}`, `KV_${HOSTS_BUCKET}`, EVENTS_STREAM, AUDIT_STREAM]) {
     if (!(await streamExists(jsm, name))) missing.push(name.replace(/^KV_/, 'bucket '));
