@@ -18,7 +18,8 @@ import type { Payload } from '../src-shared/wal.js';
 import { requiredFeatures } from '../src-main/engine/features.js';
 import { encodeFrame } from '../src-main/engine/frame-codec.js';
 import { FRAME_VER_GATED, FRAME_VER_PLAIN, MIB } from '../src-main/engine/limits.js';
-import { readWal } from '../src-main/engine/reader.js';
+import { sessionTarget } from '../src-main/engine/inspect.js';
+import { replayTarget } from '../src-main/replay/report.js';
 import { openSessionForWrite, type WritableSession } from '../src-main/engine/session.js';
 import { sessionDir, walPath } from '../src-main/engine/state-root.js';
 
@@ -289,29 +290,21 @@ export class LiveAppender {
     this.random = prng(seed);
     this.run = 1_000_000 + seed;
     if (!start_run) {
-      this.findOpenStep(walPath(sessionDir(root, session_id)));
+      this.findOpenStep(root, session_id);
       return;
     }
     this.session.writer.append('run_started', { run_id: `live-${seed}-${Date.now()}`, session: session_id, config: { model: 'bench-model', max_steps: 1_000_000 }, input: [{ role: 'user', content: [{ type: 'text', text: 'live' }] }] });
     this.session.writer.barrier();
   }
 
-  private findOpenStep(wal: string): void {
-    const answered = new Set<string>();
-    readWal(wal, {
-      on_frame: (frame) => {
-        const payload = (frame.payload ?? {}) as Record<string, unknown>;
-        if (frame.type === 'run_started') this.step = 0;
-        else if (frame.type === 'model_step_finished') this.step = Math.max(this.step, Number(payload.step_id));
-        else if (frame.type === 'tool_batch_started') {
-          const call_ids = (payload.planned_calls as { tool_call_id: string }[]).map((call) => call.tool_call_id);
-          this.in_flight = { batch_id: String(payload.batch_id), step_id: Number(payload.step_id), call_ids };
-          answered.clear();
-        } else if (frame.type === 'tool_result') answered.add(String(payload.tool_call_id));
-        else if (frame.type === 'tool_batch_finished') this.in_flight = null;
-      },
-    });
-    if (this.in_flight !== null) this.in_flight.call_ids = this.in_flight.call_ids.filter((id) => !answered.has(id));
+  /** The open episode's highest step id and its batch still under way, as the fold reads them. */
+  private findOpenStep(root: string, session_id: string): void {
+    const episode = replayTarget(sessionTarget(sessionDir(root, session_id))).fold.episodes.at(-1);
+    if (episode === undefined) return;
+    this.step = episode.steps.reduce((highest, step) => Math.max(highest, step.step_id), 0);
+    const batch = episode.batches.at(-1);
+    if (batch === undefined || batch.finished_seq !== null || batch.step_id === null) return;
+    this.in_flight = { batch_id: batch.batch_id, step_id: batch.step_id, call_ids: batch.calls.filter((call) => call.terminals.length === 0).map((call) => call.tool_call_id) };
   }
 
   /** The seq of the last record appended. */

@@ -351,7 +351,7 @@ export class SessionFolder {
       // Made at its length: pushed onto a copy, the new parts grew its store by half again (~2.4 MB of garbage).
       const added: T[] = [];
       for (let at = kept.length; at < live.length; at++) added.push(clone(live[at]!));
-      const copy = added.length === 0 ? kept.slice() : kept.concat(added);
+      const copy = kept.concat(added);
       for (const at of places[which]!) copy[at] = clone(live[at]!);
       noteListMadeFrom(copy, kept, places[which]!.reduce((first, at) => Math.min(first, at), kept.length));
       return copy;

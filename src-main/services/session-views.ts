@@ -74,14 +74,19 @@ export class Segments<T> {
   slice(start: number, count: number): T[] {
     const out: T[] = [];
     const end = Math.min(this.length, start + count);
-    for (let part = start < end ? this.partOf(start) : this.lengths.length; part < this.lengths.length && this.starts[part]! < end; part++) {
+    if (start >= end) return out;
+    for (let part = this.partOf(start); part < this.lengths.length && this.starts[part]! < end; part++) {
       const from = Math.max(start - this.starts[part]!, 0);
       const to = Math.min(end - this.starts[part]!, this.lengths[part]!);
       if (from >= to) continue;
       const paged = this.made[part] === undefined ? this.page(part, from, to - from) : undefined;
-      if (paged !== undefined) assert.equal(paged.length, to - from, `a page of part ${part} from ${from} was ${paged.length} long, not ${to - from}`);
-      const rows = paged ?? this.part(part);
-      for (let at = paged === undefined ? from : 0; at < (paged === undefined ? to : paged.length); at++) out.push(rows[at]!);
+      if (paged !== undefined) {
+        assert.equal(paged.length, to - from, `a page of part ${part} from ${from} was ${paged.length} long, not ${to - from}`);
+        appendAll(out, paged);
+        continue;
+      }
+      const rows = this.part(part);
+      for (let at = from; at < to; at++) out.push(rows[at]!);
     }
     return out;
   }

@@ -228,16 +228,16 @@ function mergedSlice(entries: StepEntries, others: readonly Keyed[], stepRows: (
   let other = low === 0 ? 0 : othersBelow(entries.keys[first_step]!);
   let at = low === 0 ? 0 : stepStart(first_step);
   const out: TimelineRow[] = [];
-  const take = (rows: readonly TimelineRow[], row_start: number, row_end: number): void => {
-    for (let row = Math.max(row_start, row_start + from - at); row < Math.min(row_end, row_start + to - at); row++) out.push(rows[row]!);
-    at += row_end - row_start;
+  /** The rows of one entry, which start at merged place `at`, that fall in [from, to). */
+  const take = (rows: readonly TimelineRow[]): void => {
+    for (let row = Math.max(0, from - at); row < Math.min(rows.length, to - at); row++) out.push(rows[row]!);
+    at += rows.length;
   };
   for (let step = first_step; step < entries.keys.length && at < to; step++) {
-    for (; other < others.length && others[other]!.key < entries.keys[step]! && at < to; other++) take(others[other]!.rows, 0, others[other]!.rows.length);
-    const rows = stepRows(step);
-    take(rows, 0, rows.length);
+    for (; other < others.length && others[other]!.key < entries.keys[step]! && at < to; other++) take(others[other]!.rows);
+    take(stepRows(step));
   }
-  for (; other < others.length && at < to; other++) take(others[other]!.rows, 0, others[other]!.rows.length);
+  for (; other < others.length && at < to; other++) take(others[other]!.rows);
   return out;
 }
 

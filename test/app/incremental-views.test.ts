@@ -24,6 +24,7 @@ import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { DEMO_SESSIONS } from '../../src-main/demo/sessions.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { buildTimeline, episodeRowCount, episodeRows } from '../../src-main/services/timeline.js';
+import { episodesOf } from '../helpers/episodes.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
 
@@ -443,9 +444,7 @@ describe('an episode\'s timeline rows are counted without laying them out', () =
     buildDemoRoot(root, steppedClock(1_750_000_000_000));
     let episodes = 0;
     for (const key of Object.keys(DEMO_SESSIONS)) {
-      const folder = new SessionFolder();
-      readWal(walPath(sessionDir(root, key)), { on_frame: (frame) => folder.push(frame) });
-      for (const episode of folder.snapshot().episodes) {
+      for (const episode of episodesOf(walPath(sessionDir(root, key)))) {
         expect(episodeRowCount(episode), `${key} episode ${episode.episode}`).toBe(episodeRows(episode).length);
         episodes++;
       }

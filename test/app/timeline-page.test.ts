@@ -6,22 +6,15 @@ import { describe, expect, it } from 'vitest';
 import type { EpisodeFold } from '../../src-shared/replay.js';
 import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { DEMO_SESSIONS } from '../../src-main/demo/sessions.js';
-import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
-import { SessionFolder } from '../../src-main/replay/fold.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { episodeRows, episodeRowsPage, StepRowCache } from '../../src-main/services/timeline.js';
+import { episodesOf } from '../helpers/episodes.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
 
 const tempDir = useTempDirs('walscope-timeline-page-');
 const PAGE_COUNTS = [1, 2, 3, 7, 50];
-
-function episodesOf(wal: string): EpisodeFold[] {
-  const folder = new SessionFolder();
-  readWal(wal, { on_frame: (frame) => folder.push(frame) });
-  return folder.snapshot().episodes;
-}
 
 /** Checks every page of every count, from every start (and past the end), against the whole rows; returns how
  *  many pages it checked. */

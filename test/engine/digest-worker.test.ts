@@ -116,10 +116,7 @@ describe('digests checked on a worker thread', () => {
     const whole = path.join(dir, 'whole.wal');
     // verify streams (rather than folds) a WAL past RUN_FOLD_BYTES_MAX: that read is the one with the worker.
     const size_bytes_min = Math.max(VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, RUN_FOLD_BYTES_MAX);
-    const bodies = [lineageBody()];
-    const output = 'y'.repeat(900_000);
-    for (let seq = 1; seq <= Math.ceil(size_bytes_min / output.length) + 1; seq++) bodies.push(recordBody(seq, 'tool_result', { batch_id: 'b1', tool_call_id: `c${seq}`, outcome: 'completed', output, is_error: false }));
-    const wal = walBytes(bodies);
+    const wal = largeWal(size_bytes_min).bytes;
     expect(wal.length).toBeGreaterThan(size_bytes_min);
     fs.writeFileSync(whole, wal);
     const damaged = path.join(dir, 'damaged.wal');
