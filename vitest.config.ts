@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/build-once.ts'],
+    setupFiles: ['test/setup/parts-equality.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -2,6 +2,7 @@
 // records mean after a crash, which calls are done, held, never sent or indeterminate, and what recovery would
 // append. Plain JSON data only (byte strings become lowercase hex), so the CLI, the app and the tests share it.
 import type { JsonValue } from './json.js';
+import type { Parts } from './parts.js';
 import type { InProgressTail, TornTail, WalErrorInfo } from './wal.js';
 
 export type { JsonValue };
@@ -229,8 +230,9 @@ export interface EpisodeFold {
   tagged: boolean;
   state: EpisodeState;
   finished: RunFinish | null;
-  steps: StepFold[];
-  batches: BatchFold[];
+  /** Arrays while the fold owns them; a live episode's snapshot holds them in chunks (parts.ts). */
+  steps: Parts<StepFold>;
+  batches: Parts<BatchFold>;
   steers: SteerFold[];
   approvals: ApprovalFold[];
   cancel_requests: CancelRequest[];

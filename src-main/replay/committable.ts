@@ -49,8 +49,8 @@ const episode_checks = new EpisodeSum<BatchFold, { anomalies: Anomaly[]; committ
     if (anomalies_named.get(before)?.count !== anomalies_named.get(episode)?.count) return 0;
     const changed_steps = new Set<number>();
     const shared = sharedSteps(before, episode);
-    for (let at = shared; at < before.steps.length; at++) changed_steps.add(before.steps[at]!.step_id);
-    for (let at = shared; at < episode.steps.length; at++) changed_steps.add(episode.steps[at]!.step_id);
+    for (let at = shared; at < before.steps.length; at++) changed_steps.add(before.steps.at(at)!.step_id);
+    for (let at = shared; at < episode.steps.length; at++) changed_steps.add(episode.steps.at(at)!.step_id);
     return sharedBy(batches_before, batches, (was, now) => was === now && now.finished_seq !== null && (now.step_id === null || !changed_steps.has(now.step_id)));
   },
   add(checked, batch, episode) {

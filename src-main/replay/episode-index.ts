@@ -2,12 +2,13 @@
 // stays linear: a `find` per step or per batch made the fold, the transcript and the outline quadratic. A live
 // episode's next snapshot takes its index on from the last snapshot's (replay/resumable.ts): the maps copied,
 // the parts past the places where the lists stop being the same set again.
+import { ChunkedList, type Parts } from '../../src-shared/parts.js';
 import type { BatchFold, EpisodeFold, SteerFold, StepFold } from '../../src-shared/replay.js';
-import { madeFrom, noteListMadeFrom, sharedBatches, sharedBy, sharedObjects } from './resumable.js';
+import { madeFrom, sharedBatches, sharedBy, sharedObjects } from './resumable.js';
 
 interface Built {
-  steps: readonly StepFold[];
-  batches: readonly BatchFold[];
+  steps: Parts<StepFold>;
+  batches: Parts<BatchFold>;
   steers: readonly SteerFold[];
   counts: number;
   index: EpisodeIndex;
@@ -30,8 +31,8 @@ export class EpisodeIndex {
   private recorded_places: number[] = [];
   /** `recorded` as `recordedSteps` hands it out, made once; and the list of the index this one took over, with
    *  how many leading steps the two share (the steps recorded before the places where the lists changed). */
-  private recorded_copy: readonly StepFold[] | null = null;
-  private recorded_from: { copy: readonly StepFold[]; same: number } | null = null;
+  private recorded_copy: ChunkedList<StepFold> | null = null;
+  private recorded_from: { copy: ChunkedList<StepFold>; same: number } | null = null;
   /** Set when a step recorded out of seq order made `addSteps` merge the recorded steps anew. */
   private recorded_merged = false;
   /** Batches that no step names, and where they are in the episode's batches. */
@@ -99,10 +100,10 @@ export class EpisodeIndex {
     const steps_shared = sharedObjects(base.steps, episode.steps);
     const batches_shared = sharedObjects(base.batches, episode.batches);
     for (let at = steps_shared; at < base.steps.length; at++) {
-      const [was, now] = [base.steps[at]!, episode.steps[at]!];
+      const [was, now] = [base.steps.at(at)!, episode.steps.at(at)!];
       if (now === undefined || was.step_id !== now.step_id || (was.batch_id !== null && was.batch_id !== now.batch_id)) return false;
     }
-    for (let at = batches_shared; at < base.batches.length; at++) if (base.batches[at]!.batch_id !== episode.batches[at]?.batch_id) return false;
+    for (let at = batches_shared; at < base.batches.length; at++) if (base.batches.at(at)!.batch_id !== episode.batches.at(at)?.batch_id) return false;
     const from = base.index;
     // The recorded steps past the shared places are dropped from the end (they are re-added below).
     let recorded_kept = from.recorded.length;
@@ -119,18 +120,18 @@ export class EpisodeIndex {
     const newly_named = this.addSteps(episode.steps, steps_shared);
     if (from.recorded_copy !== null && !this.recorded_merged) this.recorded_from = { copy: from.recorded_copy, same: recorded_kept };
     for (const [at, place] of from.without_step_places.entries()) {
-      if (place < batches_shared && !newly_named.has(from.without_step[at]!.batch_id)) this.addWithoutStep(episode.batches[place]!, place);
+      if (place < batches_shared && !newly_named.has(from.without_step[at]!.batch_id)) this.addWithoutStep(episode.batches.at(place)!, place);
     }
     this.addBatches(episode.batches, batches_shared);
     return true;
   }
 
   /** Indexes the steps from place `from` on; the batch ids they name that were not named before. */
-  private addSteps(steps: readonly StepFold[], from: number): Set<string | null> {
+  private addSteps(steps: Parts<StepFold>, from: number): Set<string | null> {
     const newly_named = new Set<string | null>();
     const recorded: number[] = [];
     for (let at = from; at < steps.length; at++) {
-      const step = steps[at]!;
+      const step = steps.at(at)!;
       this.steps.set(step.step_id, step);
       if (!this.named.has(step.batch_id)) newly_named.add(step.batch_id);
       this.named.add(step.batch_id);
@@ -138,10 +139,10 @@ export class EpisodeIndex {
     }
     EpisodeIndex.parts_indexed += steps.length - from;
     // In seq order, equal seqs in step order (as a stable sort of all of them by seq gives).
-    recorded.sort((left, right) => steps[left]!.seq! - steps[right]!.seq! || left - right);
+    recorded.sort((left, right) => steps.at(left)!.seq! - steps.at(right)!.seq! || left - right);
     const last = this.recorded.at(-1);
-    if (last === undefined || recorded.length === 0 || steps[recorded[0]!]!.seq! > last.seq!) {
-      for (const place of recorded) this.takeRecorded(steps[place]!, place);
+    if (last === undefined || recorded.length === 0 || steps.at(recorded[0]!)!.seq! > last.seq!) {
+      for (const place of recorded) this.takeRecorded(steps.at(place)!, place);
       return newly_named;
     }
     this.recorded_merged = true;
@@ -150,11 +151,11 @@ export class EpisodeIndex {
     this.recorded_places = [];
     let next = 0;
     for (const place of recorded) {
-      const seq = steps[place]!.seq!;
-      while (next < kept.steps.length && (kept.steps[next]!.seq! < seq || (kept.steps[next]!.seq === seq && kept.places[next]! < place))) this.takeRecorded(kept.steps[next]!, kept.places[next++]!);
-      this.takeRecorded(steps[place]!, place);
+      const seq = steps.at(place)!.seq!;
+      while (next < kept.steps.length && (kept.steps.at(next)!.seq! < seq || (kept.steps.at(next)!.seq === seq && kept.places[next]! < place))) this.takeRecorded(kept.steps.at(next)!, kept.places[next++]!);
+      this.takeRecorded(steps.at(place)!, place);
     }
-    while (next < kept.steps.length) this.takeRecorded(kept.steps[next]!, kept.places[next++]!);
+    while (next < kept.steps.length) this.takeRecorded(kept.steps.at(next)!, kept.places[next++]!);
     return newly_named;
   }
 
@@ -163,9 +164,9 @@ export class EpisodeIndex {
     this.recorded_places.push(place);
   }
 
-  private addBatches(batches: readonly BatchFold[], from: number): void {
+  private addBatches(batches: Parts<BatchFold>, from: number): void {
     for (let at = from; at < batches.length; at++) {
-      const batch = batches[at]!;
+      const batch = batches.at(at)!;
       this.batches.set(batch.batch_id, batch);
       if (!this.named.has(batch.batch_id)) this.addWithoutStep(batch, at);
     }
@@ -191,15 +192,16 @@ export class EpisodeIndex {
   }
 
   /** Steps with a durable model_step_finished, in WAL order. */
-  recordedSteps(): readonly StepFold[] {
+  recordedSteps(): Parts<StepFold> {
     // A copy, made once: `recorded` is handed on to the next snapshot's index, which changes it. The copy of the
-    // index this one took over when no step was recorded or changed since (most appends record no step).
+    // index this one took over when no step was recorded or changed since (most appends record no step), else
+    // that copy's chunks up to the first step that changed, and the rest anew.
     const index = this.current();
     const from = index.recorded_from;
     if (index.recorded_copy === null && from !== null && sameFrom(index.recorded, from.copy, from.same)) index.recorded_copy = from.copy;
     if (index.recorded_copy === null) {
-      index.recorded_copy = index.recorded.slice();
-      if (from !== null) noteListMadeFrom(index.recorded_copy, from.copy, from.same);
+      const same = Math.min(from?.same ?? 0, from?.copy.length ?? 0);
+      index.recorded_copy = (from?.copy ?? ChunkedList.of<StepFold>([])).withTail(same, index.recorded.slice(same));
     }
     return index.recorded_copy;
   }
@@ -224,15 +226,15 @@ export class EpisodeIndex {
 }
 
 /** Whether `list` holds `copy`'s items, the first `same` known to be the same objects. */
-function sameFrom<T>(list: readonly T[], copy: readonly T[], same: number): boolean {
+function sameFrom<T>(list: readonly T[], copy: Parts<T>, same: number): boolean {
   if (list.length !== copy.length) return false;
-  for (let at = same; at < list.length; at++) if (list[at] !== copy[at]) return false;
+  for (let at = same; at < list.length; at++) if (list[at] !== copy.at(at)) return false;
   return true;
 }
 
 /** Per snapshot's steps list: how many leading steps it shares, with the same batches, with the steps of the
  *  snapshot it was last measured against (`sharedStepsWithBatches`). */
-const steps_with_batches = new WeakMap<readonly StepFold[], { before: WeakRef<readonly StepFold[]>; batches_before: WeakRef<readonly BatchFold[]>; batches: readonly BatchFold[]; count: number }>();
+const steps_with_batches = new WeakMap<Parts<StepFold>, { before: WeakRef<Parts<StepFold>>; batches_before: WeakRef<Parts<BatchFold>>; batches: Parts<BatchFold>; count: number }>();
 
 /** For a sum over the steps that reads each step's batch: how many leading steps are the same objects with the
  *  same batches (`sharedStepsAndBatches` over the episodes' steps). Kept for the four lists it was counted over:
@@ -258,12 +260,12 @@ const CHANGED_BATCHES_LOOKED_UP_MAX = 16;
  *  steps of a million records' open episode, each read missing the cache): SessionFolder.startBatch is what
  *  names a step's batch, and it names the step of the batch's own step_id with a batch id started once a
  *  session, so only that step can name it. */
-export function sharedStepsAndBatches(before: EpisodeFold, episode: EpisodeFold, steps_before: readonly StepFold[], steps: readonly StepFold[]): number {
+export function sharedStepsAndBatches(before: EpisodeFold, episode: EpisodeFold, steps_before: Parts<StepFold>, steps: Parts<StepFold>): number {
   const same = sharedObjects(steps_before, steps);
   const places = sharedBatches(before, episode);
   const changed = new Map<string, number | null>();
   for (const batches of [before.batches, episode.batches]) {
-    for (let at = places; at < batches.length; at++) changed.set(batches[at]!.batch_id, batches[at]!.step_id);
+    for (let at = places; at < batches.length; at++) changed.set(batches.at(at)!.batch_id, batches.at(at)!.step_id);
   }
   if (changed.size > CHANGED_BATCHES_LOOKED_UP_MAX) return sharedBy(steps_before, steps, (was, now) => was === now && (now.batch_id === null || !changed.has(now.batch_id)));
   const index = EpisodeIndex.of(episode);

@@ -4,6 +4,7 @@
 // unknown types are kept as references, shown and never acted on (wal-format §5 step 5).
 import assert from 'node:assert/strict';
 import { appendAll, NONE, withItem } from '../../src-shared/arrays.js';
+import { ChunkedList, type Parts } from '../../src-shared/parts.js';
 import type {
   ApprovalFold,
   BatchFold,
@@ -20,7 +21,7 @@ import type { CborValue, Payload, ReadFrame, WalErrorInfo } from '../../src-shar
 import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, MAJOR_ARRAY, MAJOR_MAP, memberTable, ReadBy, SCALAR, setOwn, ShortText, WHOLE, type CborProjection, type MemberTable } from '../engine/cbor.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
-import { noteListMadeFrom, noteMadeFrom } from './resumable.js';
+import { noteMadeFrom } from './resumable.js';
 import { episodeState } from './state.js';
 import { replacementDigestOk, VIEW_RECORD_TYPE } from './views.js';
 import { toJsonValue } from '../../src-shared/json.js';
@@ -216,7 +217,7 @@ export class SessionFolder {
 
   /** The fold so far, classified and checked. A copy: pushing more frames does not change it. */
   snapshot(): SessionFold {
-    const copy = structuredClone(this.fold);
+    const copy = structuredClone({ ...this.fold, episodes: this.fold.episodes.map(withPlainLists) });
     return classified(copy, (index) => this.handed_out.has(this.fold.episodes[index]!));
   }
 
@@ -328,38 +329,40 @@ export class SessionFolder {
   }
 
   /** A copy of a live episode that shares every part its last snapshot (`before`) holds and no frame touched
-   *  since: the lists are that snapshot's, with the touched parts copied anew in their places and the new ones
-   *  added (the live lists only grow), so an append to a long open episode costs the parts it changed. `fresh`:
-   *  the parts copied anew (null: all of them), `fresh_batches` the batches among them. The episode's other lists
-   *  are new (classification appends anomalies); their entries are never changed once pushed, so they are shared. */
-  private copyEpisode(episode: EpisodeFold, before: EpisodeFold | undefined): { copy: EpisodeFold; fresh: ReadonlySet<object> | null; fresh_batches: readonly BatchFold[]; copied: number } {
+   *  since: the steps and batches are that snapshot's chunked lists, with the touched parts copied anew in their
+   *  places and the new ones added (the live lists only grow), so an append to a long open episode costs the
+   *  parts it changed and the chunks they sit in. `fresh`: the parts copied anew (null: all of them),
+   *  `fresh_batches` the batches among them. The episode's other lists are new (classification appends
+   *  anomalies); their entries are never changed once pushed, so they are shared. */
+  private copyEpisode(episode: EpisodeFold, before: EpisodeFold | undefined): { copy: EpisodeFold; fresh: ReadonlySet<object> | null; fresh_batches: Parts<BatchFold>; copied: number } {
     const touched = this.touched;
     const shared = before !== undefined && touched !== null;
     const fresh = new Set<object>();
-    const lists = [episode.steps, episode.batches, episode.steers, episode.approvals] as const;
-    const places = shared ? touchedPlaces(lists, [before.steps, before.batches, before.steers, before.approvals], touched) : null;
+    const lists = [liveList(episode.steps), liveList(episode.batches), episode.steers, episode.approvals] as const;
+    const places = shared ? touchedPlaces(lists, [before.steps.length, before.batches.length, before.steers.length, before.approvals.length], touched) : null;
+    const clone = <T extends object>(copyPart: (part: T) => T) => (part: T): T => {
+      const made = copyPart(part);
+      fresh.add(made);
+      return made;
+    };
+    const chunked = <T extends object>(which: number, live: readonly T[], kept: Parts<T> | undefined, copyPart: (part: T) => T): ChunkedList<T> => {
+      if (places === null || kept === undefined) return ChunkedList.of(live.map(clone(copyPart)));
+      const base = kept instanceof ChunkedList ? kept : ChunkedList.of(kept.slice());
+      if (places[which]!.length === 0 && live.length === kept.length) return base;
+      const changes = new Map(places[which]!.map((at) => [at, clone(copyPart)(live[at]!)]));
+      return base.withChanges(changes, live.slice(kept.length).map(clone(copyPart)));
+    };
     const list = <T extends object>(which: number, live: readonly T[], kept: readonly T[] | undefined, copyPart: (part: T) => T): T[] => {
-      const clone = (part: T): T => {
-        const made = copyPart(part);
-        fresh.add(made);
-        return made;
-      };
-      if (places === null || kept === undefined) return live.map(clone);
-      // Nothing touched or added: the last snapshot's list is this one (a copy per append was ~1.6 MB of garbage
-      // for each of a million records' open episode's lists, and each pushed the collector to mark it all).
+      if (places === null || kept === undefined) return live.map(clone(copyPart));
       if (places[which]!.length === 0 && live.length === kept.length) return kept as T[];
-      // Made at its length: pushed onto a copy, the new parts grew its store by half again (~2.4 MB of garbage).
-      const added: T[] = [];
-      for (let at = kept.length; at < live.length; at++) added.push(clone(live[at]!));
-      const copy = kept.concat(added);
-      for (const at of places[which]!) copy[at] = clone(live[at]!);
-      noteListMadeFrom(copy, kept, places[which]!.reduce((first, at) => Math.min(first, at), kept.length));
+      const copy = kept.concat(live.slice(kept.length).map(clone(copyPart)));
+      for (const at of places[which]!) copy[at] = clone(copyPart)(live[at]!);
       return copy;
     };
     const copy: EpisodeFold = {
       ...episode,
-      steps: list(0, episode.steps, before?.steps, copyStep),
-      batches: list(1, episode.batches, before?.batches, copyBatch),
+      steps: chunked(0, lists[0], before?.steps, copyStep),
+      batches: chunked(1, lists[1], before?.batches, copyBatch),
       steers: list(2, episode.steers, before?.steers, (steer) => ({ ...steer })),
       approvals: list(3, episode.approvals, before?.approvals, (card) => ({ ...card })),
       cancel_requests: episode.cancel_requests.slice(),
@@ -368,7 +371,7 @@ export class SessionFolder {
       shown: episode.shown.slice(),
       anomalies: episode.anomalies.slice(),
     };
-    const fresh_batches = places === null ? copy.batches : [...places[1]!.map((at) => copy.batches[at]!), ...copy.batches.slice(before!.batches.length)];
+    const fresh_batches = places === null ? copy.batches : [...places[1]!.map((at) => copy.batches.at(at)!), ...copy.batches.slice(before!.batches.length)];
     return { copy, fresh: places === null ? null : fresh, fresh_batches, copied: fresh.size };
   }
 
@@ -383,7 +386,7 @@ export class SessionFolder {
   /** The live fold's own copy of a handed-out episode that a late record is about to change: as it was before
    *  classification (its own anomalies only), made once until the next snapshot hands it out again. */
   private ownCopy(shared: EpisodeFold): EpisodeFold {
-    const own = structuredClone(shared);
+    const own = structuredClone(withPlainLists(shared));
     own.anomalies.length = this.handed_out.get(shared)!;
     this.parts_owned += own.steps.length + own.batches.length + own.steers.length + own.approvals.length;
     this.replaceEpisode(shared.episode - 1, shared, own);
@@ -460,7 +463,7 @@ export class SessionFolder {
         turn_finished_seq: null,
         notes: NONE,
       };
-      episode.steps.push(step);
+      liveList(episode.steps).push(step);
       steps.set(step_id, step);
     }
     return this.touch(step);
@@ -577,7 +580,7 @@ export class SessionFolder {
       committable: false,
       mixed_crash: false,
     };
-    episode.batches.push(batch);
+    liveList(episode.batches).push(batch);
     this.batches.set(batch_id, { episode, batch, calls: batch.calls.length > CALLS_SCANNED_MAX ? calls : null });
     if (step_id !== null) this.step(episode, step_id).batch_id = batch_id;
   }
@@ -638,6 +641,20 @@ function copyCall(call: CallFold): CallFold {
   return { ...call, terminals: ownList(call.terminals), held: call.held === null ? null : { ...call.held } };
 }
 
+/** A list the live fold owns and grows: an array (a snapshot's chunked lists are never the live fold's to
+ *  change; a late record gets an own copy first, `ownCopy`). */
+function liveList<T>(list: Parts<T>): T[] {
+  assert(Array.isArray(list), 'the live fold changes only lists of its own');
+  return list as T[];
+}
+
+/** The episode with its steps and batches as arrays: what a structured copy can clone, and what the fold pushes
+ *  onto. */
+function withPlainLists(episode: EpisodeFold): EpisodeFold {
+  if (Array.isArray(episode.steps) && Array.isArray(episode.batches)) return episode;
+  return { ...episode, steps: episode.steps.slice(), batches: episode.batches.slice() };
+}
+
 /** A list of its own (the shared NONE stays itself: `withItem` never grows it). */
 function ownList<T>(list: T[]): T[] {
   return list === NONE ? NONE : list.slice();
@@ -645,15 +662,16 @@ function ownList<T>(list: T[]): T[] {
 
 /** Where the touched parts sit in an episode's part lists that were `before` lengths long at the last snapshot:
  *  looked for from the ends of the lists back, where a live run changes its parts, until every touched part is
- *  found (all of a list when one is further back, or in another episode). Places past `before` are new anyway. */
-function touchedPlaces(lists: readonly (readonly object[])[], before: readonly (readonly object[])[], touched: ReadonlySet<object>): number[][] {
+ *  found (all of a list when one is further back, or in another episode). Places past `before` (the lengths then)
+ *  are new anyway. */
+function touchedPlaces(lists: readonly (readonly object[])[], before: readonly number[], touched: ReadonlySet<object>): number[][] {
   const places: number[][] = lists.map(() => []);
   let found = 0;
-  for (let list = 0; list < lists.length; list++) for (let at = before[list]!.length; at < lists[list]!.length; at++) if (touched.has(lists[list]![at]!)) found++;
-  const depth_max = Math.max(...before.map((kept) => kept.length));
+  for (let list = 0; list < lists.length; list++) for (let at = before[list]!; at < lists[list]!.length; at++) if (touched.has(lists[list]![at]!)) found++;
+  const depth_max = Math.max(...before);
   for (let depth = 1; depth <= depth_max && found < touched.size; depth++) {
     for (let list = 0; list < lists.length; list++) {
-      const at = before[list]!.length - depth;
+      const at = before[list]! - depth;
       if (at >= 0 && touched.has(lists[list]![at]!)) {
         places[list]!.push(at);
         found++;
@@ -668,28 +686,22 @@ function touchedPlaces(lists: readonly (readonly object[])[], before: readonly (
  *  changed it since, so it is not classified again; its committable
  *  verdict also depends on the episode around it (its step, anomalies naming it), and a changed verdict gets a
  *  copy of the batch, never a change under the last snapshot. */
-function classifyEpisode(episode: EpisodeFold, fresh: ReadonlySet<object> | null = null, fresh_batches: readonly BatchFold[] = episode.batches): EpisodeFold {
+function classifyEpisode(episode: EpisodeFold, fresh: ReadonlySet<object> | null = null, fresh_batches: Iterable<BatchFold> = episode.batches): EpisodeFold {
   const reused = (batch: BatchFold) => fresh !== null && !fresh.has(batch);
   for (const batch of fresh_batches) classifyBatch(batch);
   const checked = checkEpisode(episode);
   appendAll(episode.anomalies, checked.anomalies);
-  let batches = episode.batches;
+  const recopied = new Map<number, BatchFold>();
   // An index loop: an entries() pair per batch was garbage at every append of a long open episode.
   for (let index = 0; index < episode.batches.length; index++) {
-    const batch = episode.batches[index]!;
+    const batch = episode.batches.at(index)!;
     const committable = checked.committable[index]!;
     if (batch.committable === committable) continue;
-    if (!reused(batch)) {
-      batch.committable = committable;
-      continue;
-    }
-    if (batches === episode.batches) {
-      batches = batches.slice();
-      noteListMadeFrom(batches, episode.batches, index);
-    }
-    batches[index] = { ...batch, committable };
+    if (reused(batch)) recopied.set(index, { ...batch, committable });
+    else batch.committable = committable;
   }
-  episode.batches = batches;
+  // Only a snapshot's copy reuses batches, and its lists are chunked (copyEpisode).
+  if (recopied.size > 0) episode.batches = (episode.batches as ChunkedList<BatchFold>).withChanges(recopied);
   episode.state = episodeState(episode);
   return episode;
 }

@@ -3,6 +3,7 @@
 // ones come at the end: a sum kept at a point near the end of the last snapshot's list goes on over what came
 // after it, once the items before that point are checked to be the very same objects (an identity check per
 // item, no work on them). An append to an episode of a hundred thousand steps adds the few items it changed.
+import { ChunkedList, type Parts } from '../../src-shared/parts.js';
 import type { EpisodeFold } from '../../src-shared/replay.js';
 
 /** The snapshots' copies of the same episode each copy was made from, the latest first (set by
@@ -29,7 +30,7 @@ export function noteMadeFrom(copy: EpisodeFold, previous: EpisodeFold): void {
 const CHECKPOINT_BACK_ITEMS = 8;
 
 export interface ResumableSpec<Item, State> {
-  items(episode: EpisodeFold): readonly Item[];
+  items(episode: EpisodeFold): Parts<Item>;
   initial(episode: EpisodeFold): State;
   /** Adds one item to `state` (changing it). */
   add(state: State, item: Item, episode: EpisodeFold): void;
@@ -37,7 +38,7 @@ export interface ResumableSpec<Item, State> {
   copy(state: State): State;
   /** How many leading items of `episode` add what the items at the same places of `before` (the snapshot it was
    *  made from) added: the sum is taken on from a checkpoint no further than that. */
-  shared(before: EpisodeFold, episode: EpisodeFold, items_before: readonly Item[], items: readonly Item[]): number;
+  shared(before: EpisodeFold, episode: EpisodeFold, items_before: Parts<Item>, items: Parts<Item>): number;
   /** For a state of lists that `add` only appends to (an episode's rows, its request part): the checkpoint keeps
    *  their lengths instead of a copy, and the next snapshot takes the earlier snapshot's state over, cut back
    *  to them (that snapshot's sum is made again if it is asked for again). Without it, states are copied. */
@@ -46,7 +47,7 @@ export interface ResumableSpec<Item, State> {
 
 interface Kept<Item, State> {
   state: State;
-  checkpoint: { items: readonly Item[]; at: number; state: State | null; mark: unknown } | null;
+  checkpoint: { items: Parts<Item>; at: number; state: State | null; mark: unknown } | null;
 }
 
 /** One sum per episode snapshot: made once, and for a copy of an episode summed before, taken on from there. */
@@ -72,7 +73,7 @@ export class EpisodeSum<Item, State> {
     let checkpoint: Kept<Item, State>['checkpoint'] = null;
     for (let index = from; index < items.length; index++) {
       if (index === mark && open) checkpoint = this.checkpoint(items, index, state);
-      this.spec.add(state, items[index]!, episode);
+      this.spec.add(state, items.at(index)!, episode);
     }
     EpisodeSum.items_added += items.length - from;
     if (open) checkpoint ??= this.checkpoint(items, items.length, state);
@@ -80,7 +81,7 @@ export class EpisodeSum<Item, State> {
     return state;
   }
 
-  private checkpoint(items: readonly Item[], at: number, state: State): NonNullable<Kept<Item, State>['checkpoint']> {
+  private checkpoint(items: Parts<Item>, at: number, state: State): NonNullable<Kept<Item, State>['checkpoint']> {
     const rewind = this.spec.rewind;
     return rewind === undefined ? { items, at, state: this.spec.copy(state), mark: null } : { items, at, state: null, mark: rewind.mark(state) };
   }
@@ -95,7 +96,7 @@ export class EpisodeSum<Item, State> {
   }
 
   /** The latest earlier snapshot summed, when every item before its checkpoint is still the same. */
-  private resumable(items: readonly Item[], episode: EpisodeFold): { before: EpisodeFold; kept: Kept<Item, State>; checkpoint: NonNullable<Kept<Item, State>['checkpoint']> } | null {
+  private resumable(items: Parts<Item>, episode: EpisodeFold): { before: EpisodeFold; kept: Kept<Item, State>; checkpoint: NonNullable<Kept<Item, State>['checkpoint']> } | null {
     for (const before of made_from.get(episode) ?? []) {
       const kept = this.kept.get(before);
       if (kept === undefined) continue;
@@ -108,93 +109,52 @@ export class EpisodeSum<Item, State> {
 }
 
 /** How many leading items of two lists are the same by `same` (default: the same objects). */
-export function sharedBy<T>(before: readonly T[], now: readonly T[], same: (was: T, now: T) => boolean = (was, is) => was === is): number {
+export function sharedBy<T>(before: Parts<T>, now: Parts<T>, same: (was: T, now: T) => boolean = (was, is) => was === is): number {
   let at = 0;
-  while (at < before.length && at < now.length && same(before[at]!, now[at]!)) at++;
+  while (at < before.length && at < now.length && same(before.at(at)!, now.at(at)!)) at++;
   return at;
 }
 
-// A list's note of the list it was made from (or last measured against) holds that list weakly, here and in
-// episode-index.ts: held strongly, each snapshot's list kept the one before it alive, and a live tail kept every
-// snapshot's lists it ever made (a million records' open episode, ~4 MB more an append until the heap filled).
-// The note is only read against a `before` its caller holds, so a list collected is never one asked about.
-
-/** Lists made with a run of another list's items in the same places (a request part's turns, taken over from
- *  the last part made from them): `sharedByIdentityOr` steps over the run instead of walking it. */
-const same_runs = new WeakMap<readonly object[], { from: WeakRef<readonly object[]>; start: number; end: number }>();
-
-export function noteSameRun(list: readonly object[], from: readonly object[], start: number, end: number): void {
-  same_runs.set(list, { from: new WeakRef(from), start, end: Math.min(end, from.length, list.length) });
-}
-
 /** `sharedBy` for a `same` that holds for an item and itself: `same` is asked only where the two items are not the
- *  same object, and a run `now` was made with from `before` (`noteSameRun`) is stepped over once the walk reaches
- *  it. Through `same` (a call from a walk serving many callers, which the JIT does not inline) the 200k messages
- *  of a million records' open episode took ~9 ms an append, by identity alone ~5 ms. */
-export function sharedByIdentityOr<T extends object>(before: readonly T[], now: readonly T[], same: (was: T, now: T) => boolean): number {
+ *  same object, and the chunks two chunked lists share (a request part made from the last one) are stepped over
+ *  without a walk. Through `same` (a call from a walk serving many callers, which the JIT does not inline) the
+ *  200k messages of a million records' open episode took ~9 ms an append. */
+export function sharedByIdentityOr<T extends object>(before: Parts<T>, now: Parts<T>, same: (was: T, now: T) => boolean): number {
   const length = Math.min(before.length, now.length);
-  const made = same_runs.get(now);
-  // Where the run starts and ends (ends by `length`: noteSameRun keeps it within both lists), or -1.
-  let run_start = made?.from.deref() === before && made.start < made.end ? made.start : -1;
-  const run_end = made?.end ?? 0;
-  let at = 0;
-  for (;;) {
-    const stop = at <= run_start ? run_start : length;
-    while (at < stop && before[at] === now[at]) at++;
-    if (at === run_start) {
-      at = run_end;
-      run_start = -1;
-      continue;
-    }
-    if (at === length || !same(before[at]!, now[at]!)) return at;
+  let at = before instanceof ChunkedList && now instanceof ChunkedList ? ChunkedList.sharedPrefix(before, now) : 0;
+  while (at < length) {
+    const [was, is] = [before.at(at)!, now.at(at)!];
+    if (was !== is && !same(was, is)) return at;
     at++;
   }
+  return at;
 }
 
-/** Lists a snapshot made from an earlier snapshot's list, keeping its items at the places before `same` and
- *  changing or adding items only from there (SessionFolder.snapshotSince, classification's copy of the batches):
- *  how many leading items two snapshots' lists share is then known without walking them (a million records'
- *  open episode: 100k steps and 100k batches walked several times an append, each item's load missing the cache). */
-const made_lists = new WeakMap<readonly object[], readonly MadeFrom[]>();
-/** A list a list was made from, directly or through others, and how many leading items the two share. */
-interface MadeFrom {
-  from: WeakRef<readonly object[]>;
-  same: number;
-}
-/** Lists a known count goes back through: a live episode's snapshot is made from the last one in two steps. */
-const MADE_LISTS_FOLLOWED_MAX = 4;
-
-/** Each list notes every list it goes back to, not only the last: a list in between (classification's copy
- *  of the batches, made from the snapshot's and dropped) may be collected before the count is asked for. */
-export function noteListMadeFrom(list: readonly object[], from: readonly object[], same: number): void {
-  const direct = Math.min(same, from.length, list.length);
-  const further = (made_lists.get(from) ?? []).slice(0, MADE_LISTS_FOLLOWED_MAX - 1).map((made) => ({ from: made.from, same: Math.min(made.same, direct) }));
-  made_lists.set(list, [{ from: new WeakRef(from), same: direct }, ...further]);
-}
-
-/** How many leading items of two lists are the same objects: from how `now` was made, when it was made from
- *  `before` (through at most MADE_LISTS_FOLLOWED_MAX lists; at most what a walk finds, never more), else walked. */
-export function sharedObjects<T extends object>(before: readonly T[], now: readonly T[]): number {
+/** How many leading items of two lists are the same objects: for two chunked lists (a live episode's snapshots,
+ *  made one from the other), from the chunks they share; other lists are walked (a million records' open
+ *  episode's 100k steps and 100k batches walked several times an append, each item's load missing the cache). */
+export function sharedObjects<T extends object>(before: Parts<T>, now: Parts<T>): number {
   if (now === before) return now.length;
-  for (const made of made_lists.get(now) ?? []) if (made.from.deref() === before) return Math.min(made.same, before.length);
+  if (before instanceof ChunkedList && now instanceof ChunkedList) return ChunkedList.sharedPrefix(before, now);
   const walked = sharedBy(before, now);
   unknown_lists_walked.items += walked;
   return walked;
 }
 
-/** Items `sharedObjects` walked for lists it did not know were made from each other: what the tests count. */
+/** Items `sharedObjects` walked for lists that are not both chunked: what the tests count. */
 export const unknown_lists_walked = { items: 0 };
 
-/** Per list of an episode snapshot (a list replaced, as classification replaces the batches, is measured
+/** Per list of an episode snapshot (held weakly: held strongly, each snapshot's list kept the one before it
+ *  alive, and a live tail every list it ever made) (a list replaced, as classification replaces the batches, is measured
  *  anew), against the snapshot it was made from: once for every sum over it. */
 interface SharedCount {
-  before: WeakRef<readonly object[]>;
+  before: WeakRef<Parts<object>>;
   same: number;
 }
 
-const shared_counts = new WeakMap<readonly object[], SharedCount>();
+const shared_counts = new WeakMap<Parts<object>, SharedCount>();
 
-function sharedOf(before: readonly object[], now: readonly object[]): SharedCount {
+function sharedOf(before: Parts<object>, now: Parts<object>): SharedCount {
   let shared = shared_counts.get(now);
   if (shared?.before.deref() !== before) shared_counts.set(now, (shared = { before: new WeakRef(before), same: sharedObjects(before, now) }));
   return shared;

@@ -13,6 +13,7 @@
 // renders the same request afterwards from the whole WAL, which is how `walscope replay --at` and the app show
 // what the model saw. A view that no longer assembles fails the rendering: no messages, one problem.
 import { appendAll } from '../../src-shared/arrays.js';
+import { ChunkedList, type Parts } from '../../src-shared/parts.js';
 import type {
   BatchFold,
   CallFold,
@@ -29,13 +30,13 @@ import type {
   ViewInRequest,
 } from '../../src-shared/replay.js';
 import { EpisodeIndex, sharedStepsAndBatches } from './episode-index.js';
-import { EpisodeSum, noteSameRun, sharedBatches, sharedSteps } from './resumable.js';
+import { EpisodeSum, sharedBatches, sharedSteps } from './resumable.js';
 import { PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from './payloads.js';
 import { isMap, text } from './values.js';
 import { cborArrayHead, requestBytes, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
 
 interface Rendering {
-  messages: readonly RenderedMessage[];
+  messages: Parts<RenderedMessage>;
   problems: RequestProblem[];
   /** The view in force and the messages it stands in for (measured only when a caller shows them). */
   view: ViewRecord | null;
@@ -56,7 +57,7 @@ export function renderSessionRequest(fold: SessionFold, payloads: PayloadReader)
 /** One episode's part of the session's next request, rendered alone, its tool outputs unread:
  *  `renderSessionRequest` is these parts in episode order (none at all when any part has a problem), so a
  *  caller that keeps the parts of episodes no frame reached re-renders only the open one. */
-export function renderEpisodeRequest(episode: EpisodeFold): { messages: readonly RenderedMessage[]; problems: readonly RequestProblem[] } {
+export function renderEpisodeRequest(episode: EpisodeFold): { messages: Parts<RenderedMessage>; problems: readonly RequestProblem[] } {
   const { messages, problems } = unreadPart(episode);
   return { messages, problems };
 }
@@ -98,7 +99,7 @@ export function laneSizes(fold: SessionFold, episode_number: number, step_ids: r
   const index = EpisodeIndex.of(episode);
   const recorded = index.recordedSteps();
   // Step ids increase in WAL order in every WAL a runtime writes; anything else is measured step by step.
-  if (!recorded.every((step, position) => position === 0 || step.step_id > recorded[position - 1]!.step_id)) {
+  if (!recorded.every((step, position) => position === 0 || step.step_id > recorded.at(position - 1)!.step_id)) {
     return step_ids.map((step_id) => {
       const request = renderStepRequest(fold, episode_number, step_id, payloads);
       return { step_id, size_bytes: request.problems.length > 0 ? null : request.size_bytes, view: request.view };
@@ -111,7 +112,8 @@ export function laneSizes(fold: SessionFold, episode_number: number, step_ids: r
   const counts = [0];
   const sums = [0];
   let cut = recorded.length;
-  for (const [position, step] of recorded.entries()) {
+  for (let position = 0; position < recorded.length; position++) {
+    const step = recorded.at(position)!;
     const turn = renderTurn(episode.episode, index, step, payloads);
     // The uncommitted turn ends the episode's part; the steers that joined it were already placed (unit `cut`).
     const unit = [...steersJoining(episode, index, step.step_id), ...(turn ?? [])];
@@ -145,12 +147,12 @@ export function laneSizes(fold: SessionFold, episode_number: number, step_ids: r
 }
 
 /** The number of recorded steps (ascending step ids) with a step_id below `step_id`. */
-function lowerBound(recorded: readonly StepFold[], step_id: number): number {
+function lowerBound(recorded: Parts<StepFold>, step_id: number): number {
   let low = 0;
   let high = recorded.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (recorded[middle]!.step_id < step_id) low = middle + 1;
+    if (recorded.at(middle)!.step_id < step_id) low = middle + 1;
     else high = middle;
   }
   return low;
@@ -204,12 +206,11 @@ function unreadPartOf(episode: EpisodeFold): Rendering {
   const steers = turns.cut_at === null ? steersAtEnd(episode, index, null) : steersPastCut(episode, index, index.recordedSteps().slice(turns.cut_at + 1));
   const last = turns.last_part;
   if (last !== null && sameMessages(last, head, turns.body, steers)) return { messages: last.messages, problems: problem === null ? [] : [problem], view: latest, replaced: turns.replaced.slice() };
-  // A copy: the turns are taken over by the next snapshot's part. Copied in bulk: pushed one at a time, the
-  // 200k turns of a million records' open episode took ~13 ms an append (a store barrier each while the
-  // garbage collector marks that heap).
-  const messages = head.concat(turns.body, steers);
-  // The turns this part shares with the last part made from them are the same messages in the same places.
-  if (last !== null && last.head === head.length) noteSameRun(messages, last.messages, head.length, head.length + last.body_kept);
+  // The last part's chunks up to the first turn that changed, when its input and view are the same: a copy as
+  // long as the episode was ~1.6 MB a snapshot of a million records' open episode, all of it promoted.
+  const messages = last !== null && sameHead(last, head)
+    ? last.messages.withTail(head.length + last.body_kept, turns.body.slice(last.body_kept).concat(steers))
+    : ChunkedList.of(head.concat(turns.body, steers));
   turns.last_part = { messages, head: head.length, body_kept: turns.body.length };
   return { messages, problems: problem === null ? [] : [problem], view: latest, replaced: turns.replaced.slice() };
 }
@@ -220,11 +221,18 @@ function unreadPartOf(episode: EpisodeFold): Rendering {
  *  as the episode (~1.6 MB a snapshot of a million records' open episode). */
 function sameMessages(last: NonNullable<UnreadTurns['last_part']>, head: readonly RenderedMessage[], body: readonly RenderedMessage[], steers: readonly RenderedMessage[]): boolean {
   const { messages } = last;
-  if (last.head !== head.length || messages.length !== head.length + body.length + steers.length) return false;
-  for (let at = 0; at < head.length; at++) if (messages[at]!.message !== head[at]!.message) return false;
-  for (let at = last.body_kept; at < body.length; at++) if (messages[head.length + at] !== body[at]) return false;
+  if (!sameHead(last, head) || messages.length !== head.length + body.length + steers.length) return false;
+  for (let at = last.body_kept; at < body.length; at++) if (messages.at(head.length + at) !== body[at]) return false;
   const steers_at = head.length + body.length;
-  for (let at = 0; at < steers.length; at++) if (messages[steers_at + at]!.message !== steers[at]!.message) return false;
+  for (let at = 0; at < steers.length; at++) if (messages.at(steers_at + at)!.message !== steers[at]!.message) return false;
+  return true;
+}
+
+/** Whether the last part starts with `head`'s messages (the episode's input and view): its rendered messages
+ *  then stand for `head`'s, equal in origin and the same message objects. */
+function sameHead(last: NonNullable<UnreadTurns['last_part']>, head: readonly RenderedMessage[]): boolean {
+  if (last.head !== head.length) return false;
+  for (let at = 0; at < head.length; at++) if (last.messages.at(at)!.message !== head[at]!.message) return false;
   return true;
 }
 
@@ -248,7 +256,7 @@ interface UnreadTurns {
   seen: number;
   /** The last part made from these turns: its messages, where its turns start in them, and how many of `body`'s
    *  leading turns are still the ones it holds (each rewind since may have cut some). */
-  last_part: { messages: readonly RenderedMessage[]; head: number; body_kept: number } | null;
+  last_part: { messages: ChunkedList<RenderedMessage>; head: number; body_kept: number } | null;
 }
 
 /** The turns of an episode's whole part, recorded step by recorded step: those after the view's replacement

@@ -70,7 +70,7 @@ function pickEpisode(fold: SessionFold, number: number | null): EpisodeFold | un
 
 function pickStep(episode: EpisodeFold | undefined, step_id: number | null): number | null {
   if (episode === undefined) return null;
-  if (step_id === null) return episode.steps[0]?.step_id ?? null;
+  if (step_id === null) return episode.steps.at(0)?.step_id ?? null;
   if (!episode.steps.some((step) => step.step_id === step_id)) throw new NotFoundError(`episode ${episode.episode} has no step ${step_id}`);
   return step_id;
 }

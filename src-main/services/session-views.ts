@@ -4,6 +4,7 @@
 // never the closed ones (the counters say how much was rebuilt, for the tests that hold this).
 import assert from 'node:assert/strict';
 import { appendAll } from '../../src-shared/arrays.js';
+import type { Parts } from '../../src-shared/parts.js';
 import type { RowList, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
 import type { BatchFold, CallClass, EpisodeFold, JsonPayload, RecoveryEntry, RecoveryPlan, RenderedMessage, RequestProblem, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
@@ -22,7 +23,7 @@ import { episodeRowCount, episodeRows, episodeRowsPage, OUTPUT_CUT, outsideRows,
  *  laid out whole took ~2 s, for the first page or search after a read). */
 export class Segments<T> {
   private readonly starts: number[] = [];
-  private readonly made: (readonly T[] | undefined)[];
+  private readonly made: (Parts<T> | undefined)[];
   readonly length: number;
 
   /** `lengths[i]` is part i's length; `make(i)` makes it (once); `ready(i)` is part i when it costs nothing to
@@ -30,8 +31,8 @@ export class Segments<T> {
    *  count)` made without the rest of part i, or undefined where only `make` serves. */
   constructor(
     private readonly lengths: readonly number[],
-    private readonly make: (part: number) => readonly T[],
-    private readonly ready: (part: number) => readonly T[] | undefined = () => undefined,
+    private readonly make: (part: number) => Parts<T>,
+    private readonly ready: (part: number) => Parts<T> | undefined = () => undefined,
     private readonly page: (part: number, start: number, count: number) => T[] | undefined = () => undefined,
   ) {
     let total = 0;
@@ -40,10 +41,10 @@ export class Segments<T> {
       total += length;
     }
     this.length = total;
-    this.made = new Array<readonly T[] | undefined>(lengths.length).fill(undefined);
+    this.made = new Array<Parts<T> | undefined>(lengths.length).fill(undefined);
   }
 
-  static of<T>(parts: readonly (readonly T[])[]): Segments<T> {
+  static of<T>(parts: readonly Parts<T>[]): Segments<T> {
     return new Segments(parts.map((part) => part.length), (part) => parts[part]!, (part) => parts[part]);
   }
 
@@ -51,7 +52,7 @@ export class Segments<T> {
     return this.lengths.length;
   }
 
-  part(part: number): readonly T[] {
+  part(part: number): Parts<T> {
     let made = this.made[part];
     if (made === undefined) {
       made = this.make(part);
@@ -62,8 +63,8 @@ export class Segments<T> {
   }
 
   /** The parts had without making any: what search texts kept for them still serve. */
-  readyParts(): (readonly T[])[] {
-    const ready: (readonly T[])[] = [];
+  readyParts(): Parts<T>[] {
+    const ready: Parts<T>[] = [];
     for (let part = 0; part < this.lengths.length; part++) {
       const had = this.made[part] ?? this.ready(part);
       if (had !== undefined) ready.push(had);
@@ -86,7 +87,7 @@ export class Segments<T> {
         continue;
       }
       const rows = this.part(part);
-      for (let at = from; at < to; at++) out.push(rows[at]!);
+      for (let at = from; at < to; at++) out.push(rows.at(at)!);
     }
     return out;
   }
@@ -118,7 +119,7 @@ interface EpisodeViews {
   class_counts: Partial<Record<CallClass, number>>;
   /** The episode's part of the next request, its outputs unread (their shape is all validity and counts
    *  need); a transcript page reads the outputs of the messages it shows. */
-  request: { messages: readonly RenderedMessage[]; problems: readonly RequestProblem[] } | null;
+  request: { messages: Parts<RenderedMessage>; problems: readonly RequestProblem[] } | null;
   /** The request part split for the provider-validity check (`RequestTurns`), made with `request`. */
   turns: RequestTurns | null;
   index: EpisodeIndex | null;
@@ -251,14 +252,14 @@ export const SEARCH_TEXTS_CACHED_CHARS_MAX = 32 * 1_048_576;
  *  oldest first would drop exactly what the next search needs first. Parts no longer in the views (an open
  *  episode's rows before an append) are dropped when a search begins. */
 export class SearchTexts {
-  private readonly parts = new Map<readonly unknown[], string[]>();
+  private readonly parts = new Map<Parts<unknown>, string[]>();
   private chars = 0;
   /** Texts made (not found kept), over this cache's life: what a search cost. */
   made = 0;
 
   constructor(private readonly chars_max = SEARCH_TEXTS_CACHED_CHARS_MAX) {}
 
-  retainOnly(current: readonly (readonly unknown[])[]): void {
+  retainOnly(current: readonly Parts<unknown>[]): void {
     const keep = new Set(current);
     for (const [part, texts] of this.parts) {
       if (keep.has(part)) continue;
@@ -267,7 +268,7 @@ export class SearchTexts {
     }
   }
 
-  text(part: readonly unknown[], index: number, make: () => string): string {
+  text(part: Parts<unknown>, index: number, make: () => string): string {
     const texts = this.parts.get(part);
     const kept = texts?.[index];
     if (kept !== undefined) return kept;
@@ -322,7 +323,7 @@ export class ViewBuilder {
     const requestOf = (index: number) => (parts[index]!.request ??= renderEpisodeRequest(fold.episodes[index]!));
     // The request is its episodes' parts in order, none at all when any part cannot be rendered (as
     // renderSessionRequest makes it): kept as parts, so an append touches the open episode's part only.
-    let request_parts: { messages: readonly RenderedMessage[]; problems: readonly RequestProblem[] }[] | null = null;
+    let request_parts: { messages: Parts<RenderedMessage>; problems: readonly RequestProblem[] }[] | null = null;
     const requestParts = () => (request_parts ??= parts.map((_, index) => requestOf(index)));
     const requestRenders = () => requestParts().every((part) => part.problems.length === 0);
     const shown = (rendered: RenderedMessage, reader = payloads): JsonPayload => {
@@ -381,10 +382,10 @@ export class ViewBuilder {
       searchText: (list, part, index, reader) => {
         if (list === 'timeline') {
           const rows = views.timeline.part(part);
-          return this.search_texts.text(rows, index, () => JSON.stringify(shownRow(rows[index]!, reader)).toLowerCase());
+          return this.search_texts.text(rows, index, () => JSON.stringify(shownRow(rows.at(index)!, reader)).toLowerCase());
         }
         const messages = views.messages.part(part);
-        return this.search_texts.text(messages, index, () => JSON.stringify(transcriptRow(shown(messages[index]!, reader), views.messages.startOf(part) + index)).toLowerCase());
+        return this.search_texts.text(messages, index, () => JSON.stringify(transcriptRow(shown(messages.at(index)!, reader), views.messages.startOf(part) + index)).toLowerCase());
       },
     };
     return views;

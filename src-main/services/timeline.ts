@@ -158,7 +158,7 @@ function rowPlan(episode: EpisodeFold, steps: StepRowCache): RowPlan {
   if (episode.finished !== null) add(episode.finished.seq, [event(n, 'run_finished', `run finished: ${episode.finished.reason ?? 'no reason'}`, episode.finished.seq)]);
   const index = EpisodeIndex.of(episode);
   const stepRows = (at: number): TimelineRow[] => {
-    const step = episode.steps[at]!;
+    const step = episode.steps.at(at)!;
     const rows = steps.rows(episode, step, index.batch(step.batch_id), first_ms);
     assert.equal(rows.length, (entries.starts[at + 1] ?? entries.rows) - entries.starts[at]!, `step ${step.step_id}'s rows were counted other than laid out`);
     return rows;

@@ -235,7 +235,7 @@ describe('walscope serve on the demo state root, in Chromium', () => {
     expect(await call.count()).toBe(run.unconfirmed.length);
     expect(await call.first().innerText()).toContain(run.unconfirmed[0]!.may_have);
     // Error results look like errors: the interrupted call's is_error result carries the error chip.
-    const errored = replayOf('parallel-unknown').fold.episodes[0]!.batches[0]!.calls.filter((entry) => entry.terminals[0]?.is_error);
+    const errored = replayOf('parallel-unknown').fold.episodes[0]!.batches.at(0)!.calls.filter((entry) => entry.terminals[0]?.is_error);
     for (const entry of errored) {
       await callRow(entry.tool_call_id).waitFor();
       expect(await callRow(entry.tool_call_id).locator('[data-testid=error-chip]').count()).toBe(1);

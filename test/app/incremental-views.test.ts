@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import type { Parts } from '../../src-shared/parts.js';
 import { describe, expect, it } from 'vitest';
 import { encodeFrame } from '../../src-main/engine/frame-codec.js';
 import { sessionTarget } from '../../src-main/engine/inspect.js';
@@ -149,7 +150,8 @@ describe('live appends recompute only the open episode', () => {
     const before = model.episodes_rebuilt;
     const copied_before = model.parts_rebuilt.copied;
     const snapshot_before = model.fold();
-    const as_it_was = structuredClone(snapshot_before);
+    // A copy as data: its chunked lists become arrays.
+    const as_it_was: unknown = JSON.parse(JSON.stringify(snapshot_before));
     // A tool_result naming episode 1's batch after episode 1 finished: the fold files it under episode 1.
     append(root, [{ type: 'tool_result', payload: { batch_id: 'b1', tool_call_id: 'call-1', outcome: 'ok', output: { late: true } } }]);
     model.refresh();
@@ -382,14 +384,14 @@ describe('an append to a long open episode recomputes what it appended, and ever
   }, BIG_TEST_MS_MAX);
 
   it('a long live tail keeps a bounded number of the open episode\'s past lists: no snapshot\'s list holds the one before it', async () => {
-    // Each snapshot's lists note the lists they were made from (to count shared items without walking them); held
-    // strongly, every past snapshot's steps, batches and request part stayed alive: a million records' open
-    // episode kept ~4 MB more an append until the heap filled.
+    // Each snapshot's lists share chunks with the lists they were made from, and the sums note which snapshot
+    // they were taken on from; a note held strongly kept every past snapshot's steps, batches and request part
+    // alive: a million records' open episode kept ~4 MB more an append until the heap filled.
     const { root, model } = openEpisodeOfSteps(STEPS, stepFrames);
     everyView(model);
     const APPENDS = 24;
-    const past: WeakRef<readonly object[]>[] = [];
-    const seen = new WeakSet<readonly object[]>();
+    const past: WeakRef<Parts<object>>[] = [];
+    const seen = new WeakSet<Parts<object>>();
     for (let round = 1; round <= APPENDS; round++) {
       // The step in flight ends and the next one starts: every one of the four lists changes.
       append(root, [...stepEnd(STEPS + round - 1), ...stepFrames(STEPS + round, true)]);

@@ -52,7 +52,7 @@ describe('session tailer', () => {
     expect(tailer.read!.torn_tail).toBeNull();
     expect(frames).toBe(full.frames);
     expect(tailer.read!.last_seq).toBe(full.last_seq);
-    expect(tailer.fold().episodes[0]!.batches[0]!.calls[0]!.class).toBe('indeterminate');
+    expect(tailer.fold().episodes[0]!.batches.at(0)!.calls[0]!.class).toBe('indeterminate');
   });
 
   it('reads only the appended bytes on each refresh', () => {

@@ -218,6 +218,6 @@ describe('terminal safety', () => {
     expect(frames[3].payload.planned_calls[0].tool_call_id).toBe(HOSTILE);
     expect(frames[3].payload.batch_id).toBe('b\u0085');
     const replay = JSON.parse(walscope('replay', folder, '--json').stdout);
-    expect(replay.episodes[0].batches[0].calls[0].tool_call_id).toBe(HOSTILE);
+    expect(replay.episodes[0].batches.at(0).calls[0].tool_call_id).toBe(HOSTILE);
   });
 });

@@ -59,7 +59,7 @@ describe('walscope replay', () => {
     expect(json.session).toBe('s1');
     expect(json.wal_id).toMatch(/^[0-9a-f]{32}$/);
     expect(json.episodes[0]).toMatchObject({ episode: 1, run_id: 'r1', state: 'running', finished: null });
-    expect(json.episodes[0]!.batches[0]!.calls).toEqual([
+    expect(json.episodes[0]!.batches.at(0)!.calls).toEqual([
       { tool_call_id: 'a', name: 'read_file', class: 'completed', terminal: { type: 'tool_result', seq: 6 }, outcome: 'completed', reason: null, is_error: false, ...UNTIMED },
       { tool_call_id: 'b', name: 'bash', class: 'indeterminate', terminal: null, outcome: null, reason: null, is_error: false, ...UNTIMED },
       { tool_call_id: 'c', name: 'fetch', class: 'never_left', terminal: null, outcome: null, reason: null, is_error: false, ...UNTIMED },

@@ -73,10 +73,10 @@ describe('the fold leaves assistant messages and tool args on disk', () => {
     expect(large.fold.episodes[0]!.steps).toHaveLength(STEPS);
     expect(withoutOffsets(large.fold)).toBe(withoutOffsets(tiny.fold));
     // What it keeps instead: the record's offset, the role and tool_use ids, what the call acts on.
-    const step = large.fold.episodes[0]!.steps[4]!;
+    const step = large.fold.episodes[0]!.steps.at(4)!;
     expect(step).toMatchObject({ role: 'assistant', tool_use_ids: ['call-5'] });
     expect(step).not.toHaveProperty('assistant_message');
-    const call = large.fold.episodes[0]!.batches[4]!.calls[0]!;
+    const call = large.fold.episodes[0]!.batches.at(4)!.calls[0]!;
     expect(call.intent).toMatchObject({ target: 'f5.txt' });
     expect(call.intent).not.toHaveProperty('args');
   });
@@ -87,9 +87,9 @@ describe('the fold leaves assistant messages and tool args on disk', () => {
     const replay = replayTarget(sessionTarget(folder));
     const payloads = counting(walPayloadReader(`${folder}/wal`));
     const episode = replay.fold.episodes[0]!;
-    expect(stepMessage(episode.steps[6]!, payloads.read)).toEqual(message(7, filler));
-    expect(intentArgs(episode.batches[6]!.calls[0]!, payloads.read)).toEqual(args(7, filler));
-    expect(payloads.offsets).toEqual([episode.steps[6]!.offset, episode.batches[6]!.calls[0]!.intent!.offset]);
+    expect(stepMessage(episode.steps.at(6)!, payloads.read)).toEqual(message(7, filler));
+    expect(intentArgs(episode.batches.at(6)!.calls[0]!, payloads.read)).toEqual(args(7, filler));
+    expect(payloads.offsets).toEqual([episode.steps.at(6)!.offset, episode.batches.at(6)!.calls[0]!.intent!.offset]);
     // A request that is sent reads every message and output back; the shape-only rendering reads nothing and
     // checks the same.
     const sent = counting(walPayloadReader(`${folder}/wal`));

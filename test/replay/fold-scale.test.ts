@@ -76,7 +76,7 @@ describe('no stack overflow on valid WALs (H2)', () => {
       for (let index = 0; index < 150_000; index++) yield result('b1', 'a');
     })());
     const { replay } = replayFile(file);
-    const call = replay.fold.episodes[0]!.batches[0]!.calls[0]!;
+    const call = replay.fold.episodes[0]!.batches.at(0)!.calls[0]!;
     expect(call.terminals).toHaveLength(150_000);
     expect(replay.fold.episodes[0]!.anomalies.find((entry) => entry.kind === 'duplicate_terminal')!.seqs).toHaveLength(150_000);
     expect(replay.fold.episodes[0]!.state).toBe('running');
@@ -96,7 +96,7 @@ describe('a linear fold (H3)', () => {
       yield ['late_result', { call_key: 'k0', status: 'completed', output: 'late' }] as Rec;
     })());
     const { replay } = replayFile(file);
-    const batch = replay.fold.episodes[0]!.batches[0]!;
+    const batch = replay.fold.episodes[0]!.batches.at(0)!;
     expect(batch.calls).toHaveLength(80_000);
     expect(batch.calls[0]!.class).toBe('provider_held');
     expect(batch.calls[0]!.held!.late_result_seq).toBe(80_000 + 5);
@@ -146,7 +146,7 @@ describe('a linear fold (H3)', () => {
     expect(fs.statSync(file).size).toBeGreaterThan(2 * 14_000_000);
     const { replay } = replayFile(file);
     expect(replay.read.error).toBeNull();
-    expect(replay.fold.episodes[0]!.batches[0]!.calls).toHaveLength(350_000);
+    expect(replay.fold.episodes[0]!.batches.at(0)!.calls).toHaveLength(350_000);
     expect(replay.resume.redone).toHaveLength(350_000);
   });
 });
@@ -157,7 +157,7 @@ describe('bounded memory (H4)', () => {
     const file = writeWal([start(), step(1, ['a']), planned('b1', 1, ['a']), intent('b1', 'a'), result('b1', 'a', big), ['tool_batch_finished', { batch_id: 'b1' }]]);
     const { replay } = replayFile(file);
     expect(JSON.stringify(replay.fold.episodes).length).toBeLessThan(10_000);
-    const terminal = replay.fold.episodes[0]!.batches[0]!.calls[0]!.terminals[0]!;
+    const terminal = replay.fold.episodes[0]!.batches.at(0)!.calls[0]!.terminals[0]!;
     expect(terminalOutput(terminal, walPayloadReader(file))).toBe(big);
   });
 
@@ -200,9 +200,9 @@ describe('the fold from the reader\'s buffer', () => {
     readWal(file, { on_frame: (frame) => built.push(frame) });
     const { replay } = replayFile(file);
     expect(replay.fold).toEqual(built.finish());
-    expect(replay.fold.episodes[0]!.steps[0]!.attempts).toHaveLength(1);
-    expect(Object.keys(replay.fold.episodes[0]!.steps[0]!.notes[0]!.payload)).toContain('__proto__');
-    expect(replay.fold.episodes[0]!.batches[0]!.calls[0]!.class).toBe('indeterminate');
+    expect(replay.fold.episodes[0]!.steps.at(0)!.attempts).toHaveLength(1);
+    expect(Object.keys(replay.fold.episodes[0]!.steps.at(0)!.notes[0]!.payload)).toContain('__proto__');
+    expect(replay.fold.episodes[0]!.batches.at(0)!.calls[0]!.class).toBe('indeterminate');
     expect(planResume(replay.fold).action).toBe('close_out');
   });
 });

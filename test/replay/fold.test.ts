@@ -68,14 +68,14 @@ describe('fold', () => {
     expect(fold.outside.map((ref) => ref.seq)).toEqual([0]);
     const episode = fold.episodes[0]!;
     expect(episode.shown.map((ref) => ref.type)).toEqual(['brand_new_record']);
-    expect(episode.steps[0]!.attempts).toEqual([{ seq: 2, attempt: 1, outcome: 'ok', http_status: null, ts_ms: 7 }]);
+    expect(episode.steps.at(0)!.attempts).toEqual([{ seq: 2, attempt: 1, outcome: 'ok', http_status: null, ts_ms: 7 }]);
     expect(episode.anomalies).toEqual([]);
     expect(planResume(fold).action).toBe('finalize');
   });
 
   it('classes a sequential chain behind a held call, and names who waits behind whom', () => {
     const fold = foldFrames(frames(start(), step(1, ['a', 'b', 'c']), batch('b1', 1, ['a', 'b', 'c'], true), intent('b1', 'a'), intent('b1', 'b'), intent('b1', 'c'), held('b1', 'a')));
-    const calls = fold.episodes[0]!.batches[0]!.calls;
+    const calls = fold.episodes[0]!.batches.at(0)!.calls;
     expect(calls.map((call) => [call.class, call.behind])).toEqual([
       ['provider_held', null],
       ['held_successor', 'a'],
@@ -87,7 +87,7 @@ describe('fold', () => {
 
   it('does not make successors of a parallel batch wait behind a held call', () => {
     const fold = foldFrames(frames(start(), step(1, ['a', 'b']), batch('b1', 1, ['a', 'b']), intent('b1', 'a'), intent('b1', 'b'), held('b1', 'a')));
-    const batch_fold = fold.episodes[0]!.batches[0]!;
+    const batch_fold = fold.episodes[0]!.batches.at(0)!;
     expect(batch_fold.calls.map((call) => call.class)).toEqual(['provider_held', 'indeterminate']);
     expect(batch_fold.mixed_crash).toBe(true);
   });
@@ -119,7 +119,7 @@ describe('fold', () => {
       ['step_mismatch', [3, 4]],
       ['finished_not_committable', [10]],
     ]);
-    expect(fold.episodes[0]!.batches[0]!.committable).toBe(false);
+    expect(fold.episodes[0]!.batches.at(0)!.committable).toBe(false);
     expect(fold.episodes[1]!.anomalies.map((entry) => entry.kind)).toEqual(['episode_left_open', 'duplicate_run_id']);
   });
 
@@ -131,8 +131,8 @@ describe('fold', () => {
       return folder.snapshot();
     });
     snapshots.forEach((snapshot, index) => expect(snapshot).toEqual(foldFrames(all.slice(0, index + 1))));
-    expect(snapshots[3]!.episodes[0]!.batches[0]!.calls[0]!.class).toBe('indeterminate');
-    expect(snapshots[4]!.episodes[0]!.batches[0]!.calls[0]!.class).toBe('completed');
+    expect(snapshots[3]!.episodes[0]!.batches.at(0)!.calls[0]!.class).toBe('indeterminate');
+    expect(snapshots[4]!.episodes[0]!.batches.at(0)!.calls[0]!.class).toBe('completed');
   });
 
   it('attaches compaction and ceiling records to their step, by step_id or to the latest step', () => {
@@ -190,7 +190,7 @@ describe('fold', () => {
         ['tool_result', { batch_id: 'b1', tool_call_id: 'c', outcome: 'completed', output: 'again', is_error: false, finished_at_ms: 5 }],
       ),
     );
-    const calls = fold.episodes[0]!.batches[0]!.calls;
+    const calls = fold.episodes[0]!.batches.at(0)!.calls;
     expect(calls.map((call) => [call.tool_call_id, call.dispatched_at_ms, call.finished_at_ms])).toEqual([
       ['a', 1_700_000_000_100, 1_700_000_000_900],
       ['b', 1_700_000_000_200, null],
@@ -288,7 +288,7 @@ describe('hostile payload keys', () => {
     // As the CBOR decoder delivers it: an own "__proto__" property, here claiming outcome completed.
     const legacy = JSON.parse('{"batch_id":"b1","tool_call_id":"a","output":"unknown_outcome","is_error":true,"__proto__":{"outcome":"completed"}}') as JsonPayload;
     const fold = foldFrames(frames(start(), step(1, ['a']), batch('b1', 1, ['a']), intent('b1', 'a'), ['tool_result', legacy]));
-    expect(fold.episodes[0]!.batches[0]!.calls[0]!.class).toBe('indeterminate');
+    expect(fold.episodes[0]!.batches.at(0)!.calls[0]!.class).toBe('indeterminate');
     expect(planResume(fold).action).toBe('close_out');
   });
 });

@@ -10,7 +10,8 @@ import { SessionFolder } from '../../src-main/replay/fold.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from '../app/wal-fixture.js';
-import { noteListMadeFrom, noteSameRun, sharedBy, sharedByIdentityOr, sharedObjects, unknown_lists_walked } from '../../src-main/replay/resumable.js';
+import { sharedBy, sharedByIdentityOr, sharedObjects, unknown_lists_walked } from '../../src-main/replay/resumable.js';
+import { ChunkedList, type Parts } from '../../src-shared/parts.js';
 
 const item = (message: string) => ({ message });
 
@@ -39,65 +40,51 @@ describe('sharedByIdentityOr', () => {
   });
 });
 
-describe('sharedByIdentityOr over a list made with a run of another', () => {
+describe('sharedByIdentityOr over chunked lists made one from another', () => {
   const same = (was: { message: string }, is: { message: string }) => was.message === is.message;
 
-  it('steps over the run once the walk reaches it, and walks on after it', () => {
-    const turns = Array.from({ length: 1_000 }, (_, at) => item(`t${at}`));
-    const before = [item('input'), ...turns, item('steer')];
-    // The run is noted as the same objects; a list whose run is not what it says shows the walk skipped it.
-    const now = [item('input'), ...turns.slice(0, 500).map((turn) => item(turn.message)), ...turns.slice(500), item('steer')];
-    noteSameRun(now, before, 1, 1 + 1_000);
+  it('asks `same` only where the items are not the same objects, and agrees with the walk', () => {
+    const turns = Array.from({ length: 1_500 }, (_, at) => item(`t${at}`));
+    const before = ChunkedList.of([item('input'), ...turns, item('steer')]);
+    // A part made from the last one: its steer rendered anew (equal), a turn added after it.
+    const now = before.withChanges(new Map([[1_501, item('steer')]]), [item('t1500')]);
     const asked: string[] = [];
     const counting = (was: { message: string }, is: { message: string }) => (asked.push(was.message), same(was, is));
-    expect(sharedByIdentityOr(before, now, counting)).toBe(1_002);
-    expect(asked).toEqual(['input', 'steer']);
-  });
-
-  it('does not step over a run it does not reach, or one noted from another list', () => {
-    const turns = Array.from({ length: 10 }, (_, at) => item(`t${at}`));
-    const before = [item('input'), ...turns];
-    const now = [item('other'), ...turns];
-    noteSameRun(now, before, 1, 11);
-    expect(sharedByIdentityOr(before, now, same)).toBe(0);
-    const elsewhere = [item('input'), ...turns];
-    const walked = [item('input'), item('t0'), ...turns.slice(1)];
-    noteSameRun(walked, elsewhere, 1, 11);
-    expect(sharedByIdentityOr(before, walked, same)).toBe(11);
-    expect(sharedByIdentityOr(before, [item('input'), item('changed'), ...turns.slice(1)], same)).toBe(1);
+    expect(sharedByIdentityOr(before, now, counting)).toBe(1_502);
+    expect(asked).toEqual(['steer']);
+    for (const changed of [0, 511, 512, 1_000, 1_501]) {
+      const other = before.withChanges(new Map([[changed, item('changed')]]));
+      expect(sharedByIdentityOr(before, other, same)).toBe(changed);
+      expect(sharedByIdentityOr(before, other, same)).toBe(sharedBy(before, other, (was, is) => was === is || same(was, is)));
+    }
   });
 });
 
 describe('sharedObjects', () => {
   const parts = (count: number) => Array.from({ length: count }, (_, at) => item(`p${at}`));
 
-  it('knows, without a walk, what a list made from another shares with it, through the lists it was made from', () => {
-    const first = parts(100);
-    const second = first.slice();
-    second[70] = item('changed');
-    second.push(item('new'));
-    noteListMadeFrom(second, first, 70);
-    const third = second.slice();
-    third[90] = item('changed too');
-    noteListMadeFrom(third, second, 90);
+  it('counts what chunked lists made one from another share from their chunks, without a walk', () => {
+    const first = ChunkedList.of(parts(2_000));
+    const second = first.withChanges(new Map([[1_500, item('changed')]]), [item('new')]);
+    const third = second.withChanges(new Map([[1_900, item('changed too')]]));
     const walked = unknown_lists_walked.items;
-    expect(sharedObjects(second, third)).toBe(90);
-    expect(sharedObjects(first, third)).toBe(70);
-    expect(sharedObjects(first, second)).toBe(70);
+    expect(sharedObjects(second, third)).toBe(1_900);
+    expect(sharedObjects(first, third)).toBe(1_500);
+    expect(sharedObjects(first, second)).toBe(1_500);
     expect(unknown_lists_walked.items).toBe(walked);
     // Each equals the walk's count.
-    expect([sharedBy(second, third), sharedBy(first, third), sharedBy(first, second)]).toEqual([90, 70, 70]);
+    expect([sharedBy(second, third), sharedBy(first, third), sharedBy(first, second)]).toEqual([1_900, 1_500, 1_500]);
   });
 
-  it('walks lists it does not know were made from each other, and never says more than the lists hold', () => {
+  it('walks lists that are not both chunked, and never says more than the lists hold', () => {
     const first = parts(50);
     const other = [...first.slice(0, 20), item('x')];
     const walked = unknown_lists_walked.items;
     expect(sharedObjects(first, other)).toBe(20);
     expect(unknown_lists_walked.items).toBe(walked + 20);
-    const shorter = first.slice(0, 10);
-    noteListMadeFrom(shorter, first, 40);
-    expect(sharedObjects(first, shorter)).toBe(10);
+    expect(sharedObjects(first, first.slice(0, 10))).toBe(10);
+    const chunked = ChunkedList.of(first);
+    expect(sharedObjects(chunked, chunked.withTail(10, []))).toBe(10);
   });
 });
 
@@ -106,7 +93,7 @@ describe('sharedStepsAndBatches', () => {
 
   /** The walk it stands in for: the same step object, naming no batch at or past the place where the batch
    *  lists stop holding the same objects. */
-  function walked(before: EpisodeFold, episode: EpisodeFold, steps_before: readonly StepFold[], steps: readonly StepFold[]): number {
+  function walked(before: EpisodeFold, episode: EpisodeFold, steps_before: Parts<StepFold>, steps: Parts<StepFold>): number {
     const places = sharedBy(before.batches, episode.batches);
     const changed = new Set([...before.batches.slice(places), ...episode.batches.slice(places)].map((batch) => batch.batch_id));
     return sharedBy(steps_before, steps, (was, now) => was === now && (now.batch_id === null || !changed.has(now.batch_id)));

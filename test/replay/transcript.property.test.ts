@@ -57,7 +57,7 @@ describe('transcript validity after every action', () => {
             expect(outcome.kind).toBe('done');
             const fold = diskFold(root);
             expect(checkProviderValid(renderTranscript(fold, walPayloadReader(walOf(root))))).toEqual({ valid: true, problems: [] });
-            const calls = fold.episodes[0]!.batches[0]!.calls;
+            const calls = fold.episodes[0]!.batches.at(0)!.calls;
             for (const call of calls) expect(call.terminals.length).toBeLessThanOrEqual(1);
             const keeps_open = outcome.kind === 'done' && ['continue', 'wait_held'].includes(outcome.plan.action);
             expect(fold.episodes[0]!.finished !== null).toBe(!keeps_open);

@@ -27,7 +27,7 @@ function protocolBreaks(script: SessionScript, plants: Plants = {}): string[] {
   const world = scriptedWorld(script, new MemoryLedger(), clock);
   const plane: ToolPlane = {
     dispatch(key: CallKey, name, args) {
-      const batch = durable().episodes.flatMap((episode) => episode.batches).find((candidate) => candidate.batch_id === key.batch_id);
+      const batch = durable().episodes.flatMap((episode) => [...episode.batches]).find((candidate) => candidate.batch_id === key.batch_id);
       const call = batch?.calls.find((candidate) => candidate.tool_call_id === key.tool_call_id);
       if (call?.intent == null) breaks.push(`dispatch of ${key.tool_call_id} before its intent was durable`);
       if (batch?.sequential === true) {

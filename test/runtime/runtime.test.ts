@@ -107,7 +107,7 @@ describe('reference runtime, forward path', () => {
     const root = tempDir();
     const ports = world(parallelUnknownSession);
     runProcess(root, parallelUnknownSession, ports);
-    const batch = replay(root, parallelUnknownSession.session_id).fold.episodes[0]!.batches[0]!;
+    const batch = replay(root, parallelUnknownSession.session_id).fold.episodes[0]!.batches.at(0)!;
     expect(batch.calls.map((call) => call.class)).toEqual(['indeterminate', 'interrupted', 'completed']);
     expect(ports.plane.dispatch_log.map((entry) => entry.tool_call_id)).toEqual(['u1', 'u3']);
   });
@@ -124,7 +124,7 @@ describe('reference runtime, forward path', () => {
     const root = tempDir();
     runProcess(root, script, world(script));
     const episode = replay(root, script.session_id).fold.episodes[0]!;
-    const held = episode.batches[0]!.calls[0]!.terminals[0]!;
+    const held = episode.batches.at(0)!.calls[0]!.terminals[0]!;
     expect([held.outcome, held.reason]).toEqual(['interrupted', 'provider_held_interrupted']);
     expect(episode.finished?.reason).toBe('interrupted');
   });
@@ -137,7 +137,7 @@ describe('reference runtime, forward path', () => {
     const root = tempDir();
     const ports = world(script);
     runProcess(root, script, ports);
-    const batch = replay(root, script.session_id).fold.episodes[0]!.batches[0]!;
+    const batch = replay(root, script.session_id).fold.episodes[0]!.batches.at(0)!;
     expect(ports.plane.dispatch_log.map((entry) => entry.tool_call_id)).toEqual(['u1']);
     expect(batch.calls.map((entry) => entry.class)).toEqual(['indeterminate', 'interrupted']);
     expect(terminalOutput(batch.calls[1]!.terminals[0]!, walPayloadReader(path.join(root, 'sessions', script.session_id, 'wal')))).toContain('another call of its batch has an unknown outcome');
@@ -241,7 +241,7 @@ describe('reference runtime, resume through the replay library', () => {
     expect(drive?.recovery).toBe('close_out');
     const { fold, resume } = replay(root, basicSession.session_id);
     expect(fold.episodes[0]!.finished?.reason).toBe('interrupted');
-    expect(fold.episodes[0]!.batches[0]!.calls.map((call) => call.class)).toEqual(['completed', 'indeterminate']);
+    expect(fold.episodes[0]!.batches.at(0)!.calls.map((call) => call.class)).toEqual(['completed', 'indeterminate']);
     expect(ports.plane.dispatch_log.map((entry) => entry.tool_call_id)).toEqual(['c1', 'c2']);
     expect(resume.action).toBe('none');
     const last_seq = fold.last_seq;
@@ -267,7 +267,7 @@ describe('reference runtime, resume through the replay library', () => {
     const ports = world(basicSession);
     expect(runProcess(root, basicSession, ports, { before_type: 'turn_finished' })).toBeNull();
     const crashed = replay(root, basicSession.session_id);
-    expect(crashed.fold.episodes[0]!.batches[0]!.finished_seq).not.toBeNull();
+    expect(crashed.fold.episodes[0]!.batches.at(0)!.finished_seq).not.toBeNull();
     expect(crashed.resume.action).toBe('continue');
     expect(runProcess(root, basicSession, ports)?.recovery).toBe('continue');
     const episode = replay(root, basicSession.session_id).fold.episodes[0]!;
@@ -297,7 +297,7 @@ describe('reference runtime, resume through the replay library', () => {
     const written = recordBytesAfter(by_cli, id, before.last_seq);
     expect(written.length).toBeGreaterThan(0);
     expect(recordBytesAfter(by_runtime, id, before.last_seq).equals(written)).toBe(true);
-    const results = replay(by_runtime, id).fold.episodes[0]!.batches[0]!.calls;
+    const results = replay(by_runtime, id).fold.episodes[0]!.batches.at(0)!.calls;
     expect(results.map((call) => call.terminals[0]?.outcome)).toEqual(['unknown', 'unknown']);
     const tags: unknown[] = [];
     readWal(path.join(by_runtime, 'sessions', id, 'wal'), { on_frame: (frame) => frame.type === 'tool_result' && tags.push(frame.payload?.['tags']) });
@@ -325,7 +325,7 @@ describe('reference runtime, resume through the replay library', () => {
     expect(drive?.recovery).toBe('close_out');
     const { fold } = replay(root, heldSequentialSession.session_id);
     expect(fold.episodes[0]!.finished?.reason).toBe('interrupted');
-    expect(fold.episodes[0]!.batches[0]!.calls.map((call) => call.class)).toEqual(['completed', 'completed', 'indeterminate']);
+    expect(fold.episodes[0]!.batches.at(0)!.calls.map((call) => call.class)).toEqual(['completed', 'completed', 'indeterminate']);
     expect(ports.plane.dispatch_log.map((entry) => entry.tool_call_id)).toEqual(['h1', 'h2', 'h3']);
   });
 });
