@@ -177,10 +177,14 @@ function finish(
   };
 }
 
+const EMPTY_WINDOW = Buffer.alloc(0);
+
 /** A sliding window over the file: holds at least the bytes asked for, reading forward in chunks. */
 class FileWindow implements WindowView {
-  /** Valid from index 0 to `end - start`; replaced when a frame larger than it is loaded (never, for the shared
-   *  buffers of a digest worker, which hold the most the window can). */
+  /** Valid from index 0 to `end - start`; replaced when a load needs more than it holds (never, for the shared
+   *  buffers of a digest worker, which hold the most the window can). Empty until the first load, which makes it
+   *  as large as that load: a live tail's read of a few records was a 4 MiB buffer an append, off the heap, and
+   *  that much external memory a refresh made the session worker collect its young generation at every one. */
   buffer: Buffer;
   private start_offset = 0;
   private end = 0;
@@ -198,7 +202,7 @@ class FileWindow implements WindowView {
     readonly size_bytes: number,
     private readonly shared?: { buffers: readonly [Buffer, Buffer]; release(): void },
   ) {
-    this.buffer = shared?.buffers[0] ?? Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    this.buffer = shared?.buffers[0] ?? EMPTY_WINDOW;
     this.ahead = shared?.buffers[1] ?? null;
   }
 

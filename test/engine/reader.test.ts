@@ -78,6 +78,16 @@ describe('clean reads', () => {
     expect(second).toMatchObject({ error: null, records: 6, last_seq: 6, frames: 7 });
   });
 
+  it('holds only the bytes a read reaches: a small read (a live tail\'s few records) allocates no read chunk', () => {
+    // A 4 MiB chunk a read, off the heap, made a live session's worker collect its young generation at every
+    // append; read ten times, the chunks would be 40 MiB of array buffers still uncollected.
+    const file = path.join(dir, 'small');
+    fs.writeFileSync(file, walBytes(sampleBodies()));
+    const before_bytes = process.memoryUsage().arrayBuffers;
+    for (let read = 0; read < 10; read++) expect(readWal(file, {}).error).toBeNull();
+    expect(process.memoryUsage().arrayBuffers - before_bytes).toBeLessThan(1024 * 1024);
+  });
+
   it('reads its per-frame options once per read, not at every frame', () => {
     // The service reads a big WAL in slices, each a read with a new options object: a frame loop that looked
     // its callbacks up in that object saw a new map at every slice and was re-optimized at each (on the 1 GiB
