@@ -36,3 +36,20 @@ export async function writeOut(text: string | Uint8Array): Promise<void> {
   if (process.stdout.write(text)) return;
   await new Promise<void>((resolve) => process.stdout.once('drain', resolve));
 }
+
+/** Pieces are gathered up to this size before they are written. */
+const WRITE_CHARS = 1_048_576;
+
+/** Writes `pieces` (made as they are asked for) through `write`, gathered up to WRITE_CHARS at a time: an output
+ *  as long as a million records' is never held whole. */
+export async function writePieces(pieces: Iterable<string>, write: (text: string) => Promise<void> = writeOut): Promise<void> {
+  let pending = '';
+  for (const piece of pieces) {
+    pending += piece;
+    if (pending.length >= WRITE_CHARS) {
+      await write(pending);
+      pending = '';
+    }
+  }
+  await write(pending);
+}

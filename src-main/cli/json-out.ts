@@ -2,7 +2,7 @@
 // written in pieces, byte for byte what `JSON.stringify(value, null, 2)` gives, so that neither the whole
 // text nor a whole derived object graph is ever in memory at once.
 import { isAscii } from 'node:buffer';
-import { writeOut } from './command.js';
+import { writeOut, writePieces } from './command.js';
 
 /** An array whose items are made one at a time as they are written (`map` of each source item). */
 export class JsonSequence<T> {
@@ -15,20 +15,14 @@ export class JsonSequence<T> {
 /** Containers this deep or deeper are written with one JSON.stringify: small enough, and much faster. */
 const PIECE_DEPTH = 3;
 const INDENT = '  ';
-/** Pieces are gathered up to this size before they are written. */
-const WRITE_CHARS = 1_048_576;
-
 /** Writes `value` and a newline to stdout, as `JSON.stringify(value, null, 2)` would, in pieces. */
 export async function writeJsonOut(value: unknown): Promise<void> {
-  let pending = '';
-  for (const piece of jsonPieces(value, 0)) {
-    pending += piece;
-    if (pending.length >= WRITE_CHARS) {
-      await writeJsonText(pending);
-      pending = '';
-    }
-  }
-  await writeJsonText(`${pending}\n`);
+  await writePieces(jsonDocument(value), writeJsonText);
+}
+
+function* jsonDocument(value: unknown): Generator<string> {
+  yield* jsonPieces(value, 0);
+  yield '\n';
 }
 
 const DEL = 0x7f;

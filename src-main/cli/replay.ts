@@ -7,7 +7,7 @@ import type { WalTarget } from '../engine/inspect.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { episodeJson, replayDocument, replayTarget, type SessionReplay } from '../replay/report.js';
 import { episodeWord } from '../replay/signals.js';
-import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
+import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writePieces, type Command } from './command.js';
 import { plural, printable, textLines } from './format.js';
 import { JsonSequence, writeJsonOut } from './json-out.js';
 import { runReplayAt } from './replay-at.js';
@@ -26,12 +26,18 @@ export const replayCommand: Command = {
     if (values.episode !== undefined) throw new UsageError('--episode goes with --at');
     const replay = replayTarget(target);
     if (values.json) await writeJsonOut(replayDocument(target.session, replay, new JsonSequence(replay.fold.episodes, episodeJson)));
-    else await writeOut(outline(target, replay));
+    else await writePieces(outlinePieces(target, replay));
     return replay.read.error === null ? EXIT_OK : EXIT_REFUSED;
   },
 };
 
-export function outline(target: WalTarget, { read, fold, resume, run }: SessionReplay): string {
+export function outline(target: WalTarget, replay: SessionReplay): string {
+  return [...outlinePieces(target, replay)].join('');
+}
+
+/** The outline's text an episode at a time, each made as it is written: made whole, a million records' outline
+ *  held its 1.2 million lines and their joined text at once (643 MB resident, against --json's 337 MB). */
+function* outlinePieces(target: WalTarget, { read, fold, resume, run }: SessionReplay): Generator<string> {
   const lines: string[] = [];
   const name = target.session === null ? target.wal_path : `session ${target.session} (${target.wal_path})`;
   lines.push(`${name}: ${plural(fold.episodes.length, 'episode')}, last seq ${fold.last_seq}, wal_id ${fold.wal_id ?? '(none)'}`);
@@ -39,12 +45,9 @@ export function outline(target: WalTarget, { read, fold, resume, run }: SessionR
   if (read.torn_tail !== null) lines.push(`torn tail: ${plural(read.torn_tail.bytes, 'byte')} at offset ${read.torn_tail.offset} never committed, not used`);
   if (read.in_progress_tail !== null) lines.push('a live writer is appending: this is a snapshot');
   appendAll(lines, runLines(run));
-  for (const episode of fold.episodes) appendAll(lines, episodeLines(episode, episodeWord(episode, run, fold.episodes.length)));
-  appendAll(lines, anomalyLines(fold.anomalies, ''));
-  appendAll(lines, queueLines(fold));
-  lines.push('');
-  appendAll(lines, planLines(resume));
-  return textLines(lines);
+  yield textLines(lines);
+  for (const episode of fold.episodes) yield textLines(episodeLines(episode, episodeWord(episode, run, fold.episodes.length)));
+  yield textLines([...anomalyLines(fold.anomalies, ''), ...queueLines(fold), '', ...planLines(resume)]);
 }
 
 
