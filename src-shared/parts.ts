@@ -40,6 +40,10 @@ export class ChunkedList<T> implements Parts<T> {
     readonly length: number,
   ) {}
 
+  /** Items put into new chunks by every list made in this process: what an append's snapshot copied (the tests
+   *  count it). */
+  static items_copied = 0;
+
   static of<T>(items: readonly T[]): ChunkedList<T> {
     return new ChunkedList<T>([], 0).withTail(0, items);
   }
@@ -58,6 +62,7 @@ export class ChunkedList<T> implements Parts<T> {
       chunk.push(item);
     }
     if (chunk.length > 0) chunks.push(chunk);
+    ChunkedList.items_copied += (from & CHUNK_MASK) + tail.length;
     const list = new ChunkedList(chunks, from + tail.length);
     if (list.chunks.length !== (list.length + CHUNK_MASK) >>> CHUNK_ITEMS_LOG2) throw new Error(`a list of ${list.length} items was made with ${list.chunks.length} chunks`);
     return list;

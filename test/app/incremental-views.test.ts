@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import type { Parts } from '../../src-shared/parts.js';
+import { ChunkedList, type Parts } from '../../src-shared/parts.js';
 import { describe, expect, it } from 'vitest';
 import { encodeFrame } from '../../src-main/engine/frame-codec.js';
 import { sessionTarget } from '../../src-main/engine/inspect.js';
@@ -380,6 +380,24 @@ describe('an append to a long open episode recomputes what it appended, and ever
     expect(steps).toBe(after[0]);
     expect(recorded).toBe(after[2]);
     expect(batches).not.toBe(after[1]);
+    expectSameAsFreshRead(root, model);
+  }, BIG_TEST_MS_MAX);
+
+  it('an append of a whole step to a long open episode copies the chunks of its lists it reached, not the lists', () => {
+    const { root, model } = openEpisodeOfSteps(STEPS, stepFrames);
+    everyView(model);
+    const lists = () => {
+      const episode = model.fold().episodes.at(-1)!;
+      return [episode.steps, episode.batches, EpisodeIndex.of(episode).recordedSteps(), renderEpisodeRequest(episode).messages];
+    };
+    const length = lists().reduce((sum, list) => sum + list.length, 0);
+    const copied_before = ChunkedList.items_copied;
+    append(root, [...stepEnd(STEPS), ...stepFrames(STEPS + 1, true)]);
+    model.refresh();
+    everyView(model);
+    // Each list's last chunk or two (512 items a chunk), against ~6,000 items in the four lists copied whole.
+    expect(length).toBeGreaterThan(5_000);
+    expect(ChunkedList.items_copied - copied_before).toBeLessThan(length / 4);
     expectSameAsFreshRead(root, model);
   }, BIG_TEST_MS_MAX);
 
