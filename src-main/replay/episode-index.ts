@@ -152,10 +152,10 @@ export class EpisodeIndex {
     let next = 0;
     for (const place of recorded) {
       const seq = steps.at(place)!.seq!;
-      while (next < kept.steps.length && (kept.steps.at(next)!.seq! < seq || (kept.steps.at(next)!.seq === seq && kept.places[next]! < place))) this.takeRecorded(kept.steps.at(next)!, kept.places[next++]!);
+      while (next < kept.steps.length && (kept.steps[next]!.seq! < seq || (kept.steps[next]!.seq === seq && kept.places[next]! < place))) this.takeRecorded(kept.steps[next]!, kept.places[next++]!);
       this.takeRecorded(steps.at(place)!, place);
     }
-    while (next < kept.steps.length) this.takeRecorded(kept.steps.at(next)!, kept.places[next++]!);
+    while (next < kept.steps.length) this.takeRecorded(kept.steps[next]!, kept.places[next++]!);
     return newly_named;
   }
 

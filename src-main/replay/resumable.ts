@@ -123,7 +123,8 @@ export function sharedByIdentityOr<T extends object>(before: Parts<T>, now: Part
   const length = Math.min(before.length, now.length);
   let at = before instanceof ChunkedList && now instanceof ChunkedList ? ChunkedList.sharedPrefix(before, now) : 0;
   while (at < length) {
-    const [was, is] = [before.at(at)!, now.at(at)!];
+    const was = before.at(at)!;
+    const is = now.at(at)!;
     if (was !== is && !same(was, is)) return at;
     at++;
   }
