@@ -1,6 +1,7 @@
 // Types of the replay fold (contract §4, wal-format §10) and of `walscope replay --json`: what a session's
 // records mean after a crash, which calls are done, held, never sent or indeterminate, and what recovery would
-// append. Plain JSON data only (byte strings become lowercase hex), so the CLI, the app and the tests share it.
+// append. Plain JSON data only (byte strings become lowercase hex), so the CLI, the app and the tests share it;
+// a live episode's snapshot holds its steps and batches as chunked lists (parts.ts), whose JSON is an array.
 import type { JsonValue } from './json.js';
 import type { Parts } from './parts.js';
 import type { InProgressTail, TornTail, WalErrorInfo } from './wal.js';
