@@ -84,6 +84,12 @@ function bigSession(root: string): void {
   append(root, frames);
 }
 
+/** The open episode's four lists an append may copy: its steps, batches, recorded steps and request part. */
+function openEpisodeLists(model: SessionModel): Parts<object>[] {
+  const episode = model.fold().episodes.at(-1)!;
+  return [episode.steps, episode.batches, EpisodeIndex.of(episode).recordedSteps(), renderEpisodeRequest(episode).messages];
+}
+
 /** A session of one open episode of `steps` steps made by `stepFrames` (the last one in flight), read. */
 function openEpisodeOfSteps(steps: number, stepFrames: (s: number, in_flight: boolean) => Frame[]): { root: string; model: SessionModel } {
   const root = tempDir();
@@ -361,10 +367,7 @@ describe('an append to a long open episode recomputes what it appended, and ever
   it('an append that changes no step, batch or turn hands on the last snapshot\'s lists, not copies as long as the episode', () => {
     const { root, model } = openEpisodeOfSteps(STEPS, stepFrames);
     everyView(model);
-    const lists = () => {
-      const episode = model.fold().episodes.at(-1)!;
-      return [episode.steps, episode.batches, EpisodeIndex.of(episode).recordedSteps(), renderEpisodeRequest(episode).messages];
-    };
+    const lists = () => openEpisodeLists(model);
     const before = lists();
     append(root, [{ type: 'run_paused', payload: { reason: 'operator' } }, { type: 'run_note', payload: { note: 'live' } }]);
     model.refresh();
@@ -386,10 +389,7 @@ describe('an append to a long open episode recomputes what it appended, and ever
   it('an append of a whole step to a long open episode copies the chunks of its lists it reached, not the lists', () => {
     const { root, model } = openEpisodeOfSteps(STEPS, stepFrames);
     everyView(model);
-    const lists = () => {
-      const episode = model.fold().episodes.at(-1)!;
-      return [episode.steps, episode.batches, EpisodeIndex.of(episode).recordedSteps(), renderEpisodeRequest(episode).messages];
-    };
+    const lists = () => openEpisodeLists(model);
     const length = lists().reduce((sum, list) => sum + list.length, 0);
     const copied_before = ChunkedList.items_copied;
     append(root, [...stepEnd(STEPS), ...stepFrames(STEPS + 1, true)]);
@@ -415,8 +415,7 @@ describe('an append to a long open episode recomputes what it appended, and ever
       append(root, [...stepEnd(STEPS + round - 1), ...stepFrames(STEPS + round, true)]);
       model.refresh();
       everyView(model);
-      const episode = model.fold().episodes.at(-1)!;
-      for (const list of [episode.steps, episode.batches, EpisodeIndex.of(episode).recordedSteps(), renderEpisodeRequest(episode).messages]) {
+      for (const list of openEpisodeLists(model)) {
         expect(seen.has(list)).toBe(false);
         seen.add(list);
         past.push(new WeakRef(list));
