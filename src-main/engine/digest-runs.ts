@@ -1,7 +1,7 @@
-// The fold's digest check on a second thread (docs/performance.md, "Where the time and the memory go" → the
-// fold). The fold's thread does ~7 µs of work a frame and hashing a small frame is ~1 µs of it, so here a worker
-// hashes every frame of a chunk ahead of the reader, not only the large ones (digest-worker.ts, verify's stage,
-// where the reader has too little else to do for a per-frame hand-over to pay). The reader publishes a run:
+// The digest check on a second thread, for every read that uses one (verify, the fold, the service; docs/
+// performance.md, "Where the time and the memory go"). The fold's thread does ~7 µs of work a frame and hashing
+// a small frame is ~1 µs of it, so a worker hashes every frame of a chunk ahead of the reader, a run at a time
+// rather than a frame at a time (a per-frame hand-over cost more than it saved). The reader publishes a run:
 // a buffer of the window and the range of it its frames fill, found by their length fields from a frame the
 // reader itself reaches. The worker walks the run by the same length fields, hashes each frame and publishes
 // how far every frame matched; a mismatch ends its walk there. The reader trusts a frame that ends below that
@@ -12,7 +12,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { DigestAlgorithmName } from '../../src-shared/wal.js';
 import { DIGEST_ALGORITHM_CODES, digestWork } from './digest.js';
-import { DIGEST_WINDOW_BYTES, IN_PLACE_DIGESTS, endDigestWorker, startDigestWorker, waitForWorker, type DigestStage, type WindowView } from './digest-worker.js';
+import { DIGEST_WINDOW_BYTES, IN_PLACE_DIGESTS, endDigestWorker, startDigestWorker, waitForWorker, type DigestStage, type WindowView } from './digest-stage.js';
 import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, FRAME_OVERHEAD_BYTES } from './limits.js';
 
 // Slots of the shared control array. Runs are numbered from 0 for the whole read; run n uses run slot n % 2.
@@ -34,7 +34,7 @@ const NOT_STARTED = -1;
 const NO_READ_AHEAD = -2;
 const SHA256_CODE = DIGEST_ALGORITHM_CODES.sha256;
 
-// Evaluated as a script, as digest-worker.ts's is (the reader is bundled into the CLI and the Electron main
+// Evaluated as a script (script-worker.ts; the reader is bundled into the CLI and the Electron main
 // process and runs from source under the tests). It reads the shared window and writes only its progress. It
 // says which run it is at before it checks that run is not ended, so a reader that ended a run and sees it
 // elsewhere knows it will not touch that run's bytes again. Frames the reader has hashed itself (those starting

@@ -13,7 +13,7 @@ export function digestAlgorithmName(code: number): DigestAlgorithmName | null {
   return null;
 }
 
-/** Bytes hashed by this thread so far, and bytes whose verdict a digest worker gave it (digest-worker.ts): lets
+/** Bytes hashed by this thread so far, and bytes whose verdict a digest worker gave it (digest-runs.ts): lets
  *  tests bound the work a read does, and see where it was done, without timing it. */
 export const digestWork = { hashed_bytes: 0, worker_hashed_bytes: 0 };
 

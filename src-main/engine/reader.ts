@@ -15,7 +15,7 @@ import type {
 import { describe } from './errors.js';
 import { unknownFeatures } from './features.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
-import { IN_PLACE_DIGESTS, type DigestStage, type WindowView } from './digest-worker.js';
+import { IN_PLACE_DIGESTS, type DigestStage, type WindowView } from './digest-stage.js';
 import { RunDigests } from './digest-runs.js';
 import { digestAlgorithmName } from './digest.js';
 import { BodyFields, checkedFrameSize, checkFrameAt, checkHeader, decodeBodyInto, type BodyRefusal, type PayloadDecoder } from './frame-codec.js';

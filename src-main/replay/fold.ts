@@ -340,23 +340,25 @@ export class SessionFolder {
     const fresh = new Set<object>();
     const lists = [liveList(episode.steps), liveList(episode.batches), episode.steers, episode.approvals] as const;
     const places = shared ? touchedPlaces(lists, [before.steps.length, before.batches.length, before.steers.length, before.approvals.length], touched) : null;
-    const clone = <T extends object>(copyPart: (part: T) => T) => (part: T): T => {
+    /** `copyPart`, noting each part it made as fresh. */
+    const cloneWith = <T extends object>(copyPart: (part: T) => T) => (part: T): T => {
       const made = copyPart(part);
       fresh.add(made);
       return made;
     };
     const chunked = <T extends object>(which: number, live: readonly T[], kept: Parts<T> | undefined, copyPart: (part: T) => T): ChunkedList<T> => {
-      if (places === null || kept === undefined) return ChunkedList.of(live.map(clone(copyPart)));
+      const clone = cloneWith(copyPart);
+      if (places === null || kept === undefined) return ChunkedList.of(live.map(clone));
       const base = kept instanceof ChunkedList ? kept : ChunkedList.of(kept.slice());
       if (places[which]!.length === 0 && live.length === kept.length) return base;
-      const changes = new Map(places[which]!.map((at) => [at, clone(copyPart)(live[at]!)]));
-      return base.withChanges(changes, live.slice(kept.length).map(clone(copyPart)));
+      return base.withChanges(new Map(places[which]!.map((at) => [at, clone(live[at]!)])), live.slice(kept.length).map(clone));
     };
     const list = <T extends object>(which: number, live: readonly T[], kept: readonly T[] | undefined, copyPart: (part: T) => T): T[] => {
-      if (places === null || kept === undefined) return live.map(clone(copyPart));
+      const clone = cloneWith(copyPart);
+      if (places === null || kept === undefined) return live.map(clone);
       if (places[which]!.length === 0 && live.length === kept.length) return kept as T[];
-      const copy = kept.concat(live.slice(kept.length).map(clone(copyPart)));
-      for (const at of places[which]!) copy[at] = clone(copyPart)(live[at]!);
+      const copy = kept.concat(live.slice(kept.length).map(clone));
+      for (const at of places[which]!) copy[at] = clone(live[at]!);
       return copy;
     };
     const copy: EpisodeFold = {

@@ -9,7 +9,7 @@ import { EpisodeSum, sharedBatches, sharedSteps } from './resumable.js';
 export function currentBatch(episode: EpisodeFold): BatchFold | null {
   const batch = episode.batches.at(-1);
   if (batch === undefined) return null;
-  return step_seqs.of(episode).recorded_max > batch.started_seq ? null : batch;
+  return (step_seqs.of(episode).last_finished?.seq ?? 0) > batch.started_seq ? null : batch;
 }
 
 /** The batch's step has no durable turn_finished yet (false when the batch names no step: no turn to close). */
@@ -42,13 +42,12 @@ function progressSeq(episode: EpisodeFold): number {
 
 /** Over the steps: the latest model_step_finished (its seq and its step), and the latest step record of any kind.
  *  Summed, not walked: the plan asks for the last finished step at every snapshot of a live episode. */
-const step_seqs = new EpisodeSum<StepFold, { recorded_max: number; last_finished: StepFold | null; progress: number }>({
+const step_seqs = new EpisodeSum<StepFold, { last_finished: StepFold | null; progress: number }>({
   items: (episode) => episode.steps,
   shared: sharedSteps,
-  initial: () => ({ recorded_max: 0, last_finished: null, progress: 0 }),
+  initial: () => ({ last_finished: null, progress: 0 }),
   add(state, step) {
     if (step.seq !== null && (state.last_finished === null || step.seq > state.last_finished.seq!)) state.last_finished = step;
-    state.recorded_max = Math.max(state.recorded_max, step.seq ?? 0);
     state.progress = Math.max(state.progress, step.seq ?? 0, step.turn_finished_seq ?? 0);
   },
   copy: (state) => ({ ...state }),

@@ -81,13 +81,8 @@ export class Segments<T> {
       const to = Math.min(end - this.starts[part]!, this.lengths[part]!);
       if (from >= to) continue;
       const paged = this.made[part] === undefined ? this.page(part, from, to - from) : undefined;
-      if (paged !== undefined) {
-        assert.equal(paged.length, to - from, `a page of part ${part} from ${from} was ${paged.length} long, not ${to - from}`);
-        appendAll(out, paged);
-        continue;
-      }
-      const rows = this.part(part);
-      for (let at = from; at < to; at++) out.push(rows.at(at)!);
+      if (paged !== undefined) assert.equal(paged.length, to - from, `a page of part ${part} from ${from} was ${paged.length} long, not ${to - from}`);
+      appendAll(out, paged ?? this.part(part).slice(from, to));
     }
     return out;
   }

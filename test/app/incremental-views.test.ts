@@ -367,19 +367,18 @@ describe('an append to a long open episode recomputes what it appended, and ever
   it('an append that changes no step, batch or turn hands on the last snapshot\'s lists, not copies as long as the episode', () => {
     const { root, model } = openEpisodeOfSteps(STEPS, stepFrames);
     everyView(model);
-    const lists = () => openEpisodeLists(model);
-    const before = lists();
+    const before = openEpisodeLists(model);
     append(root, [{ type: 'run_paused', payload: { reason: 'operator' } }, { type: 'run_note', payload: { note: 'live' } }]);
     model.refresh();
     everyView(model);
-    const after = lists();
+    const after = openEpisodeLists(model);
     for (const [at, list] of after.entries()) expect(list).toBe(before[at]);
     expectSameAsFreshRead(root, model);
     // A result for the call in flight changes its batch (and the request part's turns), not the steps.
     append(root, [{ type: 'tool_result', payload: { batch_id: `b${STEPS}`, tool_call_id: `call-${STEPS}`, outcome: 'completed', output: { s: STEPS }, finished_at_ms: 1_000 * STEPS + 20 } }]);
     model.refresh();
     everyView(model);
-    const [steps, batches, recorded] = lists();
+    const [steps, batches, recorded] = openEpisodeLists(model);
     expect(steps).toBe(after[0]);
     expect(recorded).toBe(after[2]);
     expect(batches).not.toBe(after[1]);
@@ -389,8 +388,7 @@ describe('an append to a long open episode recomputes what it appended, and ever
   it('an append of a whole step to a long open episode copies the chunks of its lists it reached, not the lists', () => {
     const { root, model } = openEpisodeOfSteps(STEPS, stepFrames);
     everyView(model);
-    const lists = () => openEpisodeLists(model);
-    const length = lists().reduce((sum, list) => sum + list.length, 0);
+    const length = openEpisodeLists(model).reduce((sum, list) => sum + list.length, 0);
     const copied_before = ChunkedList.items_copied;
     append(root, [...stepEnd(STEPS), ...stepFrames(STEPS + 1, true)]);
     model.refresh();

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WalscopeEvent } from '../../src-shared/ipc.js';
 import { digestWork } from '../../src-main/engine/digest.js';
-import { digestWorkers } from '../../src-main/engine/digest-worker.js';
+import { digestWorkers } from '../../src-main/engine/digest-stage.js';
 import { RunDigests } from '../../src-main/engine/digest-runs.js';
 import { resolveTargets, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN } from '../../src-main/engine/inspect.js';
 import { readWal, type ReadResult } from '../../src-main/engine/reader.js';

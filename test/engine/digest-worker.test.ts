@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { digestWorkers } from '../../src-main/engine/digest-worker.js';
+import { digestWorkers } from '../../src-main/engine/digest-stage.js';
 import { RUN_FOLD_BYTES_MAX } from '../../src-main/cli/verify.js';
 import { VERIFY_DIGEST_WORKER_FILE_BYTES_MIN } from '../../src-main/engine/inspect.js';
 import { coveredBefore, expectSameTornTail, expectStopEndsWorker, frameOffsets, readBoth as readBothWays } from '../helpers/digest-stage.js';

@@ -1,10 +1,10 @@
-// What the tests of a digest stage (engine/digest-worker.ts, engine/digest-runs.ts) share: a WAL's frame offsets,
+// What the tests of a digest stage (engine/digest-runs.ts, on engine/digest-stage.ts) share: a WAL's frame offsets,
 // the covered bytes a read hashes, and one file read twice, in place and through the stage, with the bytes each
 // thread hashed counted.
 import fs from 'node:fs';
 import { expect } from 'vitest';
 import { digestWork } from '../../src-main/engine/digest.js';
-import { digestWorkers } from '../../src-main/engine/digest-worker.js';
+import { digestWorkers } from '../../src-main/engine/digest-stage.js';
 import { FRAME_OVERHEAD_BYTES } from '../../src-main/engine/limits.js';
 import { readWal, type ReadOptions, type ReadResult } from '../../src-main/engine/reader.js';
 

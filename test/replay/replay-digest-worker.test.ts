@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { digestWork } from '../../src-main/engine/digest.js';
-import { digestWorkers } from '../../src-main/engine/digest-worker.js';
+import { digestWorkers } from '../../src-main/engine/digest-stage.js';
 import { resolveTargets, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN } from '../../src-main/engine/inspect.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
