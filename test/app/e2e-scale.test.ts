@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FRAME_BODY_BYTES_MIN, FRAME_OVERHEAD_BYTES, WAL_BYTES_CEILING } from '../../src-main/engine/limits.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { longTailOutputBytes, manySessionId, smallOutputBytes, writeSessionWal } from '../../scripts/bench-data.js';
 import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
@@ -78,8 +79,35 @@ describe('walscope serve at scale, in Chromium', () => {
     const last = page.locator('[data-testid=records-row]', { hasText: 'run_finished' }).last();
     await last.waitFor();
     if (tail_seq !== null) expect(await last.textContent()).toContain(`seq ${tail_seq}`);
+    expect(await clippedAtFormatMax(page)).toEqual([]);
     await page.locator('[data-testid=tab-timeline]').click();
     await page.locator('[data-testid=timeline-row]').first().waitFor();
     await page.close();
   }, READ_MS_MAX);
 });
+
+/** The offset and seq cells that would be cut short (an ellipsis) in a records row holding the largest offset and
+ *  seq a WAL can have (wal-format §2: at most WAL_BYTES_CEILING bytes, frames of at least 45): a copy of the
+ *  last row, beside it, in both layouts (with and without the damage column). */
+async function clippedAtFormatMax(page: Page): Promise<string[]> {
+  const offset_max = WAL_BYTES_CEILING - FRAME_OVERHEAD_BYTES - FRAME_BODY_BYTES_MIN;
+  const seq_max = Math.floor(WAL_BYTES_CEILING / (FRAME_OVERHEAD_BYTES + FRAME_BODY_BYTES_MIN));
+  return page.evaluate(({ offset, seq }) => {
+    const line = [...document.querySelectorAll('[data-testid=records-row] .record-line')].at(-1)!;
+    const clipped: string[] = [];
+    for (const damage of [false, true]) {
+      const copy = line.cloneNode(true) as HTMLElement;
+      copy.classList.toggle('with-damage', damage);
+      // Beside the row's own line, as wide as it (its box is a flex row: a second line would share its width).
+      copy.style.width = `${line.clientWidth}px`;
+      copy.style.flex = 'none';
+      line.after(copy);
+      const [offset_cell, seq_cell] = [...copy.children] as HTMLElement[];
+      offset_cell!.textContent = String(offset);
+      seq_cell!.textContent = `seq ${seq}`;
+      for (const cell of [offset_cell!, seq_cell!]) if (cell.scrollWidth > cell.clientWidth) clipped.push(`${damage ? 'with damage: ' : ''}${cell.textContent}`);
+      copy.remove();
+    }
+    return clipped;
+  }, { offset: offset_max, seq: seq_max });
+}
