@@ -14,7 +14,7 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
         <div className="tl tl-episode" data-testid="episode-row" data-state={row.state_word}>
           <strong>{row.episode === 0 ? 'Last episode (its number comes with the read from the start)' : `Episode ${row.episode}`}</strong> <span className="mono">{row.run_id ?? '—'}</span>{' '}
           <span className={`badge${row.state_word === row.state ? '' : ' warn'}`} data-testid="episode-state">{row.state_word}</span>
-          {row.finish_reason !== null && <span className="badge">finished: {row.finish_reason}</span>}
+          {row.finish_reason !== null && <span className="badge" data-testid="episode-finish">finished: {row.finish_reason}</span>}
           {row.last_durable !== null && <span className="muted" data-testid="last-durable"> last durable: {row.last_durable}</span>}
           {' '}<EpisodeTime first_ms={row.first_ms} last_ms={row.last_ms} />
         </div>

@@ -140,6 +140,10 @@ async function layoutProblems(): Promise<string[]> {
         }
       });
     }
+    // What a row says of an episode's end is never cut short: the row's time gives way first (its tooltip has it).
+    for (const element of document.querySelectorAll('[data-testid=episode-state], [data-testid=episode-finish]')) {
+      if (shown(element) && element.scrollWidth > element.clientWidth + 1) problems.push(`${name(element)} is cut short`);
+    }
     const labels = '.app-head > *, .head-line > *, .tab-list > button, .search-bar > *, .session-row > *, [data-testid=status-chip], .list-tools > *';
     for (const element of document.querySelectorAll(labels)) {
       if (!shown(element)) continue;
