@@ -54,7 +54,7 @@ describe('tool outputs are read for the rows on screen only', () => {
     expect(first.kind === 'call' && first.call.args).toEqual({ step: Number(first.call.tool_call_id.slice('call-'.length)) });
     const last = calls.at(-1)!;
     expect(last.kind === 'call' && typeof last.call.output === 'string' && last.call.output.length).toBeLessThan(ROW_VALUE_CHARS_MAX + 100);
-    expect(last.kind === 'call' && String(last.call.output)).toMatch(/^"output of step 300 .*more characters; open the record\)$/);
+    expect(last.kind === 'call' && String(last.call.output)).toMatch(/^output of step 300 .*more characters of JSON; open the record\)$/);
 
     // The same page again comes from the cache.
     model.rows('timeline', counts.timeline - PAGE_ROWS, PAGE_ROWS);
@@ -97,7 +97,9 @@ describe('a large output or args is shown as a preview decoded only as far as it
       expect(call?.kind === 'call' && call.call.args).toBe(previewAsBuilt(args));
       const messages = model.rows('transcript', 0, model.rowCounts().transcript).rows;
       const tool = messages.find((message) => message.role === 'tool');
-      expect(tool?.content).toBe(previewAsBuilt([{ type: 'tool_result', tool_use_id: 'c1', output, is_error: false }]));
+      // The message keeps its block; its output shares the preview with the block's short members.
+      const short_chars = JSON.stringify('tool_result').length + JSON.stringify('c1').length + JSON.stringify(false).length;
+      expect(tool?.content).toEqual([{ type: 'tool_result', tool_use_id: 'c1', output: previewAsBuilt(output, ROW_VALUE_CHARS_MAX - short_chars), is_error: false }]);
       // Bytes made into strings (the frame's digest and validation read every byte without making one): for each
       // of the three previews up to three bytes a character of it, and its copy; 11 MB when the values were built
       // whole.
@@ -112,10 +114,60 @@ describe('a large output or args is shown as a preview decoded only as far as it
   });
 });
 
+describe('a long text previews as text, and a long message keeps its blocks', () => {
+  it('shows an output string\'s first lines (not its JSON), and each of a hundred results as a block, within the preview\'s length', () => {
+    const root = tempDir();
+    // Escapes (a cut can fall inside one), and a surrogate pair (a cut can fall between its halves).
+    const output = 'line "one"\n\té→😀 '.repeat(2_000);
+    const CALLS = 100;
+    const calls = Array.from({ length: CALLS }, (_, index) => `c${index}`);
+    withSession(root, 'text', (append) => {
+      append('run_started', { run_id: 'run-1', session: 'text', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }] });
+      append('model_step_finished', { step_id: 1, assistant_message: { role: 'assistant', content: calls.map((id) => ({ type: 'tool_use', id, name: 'read', input: {} })) }, usage: { input_tokens: 1, output_tokens: 1 } });
+      append('tool_batch_started', { batch_id: 'b1', step_id: 1, sequential: false, planned_calls: calls.map((id) => ({ tool_call_id: id, name: 'read', plan: 'dispatch' })) });
+      for (const id of calls) append('tool_dispatch_intent', { batch_id: 'b1', tool_call_id: id, args: {} });
+      for (const id of calls) append('tool_result', { batch_id: 'b1', tool_call_id: id, outcome: 'ok', output });
+      append('tool_batch_finished', { batch_id: 'b1' });
+      append('run_finished', { reason: 'completed' });
+    });
+    const model = new SessionModel('text', sessionTarget(sessionDir(root, 'text')));
+    model.refresh();
+
+    const call = model.rows('timeline', 0, model.rowCounts().timeline).rows.find((row) => row.kind === 'call');
+    const shown = call?.kind === 'call' ? String(call.call.output) : '';
+    expectTextPreview(shown, output, ROW_VALUE_CHARS_MAX);
+
+    const message = model.rows('transcript', 0, model.rowCounts().transcript).rows.find((row) => row.role === 'tool');
+    const blocks = message?.content as { type: string; tool_use_id: string; output: string; is_error: boolean }[];
+    expect(blocks.length).toBe(33);
+    expect(blocks.at(-1)).toBe(`… (${CALLS - 32} more blocks; open the record)`);
+    blocks.slice(0, 32).forEach((block, index) => {
+      expect(block).toMatchObject({ type: 'tool_result', tool_use_id: `c${index}`, is_error: false });
+      const short_chars = JSON.stringify('tool_result').length + JSON.stringify(`c${index}`).length + JSON.stringify(false).length;
+      expectTextPreview(block.output, output, Math.floor(ROW_VALUE_CHARS_MAX / 32) - short_chars);
+    });
+    expect(JSON.stringify(blocks).length).toBeLessThan(2 * ROW_VALUE_CHARS_MAX);
+  });
+});
+
+/** `shown` is `text`'s first characters, as text, then what is left of its JSON text: past the decoded head of a
+ *  JSON text cut after `chars_max` characters, which at most drops an escape cut in two or makes half a surrogate
+ *  pair U+FFFD. */
+function expectTextPreview(shown: string, text: string, chars_max: number): void {
+  const json = JSON.stringify(text);
+  const marker = `… (${json.length - chars_max} more characters of JSON; open the record)`;
+  expect(shown.endsWith(marker)).toBe(true);
+  const head = shown.slice(0, -marker.length);
+  expect(head).toContain('\n');
+  expect(text.startsWith(head.endsWith('\uFFFD') ? head.slice(0, -1) : head)).toBe(true);
+  expect(JSON.stringify(head).length - 1).toBeGreaterThan(chars_max - 6);
+  expect(JSON.stringify(head).length - 1).toBeLessThanOrEqual(chars_max);
+}
+
 /** The preview as it was made from the value built whole: its JSON text cut, half a surrogate pair at the cut
  *  made U+FFFD by the round trip through UTF-8. */
-function previewAsBuilt(value: unknown): string {
+function previewAsBuilt(value: unknown, chars_max = ROW_VALUE_CHARS_MAX): string {
   const text = JSON.stringify(value);
-  const head = Buffer.from(text.slice(0, ROW_VALUE_CHARS_MAX), 'utf8').toString('utf8');
-  return `${head}… (${text.length - ROW_VALUE_CHARS_MAX} more characters; open the record)`;
+  const head = Buffer.from(text.slice(0, chars_max), 'utf8').toString('utf8');
+  return `${head}… (${text.length - chars_max} more characters of JSON; open the record)`;
 }
