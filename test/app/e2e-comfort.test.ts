@@ -28,6 +28,12 @@ const MULTILINE_SCRIPT: SessionScript = {
   session_id: MULTILINE_SESSION,
   runs: [run('r1', [{ calls: [call('m1', done(MULTILINE_OUTPUT), { name: 'read_file' })] }, { text: 'the file has three lines' }])],
 };
+const CROWDED_SESSION = 'crowded-calls';
+/** An assistant message of many calls with long names: its row is crowded, and the role label must not give way. */
+const CROWDED_SCRIPT: SessionScript = {
+  session_id: CROWDED_SESSION,
+  runs: [run('r1', [{ calls: Array.from({ length: 6 }, (_, index) => call(`crowded-${index}`, done('ok'), { name: `search_the_repository_index_${index}` })) }, { text: 'done' }])],
+};
 const WIDTHS_PX = [1024, 1400] as const;
 const HEIGHT_PX = 900;
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -40,11 +46,11 @@ let flippedServer: Served;
 let chromium: LaunchedBrowser;
 let page: Page;
 
-function writeMultilineSession(into: string): void {
+function writeScriptedSession(into: string, script: SessionScript): void {
   const clock = steppedClock(1_750_000_000_000);
-  const runtime = AgentRuntime.open({ root: into, session_id: MULTILINE_SESSION, io: nodeFileIO, clock, ports: scriptedWorld(MULTILINE_SCRIPT, new MemoryLedger(), clock) });
+  const runtime = AgentRuntime.open({ root: into, session_id: script.session_id, io: nodeFileIO, clock, ports: scriptedWorld(script, new MemoryLedger(), clock) });
   try {
-    driveSession(runtime, MULTILINE_SCRIPT);
+    driveSession(runtime, script);
   } finally {
     runtime.close();
   }
@@ -53,7 +59,8 @@ function writeMultilineSession(into: string): void {
 beforeAll(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-comfort-'));
   ({ root } = makeE2eRoot(work));
-  writeMultilineSession(root);
+  writeScriptedSession(root, MULTILINE_SCRIPT);
+  writeScriptedSession(root, CROWDED_SCRIPT);
   const exports = path.join(work, 'damaged');
   fs.mkdirSync(exports);
   const cut = cutCopy(root, 'finished', exports, 7);
@@ -140,8 +147,9 @@ async function layoutProblems(): Promise<string[]> {
         }
       });
     }
-    // What a row says of an episode's end is never cut short: the row's time gives way first (its tooltip has it).
-    for (const element of document.querySelectorAll('[data-testid=episode-state], [data-testid=episode-finish]')) {
+    // What a row is (its role: user, assistant, tool, step n) and what it says of an episode's end are never cut
+    // short: the row's text and time give way first.
+    for (const element of document.querySelectorAll('.tl > .role, [data-testid=episode-state], [data-testid=episode-finish]')) {
       if (shown(element) && element.scrollWidth > element.clientWidth + 1) problems.push(`${name(element)} is cut short`);
     }
     const labels = '.app-head > *, .head-line > *, .tab-list > button, .search-bar > *, .session-row > *, [data-testid=status-chip], .list-tools > *';
@@ -329,7 +337,7 @@ describe('reading comfort, in Chromium on the real serve', () => {
       await page.goto(server.url);
       await row('finished').waitFor();
       found['list'] = await layoutProblems();
-      for (const key of ['history-damaged-archive', 'indeterminate', 'held-sequential', 'steered-queued', MULTILINE_SESSION]) {
+      for (const key of ['history-damaged-archive', 'indeterminate', 'held-sequential', 'steered-queued', MULTILINE_SESSION, CROWDED_SESSION]) {
         await openSession(key);
         for (const tab of ['timeline', 'records', 'transcript'] as const) {
           await page.locator(`[data-testid=tab-${tab}]`).click();
