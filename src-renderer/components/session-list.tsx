@@ -87,8 +87,9 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
                 {progress !== undefined ? (
                   <span className="session-meta muted session-progress" data-testid="list-progress"><progress max={progress.total_bytes} value={progress.done_bytes} aria-label="Reading" /> read {formatBytes(progress.done_bytes)} of {formatBytes(progress.total_bytes)}</span>
                 ) : (
-                  <span className="session-meta muted">
-                    {formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}
+                  // The counts give way to what warns: a narrow list cuts the counts, never the errors or unconfirmed calls.
+                  <span className="session-meta session-facts muted">
+                    <span className="facts">{formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}</span>
                     {(session.run?.error_results ?? 0) > 0 && <span className="error" data-testid="list-errors"> · {session.run!.error_results} error(s)</span>}
                     {(session.run?.unconfirmed.length ?? 0) > 0 && <span className="warn-text" data-testid="list-unconfirmed"> · {session.run!.unconfirmed.length} unconfirmed</span>}
                     {session.status === 'refused' && <span className="error" data-testid="list-cause"> · {session.status_detail}</span>}

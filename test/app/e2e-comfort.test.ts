@@ -147,10 +147,15 @@ async function layoutProblems(): Promise<string[]> {
         }
       });
     }
-    // What a row is (its role: user, assistant, tool, step n) and what it says of an episode's end are never cut
-    // short: the row's text and time give way first.
-    for (const element of document.querySelectorAll('.tl > .role, [data-testid=episode-state], [data-testid=episode-finish]')) {
-      if (shown(element) && element.scrollWidth > element.clientWidth + 1) problems.push(`${name(element)} is cut short`);
+    // What a row is (its role: user, assistant, tool, step n), what it says of an episode's end, and a listed
+    // session's errors and unconfirmed calls are never cut short: the row's text, time and counts give way first.
+    for (const element of document.querySelectorAll('.tl > .role, [data-testid=episode-state], [data-testid=episode-finish], [data-testid=list-errors], [data-testid=list-unconfirmed]')) {
+      if (!shown(element)) continue;
+      // Cut short inside its own box (an ellipsis), or past the edge of the box that clips it (inline text).
+      let clip = element.parentElement;
+      while (clip !== null && getComputedStyle(clip).overflowX === 'visible') clip = clip.parentElement;
+      const past_clip = clip !== null && element.getBoundingClientRect().right > clip.getBoundingClientRect().right + 1;
+      if (element.scrollWidth > element.clientWidth + 1 || past_clip) problems.push(`${name(element)} is cut short`);
     }
     const labels = '.app-head > *, .head-line > *, .tab-list > button, .search-bar > *, .session-row > *, [data-testid=status-chip], .list-tools > *';
     for (const element of document.querySelectorAll(labels)) {
