@@ -147,9 +147,10 @@ async function layoutProblems(): Promise<string[]> {
         }
       });
     }
-    // What a row is (its role: user, assistant, tool, step n), what it says of an episode's end, and a listed
-    // session's errors and unconfirmed calls are never cut short: the row's text, time and counts give way first.
-    for (const element of document.querySelectorAll('.tl > .role, [data-testid=episode-state], [data-testid=episode-finish], [data-testid=list-errors], [data-testid=list-unconfirmed]')) {
+    // What a row is (its role: user, assistant, tool, step n), a call's class and error mark, a status, what a
+    // row says of an episode's end, and a listed session's errors and unconfirmed calls are never cut short: the
+    // row's text, time and counts give way first.
+    for (const element of document.querySelectorAll('.tl > .role, [data-testid=episode-state], [data-testid=episode-finish], [data-testid=class-chip], [data-testid=error-chip], [data-testid=status-chip], [data-testid=list-errors], [data-testid=list-unconfirmed]')) {
       if (!shown(element)) continue;
       // Cut short inside its own box (an ellipsis), or past the edge of the box that clips it (inline text).
       let clip = element.parentElement;
