@@ -47,6 +47,7 @@ import { RecoveryLog } from '../replay/recoveries.js';
 import { runSignal } from '../replay/signals.js';
 import type { RecordIndex } from './record-index.js';
 import { findTail, type FoundTail } from './session-tail.js';
+import { valuePreview } from './value-preview.js';
 import { SessionTailer, type ReadPlan, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { listLength, ViewBuilder, type SearchedList, type Segments, type SessionViews } from './session-views.js';
 
@@ -520,17 +521,15 @@ export class SessionModel {
     // Intact, and the very frame that was indexed: a file rewritten since holds something else at this offset.
     const intact = frame.kind === 'ok' && bytes.length === row.size_bytes;
     const decoded = intact ? frame.body : null;
-    let payload = decoded?.kind === 'ok' && decoded.body.payload !== null ? toJsonValue(decoded.body.payload) : null;
-    const payload_text = JSON.stringify(payload) ?? '';
-    const payload_truncated = payload_text.length > RECORD_PAYLOAD_CHARS_MAX;
-    if (payload_truncated) payload = `${payload_text.slice(0, RECORD_PAYLOAD_CHARS_MAX)}…`;
+    const whole = decoded?.kind === 'ok' && decoded.body.payload !== null ? toJsonValue(decoded.body.payload) : null;
+    const payload = valuePreview(whole, RECORD_PAYLOAD_CHARS_MAX);
     const shown = bytes.subarray(0, RECORD_HEX_BYTES_MAX);
     const timeline_row = row.seq > 0 && this.is_resident && row.unverified !== true ? (this.derived().timelineRowOf(row.seq) ?? -1) : -1;
     return {
       ...row,
       digest_ok: intact,
       payload,
-      payload_truncated,
+      payload_truncated: payload !== whole,
       hex: hex(shown),
       hex_truncated: bytes.length > shown.length,
       timeline_row: timeline_row < 0 ? null : timeline_row,

@@ -6,15 +6,16 @@ import { appendAll } from '../../src-shared/arrays.js';
 import { noteSummary } from '../../src-shared/compaction.js';
 import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, SessionFold, StepFold } from '../../src-shared/replay.js';
-import { jsonCut, jsonValueCut, type JsonTextCut } from '../engine/cbor-json-preview.js';
+import { jsonCut, type JsonTextCut } from '../engine/cbor-json-preview.js';
 import { EpisodeIndex, sharedStepsWithBatches } from '../replay/episode-index.js';
 import { intentArgs, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from '../replay/payloads.js';
 import { EpisodeSum } from '../replay/resumable.js';
 import { episodeTiming } from '../replay/timing.js';
+import { valuePreview } from './value-preview.js';
 
 /** A row's text is cut past this; the record view shows the rest. */
 export const ROW_TEXT_CHARS_MAX = 4_000;
-/** args and outputs heavier than this (as JSON) become a text preview. */
+/** args, outputs and message content longer than this (as JSON) are cut to a preview about this long. */
 export const ROW_VALUE_CHARS_MAX = 8_000;
 
 export interface Timeline {
@@ -399,7 +400,7 @@ export function buildTranscript(messages: readonly JsonPayload[]): TranscriptRow
 }
 
 export function transcriptRow(message: JsonPayload, index: number): TranscriptRow {
-  return { index, role: roleOf(message), content: contentPreview(message['content'] ?? null) };
+  return { index, role: roleOf(message), content: preview(message['content'] ?? null) };
 }
 
 function asList(value: JsonValue): JsonValue[] {
@@ -431,66 +432,10 @@ function cut(text: string): string {
 
 /** `value` itself when its JSON text is at most ROW_VALUE_CHARS_MAX characters, else that text cut (an output
  *  read with OUTPUT_CUT was cut as it was read, never built whole). */
-/** A message's blocks a row shows at most; past them, a text says how many more there are. */
-const ROW_BLOCKS_MAX = 32;
-/** A block with more members than this is previewed whole, as any other value (content blocks have a few). */
-const ROW_BLOCK_MEMBERS_MAX = 8;
-/** A block's members this short (as JSON) are kept whole; the longer ones share what is left of its preview. */
-const ROW_BLOCK_VALUE_CHARS_MIN = 64;
-
-function preview(value: JsonValue, chars_max = ROW_VALUE_CHARS_MAX): JsonValue {
-  const text = jsonValueCut(value, chars_max);
-  return text.chars <= chars_max ? value : cutPreview(text, chars_max);
+/** A value as a row shows it (value-preview.ts): a map or list keeps its shape, a text shows its first lines. */
+function preview(value: JsonValue | JsonTextCut): JsonValue {
+  return valuePreview(value, ROW_VALUE_CHARS_MAX, '; open the record');
 }
-
-/** A message's content as its row carries it. Past a preview's length, its blocks stay blocks (their type, ids
- *  and error flag whole) and their long values are cut, sharing the preview's length: the list still shows each
- *  call and result, where the content cut as one JSON text showed `[{"type":"tool_result",…` for every tool
- *  message with an output of more than a few KB. */
-function contentPreview(content: JsonValue): JsonValue {
-  if (!Array.isArray(content) || jsonValueCut(content, ROW_VALUE_CHARS_MAX).chars <= ROW_VALUE_CHARS_MAX) return preview(content);
-  const shown = content.slice(0, ROW_BLOCKS_MAX);
-  const block_chars_max = Math.floor(ROW_VALUE_CHARS_MAX / shown.length);
-  const blocks = shown.map((block) => blockPreview(block, block_chars_max));
-  if (content.length > shown.length) blocks.push(`… (${content.length - shown.length} more blocks; open the record)`);
-  return blocks;
-}
-
-function blockPreview(block: JsonValue, chars_max: number): JsonValue {
-  if (block === null || typeof block !== 'object' || Array.isArray(block)) return preview(block, chars_max);
-  const members = Object.entries(block);
-  if (members.length > ROW_BLOCK_MEMBERS_MAX) return preview(block, chars_max);
-  const chars = members.map(([, value]) => jsonValueCut(value, chars_max).chars);
-  const long = chars.filter((count) => count > ROW_BLOCK_VALUE_CHARS_MIN);
-  const short_chars = chars.reduce((sum, count) => (count > ROW_BLOCK_VALUE_CHARS_MIN ? sum : sum + count), 0);
-  const long_chars_max = Math.max(ROW_BLOCK_VALUE_CHARS_MIN, Math.floor((chars_max - short_chars) / Math.max(1, long.length)));
-  // fromEntries makes every key an own property, "__proto__" included.
-  return Object.fromEntries(members.map(([key, value], index) => [key, chars[index]! > ROW_BLOCK_VALUE_CHARS_MIN ? preview(value, long_chars_max) : value]));
-}
-
-/** A cut value as a row shows it: a text's first characters as text (its JSON string's escapes undone, so an
- *  output shows its lines), anything else its JSON text's; then how much of its JSON text is left out. */
-function cutPreview({ head, chars }: JsonTextCut, chars_max: number): string {
-  // A copy, not a slice: V8's slice of a string keeps the whole string alive (a 4 MiB output per row). The
-  // round trip through UTF-8 also turns half a surrogate pair cut at the end into U+FFFD.
-  const shown = Buffer.from(head.startsWith('"') ? textOfJsonHead(head) : head, 'utf8').toString('utf8');
-  return `${shown}… (${chars - chars_max} more characters of JSON; open the record)`;
-}
-
-/** The text a JSON string literal cut short begins with: the cut may fall inside an escape (at most six
- *  characters, `\uXXXX`), which is dropped. */
-function textOfJsonHead(head: string): string {
-  for (let dropped = 0; dropped < JSON_ESCAPE_CHARS_MAX && dropped < head.length; dropped++) {
-    try {
-      return JSON.parse(`${head.slice(0, head.length - dropped)}"`) as string;
-    } catch {
-      // Inside an escape: one character fewer.
-    }
-  }
-  assert.fail(`not the head of a JSON string: ${head.slice(0, 40)}`);
-}
-
-const JSON_ESCAPE_CHARS_MAX = 6;
 
 /** A call's output and args as a row shows them: past a preview's length, cut as they are read from their
  *  record's bytes (a 16 MiB output is decoded only as far as the preview shows it), then written by `preview`. */

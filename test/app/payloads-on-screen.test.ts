@@ -8,6 +8,7 @@ import { sessionTarget } from '../../src-main/engine/inspect.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
 import { ROW_VALUE_CHARS_MAX } from '../../src-main/services/timeline.js';
+import { RECORD_PAYLOAD_CHARS_MAX } from '../../src-shared/ipc.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
 
@@ -139,23 +140,48 @@ describe('a long text previews as text, and a long message keeps its blocks', ()
 
     const message = model.rows('transcript', 0, model.rowCounts().transcript).rows.find((row) => row.role === 'tool');
     const blocks = message?.content as { type: string; tool_use_id: string; output: string; is_error: boolean }[];
-    expect(blocks.length).toBe(33);
-    expect(blocks.at(-1)).toBe(`… (${CALLS - 32} more blocks; open the record)`);
-    blocks.slice(0, 32).forEach((block, index) => {
+    // One block per 256 characters of the preview, each given an equal share of it.
+    const blocks_shown = Math.floor(ROW_VALUE_CHARS_MAX / 256);
+    expect(blocks.length).toBe(blocks_shown + 1);
+    expect(blocks.at(-1)).toBe(`… (${CALLS - blocks_shown} more items; open the record)`);
+    blocks.slice(0, blocks_shown).forEach((block, index) => {
       expect(block).toMatchObject({ type: 'tool_result', tool_use_id: `c${index}`, is_error: false });
       const short_chars = JSON.stringify('tool_result').length + JSON.stringify(`c${index}`).length + JSON.stringify(false).length;
-      expectTextPreview(block.output, output, Math.floor(ROW_VALUE_CHARS_MAX / 32) - short_chars);
+      expectTextPreview(block.output, output, Math.floor(ROW_VALUE_CHARS_MAX / blocks_shown) - short_chars);
     });
     expect(JSON.stringify(blocks).length).toBeLessThan(2 * ROW_VALUE_CHARS_MAX);
   });
+
+  it('shows a record\'s payload past the detail\'s length as its members, its long output cut as text', () => {
+    const root = tempDir();
+    const output = 'line "one"\n\té→😀 '.repeat(80_000);
+    withSession(root, 'record', (append) => {
+      append('run_started', { run_id: 'run-1', session: 'record', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }] });
+      append('model_step_finished', { step_id: 1, assistant_message: { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'read', input: {} }] }, usage: { input_tokens: 1, output_tokens: 1 } });
+      append('tool_batch_started', { batch_id: 'b1', step_id: 1, sequential: false, planned_calls: [{ tool_call_id: 'c1', name: 'read', plan: 'dispatch' }] });
+      append('tool_dispatch_intent', { batch_id: 'b1', tool_call_id: 'c1', args: {} });
+      append('tool_result', { batch_id: 'b1', tool_call_id: 'c1', outcome: 'ok', output });
+      append('tool_batch_finished', { batch_id: 'b1' });
+    });
+    const model = new SessionModel('record', sessionTarget(sessionDir(root, 'record')));
+    model.refresh();
+    const records = model.rows('records', 0, model.rowCounts().records).rows;
+    const result = model.record(records.findIndex((row) => row.type === 'tool_result'))!;
+    expect(result.payload_truncated).toBe(true);
+    expect(result.payload).toMatchObject({ batch_id: 'b1', tool_call_id: 'c1', outcome: 'ok' });
+    const short_chars = 3 * JSON.stringify('b1').length;
+    expectTextPreview((result.payload as { output: string }).output, output, RECORD_PAYLOAD_CHARS_MAX - short_chars, '');
+    const intent = model.record(records.findIndex((row) => row.type === 'tool_dispatch_intent'))!;
+    expect(intent).toMatchObject({ payload_truncated: false, payload: { batch_id: 'b1', tool_call_id: 'c1', args: {} } });
+  });
 });
 
-/** `shown` is `text`'s first characters, as text, then what is left of its JSON text: past the decoded head of a
- *  JSON text cut after `chars_max` characters, which at most drops an escape cut in two or makes half a surrogate
- *  pair U+FFFD. */
-function expectTextPreview(shown: string, text: string, chars_max: number): void {
+/** `shown` is `text`'s first characters, as text, then what is left of its JSON text (and `more`, where to read
+ *  it): the decoded head of a JSON text cut after `chars_max` characters, which at most drops an escape cut in two
+ *  or makes half a surrogate pair U+FFFD. */
+function expectTextPreview(shown: string, text: string, chars_max: number, more = '; open the record'): void {
   const json = JSON.stringify(text);
-  const marker = `… (${json.length - chars_max} more characters of JSON; open the record)`;
+  const marker = `… (${json.length - chars_max} more characters of JSON${more})`;
   expect(shown.endsWith(marker)).toBe(true);
   const head = shown.slice(0, -marker.length);
   expect(head).toContain('\n');
