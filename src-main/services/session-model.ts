@@ -47,9 +47,9 @@ import { RecoveryLog } from '../replay/recoveries.js';
 import { runSignal } from '../replay/signals.js';
 import type { RecordIndex } from './record-index.js';
 import { findTail, type FoundTail } from './session-tail.js';
-import { valuePreview } from './value-preview.js';
 import { SessionTailer, type ReadPlan, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { listLength, ViewBuilder, type SearchedList, type Segments, type SessionViews } from './session-views.js';
+import { valuePreview } from './value-preview.js';
 
 /** Recoveries a session summary carries (the most recent); the WAL keeps them all. */
 const RECOVERIES_LISTED_MAX = 50;

@@ -430,9 +430,9 @@ function cut(text: string): string {
   return text.length > ROW_TEXT_CHARS_MAX ? `${text.slice(0, ROW_TEXT_CHARS_MAX)}… (${text.length - ROW_TEXT_CHARS_MAX} more characters)` : text;
 }
 
-/** `value` itself when its JSON text is at most ROW_VALUE_CHARS_MAX characters, else that text cut (an output
- *  read with OUTPUT_CUT was cut as it was read, never built whole). */
-/** A value as a row shows it (value-preview.ts): a map or list keeps its shape, a text shows its first lines. */
+/** `value` itself when its JSON text is at most ROW_VALUE_CHARS_MAX characters, else a preview of about that many
+ *  (value-preview.ts): a map or list keeps its shape, a text shows its first lines. An output read with
+ *  OUTPUT_CUT past that length was cut as it was read (never built whole), and shows as its text. */
 function preview(value: JsonValue | JsonTextCut): JsonValue {
   return valuePreview(value, ROW_VALUE_CHARS_MAX, '; open the record');
 }
