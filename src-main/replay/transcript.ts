@@ -33,7 +33,7 @@ import { EpisodeIndex, sharedStepsAndBatches } from './episode-index.js';
 import { EpisodeSum, sharedBatches, sharedSteps } from './resumable.js';
 import { PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from './payloads.js';
 import { isMap, text } from './values.js';
-import { cborArrayHead, requestBytes, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
+import { cborArrayHead, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
 
 interface Rendering {
   messages: Parts<RenderedMessage>;
@@ -80,12 +80,14 @@ export function withOutputs(index: EpisodeIndex, rendered: RenderedMessage, payl
  *  they ended, then this run's input, its latest view at that step in place of the turns it covers, the later
  *  turns before the step and the steers that joined it. */
 export function renderStepRequest(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader): StepRequest {
-  const { messages, problems, view, replaced } = stepMessages(fold, episode_number, step_id, payloads);
+  const { messages, problems, view, replaced, earlier_bytes } = stepMessages(fold, episode_number, step_id, payloads);
   const validity = checkProviderValid(messages.map((rendered) => rendered.message));
   for (const problem of validity.problems) {
     problems.push({ kind: problem.kind, cause: null, seq: null, message: `message ${problem.message_index}: ${problem.kind.replaceAll('_', ' ')} for ${problem.tool_use_id}` });
   }
-  const size_bytes = requestBytes(messages.map((rendered) => rendered.message)).length;
+  // The CBOR array's head, the earlier episodes' items as measured once, then this episode's; a request with a
+  // part that could not be rendered has no messages.
+  const size_bytes = messages.length === 0 ? cborArrayHead(0) : cborArrayHead(messages.length) + earlier_bytes.bytes + itemsSize(messagesOf(messages.slice(earlier_bytes.count)));
   return { episode: episode_number, step_id, view: view === null ? null : viewInRequest(view, replaced), messages, size_bytes, problems };
 }
 
@@ -105,8 +107,7 @@ export function laneSizes(fold: SessionFold, episode_number: number, step_ids: r
       return { step_id, size_bytes: request.problems.length > 0 ? null : request.size_bytes, view: request.view };
     });
   }
-  const earlier = joined(fold.episodes.filter((candidate) => candidate.episode < episode_number).map((candidate) => renderEpisode(candidate, null, payloads)));
-  const prefix = { count: earlier.messages.length, bytes: itemsSize(messagesOf(earlier.messages)) };
+  const prefix = earlierSize(fold, episode_number, payloads);
   const input = asMessages(episode.input);
   // unit i: the steers joining recorded step i and its turn; sums[i] is the size of units before i.
   const counts = [0];
@@ -129,7 +130,7 @@ export function laneSizes(fold: SessionFold, episode_number: number, step_ids: r
     const applicable = views.filter((view) => view.step_id <= step_id);
     const latest = applicable.at(-1) ?? null;
     const problem = latest === null ? null : viewProblem(latest, applicable.slice(0, -1));
-    if (earlier.problems.length > 0 || problem !== null) return { step_id, size_bytes: null, view: latest === null ? null : viewInRequest(latest, []) };
+    if (prefix.problems > 0 || problem !== null) return { step_id, size_bytes: null, view: latest === null ? null : viewInRequest(latest, []) };
     const before = lowerBound(recorded, step_id);
     const covered = latest === null ? 0 : lowerBound(recorded, latest.through_step + 1);
     const end = before <= cut ? before : cut + 1;
@@ -165,11 +166,49 @@ function itemsSize(messages: readonly JsonPayload[]): number {
 
 const messagesOf = (rendered: readonly RenderedMessage[]): JsonPayload[] => rendered.map((entry) => entry.message);
 
-function stepMessages(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader): Rendering & { messages: RenderedMessage[] } {
-  const earlier = fold.episodes.filter((episode) => episode.episode < episode_number).map((episode) => renderEpisode(episode, null, payloads));
+function stepMessages(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader): Rendering & { messages: RenderedMessage[]; earlier_bytes: PartSize } {
+  const episodes = fold.episodes.filter((episode) => episode.episode < episode_number);
+  const earlier = episodes.map((episode) => renderEpisode(episode, null, payloads));
+  episodes.forEach((episode, at) => measuredPart(episode, earlier[at]!));
   const target = fold.episodes.find((episode) => episode.episode === episode_number);
   const own = target === undefined ? null : renderEpisode(target, step_id, payloads);
-  return { ...joined(own === null ? earlier : [...earlier, own]), view: own?.view ?? null, replaced: own?.replaced ?? [] };
+  return { ...joined(own === null ? earlier : [...earlier, own]), view: own?.view ?? null, replaced: own?.replaced ?? [], earlier_bytes: earlierSize(fold, episode_number, payloads) };
+}
+
+/** An episode's whole part with its payloads read: how many messages, their CBOR bytes (the array's head left
+ *  out), and how many problems it has. */
+interface PartSize {
+  count: number;
+  bytes: number;
+  problems: number;
+}
+
+/** Each episode's whole part, measured once per fold snapshot's episode: every later episode's request holds it
+ *  as it is, so the Context view of a session of thousands of episodes measures (and CBOR-encodes) them once,
+ *  not for the request and again for its lane at every look (a million records: ~700,000 payload reads and
+ *  108 MB encoded twice a look). */
+const part_sizes = new WeakMap<EpisodeFold, PartSize>();
+
+function measuredPart(episode: EpisodeFold, part: Rendering): PartSize {
+  let size = part_sizes.get(episode);
+  if (size === undefined) {
+    size = { count: part.messages.length, bytes: itemsSize(messagesOf([...part.messages])), problems: part.problems.length };
+    part_sizes.set(episode, size);
+  }
+  return size;
+}
+
+/** The episodes before `episode_number`, measured: their parts' sizes summed. */
+function earlierSize(fold: SessionFold, episode_number: number, payloads: PayloadReader): PartSize {
+  const sum: PartSize = { count: 0, bytes: 0, problems: 0 };
+  for (const episode of fold.episodes) {
+    if (episode.episode >= episode_number) continue;
+    const size = part_sizes.get(episode) ?? measuredPart(episode, renderEpisode(episode, null, payloads));
+    sum.count += size.count;
+    sum.bytes += size.bytes;
+    sum.problems += size.problems;
+  }
+  return sum;
 }
 
 /** A view that no longer assembles in any episode fails the whole request: nothing is rendered around it. */

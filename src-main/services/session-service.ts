@@ -39,7 +39,6 @@ import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../replay/support-report.js';
 import { episodeTiming, episodeTimingSummary } from '../replay/timing.js';
 import { actionChoices, previewAction, runAction, type ActionApprover } from './actions.js';
-import { stepContext } from './context.js';
 import { NotFoundError } from './errors.js';
 import { ReadAhead } from './read-ahead.js';
 import { SessionModel } from './session-model.js';
@@ -633,8 +632,7 @@ export class SessionService implements WalscopeApi {
   }
 
   async getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext> {
-    const model = this.model(key, true);
-    return stepContext(model.fold(), model.payloads(), episode, step_id);
+    return this.model(key, true).context(episode, step_id);
   }
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {
