@@ -643,6 +643,9 @@ export function apiClient(send: (method: ApiMethod, args: unknown[]) => Promise<
 
 /** Messages of one step's request the Context view shows; past it the view says how many were left out. */
 export const CONTEXT_MESSAGES_MAX = 1_000;
+/** Of a longer request, its first messages shown (the session's first input, its oldest turns); the rest of the
+ *  CONTEXT_MESSAGES_MAX are its last (this episode's, what the step added). */
+export const CONTEXT_HEAD_MESSAGES = 100;
 /** A message's text is cut past this in the Context view. */
 export const CONTEXT_TEXT_CHARS_MAX = 8_000;
 /** Steps the context lane shows around the selected one. */
@@ -687,8 +690,10 @@ export interface StepContext {
   step_id: number | null;
   view: ViewInRequest | null;
   messages: ContextMessage[];
-  /** Messages of the request beyond CONTEXT_MESSAGES_MAX. */
+  /** Messages of the request not shown: past CONTEXT_MESSAGES_MAX, its first CONTEXT_HEAD_MESSAGES and its last
+   *  ones are shown, and these lie between them, before `messages[messages_left_out_at]`. */
   messages_left_out: number;
+  messages_left_out_at: number;
   size_bytes: number;
   problems: RequestProblem[];
   notices: ContextNotice[];

@@ -5,6 +5,7 @@
 // CONTEXT_MESSAGES_MAX messages of CONTEXT_TEXT_CHARS_MAX characters, and CONTEXT_LANE_STEPS_MAX lane steps.
 import { messageText, noteLabel, noteSummary, originLabel } from '../../src-shared/compaction.js';
 import {
+  CONTEXT_HEAD_MESSAGES,
   CONTEXT_LANE_STEPS_MAX,
   CONTEXT_MESSAGES_MAX,
   CONTEXT_TEXT_CHARS_MAX,
@@ -30,6 +31,7 @@ export function stepContext(fold: SessionFold, payloads: PayloadReader, episode_
     view: null,
     messages: [],
     messages_left_out: 0,
+    messages_left_out_at: 0,
     size_bytes: 0,
     problems: [],
     notices: [],
@@ -43,8 +45,7 @@ export function stepContext(fold: SessionFold, payloads: PayloadReader, episode_
   return {
     ...empty,
     view: request.view,
-    messages: request.messages.slice(0, CONTEXT_MESSAGES_MAX).map((rendered) => contextMessage(rendered, episode.episode)),
-    messages_left_out: Math.max(0, request.messages.length - CONTEXT_MESSAGES_MAX),
+    ...shownMessages(request.messages, episode.episode),
     size_bytes: request.size_bytes,
     problems: request.problems,
     notices: notes.filter((note) => note.type === 'compaction_notice').map(notice),
@@ -52,6 +53,15 @@ export function stepContext(fold: SessionFold, payloads: PayloadReader, episode_
     notes: notes.map((note) => ({ seq: note.seq, type: note.type, label: noteLabel(note.type), summary: noteSummary(note.type, note.payload) })),
     lane: lane(fold, payloads, episode, step_id),
   };
+}
+
+/** A request's messages as the view shows them: all of them, or past CONTEXT_MESSAGES_MAX its head and its tail
+ *  (the oldest turns, and this episode's: a session of thousands of episodes showed only its first episode's). */
+function shownMessages(messages: readonly RenderedMessage[], episode: number): Pick<StepContext, 'messages' | 'messages_left_out' | 'messages_left_out_at'> {
+  if (messages.length <= CONTEXT_MESSAGES_MAX) return { messages: messages.map((rendered) => contextMessage(rendered, episode)), messages_left_out: 0, messages_left_out_at: 0 };
+  const tail_from = messages.length - (CONTEXT_MESSAGES_MAX - CONTEXT_HEAD_MESSAGES);
+  const shown = [...messages.slice(0, CONTEXT_HEAD_MESSAGES), ...messages.slice(tail_from)];
+  return { messages: shown.map((rendered) => contextMessage(rendered, episode)), messages_left_out: tail_from - CONTEXT_HEAD_MESSAGES, messages_left_out_at: CONTEXT_HEAD_MESSAGES };
 }
 
 /** A number from the wire, or null for "the default"; anything else is refused. */

@@ -61,9 +61,9 @@ function StepRequestView({ data }: { data: StepContext }) {
         <>
           <h4>
             Request of step {data.step_id}: {data.messages.length} message{data.messages.length === 1 ? '' : 's'}, {formatBytes(data.size_bytes)}
-            {data.messages_left_out > 0 && <span className="muted"> ({data.messages_left_out} more not shown)</span>}
+            {data.messages_left_out > 0 && <span className="muted"> shown of {(data.messages.length + data.messages_left_out).toLocaleString()}: its first {data.messages_left_out_at} and its last {data.messages.length - data.messages_left_out_at}</span>}
           </h4>
-          <MessageList messages={data.messages} view={data.view} />
+          <MessageList messages={data.messages} view={data.view} left_out={data.messages_left_out} left_out_at={data.messages_left_out_at} />
         </>
       )}
     </div>
@@ -117,17 +117,21 @@ function deadlineText(ms: number): string {
 
 /** The request's messages in order, this step's view's replacement collapsed into one marked block (an
  *  earlier run's view shows as that run's messages, labelled with it). */
-function MessageList({ messages, view }: { messages: ContextMessage[]; view: ViewInRequest | null }) {
+function MessageList({ messages, view, left_out, left_out_at }: { messages: ContextMessage[]; view: ViewInRequest | null; left_out: number; left_out_at: number }) {
   const items: ReactElement[] = [];
   const ofView = (message: ContextMessage | undefined) => view !== null && message?.origin.kind === 'view' && message.origin.seq === view.seq;
   for (let index = 0; index < messages.length; index++) {
+    if (left_out > 0 && index === left_out_at) {
+      items.push(<li key="left-out" className="context-left-out muted" data-testid="context-left-out">… {left_out.toLocaleString()} message{left_out === 1 ? '' : 's'} not shown here …</li>);
+    }
     const message = messages[index]!;
     if (!ofView(message) || view === null) {
       items.push(<MessageItem key={index} message={message} />);
       continue;
     }
     const block: ContextMessage[] = [];
-    while (ofView(messages[index])) block.push(messages[index++]!);
+    // A span of the view ends at the gap of the messages left out: the gap is shown where it is.
+    while (ofView(messages[index]) && !(left_out > 0 && index === left_out_at && block.length > 0)) block.push(messages[index++]!);
     index -= 1;
     items.push(
       <li key={`view-${index}`} className="compacted" data-testid="compacted-span" data-through-step={view.through_step}>

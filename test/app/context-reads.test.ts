@@ -1,7 +1,8 @@
 // The Context view of a step in a session of many episodes holds every earlier episode's messages: it reads each
-// of their payloads once per look (the request and its lane measured from one rendering), and its size is the
-// request's CBOR size exactly. Counted, not timed: a million-record session's look read ~700,000 payloads (each
-// message twice) and took 41 s.
+// of their payloads once per look (the request and its lane measured from one rendering), its size is the
+// request's CBOR size exactly, and a request longer than the view shows is shown by its head and its tail, where
+// this episode's messages are. Counted, not timed: a million-record session's look read ~700,000 payloads (each
+// message twice) and took 41 s, and showed only the first episode's messages.
 import { describe, expect, it } from 'vitest';
 import { sessionTarget } from '../../src-main/engine/inspect.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
@@ -10,11 +11,13 @@ import { replayTarget } from '../../src-main/replay/report.js';
 import { renderStepRequest } from '../../src-main/replay/transcript.js';
 import { requestBytes } from '../../src-main/replay/views.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
+import { CONTEXT_HEAD_MESSAGES, CONTEXT_MESSAGES_MAX } from '../../src-shared/ipc.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
 
 const tempDir = useTempDirs('walscope-context-reads-');
-const EPISODES = 12;
+/** Enough episodes that the last one's request is longer than the view shows (eight messages an episode). */
+const EPISODES = 140;
 const STEPS = 3;
 
 function writeEpisodes(root: string): void {
@@ -48,7 +51,7 @@ function counting(read: PayloadReader): { read: PayloadReader; count: () => numb
 }
 
 describe('the Context view of a step after many episodes', () => {
-  it('reads each message of the request once a look, and measures it exactly', () => {
+  it('reads each message of the request once a look, measures it exactly, and shows a long one by its head and tail', () => {
     const root = tempDir();
     writeEpisodes(root);
     const target = sessionTarget(sessionDir(root, 'many'));
@@ -68,6 +71,13 @@ describe('the Context view of a step after many episodes', () => {
       expect(model.payloads_read - before).toBe(alone.count() + 2 * STEPS + 1);
       expect(context.size_bytes).toBe(requestBytes(request.messages.map((rendered) => rendered.message)).length);
       expect(context.lane.find((step) => step.step_id === 1)?.size_bytes).toBe(context.size_bytes);
+      // Past CONTEXT_MESSAGES_MAX, the request's head and its tail, the gap between them counted.
+      const origins = request.messages.map((rendered) => rendered.origin);
+      const left_out = request.messages.length - CONTEXT_MESSAGES_MAX;
+      expect(left_out).toBeGreaterThan(0);
+      expect(context).toMatchObject({ messages_left_out: left_out, messages_left_out_at: CONTEXT_HEAD_MESSAGES });
+      expect(context.messages.map((message) => message.origin)).toEqual([...origins.slice(0, CONTEXT_HEAD_MESSAGES), ...origins.slice(CONTEXT_HEAD_MESSAGES + left_out)]);
+      expect(context.messages.at(-1)?.origin).toEqual({ kind: 'input', episode: EPISODES });
     }
   });
 });
