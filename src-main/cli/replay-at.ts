@@ -5,7 +5,7 @@ import { originLabel, messageText, noteLabel, noteSummary } from '../../src-shar
 import type { EpisodeFold, ReplayAtJson, StepRequest } from '../../src-shared/replay.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { replayTarget } from '../replay/report.js';
-import { walPayloadReader } from '../replay/payloads.js';
+import { walPayloadPass } from '../replay/payloads.js';
 import { renderStepRequest } from '../replay/transcript.js';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeOut } from './command.js';
 import { plural, printable, textLines } from './format.js';
@@ -27,7 +27,14 @@ export async function runReplayAt(target: WalTarget, options: ReplayAtOptions): 
     const known = episode.steps.map((step) => step.step_id).join(', ') || 'none';
     throw new UsageError(`episode ${episode.episode} has no step ${step_id} (its steps: ${known})`);
   }
-  const request = renderStepRequest(replay.fold, episode.episode, step_id, walPayloadReader(target.wal_path));
+  // Every earlier episode's messages are in the request, read in about file order: through one open file.
+  const pass = walPayloadPass(target.wal_path);
+  let request: StepRequest;
+  try {
+    request = renderStepRequest(replay.fold, episode.episode, step_id, pass.read);
+  } finally {
+    pass.close();
+  }
   if (options.json) await writeOut(`${JSON.stringify(replayAtJson(request), null, 2)}\n`);
   else await writeOut(requestText(target, episode, request));
   return replay.read.error === null && request.problems.length === 0 ? EXIT_OK : EXIT_REFUSED;
