@@ -45,6 +45,7 @@ export function ContextView({ sessionKey, initial }: { sessionKey: string; initi
 }
 
 function StepRequestView({ data }: { data: StepContext }) {
+  const total = data.messages.length + data.messages_left_out;
   return (
     <div className="context-body">
       <ViewSummary view={data.view} step_id={data.step_id!} />
@@ -60,8 +61,8 @@ function StepRequestView({ data }: { data: StepContext }) {
       ) : (
         <>
           <h4>
-            Request of step {data.step_id}: {data.messages.length} message{data.messages.length === 1 ? '' : 's'}, {formatBytes(data.size_bytes)}
-            {data.messages_left_out > 0 && <span className="muted"> shown of {(data.messages.length + data.messages_left_out).toLocaleString()}: its first {data.messages_left_out_at} and its last {data.messages.length - data.messages_left_out_at}</span>}
+            Request of step {data.step_id}: {total.toLocaleString()} message{total === 1 ? '' : 's'}, {formatBytes(data.size_bytes)}
+            {data.messages_left_out > 0 && <span className="muted"> (shown: its first {data.messages_left_out_at} and its last {data.messages.length - data.messages_left_out_at})</span>}
           </h4>
           <MessageList messages={data.messages} view={data.view} left_out={data.messages_left_out} left_out_at={data.messages_left_out_at} />
         </>
