@@ -27,8 +27,10 @@ export function useWorkspace() {
   return useQuery({ queryKey: keys.workspace, queryFn: () => api.getWorkspace() });
 }
 
+/** The whole list, kept current by the service's pushed events (not by refetching on focus: an answer in flight
+ *  when an event comes is older than it, see `onListEvent`). */
 export function useSessions(enabled = true) {
-  return useQuery({ queryKey: keys.sessions, queryFn: () => api.listSessions(), enabled });
+  return useQuery({ queryKey: keys.sessions, queryFn: () => api.listSessions(), enabled, refetchOnWindowFocus: false });
 }
 
 /** One page of the filtered session list (a fleet's list is only ever read this way). */
@@ -103,10 +105,8 @@ function onEvent(client: QueryClient, event: WalscopeEvent, setProgress: (update
       client.setQueryData(keys.workspace, event.workspace);
       break;
     case 'sessions':
-      client.setQueryData(keys.sessions, event.sessions);
-      break;
     case 'summaries':
-      client.setQueryData<SessionSummary[]>(keys.sessions, (listed) => (listed === undefined ? listed : withChangedSummaries(listed, event.changed)));
+      onListEvent(client, event);
       break;
     case 'session':
       void client.invalidateQueries({ queryKey: keys.session(event.key), refetchType: 'active' });
@@ -123,6 +123,31 @@ function onEvent(client: QueryClient, event: WalscopeEvent, setProgress: (update
       onFleetEvent(client, event.hosts, event.changed, online);
       break;
   }
+}
+
+/** A list answer still on its way may have been made before this event (the answer and the events come by two
+ *  connections) and would undo it when it lands: the list is then asked for again once that answer is in. With
+ *  no list yet the event was dropped, and sessions whose last summary it carried stayed "loading" for good (a
+ *  root of 1,000 sessions read while its first list was in flight). */
+function onListEvent(client: QueryClient, event: Extract<WalscopeEvent, { type: 'sessions' | 'summaries' }>): void {
+  if (client.getQueryData(keys.sessions) === undefined || client.isFetching({ queryKey: keys.sessions }) > 0) {
+    askListAgain(client);
+    return;
+  }
+  if (event.type === 'sessions') client.setQueryData(keys.sessions, event.sessions);
+  else client.setQueryData<SessionSummary[]>(keys.sessions, (listed) => (listed === undefined ? listed : withChangedSummaries(listed, event.changed)));
+}
+
+/** One more list request after the one in flight (never cancelling it: events come faster than a big list's
+ *  answer, which would then never land), however many events come meanwhile. */
+const list_asked_again = new WeakSet<QueryClient>();
+function askListAgain(client: QueryClient): void {
+  if (list_asked_again.has(client)) return;
+  list_asked_again.add(client);
+  void client.invalidateQueries({ queryKey: keys.sessions }, { cancelRefetch: false }).finally(() => {
+    list_asked_again.delete(client);
+    void client.invalidateQueries({ queryKey: keys.sessions });
+  });
 }
 
 /** The list's visible pages refetch; an open session refetches when it changed or its host went on or offline
