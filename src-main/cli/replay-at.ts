@@ -5,7 +5,7 @@ import { originLabel, messageText, noteLabel, noteSummary } from '../../src-shar
 import type { EpisodeFold, ReplayAtJson, StepRequest } from '../../src-shared/replay.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { replayTarget } from '../replay/report.js';
-import { walPayloadPass } from '../replay/payloads.js';
+import { withPayloadPass } from '../replay/payloads.js';
 import { renderStepRequest } from '../replay/transcript.js';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeOut } from './command.js';
 import { plural, printable, textLines } from './format.js';
@@ -28,13 +28,7 @@ export async function runReplayAt(target: WalTarget, options: ReplayAtOptions): 
     throw new UsageError(`episode ${episode.episode} has no step ${step_id} (its steps: ${known})`);
   }
   // Every earlier episode's messages are in the request, read in about file order: through one open file.
-  const pass = walPayloadPass(target.wal_path);
-  let request: StepRequest;
-  try {
-    request = renderStepRequest(replay.fold, episode.episode, step_id, pass.read);
-  } finally {
-    pass.close();
-  }
+  const request = withPayloadPass(target.wal_path, (read) => renderStepRequest(replay.fold, episode.episode, step_id, read));
   if (options.json) await writeOut(`${JSON.stringify(replayAtJson(request), null, 2)}\n`);
   else await writeOut(requestText(target, episode, request));
   return replay.read.error === null && request.problems.length === 0 ? EXIT_OK : EXIT_REFUSED;

@@ -24,12 +24,17 @@ export function walPayloadReader(wal_path: string, io: FileIO = nodeFileIO): Pay
   return (offset, projection) => payloadOf(readFrameAt(wal_path, offset, { io, decode_payload: decoderOf(projection) }), offset);
 }
 
-/** Reads payloads through one open file reading ahead, for a pass over many records in about file order (a
- *  search): an open and a read per MiB rather than an open, a read and a close per record. */
-export function walPayloadPass(wal_path: string, io: FileIO = nodeFileIO): { read: PayloadReader; close(): void } {
+/** `use` with a reader of payloads through one open file reading ahead, closed when `use` returns or throws: for
+ *  a pass over many records in about file order (a search, a request of many episodes), an open and a read per
+ *  MiB rather than an open, a read and a close per record. */
+export function withPayloadPass<T>(wal_path: string, use: (read: PayloadReader) => T, io: FileIO = nodeFileIO): T {
   const file = FrameFile.open(wal_path, io);
-  if (!(file instanceof FrameFile)) return { read: (offset) => payloadOf(file, offset), close: () => {} };
-  return { read: (offset, projection) => payloadOf(file.at(offset, decoderOf(projection)), offset), close: () => file.close() };
+  if (!(file instanceof FrameFile)) return use((offset) => payloadOf(file, offset));
+  try {
+    return use((offset, projection) => payloadOf(file.at(offset, decoderOf(projection)), offset));
+  } finally {
+    file.close();
+  }
 }
 
 /** Reads the payloads of frames read and digest-checked already, from their payload maps' validated CBOR by

@@ -145,9 +145,9 @@ export function sharedObjects<T extends object>(before: Parts<T>, now: Parts<T>)
 /** Items `sharedObjects` walked for lists that are not both chunked: what the tests count. */
 export const unknown_lists_walked = { items: 0 };
 
-/** Per list of an episode snapshot (held weakly: held strongly, each snapshot's list kept the one before it
- *  alive, and a live tail every list it ever made) (a list replaced, as classification replaces the batches, is measured
- *  anew), against the snapshot it was made from: once for every sum over it. */
+/** Per list of an episode snapshot, against the snapshot it was made from: once for every sum over it (a list
+ *  replaced, as classification replaces the batches, is measured anew). The earlier list is held weakly: held
+ *  strongly, each snapshot's list kept the one before it alive, and a live tail every list it ever made. */
 interface SharedCount {
   before: WeakRef<Parts<object>>;
   same: number;

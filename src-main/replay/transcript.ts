@@ -107,7 +107,7 @@ export function laneSizes(fold: SessionFold, episode_number: number, step_ids: r
       return { step_id, size_bytes: request.problems.length > 0 ? null : request.size_bytes, view: request.view };
     });
   }
-  const prefix = earlierSize(fold, episode_number, payloads);
+  const prefix = summed(earlierEpisodes(fold, episode_number).map((earlier) => partSize(earlier, payloads)));
   const input = asMessages(episode.input);
   // unit i: the steers joining recorded step i and its turn; sums[i] is the size of units before i.
   const counts = [0];
@@ -164,15 +164,19 @@ function itemsSize(messages: readonly JsonPayload[]): number {
   return requestSize(messages) - cborArrayHead(messages.length);
 }
 
-const messagesOf = (rendered: readonly RenderedMessage[]): JsonPayload[] => rendered.map((entry) => entry.message);
+const messagesOf = (rendered: Parts<RenderedMessage>): JsonPayload[] => rendered.map((entry) => entry.message);
 
 function stepMessages(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader): Rendering & { messages: RenderedMessage[]; earlier_bytes: PartSize } {
-  const episodes = fold.episodes.filter((episode) => episode.episode < episode_number);
+  const episodes = earlierEpisodes(fold, episode_number);
   const earlier = episodes.map((episode) => renderEpisode(episode, null, payloads));
-  episodes.forEach((episode, at) => measuredPart(episode, earlier[at]!));
+  const earlier_bytes = summed(episodes.map((episode, at) => partSize(episode, payloads, earlier[at])));
   const target = fold.episodes.find((episode) => episode.episode === episode_number);
   const own = target === undefined ? null : renderEpisode(target, step_id, payloads);
-  return { ...joined(own === null ? earlier : [...earlier, own]), view: own?.view ?? null, replaced: own?.replaced ?? [], earlier_bytes: earlierSize(fold, episode_number, payloads) };
+  return { ...joined(own === null ? earlier : [...earlier, own]), view: own?.view ?? null, replaced: own?.replaced ?? [], earlier_bytes };
+}
+
+function earlierEpisodes(fold: SessionFold, episode_number: number): EpisodeFold[] {
+  return fold.episodes.filter((episode) => episode.episode < episode_number);
 }
 
 /** An episode's whole part with its payloads read: how many messages, their CBOR bytes (the array's head left
@@ -189,26 +193,19 @@ interface PartSize {
  *  108 MB encoded twice a look). */
 const part_sizes = new WeakMap<EpisodeFold, PartSize>();
 
-function measuredPart(episode: EpisodeFold, part: Rendering): PartSize {
+/** `episode`'s whole part measured: kept, else measured from `part` when the caller rendered it, else rendered. */
+function partSize(episode: EpisodeFold, payloads: PayloadReader, part?: Rendering): PartSize {
   let size = part_sizes.get(episode);
   if (size === undefined) {
-    size = { count: part.messages.length, bytes: itemsSize(messagesOf([...part.messages])), problems: part.problems.length };
+    const { messages, problems } = part ?? renderEpisode(episode, null, payloads);
+    size = { count: messages.length, bytes: itemsSize(messagesOf(messages)), problems: problems.length };
     part_sizes.set(episode, size);
   }
   return size;
 }
 
-/** The episodes before `episode_number`, measured: their parts' sizes summed. */
-function earlierSize(fold: SessionFold, episode_number: number, payloads: PayloadReader): PartSize {
-  const sum: PartSize = { count: 0, bytes: 0, problems: 0 };
-  for (const episode of fold.episodes) {
-    if (episode.episode >= episode_number) continue;
-    const size = part_sizes.get(episode) ?? measuredPart(episode, renderEpisode(episode, null, payloads));
-    sum.count += size.count;
-    sum.bytes += size.bytes;
-    sum.problems += size.problems;
-  }
-  return sum;
+function summed(sizes: readonly PartSize[]): PartSize {
+  return sizes.reduce((sum, size) => ({ count: sum.count + size.count, bytes: sum.bytes + size.bytes, problems: sum.problems + size.problems }), { count: 0, bytes: 0, problems: 0 });
 }
 
 /** A view that no longer assembles in any episode fails the whole request: nothing is rendered around it. */

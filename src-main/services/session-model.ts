@@ -43,7 +43,7 @@ import { MemberReads } from '../engine/lineage-chain.js';
 import { probeLease } from '../engine/lease.js';
 import { hex, ioError } from '../engine/reader.js';
 import { SessionFolder } from '../replay/fold.js';
-import { walPayloadPass, walPayloadReader, type PayloadProjection, type PayloadReader } from '../replay/payloads.js';
+import { walPayloadReader, withPayloadPass, type PayloadProjection, type PayloadReader } from '../replay/payloads.js';
 import { RecoveryLog } from '../replay/recoveries.js';
 import { runSignal } from '../replay/signals.js';
 import type { RecordIndex } from './record-index.js';
@@ -292,11 +292,7 @@ export class SessionModel {
   /** Tool outputs read back from this session's WAL (the fold keeps only where they are), the last few kept. */
   payloads(): PayloadReader {
     if (this.payloads_ !== null) return this.payloads_;
-    const read = walPayloadReader(this.target.wal_path);
-    this.payloads_ = cachedPayloads((offset, projection) => {
-      this.payloads_read += 1;
-      return read(offset, projection);
-    });
+    this.payloads_ = cachedPayloads(this.counted(walPayloadReader(this.target.wal_path)));
     return this.payloads_;
   }
 
@@ -304,15 +300,15 @@ export class SessionModel {
    *  reads every message of the conversation so far, in file order, and a read apiece (an open, a read and a
    *  close) was ~60 µs of a million-record session's ~700,000. */
   context(episode: number | null, step_id: number | null): StepContext {
-    const pass = walPayloadPass(this.target.wal_path);
-    try {
-      return stepContext(this.fold(), (offset, projection) => {
-        this.payloads_read += 1;
-        return pass.read(offset, projection);
-      }, episode, step_id);
-    } finally {
-      pass.close();
-    }
+    return withPayloadPass(this.target.wal_path, (read) => stepContext(this.fold(), this.counted(read), episode, step_id));
+  }
+
+  /** `read`, each read counted in `payloads_read`. */
+  private counted(read: PayloadReader): PayloadReader {
+    return (offset, projection) => {
+      this.payloads_read += 1;
+      return read(offset, projection);
+    };
   }
 
   /** What `verify` refuses this session's archive for (its headers read from offset 0, the index not trusted),
@@ -583,21 +579,16 @@ export class SessionModel {
 
   /** One step of a list search, its payloads read through one open file. */
   private listSearchStep(search: ListSearch): void {
-    const pass = walPayloadPass(this.target.wal_path);
-    try {
-      searchStep(search, () => !listSearchDone(search), () => {
-        const rows = search.segments.part(search.part);
-        if (search.index >= rows.length) {
-          search.part += 1;
-          search.index = 0;
-          return null;
-        }
-        const at = search.index++;
-        return search.views.searchText(search.list, search.part, at, pass.read).includes(search.needle) ? search.segments.startOf(search.part) + at : null;
-      });
-    } finally {
-      pass.close();
-    }
+    withPayloadPass(this.target.wal_path, (read) => searchStep(search, () => !listSearchDone(search), () => {
+      const rows = search.segments.part(search.part);
+      if (search.index >= rows.length) {
+        search.part += 1;
+        search.index = 0;
+        return null;
+      }
+      const at = search.index++;
+      return search.views.searchText(search.list, search.part, at, read).includes(search.needle) ? search.segments.startOf(search.part) + at : null;
+    }));
   }
 
   /** Records match on their type, seq and payload text. Payloads are on disk, so a search over many records
