@@ -44,6 +44,8 @@ export type DamageReason =
 
 /** The ways a WAL is refused. A torn tail is not among them: it is discarded and reported. */
 export type WalErrorKind =
+  /** wal-format §5 rule 0: a non-empty file whose first bytes are neither the magic (or a prefix of it) nor zeros. */
+  | 'not_a_wal'
   | 'non_tail_corruption'
   | 'malformed_frame'
   | 'newer_writer'

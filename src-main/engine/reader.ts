@@ -18,6 +18,7 @@ import { nodeFileIO, type FileIO } from './file-io.js';
 import { IN_PLACE_DIGESTS, type DigestStage, type WindowView } from './digest-stage.js';
 import { RunDigests } from './digest-runs.js';
 import { digestAlgorithmName } from './digest.js';
+import { notAWal, SNIFF_BYTES } from './not-a-wal.js';
 import { BodyFields, checkedFrameSize, checkFrameAt, checkHeader, decodeBodyInto, type BodyRefusal, type PayloadDecoder } from './frame-codec.js';
 import {
   FRAME_BYTES_MAX,
@@ -300,6 +301,9 @@ class WalScan {
   }
 
   run(): ReadResult {
+    // Rule 0 judges the first bytes from the window the first frame is read through: no read of its own.
+    const not_a_wal = this.state.offset === 0 && this.window.size_bytes > 0 ? notAWal(this.window.slice(0, SNIFF_BYTES)) : null;
+    if (not_a_wal !== null) return finish(this.state, this.window.size_bytes, not_a_wal);
     while (this.state.offset < this.window.size_bytes) {
       const next_offset = this.readFrameAt(this.state.offset);
       if (this.stopped !== null) return this.stopped;

@@ -11,7 +11,7 @@ import { digestWorkers } from '../../src-main/engine/digest-stage.js';
 import { RUN_FOLD_BYTES_MAX } from '../../src-main/cli/verify.js';
 import { VERIFY_DIGEST_WORKER_FILE_BYTES_MIN } from '../../src-main/engine/inspect.js';
 import { coveredBefore, expectSameTornTail, expectStopEndsWorker, frameOffsets, readBoth as readBothWays } from '../helpers/digest-stage.js';
-import { lineageBody, recordBody, walBytes } from '../helpers/wal-bytes.js';
+import { flippedRefusal, lineageBody, recordBody, walBytes } from '../helpers/wal-bytes.js';
 import { useTempDirs } from '../helpers/temp.js';
 
 const tempDir = useTempDirs('walscope-digest-worker-');
@@ -88,7 +88,7 @@ describe('digests checked on a worker thread', () => {
       expect(read.on_worker, `flipped byte ${flipped_at} of the frame at ${offset}`).toEqual(read.in_place);
       const last = index === offsets.length - 1;
       if (last) expect(read.on_worker.torn_tail).toMatchObject({ offset });
-      else expect(read.on_worker.error).toMatchObject({ kind: 'non_tail_corruption', offset });
+      else expect(read.on_worker.error).toMatchObject(flippedRefusal(flipped_at, offset));
       expect(read.on_worker.valid_bytes).toBe(offset);
     }
   });

@@ -122,9 +122,30 @@ describe('hostile bytes', () => {
       fc.property(fc.uint8Array({ maxLength: 600 }), (bytes) => {
         const result = readBytes(bytes);
         expect(result.valid_bytes).toBeLessThanOrEqual(bytes.length);
-        if (result.error !== null) expect(['non_tail_corruption', 'malformed_frame', 'newer_writer', 'sequence_error']).toContain(result.error.kind);
+        if (result.error !== null) expect(['not_a_wal', 'non_tail_corruption', 'malformed_frame', 'newer_writer', 'sequence_error']).toContain(result.error.kind);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('rule 0: a file whose first bytes are neither (a prefix of) the magic nor zeros is not a WAL; any other is never called one', () => {
+    const MAGIC = [0x42, 0x57, 0x41, 0x4c];
+    // Half the runs start from the magic or zeros, so both sides of the rule are met often.
+    const head = fc.oneof(fc.uint8Array({ minLength: 1, maxLength: 8 }), fc.constantFrom(Uint8Array.of(...MAGIC), Uint8Array.of(0x42, 0x57), Uint8Array.of(0, 0, 0, 0), Uint8Array.of(0)));
+    fc.assert(
+      fc.property(head, fc.uint8Array({ maxLength: 200 }), (start, rest) => {
+        const bytes = Buffer.concat([start, rest]);
+        const first = [...bytes.subarray(0, 4)];
+        const is_wal_start = first.every((byte, at) => byte === MAGIC[at]) || first.every((byte) => byte === 0);
+        const result = readBytes(bytes);
+        if (is_wal_start) expect(result.error?.kind).not.toBe('not_a_wal');
+        else {
+          expect(result.error).toMatchObject({ kind: 'not_a_wal', offset: 0 });
+          expect(result.torn_tail).toBeNull();
+          expect(result.error!.message).toContain(first.map((byte) => byte.toString(16).padStart(2, '0')).join(' '));
+        }
+      }),
+      { numRuns: 1000 },
     );
   });
 
@@ -137,6 +158,8 @@ describe('hostile bytes', () => {
         const result = readBytes(spliced);
         expect(result.valid_bytes).toBeLessThanOrEqual(at + junk.length);
         if (result.error === null && result.torn_tail === null) expect(at).toBe(bytes.length);
+        // Junk before the first frame is no WAL at all, unless it starts as one (zeros, or the magic's own bytes).
+        if (at === 0 && result.error?.kind === 'not_a_wal') expect(junk.subarray(0, 4).every((byte) => byte === 0)).toBe(false);
       }),
       { numRuns: 300 },
     );

@@ -51,3 +51,10 @@ export function intactFrameSize(bytes: Buffer, offset: number): number | null {
   const digest = bytes.subarray(offset + 12 + bodyLength, offset + 44 + bodyLength);
   return Buffer.compare(Buffer.from(frameDigest(algorithm, covered)), digest) === 0 ? 44 + bodyLength : null;
 }
+
+/** The refusal of a WAL whose byte `at` was flipped, when frames follow the damaged one: a flip among the file's
+ *  first four bytes makes them neither the magic nor zeros, so the file is not a WAL at all (wal-format §5 rule 0);
+ *  anywhere else, non-tail corruption at the damaged frame. */
+export function flippedRefusal(at: number, frame_offset: number): { kind: 'not_a_wal' | 'non_tail_corruption'; offset: number } {
+  return at < 4 ? { kind: 'not_a_wal', offset: 0 } : { kind: 'non_tail_corruption', offset: frame_offset };
+}
