@@ -15,7 +15,8 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
-import type { SessionPage, SessionStatus } from '../src-shared/ipc.js';
+import type { SessionPage } from '../src-shared/ipc.js';
+import { attentionOf, type ListedStatus } from '../src-shared/status.js';
 import type { AuditEntry, FleetSummary, HostBeat } from '../src-main/fleet/agent.js';
 import { FleetIndex } from '../src-main/fleet/index.js';
 import { AUDIT_STREAM, auditSubject, EVENTS_STREAM, eventSubject, hostKey, HOSTS_BUCKET, sessionKey, SESSIONS_BUCKET } from '../src-main/fleet/names.js';
@@ -30,7 +31,7 @@ const SESSIONS_PER_HOST = 500;
 const CHANGES_PER_S = 1_000;
 const CHANGE_SECONDS = 5;
 const PUTS_IN_FLIGHT = 2_000;
-const STATUSES: SessionStatus[] = ['finished', 'finished', 'finished', 'idle', 'live', 'needs_operator', 'torn_tail', 'paused_held', 'refused'];
+const STATUSES: ListedStatus[] = ['completed', 'completed', 'failed', 'idle', 'running', 'needs_operator', 'finished_unconfirmed', 'paused_held', 'damaged'];
 
 function summary(host: number, session: number, seq: number): FleetSummary {
   const status = STATUSES[(host * 7 + session * 13 + seq) % STATUSES.length]!;
@@ -39,6 +40,8 @@ function summary(host: number, session: number, seq: number): FleetSummary {
     session: `01J${String(host).padStart(4, '0')}${String(session).padStart(6, '0')}ABCDEFGHJK`,
     status,
     why: status === 'needs_operator' ? 'calls may have had their side effect: record their outcome as unknown, close the batch and seal the episode Interrupted' : 'episode 1 is finished (completed): nothing to do',
+    attention: attentionOf(status, status === 'needs_operator' ? 'close_out' : 'none', false),
+    torn_tail: null,
     episodes: 1 + (session % 4),
     records: 40 + seq,
     class_counts: { completed: 12, indeterminate: status === 'needs_operator' ? 1 : 0 },
@@ -64,7 +67,7 @@ async function startServe(url: string): Promise<{ child: ChildProcess; port: num
   return { child, port: Number(parsed.port), token: parsed.searchParams.get('token')! };
 }
 
-async function listPage(served: { port: number; token: string }, status: SessionStatus | null, host: string | null, start: number, count: number): Promise<SessionPage> {
+async function listPage(served: { port: number; token: string }, status: ListedStatus | null, host: string | null, start: number, count: number): Promise<SessionPage> {
   const response = await fetch(`http://127.0.0.1:${served.port}/api/listPage`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-walscope-token': served.token },

@@ -66,7 +66,7 @@ export function App() {
       <main className="app-body">
         <ErrorBoundary resetKey="list">{is_fleet ? <FleetList selected={selected} onSelect={select} onHosts={setHosts} /> : <SessionList sessions={sessions.data ?? []} selected={selected} onSelect={select} progress={progress} />}</ErrorBoundary>
         <section className="session-pane">
-          {selected === null && <ErrorBoundary resetKey="overview">{is_fleet ? <FleetOverview hosts={hosts} /> : <WorkspaceOverview sessions={sessions.data ?? []} canDrop={api.openDropped !== undefined} />}</ErrorBoundary>}
+          {selected === null && <ErrorBoundary resetKey="overview">{is_fleet ? <FleetOverview hosts={hosts} /> : <WorkspaceOverview sessions={sessions.data ?? []} canDrop={api.openDropped !== undefined} onSelect={select} />}</ErrorBoundary>}
           {selected !== null && detail.data === undefined && <p className="muted empty" data-testid="session-unavailable">{detail.error?.message ?? 'Reading…'}</p>}
           {detail.data !== undefined && (
             <div className="pane-column">

@@ -18,7 +18,9 @@ import type {
   RecoveryPlan,
   RunSignal,
 } from './replay.js';
+import { FINDINGS, type Finding } from './replay.js';
 import type { SupportReport } from './report.js';
+import { isListedStatus, type Attention, type ListedStatus } from './status.js';
 import type { ArchiveReport, DigestAlgorithmName, InProgressTail, LeaseTenure, RetirePlan, TornTail, WalErrorInfo } from './wal.js';
 
 /** Rows per page request; the renderer asks for windows, never whole lists (a session may hold 1M records). */
@@ -45,25 +47,18 @@ export interface Workspace {
   not_sessions: string[];
 }
 
-/** One word per session, most urgent first when several apply. */
-export type SessionStatus =
-  | 'refused'
-  | 'live'
-  | 'torn_tail'
-  | 'paused_held'
-  | 'needs_operator'
-  | 'finished_unconfirmed'
-  | 'finished'
-  | 'idle'
-  | 'loading';
-
 export interface SessionSummary {
   /** Stable key for API calls: the session id in a state root, the file name for an export. */
   key: string;
   session_id: string | null;
-  status: SessionStatus;
+  /** The one status word (wal-format §10, src-shared/status.ts), or `loading` while first read. */
+  status: ListedStatus;
   /** A sentence saying why the status, for tooltips and the list. */
   status_detail: string;
+  /** A torn tail is integrity, not a state of the run: shown beside the status (null: none). */
+  torn_tail: { offset: number; bytes: number } | null;
+  /** The session's entry in the attention queue (what it waits for, what closes it), or null. */
+  attention: Attention | null;
   /** mtime of the WAL, ms since the epoch. */
   last_activity_ms: number | null;
   episodes: number;
@@ -86,10 +81,18 @@ export interface SessionSummary {
   stale?: string;
 }
 
-/** What a session list page keeps (null: any). */
+/** What a session list page keeps (null: any; `attention`: only the sessions in the attention queue). */
 export interface SessionFilter {
-  status: SessionStatus | null;
+  status: ListedStatus | null;
   host: string | null;
+  attention: boolean;
+}
+
+/** The filter that keeps every session. */
+export const ALL_SESSIONS: SessionFilter = { status: null, host: null, attention: false };
+
+export function filterKeeps(filter: SessionFilter, session: SessionSummary): boolean {
+  return (filter.status === null || session.status === filter.status) && (filter.host === null || session.host === filter.host) && (!filter.attention || session.attention !== null);
 }
 
 /** One host of a fleet as the viewer sees it (a local workspace has none). */
@@ -122,7 +125,7 @@ export function withChangedSummaries(listed: readonly SessionSummary[], changed:
 
 /** The filtered window of `sessions`, for a workspace whose whole list is at hand. */
 export function pageSessions(sessions: readonly SessionSummary[], filter: SessionFilter, start: number, count: number): SessionPage {
-  const kept = sessions.filter((s) => (filter.status === null || s.status === filter.status) && (filter.host === null || s.host === filter.host));
+  const kept = sessions.filter((session) => filterKeeps(filter, session));
   return { filter, start, total: kept.length, complete: true, rows: kept.slice(start, start + Math.min(count, PAGE_ROWS_MAX)), hosts: [] };
 }
 
@@ -153,6 +156,8 @@ export interface SessionDetail {
   transcript_valid: boolean;
   /** Resume, Cancel and Seal: which apply now, and why the others do not. */
   actions: ActionChoice[];
+  /** Retire (wal-format §11): whether it applies now, and why not. */
+  retire: RetireChoice;
   /** The last episode's timing: when its work happened (as recorded), tokens and failed attempts, without the
    *  waterfall's bars (`EpisodeTimingSummary`); the bars, and an earlier episode's timing, come from `getTiming`
    *  (every episode's in each detail weighed 11 MB at a million records, sent again on every live append).
@@ -177,6 +182,11 @@ export interface ActionChoice {
   finishes_as: string | null;
   /** Set when it contradicts the recommended (resume) plan: said before confirmation. */
   contradicts: string | null;
+}
+
+export interface RetireChoice {
+  applies: boolean;
+  why: string;
 }
 
 /** A torn tail the action's writer truncates before appending (the bytes are kept in `copy_path` first). */
@@ -403,6 +413,27 @@ export type ActionOutcome =
   | { ok: true; kind: ActionKind; written: WrittenRecord[]; message: string }
   | { ok: false; kind: ActionKind; refusal: ActionRefusal };
 
+/** A call named by its batch and id: what an acknowledgement records (wal-format §6). */
+export interface CallRef {
+  batch_id: string;
+  tool_call_id: string;
+}
+
+/** What acknowledging a call would write (one operator_action, in a barrier of its own), or why it cannot. */
+export interface AcknowledgePreview {
+  call: CallRef;
+  finding: Finding;
+  /** The call as found in the WAL, with what to check; null when it is not there. */
+  found: { episode: number; name: string; may_have: string } | null;
+  based_on_seq: number;
+  refusal: ActionRefusal | null;
+  tail_repair: TailRepair | null;
+}
+
+export type AcknowledgeResult =
+  | { ok: true; seq: number; epoch: number; message: string }
+  | { ok: false; refusal: ActionRefusal };
+
 /** Long work (a first read of a large WAL) reports progress; the window never freezes meanwhile. */
 export interface Progress {
   key: string;
@@ -479,8 +510,14 @@ export interface WalscopeApi {
   search(key: string, list: RowList, query: string): Promise<SearchResult>;
   previewAction(key: string, kind: ActionKind): Promise<ActionPreview>;
   /** Writes only when the session is still at `based_on_seq`: what was confirmed is what gets written, with
-   *  the operator's `reason` in its operator_action record (required). */
-  runAction(key: string, kind: ActionKind, based_on_seq: number, reason: string): Promise<ActionOutcome>;
+   *  the operator's `reason` in its operator_action record (required), and the name `operator` gave (self-declared:
+   *  the record names the OS user beside it; through a fleet, the server's authenticated user is recorded). */
+  runAction(key: string, kind: ActionKind, based_on_seq: number, reason: string, operator: string): Promise<ActionOutcome>;
+  /** What acknowledging the call (recording what its owner found) would write, or why it cannot. */
+  previewAcknowledge(key: string, call: CallRef, finding: Finding): Promise<AcknowledgePreview>;
+  /** Appends the acknowledgement only when the session is still at `based_on_seq` and the call's outcome still
+   *  unknown, with the operator's `reason` (required) and name. */
+  runAcknowledge(key: string, call: CallRef, finding: Finding, based_on_seq: number, reason: string, operator: string): Promise<AcknowledgeResult>;
   /** The support report of a session's WAL (read-only); the renderer saves it as HTML (report-html.ts). */
   getReport(key: string): Promise<SupportReport>;
   /** The session's lineages (live, sealed, deleted, missing) and its archive's integrity. Read-only. */
@@ -488,7 +525,7 @@ export interface WalscopeApi {
   previewRetire(key: string, reason: 'sealed' | 'deleted'): Promise<RetirePreview>;
   /** Writes only when the plan under the lease equals `plan` (the one the operator confirmed), with the
    *  operator's `audit_reason` in an operator_action record first (required). */
-  runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan, audit_reason: string): Promise<RetireResult>;
+  runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan, audit_reason: string, operator: string): Promise<RetireResult>;
   /** The Context view of one step (null: the last episode / its first step): its request as the model saw it. */
   getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext>;
   /** One episode's timing and waterfall (the session detail carries the last episode's). */
@@ -522,6 +559,8 @@ export const API_METHODS: readonly ApiMethod[] = [
   'search',
   'previewAction',
   'runAction',
+  'previewAcknowledge',
+  'runAcknowledge',
   'getReport',
   'getHistory',
   'previewRetire',
@@ -580,15 +619,29 @@ const countOrNull: ArgCheck = (value) => (value === null ? null : count(value) =
 const list: ArgCheck = (value) => (value === 'timeline' || value === 'records' || value === 'transcript' ? null : 'one of timeline, records, transcript');
 const text: ArgCheck = (value) => (typeof value === 'string' ? null : 'text');
 const action: ArgCheck = (value) => (value === 'resume' || value === 'cancel' || value === 'seal' ? null : 'one of resume, cancel, seal');
-const STATUSES: readonly SessionStatus[] = ['refused', 'live', 'torn_tail', 'paused_held', 'needs_operator', 'finished_unconfirmed', 'finished', 'idle', 'loading'];
 const HOST_CHARS_MAX = 200;
 const filter: ArgCheck = (value) => {
   const f = value as SessionFilter;
-  if (typeof f !== 'object' || f === null || Object.keys(f).length !== 2) return '{status, host}';
-  const status_ok = f.status === null || STATUSES.includes(f.status);
+  if (typeof f !== 'object' || f === null || Object.keys(f).length !== 3) return '{status, host, attention}';
+  const status_ok = f.status === null || isListedStatus(f.status);
   const host_ok = f.host === null || (typeof f.host === 'string' && f.host.length > 0 && f.host.length <= HOST_CHARS_MAX);
-  return status_ok && host_ok ? null : '{status: a status or null, host: a host name or null}';
+  return status_ok && host_ok && typeof f.attention === 'boolean' ? null : '{status: a status or null, host: a host name or null, attention: true or false}';
 };
+/** The operator's name as a person gives it: a line of text, no control characters. */
+export const OPERATOR_NAME_CHARS_MAX = 200;
+/** A name the API records as the operator's: a line of text, no control characters. */
+export function isOperatorName(value: unknown): value is string {
+  // eslint-disable-next-line no-control-regex
+  return typeof value === 'string' && value.trim().length > 0 && value.length <= OPERATOR_NAME_CHARS_MAX && !/[\u0000-\u001f\u007f-\u009f]/.test(value);
+}
+const operatorName: ArgCheck = (value) => (isOperatorName(value) ? null : `your name (1 to ${OPERATOR_NAME_CHARS_MAX} characters of text, no control characters)`);
+const ID_CHARS_MAX = 1_024;
+const callRef: ArgCheck = (value) => {
+  const ref = value as CallRef;
+  const id = (field: unknown) => typeof field === 'string' && field.length > 0 && field.length <= ID_CHARS_MAX;
+  return typeof ref === 'object' && ref !== null && Object.keys(ref).length === 2 && id(ref.batch_id) && id(ref.tool_call_id) ? null : '{batch_id, tool_call_id} (text)';
+};
+const finding: ArgCheck = (value) => ((FINDINGS as readonly unknown[]).includes(value) ? null : `one of ${FINDINGS.join(', ')}`);
 const retireReason: ArgCheck = (value) => (value === 'sealed' || value === 'deleted' ? null : 'one of sealed, deleted');
 // The plan is compared field by field with a fresh preview under the lease before anything is written; here it
 // need only be the object a preview returned.
@@ -605,11 +658,13 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   locateSeq: [['key', key], ['seq', count]],
   search: [['key', key], ['list', list], ['query', text]],
   previewAction: [['key', key], ['kind', action]],
-  runAction: [['key', key], ['kind', action], ['based_on_seq', count], ['reason', text]],
+  runAction: [['key', key], ['kind', action], ['based_on_seq', count], ['reason', text], ['operator', operatorName]],
+  previewAcknowledge: [['key', key], ['call', callRef], ['finding', finding]],
+  runAcknowledge: [['key', key], ['call', callRef], ['finding', finding], ['based_on_seq', count], ['reason', text], ['operator', operatorName]],
   getReport: [['key', key]],
   getHistory: [['key', key]],
   previewRetire: [['key', key], ['reason', retireReason]],
-  runRetire: [['key', key], ['reason', retireReason], ['plan', retirePlan], ['audit_reason', text]],
+  runRetire: [['key', key], ['reason', retireReason], ['plan', retirePlan], ['audit_reason', text], ['operator', operatorName]],
   getContext: [['key', key], ['episode', countOrNull], ['step_id', countOrNull]],
   getTiming: [['key', key], ['episode', count]],
   getTail: [['key', key]],

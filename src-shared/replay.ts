@@ -4,6 +4,7 @@
 // a live episode's snapshot holds its steps and batches as chunked lists (parts.ts), whose JSON is an array.
 import type { JsonValue } from './json.js';
 import type { Parts } from './parts.js';
+import type { Attention, ResumeAction, SessionStatus } from './status.js';
 import type { InProgressTail, TornTail, WalErrorInfo } from './wal.js';
 
 export type { JsonValue };
@@ -20,8 +21,7 @@ export type CallClass =
   | 'interrupted'
   | 'max_steps';
 
-/** What resuming a session's last episode does (wal-format §10). */
-export type ResumeAction = 'none' | 'finalize' | 'close_out' | 'cancel_close_out' | 'wait_held' | 'continue';
+export type { ResumeAction };
 
 export type ToolOutcome = 'completed' | 'unknown' | 'interrupted' | 'max_steps';
 
@@ -359,7 +359,7 @@ export interface ReplayJson {
   episodes: ReplayEpisodeJson[];
   /** Anomalies outside any episode. */
   anomalies: Anomaly[];
-  /** How the last run stands: `finished_unconfirmed` when it finished holding an unknown-outcome call. */
+  /** How the last run stands: the session's status word, its attention entry, its unconfirmed calls. */
   run: RunSignal;
   resume: ResumePlan;
 }
@@ -377,9 +377,26 @@ export interface ProviderValidity {
   problems: ProviderProblem[];
 }
 
+/** What the owner found when checking a call whose outcome the WAL leaves unknown (wal-format §6). */
+export type Finding = 'applied' | 'not_applied' | 'unknown_accepted';
+
+export const FINDINGS: readonly Finding[] = ['applied', 'not_applied', 'unknown_accepted'];
+
+/** An acknowledgement as its operator_action {action: "acknowledge"} record holds it. */
+export interface Acknowledgement {
+  seq: number;
+  finding: Finding;
+  operator: string;
+  /** The OS user the writing walscope ran as, beside the name the operator gave (null in older records). */
+  os_user: string | null;
+  via: string;
+  reason: string;
+  ts_ms: number | null;
+}
+
 /** A dispatched call whose outcome is unknown (wal-format §10 `indeterminate`): its intent is durable, its
  *  result is not, so its side effect may or may not have happened. Recovery never sends it again; the owner
- *  has to find out. */
+ *  has to find out, and records what they found (an acknowledgement). */
 export interface UnconfirmedCall {
   episode: number;
   batch_id: string;
@@ -392,22 +409,27 @@ export interface UnconfirmedCall {
   /** What may have happened and what to check, in the owner's terms ("edit_file c2.txt may have been
    *  applied — check c2.txt"). */
   may_have: string;
+  /** The latest acknowledgement of this call (a later one supersedes an earlier), or null: nobody checked. */
+  acknowledged: Acknowledgement | null;
 }
 
-/** How a session's last run stands, as an operator reads it. `finished_unconfirmed`: the run is over, but a
- *  call's side effect is unconfirmed and the owner must decide; `cut`: the WAL ends in damage (a torn tail,
- *  a refused frame) and the run's state past it is unknown. */
-export type RunStatus = 'no_run' | 'open' | 'finished' | 'finished_unconfirmed' | 'cut';
-
+/** How a session's last run stands, as an operator reads it: the one status word (src-shared/status.ts). */
 export interface RunSignal {
-  status: RunStatus;
-  /** One sentence for the operator. */
+  status: SessionStatus;
+  /** One sentence for the operator: why this status, and for a refusal where and what to do. */
   detail: string;
+  /** The last episode's run_finished, as the end state reads it: its reason, and for an error its kind and
+   *  message (text from the WAL). null while the last episode has none. */
+  finish: { reason: string | null; error_kind: string | null; error_message: string | null } | null;
+  /** The session's place in the attention queue (wal-format §10 "Needs attention"), or null. */
+  attention: Attention | null;
   /** Unknown-outcome calls of the session's last episode (earlier episodes' are history: a new run was
-   *  started after them, which is the owner's decision). */
+   *  started after them, which is the owner's decision), each with its acknowledgement if any. */
   unconfirmed: UnconfirmedCall[];
-  /** The last durable state of the last episode when the WAL is cut or damaged, or it is an export whose
-   *  episode has no run_finished; null otherwise. */
+  /** The last episode has no run_finished and the WAL ends in damage or a torn tail (`cut`: what the run did
+   *  after it is unknown), or it is a copy that ends mid-run (`copy`); null otherwise. */
+  open_end: 'cut' | 'copy' | null;
+  /** The last durable state of the last episode when `open_end` is set, or the WAL is refused; null otherwise. */
   last_durable: string | null;
   /** tool_results recorded with is_error: true, over the session. */
   error_results: number;
@@ -428,6 +450,11 @@ export interface RecoveryEntry {
   records: { seq: number; type: string }[];
   /** More records than `records` lists were written. */
   records_cut: boolean;
+  /** The OS user beside the operator's name (null where the record has none). */
+  os_user: string | null;
+  /** An acknowledgement's call and finding (action "acknowledge"); null for every other action. */
+  call: { batch_id: string; tool_call_id: string } | null;
+  finding: Finding | null;
 }
 
 /** One bar of an episode's waterfall, on the WAL's own clock (ms since the epoch, as recorded). */

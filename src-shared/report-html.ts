@@ -3,6 +3,9 @@
 // `escapeHtml`; nothing is ever inserted as markup.
 import type { ReportEpisode, SupportReport } from './report.js';
 import { formatBytes } from './format.js';
+import { STATUS_TONE, statusLabel, type StatusTone } from './status.js';
+
+const TONE_CLASS: Record<StatusTone, string> = { good: 'ok', bad: 'bad', warn: 'warn', held: 'warn', info: '', neutral: '' };
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -36,8 +39,9 @@ export function reportHtml(report: SupportReport): string {
       ['WAL id', report.wal_id],
     ])),
     integrity(report),
-    section('Run', `<p class="${report.run.status === 'finished' ? 'ok' : 'warn'}" data-field="run-status">${e(report.run.status.replaceAll('_', ' '))}: ${e(report.run.detail)}</p>` +
-      (report.run.unconfirmed.length === 0 ? '' : `<ul>${report.run.unconfirmed.map((call) => `<li class="warn">${e(call.tool_call_id)}: ${e(call.may_have)}</li>`).join('')}</ul>`) +
+    section('Run', `<p class="${TONE_CLASS[STATUS_TONE[report.run.status]]}" data-field="run-status" data-status="${e(report.run.status)}"><strong>${e(statusLabel(report.run.status, report.run.finish?.reason ?? null))}</strong>: ${e(report.run.detail)}</p>` +
+      (report.run.attention === null ? '' : `<p class="warn" data-field="attention">Needs attention: ${e(report.run.attention.message)}</p>`) +
+      (report.run.unconfirmed.length === 0 ? '' : `<ul>${report.run.unconfirmed.map((call) => `<li class="${call.acknowledged === null ? 'warn' : ''}">${e(call.tool_call_id)}: ${e(call.may_have)}${call.acknowledged === null ? '' : ` — checked: ${e(call.acknowledged.finding.replaceAll('_', ' '))}, by ${e(call.acknowledged.operator)}`}</li>`).join('')}</ul>`) +
       `<p>Tool results recorded as errors: ${e(report.run.error_results)}</p>`),
     lineage(report),
     ...report.episodes.map(episode),

@@ -6,8 +6,9 @@ import type { CallClass, RecoveryEntry, RunSignal } from './replay.js';
 export const REPORT_FORMAT = 'walscope-report/1';
 
 export interface ReportIntegrity {
-  /** intact: every byte read; cut: the file ends in a torn tail; damaged: refused mid-file; refused: other. */
-  verdict: 'intact' | 'cut' | 'damaged' | 'refused';
+  /** intact: every byte read; cut: the file ends in a torn tail; damaged: refused mid-file; not_a_wal: the
+   *  file is not a WAL at all (wal-format §5 rule 0); refused: other (a newer writer, a malformed frame, …). */
+  verdict: 'intact' | 'cut' | 'damaged' | 'not_a_wal' | 'refused';
   summary: string;
   /** The trusted prefix. */
   intact: { frames: number; records: number; last_seq: number; bytes: number };

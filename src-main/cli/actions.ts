@@ -13,7 +13,6 @@ import {
   previewRecovery,
   resumeSession,
   sealSession,
-  osUser,
   type OperatorAudit,
   type Planner,
   type RecoveryOptions,
@@ -22,6 +21,7 @@ import {
 } from '../replay/actions.js';
 import { contradiction } from '../replay/choices.js';
 import { planCancel, planResume, planSeal } from '../replay/plan.js';
+import { osUser } from '../engine/os-user.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable, textLines } from './format.js';
 import { planLines } from './replay.js';
@@ -109,7 +109,7 @@ function previewLines(name: RecoveryKind, preview: RecoveryPreview, contradicts:
   return lines;
 }
 
-async function askReason(): Promise<string | null> {
+export async function askReason(): Promise<string | null> {
   const prompt = readline.createInterface({ input: process.stdin, output: process.stdout });
   try {
     const answer = (await prompt.question('reason for this action (recorded in the WAL): ')).trim();

@@ -1,4 +1,6 @@
 // Text helpers for the human outputs of the CLI (byte sizes come from src-shared/format.ts).
+import type { RunSignal } from '../../src-shared/replay.js';
+import { statusLabel } from '../../src-shared/status.js';
 
 export function plural(count: number, noun: string): string {
   return `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`;
@@ -35,4 +37,18 @@ export function printable(text: string, length_max: number): string {
  *  built into its line, can start a line of its own, such as a forged "OK  session …". */
 export function textLines(lines: readonly string[]): string {
   return lines.map((line) => `${oneLine(line)}\n`).join('');
+}
+
+/** How the run stands, as every command that folds a WAL prints it: its status word and why, each call of
+ *  unknown outcome (checked or not), its place in the attention queue, the error results. */
+export function runLines(run: RunSignal, indent = ''): string[] {
+  const lines = [`${indent}status: ${statusLabel(run.status, run.finish?.reason ?? null)}: ${printable(run.detail, 400)}`];
+  for (const call of run.unconfirmed) {
+    const found = call.acknowledged;
+    const checked = found === null ? '' : ` — found ${found.finding.replaceAll('_', ' ')} by ${printable(found.operator, 120)} (seq ${found.seq})`;
+    lines.push(`${indent}  ${found === null ? 'UNCONFIRMED' : 'CHECKED'} ${printable(call.tool_call_id, 120)}: ${printable(call.may_have, 400)}${checked}`);
+  }
+  if (run.attention !== null) lines.push(`${indent}needs attention (${run.attention.kind.replaceAll('_', ' ')}): ${run.attention.message}`);
+  if (run.error_results > 0) lines.push(`${indent}${plural(run.error_results, 'tool result')} recorded as errors (is_error)`);
+  return lines;
 }

@@ -1,5 +1,6 @@
 // The `walscope` command line: one dispatcher, one module per command.
 import { EXIT_FAILED, EXIT_READER_GONE, EXIT_USAGE, UsageError, type Command } from './command.js';
+import { acknowledgeCommand } from './acknowledge.js';
 import { cancelCommand, resumeCommand, sealCommand } from './actions.js';
 import { demoCommand } from './demo.js';
 import { dumpCommand } from './dump.js';
@@ -20,6 +21,7 @@ const COMMANDS: Record<string, Command> = {
   resume: resumeCommand,
   cancel: cancelCommand,
   seal: sealCommand,
+  acknowledge: acknowledgeCommand,
   lineages: lineagesCommand,
   retire: retireCommand,
   serve: serveCommand,
@@ -30,7 +32,7 @@ const COMMANDS: Record<string, Command> = {
 };
 
 function help(): string {
-  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(8)} ${command.summary}`);
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(11)} ${command.summary}`);
   return `walscope — inspect and recover agent-runtime write-ahead logs\n\nusage: walscope <command> [options]\n\n${lines.join('\n')}\n\nwalscope <command> --help shows a command's options.\n`;
 }
 

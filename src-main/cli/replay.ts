@@ -2,13 +2,14 @@
 // steps, batches and calls with their classes, anomalies, and the resume plan. Read-only: it never locks,
 // creates or writes anything.
 import { appendAll } from '../../src-shared/arrays.js';
-import type { Anomaly, BatchFold, CallFold, EpisodeFold, PlannedRecord, RecoveryPlan, RunSignal, SessionFold } from '../../src-shared/replay.js';
+import { refusedStatus, STATUS_LABEL } from '../../src-shared/status.js';
+import type { Anomaly, BatchFold, CallFold, EpisodeFold, PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { episodeJson, replayDocument, replayTarget, type SessionReplay } from '../replay/report.js';
 import { episodeWord } from '../replay/signals.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writePieces, type Command } from './command.js';
-import { plural, printable, textLines } from './format.js';
+import { plural, printable, runLines, textLines } from './format.js';
 import { JsonSequence, writeJsonOut } from './json-out.js';
 import { runReplayAt } from './replay-at.js';
 import { singleTarget } from './targets.js';
@@ -41,7 +42,7 @@ function* outlinePieces(target: WalTarget, { read, fold, resume, run }: SessionR
   const lines: string[] = [];
   const name = target.session === null ? target.wal_path : `session ${target.session} (${target.wal_path})`;
   lines.push(`${name}: ${plural(fold.episodes.length, 'episode')}, last seq ${fold.last_seq}, wal_id ${fold.wal_id ?? '(none)'}`);
-  if (read.error !== null) lines.push(`REFUSED ${read.error.kind.replaceAll('_', ' ')}: ${read.error.message} (shown: the intact prefix)`);
+  if (read.error !== null) lines.push(`REFUSED (${STATUS_LABEL[refusedStatus(read.error.kind)]}): ${read.error.message} (shown: the intact prefix)`);
   if (read.torn_tail !== null) lines.push(`torn tail: ${plural(read.torn_tail.bytes, 'byte')} at offset ${read.torn_tail.offset} never committed, not used`);
   if (read.in_progress_tail !== null) lines.push('a live writer is appending: this is a snapshot');
   appendAll(lines, runLines(run));
@@ -50,13 +51,6 @@ function* outlinePieces(target: WalTarget, { read, fold, resume, run }: SessionR
   yield textLines([...anomalyLines(fold.anomalies, ''), ...queueLines(fold), '', ...planLines(resume)]);
 }
 
-
-function runLines(run: RunSignal): string[] {
-  const lines = [`run: ${run.status.replaceAll('_', ' ')}: ${printable(run.detail, 400)}`];
-  for (const call of run.unconfirmed) lines.push(`  UNCONFIRMED ${printable(call.tool_call_id, TEXT_MAX)}: ${printable(call.may_have, 400)}`);
-  if (run.error_results > 0) lines.push(`  ${plural(run.error_results, 'tool result')} recorded as errors (is_error)`);
-  return lines;
-}
 
 function episodeLines(episode: EpisodeFold, word: string): string[] {
   const finished = episode.finished === null ? '' : ` (${episode.finished.reason ?? 'no reason'} at seq ${episode.finished.seq})`;

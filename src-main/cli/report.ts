@@ -7,7 +7,8 @@ import { reportHtml } from '../../src-shared/report-html.js';
 import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../replay/support-report.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
-import { plural, printable } from './format.js';
+import { plural, printable, runLines } from './format.js';
+import { appendAll } from '../../src-shared/arrays.js';
 import { singleTarget } from './targets.js';
 
 export const reportCommand: Command = {
@@ -52,8 +53,7 @@ function summary(report: SupportReport): string {
     `lost: ${printable(report.integrity.lost, 400)}`,
   ];
   if (report.integrity.ask_customer !== null) lines.push(`ask the customer: ${printable(report.integrity.ask_customer, 600)}`);
-  lines.push(`run: ${report.run.status.replaceAll('_', ' ')}: ${printable(report.run.detail, 400)}`);
-  for (const call of report.run.unconfirmed) lines.push(`  UNCONFIRMED ${printable(call.tool_call_id, 120)}: ${printable(call.may_have, 400)}`);
+  appendAll(lines, runLines(report.run));
   lines.push(`${plural(report.lineage.length, 'lineage frame')}, ${plural(report.episodes.length, 'episode')}, ${report.recoveries.length} recovery action(s)`);
   lines.push(`resume: ${report.resume.action}: ${printable(report.resume.message, 400)}`);
   lines.push('(--html FILE writes the whole report as one page; --json prints it as JSON)');

@@ -5,7 +5,8 @@
 import type { RetireReason } from '../engine/archive-format.js';
 import { describe } from '../engine/errors.js';
 import { previewRetire, retireLineage, type RetirePlan } from '../engine/retire.js';
-import { auditProblem, osUser } from '../replay/actions.js';
+import { auditProblem } from '../replay/actions.js';
+import { osUser } from '../engine/os-user.js';
 import { confirm, refuse, sessionOf } from './actions.js';
 import { EXIT_OK, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable } from './format.js';

@@ -3,7 +3,7 @@
 // `walscope serve --fleet --nats URL`: the same UI over every host of a fleet (src-main/fleet/fleet-api.ts).
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { osUser } from '../replay/actions.js';
+import { osUser } from '../engine/os-user.js';
 import { startServer } from '../server/http-server.js';
 import type { WalscopeApi } from '../../src-shared/ipc.js';
 import type { WorkspacePaths } from '../services/session-service.js';

@@ -1,13 +1,16 @@
 // `walscope verify PATH [--json]`: checks every WAL that PATH names, read-only.
-import type { VerifyReport } from '../../src-shared/wal.js';
+import type { VerifyReport, WalErrorInfo } from '../../src-shared/wal.js';
 import fs from 'node:fs';
 import { verifyReportOf, verifyTarget, type WalTarget } from '../engine/inspect.js';
 import { classifyPath } from '../engine/state-root.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { targetsOf } from './targets.js';
-import { plural, printable, textLines } from './format.js';
+import { plural, printable, runLines, textLines } from './format.js';
+import { appendAll } from '../../src-shared/arrays.js';
 import type { RunSignal } from '../../src-shared/replay.js';
+import { attentionOf, LISTED_STATUSES, refusedStatus, STATUS_LABEL, WHAT_TO_DO, type Attention, type ListedStatus } from '../../src-shared/status.js';
+import { archiveRefusal, refusedRun } from '../replay/signals.js';
 import { replayTarget } from '../replay/report.js';
 import { archiveLines } from './lineages.js';
 
@@ -18,26 +21,43 @@ export const verifyCommand: Command = {
     const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('expected exactly one PATH');
     const target = positionals[0]!;
-    const reports: VerifiedRun[] = targetsOf(target).map(verifyWithRun);
+    const targets = targetsOf(target);
+    const reports: VerifiedRun[] = targets.map(verifyWithRun);
     const isRoot = classifyPath(target) === 'state_root';
     if (values.json) await writeOut(`${JSON.stringify(isRoot ? reports : reports[0], null, 2)}\n`);
-    else await writeOut(reports.map(humanReport).join('\n') + (isRoot ? rootSummary(reports) : ''));
+    else await writeOut(reports.map((report, at) => humanReport(report, targets[at]!.is_export)).join('\n') + (isRoot ? rootSummary(reports) : ''));
     return reports.every((report) => report.error === null && report.archive?.error == null) ? EXIT_OK : EXIT_REFUSED;
   },
 };
 
-/** verify's report plus how the last run stands (`run.status` `finished_unconfirmed`: an unknown outcome);
- *  `run` is null for a WAL larger than RUN_FOLD_BYTES_MAX, whose fold verify does not build (`replay` does). */
-type VerifiedRun = VerifyReport & { run: RunSignal | null };
+/** verify's report plus how the last run stands (`run.status`, the one status word of wal-format §10) and its
+ *  place in the attention queue; `run` is null for a WAL larger than RUN_FOLD_BYTES_MAX, whose fold verify does
+ *  not build (`replay` does): its `attention` is then a refusal's alone. */
+type VerifiedRun = VerifyReport & { run: RunSignal | null; attention: Attention | null };
 
 /** Up to this size verify folds the WAL in its one read to say how the run stands; past it, verify stays a
  *  streaming check that holds no records in memory (a 1 GiB WAL's fold would). */
 export const RUN_FOLD_BYTES_MAX = 64 * 1_048_576;
 
 function verifyWithRun(wal: WalTarget): VerifiedRun {
-  if (sizeOf(wal.wal_path) > RUN_FOLD_BYTES_MAX) return { ...verifyTarget(wal), run: null };
+  if (sizeOf(wal.wal_path) > RUN_FOLD_BYTES_MAX) {
+    const report = verifyTarget(wal);
+    const refusal = refusalOf(report);
+    return { ...report, run: null, attention: refusal === null ? null : attentionOf(refusedStatus(refusal.kind), 'none', wal.is_export) };
+  }
   const replay = replayTarget(wal);
-  return { ...verifyReportOf(wal, replay.read), run: replay.run };
+  const report = verifyReportOf(wal, replay.read);
+  const refusal = refusalOf(report);
+  // The archive is verify's alone: a session whose archive it refuses is refused, whatever its live WAL says.
+  const run = refusal === null || report.error !== null ? replay.run : refusedRun(replay.run, refusal, wal.is_export);
+  return { ...report, run, attention: run.attention };
+}
+
+/** Why verify refuses the session: its WAL, else its archive (as the WAL's error kinds name it). */
+function refusalOf(report: VerifyReport): WalErrorInfo | null {
+  if (report.error !== null) return report.error;
+  const archive = report.archive?.error ?? null;
+  return archive === null ? null : archiveRefusal(archive);
 }
 
 /** 0 when the path cannot be stat'ed (a looping link, no permission): the read then names the problem. */
@@ -49,26 +69,29 @@ function sizeOf(file: string): number {
   }
 }
 
-function humanReport(report: VerifiedRun): string {
+function humanReport(report: VerifiedRun, is_export: boolean): string {
   const name = report.session === null ? report.path : `session ${report.session} (${report.path})`;
+  const where = is_export ? 'export' : 'state_root';
   const lines: string[] = [];
   const summary = `${plural(report.records, 'record')} (last seq ${report.last_seq}), ${plural(report.frames, 'frame')}, ${formatBytes(report.bytes)}`;
   if (report.error !== null) {
+    const status = refusedStatus(report.error.kind);
     lines.push(`REFUSED  ${name}`);
-    lines.push(`  ${report.error.kind.replaceAll('_', ' ')}: ${report.error.message}`);
-    lines.push(`  what to do: ${advice(report.error.kind)}`);
+    lines.push(`  ${STATUS_LABEL[status]}: ${printable(report.error.message, 600)}`);
+    lines.push(`  what to do: ${WHAT_TO_DO[status][where]}`);
     lines.push(`  intact before it: ${summary}`);
   } else {
     lines.push(`${report.archive?.error != null ? 'REFUSED' : report.torn_tail ? 'USABLE ' : 'OK     '}  ${name}`);
     lines.push(`  ${summary}; wal_id ${report.wal_id ?? '(none: empty file)'}`);
     lines.push(`  digests: ${report.digest_algorithms.join(', ') || 'none'}; features: ${report.features.join(', ') || 'none'}`);
   }
-  if (report.run === null) lines.push(`  run: not folded (over ${formatBytes(RUN_FOLD_BYTES_MAX)}); \`walscope replay\` says how it stands`);
-  else lines.push(`  run: ${report.run.status.replaceAll('_', ' ')}: ${printable(report.run.detail, 400)}`);
-  for (const call of report.run?.unconfirmed ?? []) lines.push(`    UNCONFIRMED ${printable(call.tool_call_id, 120)}: ${printable(call.may_have, 400)}`);
+  if (report.run === null) lines.push(`  status: not folded (over ${formatBytes(RUN_FOLD_BYTES_MAX)}); \`walscope replay\` says how the run stands`);
+  else if (report.error === null && report.archive?.error == null) appendAll(lines, runLines(report.run, '  '));
+  else if (report.error === null) lines.push(`  status: ${STATUS_LABEL[report.run.status]}: its archive is refused (below); the live WAL reads`);
+  if ((report.run === null || report.archive?.error != null) && report.attention !== null) lines.push(`  needs attention (${report.attention.kind.replaceAll('_', ' ')}): ${report.attention.message}`);
   if (report.torn_tail !== null) {
     const tail = report.torn_tail;
-    lines.push(`  torn tail: ${plural(tail.bytes, 'byte')} at offset ${tail.offset} (${tail.reason.replaceAll('_', ' ')}) were never committed and are not used; a writer opening this session under its lease truncates them`);
+    lines.push(`  torn tail: ${plural(tail.bytes, 'byte')} at offset ${tail.offset} (${tail.reason.replaceAll('_', ' ')}) were never committed and are not used; ${WHAT_TO_DO.torn_tail[where]}`);
     if (tail.trailing_lineage.length > 0) lines.push(`  trailing lineage frames after the damage (reported, not used): offsets ${tail.trailing_lineage.join(', ')}`);
   }
   if (report.in_progress_tail !== null) {
@@ -78,24 +101,12 @@ function humanReport(report: VerifiedRun): string {
   return textLines(lines);
 }
 
-function advice(kind: string): string {
-  switch (kind) {
-    case 'newer_writer':
-      return 'open it with a newer walscope that knows the named version or features; nothing was changed';
-    case 'non_tail_corruption':
-    case 'sequence_error':
-      return 'committed data is damaged in the middle of the log; restore the WAL from a good copy — walscope never repairs or truncates it';
-    case 'too_large':
-      return 'the session holds more than walscope keeps in memory to show it; walscope verify still checks it whole, and nothing was changed';
-    case 'malformed_frame':
-      return 'an intact frame is not in the format; report it to the runtime that wrote it — walscope never repairs it';
-    default:
-      return 'check that the path is readable and try again';
-  }
-}
-
 function rootSummary(reports: VerifiedRun[]): string {
   const refused = reports.filter((report) => report.error !== null || report.archive?.error != null).length;
   const torn = reports.filter((report) => report.torn_tail !== null).length;
-  return `\n${plural(reports.length, 'session')}: ${reports.length - refused} usable (${torn} with a torn tail), ${refused} refused\n`;
+  const attention = reports.filter((report) => report.attention !== null).length;
+  const counts = new Map<ListedStatus, number>();
+  for (const report of reports) if (report.run !== null) counts.set(report.run.status, (counts.get(report.run.status) ?? 0) + 1);
+  const by_status = LISTED_STATUSES.filter((status) => counts.has(status)).map((status) => `${counts.get(status)} ${STATUS_LABEL[status]}`).join(', ');
+  return `\n${plural(reports.length, 'session')}: ${reports.length - refused} usable (${torn} with a torn tail), ${refused} refused; ${attention} need${attention === 1 ? 's' : ''} attention\n${by_status === '' ? '' : `by status: ${by_status}\n`}`;
 }

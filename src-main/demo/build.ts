@@ -2,11 +2,13 @@
 // the reference runtime. A refresh rebuilds each session from nothing, except one a live process is writing
 // (its lease is held), which it leaves alone. It refuses a folder that is neither empty nor a demo root, so
 // it never deletes someone's sessions.
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { probeLease } from '../engine/lease.js';
 import { nodeFileIO } from '../engine/file-io.js';
 import { sessionDir, sessionsDir, walPath } from '../engine/state-root.js';
+import { acknowledgeCall } from '../replay/acknowledge.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import { driveSession } from '../runtime/driver.js';
 import { haltingIO, type HaltRule } from '../runtime/halt-io.js';
@@ -20,6 +22,9 @@ import { appendLiveSteps } from './live.js';
 import { DEMO_MARKER_FILE, ledgerPathFor } from './paths.js';
 import { RECIPES, type Recipe } from './recipes.js';
 import { DEMO_SESSION_IDS, DEMO_SESSIONS, type DemoSessionId } from './sessions.js';
+
+/** Who records the demo's acknowledgement. */
+const DEMO_OWNER = 'demo-owner';
 
 export class DemoRootError extends Error {
   override name = 'DemoRootError';
@@ -85,6 +90,17 @@ function makeSession(root: string, id: DemoSessionId, recipe: Recipe, clock: Clo
       return;
     case 'history':
       makeHistory(root, id, recipe.retired, recipe.archive, clock, (lineage) => runScript(root, lineageScript(recipe.script, lineage), ledger, clock, null));
+      return;
+    case 'acknowledged': {
+      runScript(root, recipe.script, ledger, clock, null);
+      const audit = { operator: DEMO_OWNER, reason: recipe.reason, via: 'cli' as const };
+      const outcome = acknowledgeCall(root, id, { tool_call_id: recipe.tool_call_id, batch_id: null }, recipe.finding, audit, { now_ms: () => clock.now_ms() });
+      assert.equal(outcome.kind, 'done', `demo acknowledgement of ${id}: ${outcome.kind === 'done' ? '' : outcome.message}`);
+      return;
+    }
+    case 'not_a_wal':
+      fs.mkdirSync(sessionDir(root, id), { recursive: true });
+      fs.writeFileSync(walPath(sessionDir(root, id)), recipe.text);
       return;
   }
 }

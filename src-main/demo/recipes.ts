@@ -18,12 +18,17 @@ import type { SessionScript } from '../runtime/script.js';
 import type { RetireReason } from '../engine/archive-format.js';
 import type { ArchiveState } from './history.js';
 import type { DemoSessionId } from './sessions.js';
+import type { Finding } from '../../src-shared/replay.js';
 
 export type Recipe =
   | { kind: 'script'; script: SessionScript; halt?: HaltRule }
   /** The script runs once per lineage (its run ids suffixed by the lineage's number); all but the last retired. */
   | { kind: 'history'; script: SessionScript; retired: RetireReason[]; archive: ArchiveState }
   | { kind: 'damaged'; script: SessionScript; damage: 'newer_writer' | 'corrupt_middle' }
+  /** The script runs to its end, then its owner records what they found for a call of unknown outcome. */
+  | { kind: 'acknowledged'; script: SessionScript; tool_call_id: string; finding: Finding; reason: string }
+  /** Not a WAL: this text where the session's WAL should be. */
+  | { kind: 'not_a_wal'; text: string }
   | { kind: 'live'; steps: number };
 
 const as = (session_id: string, script: SessionScript): SessionScript => ({ ...script, session_id });
@@ -65,4 +70,12 @@ export const RECIPES: Record<DemoSessionId, Recipe> = {
   'history-no-index': { kind: 'history', script: as('history-no-index', basicSession), retired: ['deleted', 'sealed'], archive: 'index_missing' },
   'history-torn-archive': { kind: 'history', script: as('history-torn-archive', basicSession), retired: ['deleted', 'sealed'], archive: 'torn_tail' },
   'history-damaged-archive': { kind: 'history', script: as('history-damaged-archive', basicSession), retired: ['sealed', 'deleted'], archive: 'damaged_header' },
+  checked: {
+    kind: 'acknowledged',
+    script: { session_id: 'checked', runs: parallelUnknownSession.runs.slice(0, 1) },
+    tool_call_id: 'u1',
+    finding: 'not_applied',
+    reason: 'the payment provider shows no charge for u1',
+  },
+  'not-a-wal': { kind: 'not_a_wal', text: 'Incident notes, 14:02: the agent stopped mid-run; the WAL is attached separately.\n' },
 };

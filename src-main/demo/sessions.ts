@@ -1,6 +1,7 @@
 // The demo state root's sessions: stable ids the app and its tests rely on, each with the state `walscope
 // replay` reports for it. The demo's own tests check every entry through the replay library.
 import type { EpisodeState, ResumeAction } from '../../src-shared/replay.js';
+import type { SessionStatus } from '../../src-shared/status.js';
 import type { ArchiveReport, WalErrorKind } from '../../src-shared/wal.js';
 
 export interface DemoExpectation {
@@ -14,6 +15,8 @@ export interface DemoExpectation {
   state: EpisodeState | null;
   /** The last episode's run_finished reason; null when it has none. */
   finished: string | null;
+  /** The session's status word (wal-format §10) when nobody writes it, as `verify` and the list say it. */
+  status: SessionStatus;
   /** Sessions with history (wal-format §11): the lineages newest first, and what `verify` says of the archive. */
   history?: {
     lineages: readonly ('live' | 'sealed' | 'deleted' | 'missing')[];
@@ -30,6 +33,7 @@ export const DEMO_SESSIONS = {
     resume: 'none',
     state: 'finished',
     finished: 'completed',
+    status: 'completed',
   },
   'natural-end': {
     shows: 'a natural end without run_finished: the process died between the final answer and its terminal',
@@ -37,6 +41,7 @@ export const DEMO_SESSIONS = {
     resume: 'finalize',
     state: 'running',
     finished: null,
+    status: 'needs_operator',
   },
   indeterminate: {
     shows: 'an indeterminate call awaiting close-out: dispatched, its side effect applied, no result recorded',
@@ -44,6 +49,7 @@ export const DEMO_SESSIONS = {
     resume: 'close_out',
     state: 'running',
     finished: null,
+    status: 'needs_operator',
   },
   'parallel-unknown': {
     shows: 'a parallel batch with an unknown outcome: the side-effecting call after it was stopped, the safe one ran, the run was interrupted',
@@ -51,6 +57,7 @@ export const DEMO_SESSIONS = {
     resume: 'none',
     state: 'finished',
     finished: 'interrupted',
+    status: 'finished_unconfirmed',
   },
   'held-sequential': {
     shows: 'a sequential batch behind a provider-held call: the run is paused tool_held, the next call waits',
@@ -58,6 +65,7 @@ export const DEMO_SESSIONS = {
     resume: 'wait_held',
     state: 'paused',
     finished: null,
+    status: 'paused_held',
   },
   cancelled: {
     shows: 'a run cancelled now in the middle of a sequential batch',
@@ -65,6 +73,7 @@ export const DEMO_SESSIONS = {
     resume: 'none',
     state: 'finished',
     finished: 'cancelled',
+    status: 'cancelled',
   },
   'max-steps': {
     shows: 'a run stopped by max_steps while the model kept calling tools',
@@ -72,6 +81,7 @@ export const DEMO_SESSIONS = {
     resume: 'none',
     state: 'finished',
     finished: 'max_steps',
+    status: 'max_steps',
   },
   'steered-queued': {
     shows: 'a steer, a queued send and an interrupting send: the interrupt cancels at the step boundary and drains first',
@@ -79,6 +89,7 @@ export const DEMO_SESSIONS = {
     resume: 'none',
     state: 'finished',
     finished: 'completed',
+    status: 'completed',
   },
   approvals: {
     shows: 'approval cards (one approved, one denied), a schema-invalid call, and tool times',
@@ -86,6 +97,7 @@ export const DEMO_SESSIONS = {
     resume: 'none',
     state: 'finished',
     finished: 'completed',
+    status: 'completed',
   },
   'compaction-ceiling': {
     shows: 'two compaction views superseding each other with a notice at every boundary, ceiling waits that end in permission and one that ends in refusal, and a stale view that no longer assembles, refused at its step',
@@ -93,6 +105,7 @@ export const DEMO_SESSIONS = {
     resume: 'none',
     state: 'finished',
     finished: 'error',
+    status: 'failed',
   },
   'torn-tail': {
     shows: 'a torn tail: the process died part-way through writing run_finished',
@@ -100,6 +113,7 @@ export const DEMO_SESSIONS = {
     resume: 'finalize',
     state: 'running',
     finished: null,
+    status: 'needs_operator',
   },
   'newer-writer': {
     shows: 'a WAL refused as NewerWriter: its last frame requires a feature this build does not know',
@@ -107,6 +121,7 @@ export const DEMO_SESSIONS = {
     resume: 'none',
     state: null,
     finished: null,
+    status: 'newer_writer',
   },
   'corrupt-middle': {
     shows: 'non-tail corruption: a damaged frame with intact frames after it; refused, never repaired',
@@ -114,6 +129,7 @@ export const DEMO_SESSIONS = {
     resume: 'none',
     state: null,
     finished: null,
+    status: 'damaged',
   },
   live: {
     shows: 'a run in progress; `walscope demo --live` keeps appending a step every second through the real lease',
@@ -121,6 +137,7 @@ export const DEMO_SESSIONS = {
     resume: 'continue',
     state: 'running',
     finished: null,
+    status: 'idle',
   },
   history: {
     shows: 'a session with history: a sealed lineage, a deleted one (a tombstone), and the live one (each the compaction script, so its last run ends refused, in error); runner tags and notice numbers carry on across them',
@@ -128,6 +145,7 @@ export const DEMO_SESSIONS = {
     resume: 'none',
     state: 'finished',
     finished: 'error',
+    status: 'failed',
     history: { lineages: ['live', 'deleted', 'sealed'], index: 'valid', torn_tail: false, archive_error: null },
   },
   'history-stale-index': {
@@ -136,6 +154,7 @@ export const DEMO_SESSIONS = {
     resume: 'none',
     state: 'finished',
     finished: 'completed',
+    status: 'completed',
     history: { lineages: ['live', 'sealed', 'sealed'], index: 'stale', torn_tail: false, archive_error: null },
   },
   'history-no-index': {
@@ -144,6 +163,7 @@ export const DEMO_SESSIONS = {
     resume: 'none',
     state: 'finished',
     finished: 'completed',
+    status: 'completed',
     history: { lineages: ['live', 'sealed', 'deleted'], index: 'missing', torn_tail: false, archive_error: null },
   },
   'history-torn-archive': {
@@ -152,6 +172,7 @@ export const DEMO_SESSIONS = {
     resume: 'none',
     state: 'finished',
     finished: 'completed',
+    status: 'completed',
     history: { lineages: ['live', 'sealed', 'deleted'], index: 'valid', torn_tail: true, archive_error: null },
   },
   'history-damaged-archive': {
@@ -160,7 +181,24 @@ export const DEMO_SESSIONS = {
     resume: 'none',
     state: 'finished',
     finished: 'completed',
+    status: 'damaged',
     history: { lineages: ['live'], index: 'invalid', torn_tail: false, archive_error: 'archive_corruption' },
+  },
+  checked: {
+    shows: 'a run that finished with an unknown outcome, which its owner checked and recorded (an acknowledgement): finished, checked',
+    integrity: 'ok',
+    resume: 'none',
+    state: 'finished',
+    finished: 'interrupted',
+    status: 'finished_checked',
+  },
+  'not-a-wal': {
+    shows: 'a file that is not a WAL at all (notes saved where the WAL should be): refused by name, never called a torn tail',
+    integrity: 'not_a_wal',
+    resume: 'none',
+    state: null,
+    finished: null,
+    status: 'not_a_wal',
   },
 } as const satisfies Record<string, DemoExpectation>;
 

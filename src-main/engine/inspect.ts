@@ -1,7 +1,7 @@
 // Read-only inspection of whatever a user points at: a WAL file, a session folder or a state root. Nothing
 // here writes, truncates, creates or locks: exports that customers send are opened exactly like this.
 import path from 'node:path';
-import type { VerifyReport } from '../../src-shared/wal.js';
+import type { LeaseTenure, VerifyReport } from '../../src-shared/wal.js';
 import { archivePath } from './archive-format.js';
 import { openMember } from './archive-member.js';
 import { latestMember, readArchive } from './archive-reader.js';
@@ -192,29 +192,37 @@ export interface TargetReadOptions extends Omit<ReadOptions, 'floor_features' | 
   under_lease?: boolean;
 }
 
+/** A read of a target, with the live writer that held its lease while it was read (null: none). */
+export type TargetRead = ReadResult & { live_holder: { tenure: LeaseTenure | null } | null };
+
 /** Reads a target as a reader should: under its root's floor, and live-aware where a writer holds it. The one
  *  way walscope reads a session: the service, the report, the recovery actions and the runtime all come here. */
-export function readTarget(target: WalTarget, options: TargetReadOptions = {}): ReadResult {
+export function readTarget(target: WalTarget, options: TargetReadOptions = {}): TargetRead {
   const io = options.io ?? nodeFileIO;
   let floor_features: string[] = [];
   if (target.root !== null) {
     try {
       floor_features = readFloor(target.root, io);
     } catch (error) {
-      return refusedRead(ioError(`cannot read the feature floor of ${target.root}: ${describe(error)}`));
+      return notLive(refusedRead(ioError(`cannot read the feature floor of ${target.root}: ${describe(error)}`)));
     }
   }
   const { under_lease = false, ...read_options } = options;
-  if (target.member !== undefined) return readMemberTarget(target.member, { ...read_options, io, floor_features });
+  if (target.member !== undefined) return notLive(readMemberTarget(target.member, { ...read_options, io, floor_features }));
   // Only a session inside a state root can have a live writer; a copied folder's lease file names some other
   // machine's process and says nothing about this copy.
-  let live: boolean;
+  let live_holder: TargetRead['live_holder'] = null;
   try {
-    live = !under_lease && target.root !== null && target.session_dir !== null && probeLease(target.session_dir, io).state === 'live';
+    const probe = under_lease || target.root === null || target.session_dir === null ? null : probeLease(target.session_dir, io);
+    if (probe?.state === 'live') live_holder = { tenure: probe.holder };
   } catch (error) {
-    return refusedRead(ioError(`cannot look at the lease of ${target.session_dir}: ${describe(error)}`));
+    return notLive(refusedRead(ioError(`cannot look at the lease of ${target.session_dir}: ${describe(error)}`)));
   }
-  return readWal(target.wal_path, { ...read_options, io, floor_features, live });
+  return { ...readWal(target.wal_path, { ...read_options, io, floor_features, live: live_holder !== null }), live_holder };
+}
+
+function notLive(read: ReadResult): TargetRead {
+  return { ...read, live_holder: null };
 }
 
 /** From this size verify checks digests on a second thread while it validates the bodies: below it a worker's

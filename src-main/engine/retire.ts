@@ -7,6 +7,7 @@
 // again; a live lineage that holds no records (the successor of a finished retire) is not retired again, and
 // only step 3 is completed. The plan is computed the same way without the lease (a preview) and under it.
 import assert from 'node:assert/strict';
+import { osUser } from './os-user.js';
 import type { MemberPlan, Payload, RetirePlan } from '../../src-shared/wal.js';
 import type { RetireReason } from './archive-format.js';
 import { readArchive, type ArchiveMember } from './archive-reader.js';
@@ -111,7 +112,7 @@ function completeIndex(io: FileIO, dir: string, epoch: number, refusal_: RetireR
 
 function stampOperator(leased: ReturnType<typeof leaseSession>, stamp: OperatorStamp, based_on_seq: number, ts_ms: number): void {
   const session = leased.openWriter();
-  const payload: Payload = { action: 'retire', operator: stamp.operator, reason: stamp.reason, based_on_seq, via: stamp.via, ts_ms };
+  const payload: Payload = { action: 'retire', operator: stamp.operator, os_user: osUser(), reason: stamp.reason, based_on_seq, via: stamp.via, ts_ms };
   session.writer.append('operator_action', payload);
   session.writer.barrier();
   session.writer.close();

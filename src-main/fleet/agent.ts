@@ -6,7 +6,8 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { ApiFailure, dispatchApi, type ApiErrorCode, type ApiRequests, type SessionStatus, type SessionSummary, type WalscopeApi } from '../../src-shared/ipc.js';
+import { ApiFailure, dispatchApi, type ApiErrorCode, type ApiRequests, type SessionSummary, type WalscopeApi } from '../../src-shared/ipc.js';
+import type { Attention, ListedStatus } from '../../src-shared/status.js';
 import type { ActionApprover } from '../services/actions.js';
 import { apiSubject, auditSubject, eventSubject, hostKey, HOSTS_BUCKET, sessionKey, SESSIONS_BUCKET } from './names.js';
 import { answerFetch } from './fetch.js';
@@ -19,14 +20,18 @@ export const HOST_OFFLINE_MS = 15_000;
 export const SUMMARY_WRITE_MIN_MS = 1_000;
 /** Room kept under the server's max payload for the reply's envelope and headers. */
 const REPLY_MARGIN_BYTES = 4_096;
-/** Statuses whose arrival is an event an operator may need to hear about. */
-const EVENT_STATUSES: ReadonlySet<SessionStatus> = new Set(['needs_operator', 'refused', 'torn_tail', 'paused_held', 'finished']);
+/** A status change is an event an operator may need to hear about when the session enters the attention queue or
+ *  a run ends: every status but the transient ones. */
+const QUIET_STATUSES: ReadonlySet<ListedStatus> = new Set(['loading', 'running']);
 
 export interface FleetSummary {
   host: string;
   session: string;
-  status: SessionStatus;
+  status: ListedStatus;
   why: string;
+  /** What the session waits on a person for (wal-format §10 "Needs attention"), or null. */
+  attention: Attention | null;
+  torn_tail: SessionSummary['torn_tail'];
   episodes: number;
   records: number;
   class_counts: SessionSummary['class_counts'];
@@ -82,7 +87,7 @@ export interface AgentOptions {
 }
 
 export class FleetAgent {
-  private readonly written = new Map<string, { status: SessionStatus; json: string; at_ms: number }>();
+  private readonly written = new Map<string, { status: ListedStatus; json: string; at_ms: number }>();
   private readonly due = new Set<string>();
   private readonly started_ms = Date.now();
   private flush_timer: NodeJS.Timeout | null = null;
@@ -168,7 +173,7 @@ export class FleetAgent {
       this.due.delete(key);
       await this.sessions.put(key, JSON.stringify(await this.fleetSummary(summary, now)));
       this.written.set(key, { status: summary.status, json: fingerprint, at_ms: now });
-      if (before?.status !== summary.status && EVENT_STATUSES.has(summary.status) && before !== undefined) {
+      if (before?.status !== summary.status && !QUIET_STATUSES.has(summary.status) && before !== undefined) {
         await this.js.publish(eventSubject(host, summary.key), JSON.stringify({ host, session: summary.key, from: before.status, to: summary.status, why: summary.status_detail, at_ms: now }));
       }
     }
@@ -193,6 +198,8 @@ export class FleetAgent {
       session: summary.key,
       status: summary.status,
       why: summary.status_detail,
+      attention: summary.attention,
+      torn_tail: summary.torn_tail,
       episodes: summary.episodes,
       records: summary.records,
       class_counts: summary.class_counts,

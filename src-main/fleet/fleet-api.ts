@@ -11,9 +11,12 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import {
   apiClient,
   ApiFailure,
+  type AcknowledgePreview,
+  type AcknowledgeResult,
   type ActionOutcome,
   type ActionPreview,
   type ApiMethod,
+  type CallRef,
   type HostView,
   type RetirePreview,
   type RetireResult,
@@ -25,6 +28,7 @@ import {
   type WalscopeEvent,
   type Workspace,
 } from '../../src-shared/ipc.js';
+import type { Finding } from '../../src-shared/replay.js';
 import { HOST_OFFLINE_MS, type FleetSummary, type HostBeat } from './agent.js';
 import { callHost, FleetCallError } from './client.js';
 import { connectBus, type BusOptions } from './connection.js';
@@ -131,6 +135,8 @@ export class FleetApi implements WalscopeApi {
   search = this.routed.search;
   previewAction = this.routed.previewAction;
   runAction = this.routed.runAction;
+  previewAcknowledge = this.routed.previewAcknowledge;
+  runAcknowledge = this.routed.runAcknowledge;
   getReport = this.routed.getReport;
   getHistory = this.routed.getHistory;
   previewRetire = this.routed.previewRetire;
@@ -205,11 +211,16 @@ export class FleetApi implements WalscopeApi {
           ...detail,
           summary: { ...detail.summary, stale: `${why}: this is what it last said` },
           actions: detail.actions.map((choice) => ({ ...choice, applies: false, why: `${why}: actions are disabled until it is back` })),
+          retire: { applies: false, why: `${why}: actions are disabled until it is back` },
         } satisfies SessionDetail;
       }
       case 'previewAction':
       case 'runAction':
         return { ok: false, kind: args[1] as ActionPreview['kind'], refusal: { reason: 'unavailable', message: `${why}: nothing was sent` } } satisfies ActionOutcome;
+      case 'previewAcknowledge':
+        return { call: args[1] as CallRef, finding: args[2] as Finding, found: null, based_on_seq: 0, refusal: { reason: 'unavailable', message: `${why}: nothing was sent` }, tail_repair: null } satisfies AcknowledgePreview;
+      case 'runAcknowledge':
+        return { ok: false, refusal: { reason: 'unavailable', message: `${why}: nothing was sent` } } satisfies AcknowledgeResult;
       case 'previewRetire':
         return { reason: args[1] as RetirePreview['reason'], plan: null, refusal: { code: 'unavailable', message: `${why}: nothing was sent` } } satisfies RetirePreview;
       case 'runRetire':
@@ -232,6 +243,8 @@ export class FleetApi implements WalscopeApi {
       session_id: summary.session,
       status: summary.status,
       status_detail: summary.why,
+      torn_tail: summary.torn_tail,
+      attention: summary.attention,
       last_activity_ms: summary.last_activity_ms,
       episodes: summary.episodes,
       records: summary.records,

@@ -7,7 +7,6 @@
 // epoch) from a fresh read: that plan is the one written, barrier group by barrier group, and it must equal
 // the one the operator approved, or nothing is appended. Under the lease the WAL is read once: the read that
 // gives the lease its epoch and the writer its opening state also builds the fold the decision is made from.
-import os from 'node:os';
 import type { JsonPayload, JsonValue, PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
 import type { LeaseTenure, Payload, TornTail, WalErrorInfo } from '../../src-shared/wal.js';
 import { describe, LeaseHeldError, WalReadError } from '../engine/errors.js';
@@ -15,6 +14,7 @@ import { encodeFrame } from '../engine/frame-codec.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import { readTarget, sessionTarget } from '../engine/inspect.js';
 import { probeLease } from '../engine/lease.js';
+import { osUser } from '../engine/os-user.js';
 import { FRAME_VER_PLAIN } from '../engine/limits.js';
 import { leaseSession, type FrameSink } from '../engine/session.js';
 import { isValidSessionId, leasePath, sessionDir, walPath } from '../engine/state-root.js';
@@ -44,14 +44,6 @@ export interface OperatorAudit {
   via: 'cli' | 'app' | 'fleet';
 }
 
-/** Who approves by default: the OS user running walscope (neither the CLI nor the app has a login of its own). */
-export function osUser(): string {
-  try {
-    return os.userInfo().username || 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
 
 /** Limits on the audit texts: a reason is a sentence or a ticket reference, not a document. */
 export const OPERATOR_CHARS_MAX = 200;
@@ -122,10 +114,11 @@ export function previewRecovery(root: string, session_id: string, planner: Plann
   return { kind: 'plan', plan, based_on_seq: looked.fold.last_seq, tail_repair };
 }
 
-/** The operator_action an approved action writes first (wal-format §6). */
-export function operatorActionRecord(action: RecoveryPlan['kind'], audit: OperatorAudit, based_on_seq: number, ts_ms: number): PlannedRecord {
+/** The operator_action an approved action writes first (wal-format §6): the name the operator gave, and the OS
+ *  user the writing walscope runs as beside it (a name is self-declared; the OS user is not). */
+export function operatorActionRecord(action: string, audit: OperatorAudit, based_on_seq: number, ts_ms: number, more: JsonPayload = {}): PlannedRecord {
   checkAudit(audit);
-  return { type: 'operator_action', payload: { action, operator: audit.operator, reason: audit.reason, based_on_seq, via: audit.via, ts_ms }, barrier: 0 };
+  return { type: 'operator_action', payload: { action, operator: audit.operator, os_user: osUser(), reason: audit.reason, based_on_seq, via: audit.via, ts_ms, ...more }, barrier: 0 };
 }
 
 /** Why an audit cannot be written as given, or null. */
@@ -239,7 +232,7 @@ function existingStart(fold: SessionFold, run_id: string): StartOutcome | null {
 // ---------------------------------------------------------------- reading and the lease
 
 /** The session's fold read without any lock, or why there is nothing to act on. */
-function lookWithoutLease(root: string, session_id: string, io: FileIO): Folded | Refusal {
+export function lookWithoutLease(root: string, session_id: string, io: FileIO): Folded | Refusal {
   if (!isValidSessionId(session_id)) return { kind: 'refused', message: `"${session_id}" is not a session id` };
   const dir = sessionDir(root, session_id);
   const probe = probeLease(dir, io);
@@ -250,7 +243,7 @@ function lookWithoutLease(root: string, session_id: string, io: FileIO): Folded 
 /** Decides from the fold of the one read under the lease, and opens the writer only to write: opening it
  *  appends a lineage frame, so a decision to write nothing must be taken before, or "nothing was appended" is
  *  untrue. */
-function underLease<T>(
+export function underLease<T>(
   root: string,
   session_id: string,
   io: FileIO,
@@ -285,7 +278,7 @@ function underLease<T>(
   }
 }
 
-interface Folded {
+export interface Folded {
   kind: 'fold';
   fold: SessionFold;
   torn_tail: TornTail | null;

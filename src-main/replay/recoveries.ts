@@ -1,7 +1,7 @@
 // The recovery history of a WAL: every operator_action record (wal-format §6: who approved which action, why,
 // from which view, when) with the records its action appended after it under the same lease epoch. Fed one
 // frame at a time, so a reader streaming a WAL and an index walking one build it the same way.
-import type { JsonValue, RecoveryEntry } from '../../src-shared/replay.js';
+import { FINDINGS, type Finding, type JsonValue, type RecoveryEntry } from '../../src-shared/replay.js';
 
 /** Records listed per action; a close-out writes a handful, so more means something else wrote there. */
 export const RECOVERY_RECORDS_LISTED_MAX = 200;
@@ -36,6 +36,11 @@ export class RecoveryLog {
     else open.records.push({ seq: frame.seq, type: frame.type });
   }
 
+  /** An action's records are being collected: every frame must be pushed (else only operator_action frames). */
+  get collecting(): boolean {
+    return this.open !== null;
+  }
+
   entries(): RecoveryEntry[] {
     return this.found;
   }
@@ -43,12 +48,13 @@ export class RecoveryLog {
 
 function entryOf(frame: LoggedFrame): RecoveryEntry {
   const payload = typeof frame.payload === 'object' && frame.payload !== null && !Array.isArray(frame.payload) ? frame.payload : {};
+  const member = (key: string): JsonValue | undefined => (Object.hasOwn(payload, key) ? payload[key] : undefined);
   const text = (key: string): string => {
-    const value = Object.hasOwn(payload, key) ? payload[key] : undefined;
+    const value = member(key);
     return typeof value === 'string' ? value.slice(0, TEXT_CHARS_MAX) : '';
   };
   const count = (key: string): number | null => {
-    const value = Object.hasOwn(payload, key) ? payload[key] : undefined;
+    const value = member(key);
     return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
   };
   return {
@@ -62,5 +68,16 @@ function entryOf(frame: LoggedFrame): RecoveryEntry {
     fence: frame.fence,
     records: [],
     records_cut: false,
+    os_user: Object.hasOwn(payload, 'os_user') ? text('os_user') : null,
+    call: acknowledgedCall(member('call')),
+    finding: (FINDINGS as readonly unknown[]).includes(member('finding')) ? (member('finding') as Finding) : null,
   };
+}
+
+/** An acknowledgement's `call`: {batch_id, tool_call_id}, both text; null when it is not one. */
+function acknowledgedCall(value: JsonValue | undefined): RecoveryEntry['call'] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const batch_id = Object.hasOwn(value, 'batch_id') ? value['batch_id'] : undefined;
+  const tool_call_id = Object.hasOwn(value, 'tool_call_id') ? value['tool_call_id'] : undefined;
+  return typeof batch_id === 'string' && typeof tool_call_id === 'string' ? { batch_id: batch_id.slice(0, TEXT_CHARS_MAX), tool_call_id: tool_call_id.slice(0, TEXT_CHARS_MAX) } : null;
 }

@@ -1,8 +1,10 @@
 // What a session's fold means for the person scanning a list: derived over the fold's result (never inside
-// it), so a run that finished holding an unknown-outcome call, a WAL cut short and an export frozen mid-run
-// each get a word of their own instead of "finished" or "running".
-import type { BatchFold, CallFold, EpisodeFold, RunSignal, SessionFold, UnconfirmedCall } from '../../src-shared/replay.js';
-import type { TornTail, WalErrorInfo } from '../../src-shared/wal.js';
+// it), so every ending reads under its own name (src-shared/status.ts), a run that finished holding an
+// unknown-outcome call is "finished, unconfirmed" until the owner records what they found, and a WAL cut short
+// or an export frozen mid-run says what is known of its last episode.
+import type { Acknowledgement, BatchFold, CallFold, EpisodeFold, Finding, RecoveryEntry, RunSignal, SessionFold, UnconfirmedCall } from '../../src-shared/replay.js';
+import { attentionOf, endStatus, isRefusedStatus, refusedStatus, sessionStatus, statusLabel, type ResumeAction } from '../../src-shared/status.js';
+import type { LeaseTenure, TornTail, WalErrorInfo } from '../../src-shared/wal.js';
 import { isPending } from './classify.js';
 import { EpisodeSum, sharedBatches } from './resumable.js';
 import { currentBatch, lastFinishedStep } from './state.js';
@@ -13,25 +15,151 @@ export interface ReadEnd {
   error: WalErrorInfo | null;
 }
 
-/** `is_export`: a copy nobody writes, so an episode without run_finished is not "running" there. */
-export function runSignal(fold: SessionFold, end: ReadEnd, is_export: boolean): RunSignal {
-  const episode = fold.episodes.at(-1);
+/** Everything besides the fold that decides how the run stands. */
+export interface RunFacts {
+  end: ReadEnd;
+  /** A copy nobody writes: an episode without run_finished is not "running" there, and advice is for support. */
+  is_export: boolean;
+  /** The resume plan's action (`none` for a refused WAL, which plans nothing). */
+  resume_action: ResumeAction;
+  /** The plan's message: why the action, for `needs_operator`, `paused_held` and `idle`. */
+  resume_message: string;
+  /** The WAL's recovery log (replay/recoveries.ts): its acknowledgements close unknown outcomes. */
+  recoveries: readonly RecoveryEntry[];
+  /** A live writer holds the lease, in the reader's words (who), or null. */
+  live: string | null;
+}
+
+/** Error texts of a run_finished shown at most this long (a provider's message can be a page). */
+const ERROR_MESSAGE_CHARS_MAX = 400;
+
+export function runSignal(fold: SessionFold, facts: RunFacts): RunSignal {
+  const episode = fold.episodes.at(-1) ?? null;
   const error_results = countErrorResults(fold);
-  if (episode === undefined) {
-    const detail = end.error === null ? 'no run was started in this WAL' : `the WAL is damaged before any run_started (${end.error.kind})`;
-    return { status: end.error === null ? 'no_run' : 'cut', detail, unconfirmed: [], last_durable: null, error_results };
+  const unconfirmed = episode === null ? [] : withAcknowledgements(unconfirmedCalls(episode), facts.recoveries);
+  const finish = episode?.finished == null ? null : finishOf(episode.finished.reason, episode.finished.error);
+  const open_end = episode === null || episode.finished !== null ? null : facts.end.error !== null || facts.end.torn_tail !== null ? 'cut' : facts.is_export ? 'copy' : null;
+  const refused = facts.end.error !== null;
+  const last_durable = episode !== null && (open_end !== null || refused) ? lastDurableState(episode) : null;
+  const status = sessionStatus({
+    refusal: facts.end.error,
+    live: facts.live !== null,
+    resume_action: facts.resume_action,
+    episodes: fold.episodes.length,
+    finish_reason: episode?.finished == null ? undefined : episode.finished.reason,
+    unknown_outcomes: unconfirmed.length,
+    acknowledged: unconfirmed.filter((call) => call.acknowledged !== null).length,
+  });
+  const signal: RunSignal = { status, detail: '', finish, attention: null, unconfirmed, open_end, last_durable, error_results };
+  return { ...signal, detail: detailOf(signal, facts, episode), attention: attentionOf(status, facts.resume_action, facts.is_export) };
+}
+
+/** Who holds a live lease, in words: the one sentence every surface says of a running session. */
+export function liveWords(tenure: LeaseTenure | null): string {
+  return tenure === null ? 'a live writer holds the lease' : `written by pid ${tenure.pid} on ${tenure.host} (lease epoch ${tenure.epoch}, ${tenure.writer})`;
+}
+
+/** A session's archive refusal (engine/archive-reader.ts, or verify's report of it) in the WAL's refusal terms:
+ *  verify refuses the session for it, and every surface says so alike. */
+export function archiveRefusal(error: { kind: 'archive_corruption' | 'archive_malformed' | 'newer_writer' | 'io'; offset: number | null; message: string }): WalErrorInfo {
+  const kind = error.kind === 'archive_malformed' ? 'archive_corruption' : error.kind;
+  return { kind, offset: error.offset, seq: null, features: [], message: `the session's archive is refused (verify refuses the session; its live WAL reads): ${error.message}` };
+}
+
+/** The run as verify refuses it for something outside the WAL's own read (its session's archive). */
+export function refusedRun(run: RunSignal, refusal: WalErrorInfo, is_export: boolean): RunSignal {
+  const status = refusedStatus(refusal.kind);
+  return { ...run, status, detail: refusal.message, attention: attentionOf(status, 'none', is_export) };
+}
+
+/** The run while a live writer holds the lease (`who` says which). */
+export function liveRun(run: RunSignal, who: string): RunSignal {
+  if (isRefusedStatus(run.status)) return run;
+  return { ...run, status: 'running', detail: who, attention: null };
+}
+
+function detailOf(signal: RunSignal, facts: RunFacts, episode: EpisodeFold | null): string {
+  const durable = signal.last_durable === null ? '' : `; last durable state: ${signal.last_durable}`;
+  switch (signal.status) {
+    case 'not_a_wal':
+    case 'newer_writer':
+    case 'damaged':
+    case 'unreadable':
+    case 'too_large':
+      return `${facts.end.error!.message}${durable}`;
+    case 'running':
+      return facts.live!;
+    case 'needs_operator':
+    case 'paused_held':
+      return `${facts.resume_message}${durable}`;
+    case 'idle':
+      return signal.open_end === 'copy' ? `this copy ends with the run open${durable}` : facts.resume_message;
+    case 'empty':
+      return 'no run was started in this WAL';
+    case 'finished_unconfirmed':
+      return `the run finished (${endWords(signal)}) but ${unconfirmedCount(signal.unconfirmed.filter((call) => call.acknowledged === null))} an unknown outcome: its side effect is unconfirmed; check it and record what you found`;
+    case 'finished_checked':
+      return `the run finished (${endWords(signal)}); each unknown outcome was checked: ${signal.unconfirmed.map(findingWords).join('; ')}`;
+    default:
+      return endDetail(signal, episode!);
   }
-  const unconfirmed = unconfirmedCalls(episode);
-  const damaged = end.error !== null || end.torn_tail !== null;
-  if (episode.finished !== null && end.error === null) {
-    if (unconfirmed.length === 0) return { status: 'finished', detail: `the run finished (${episode.finished.reason ?? 'no reason'})`, unconfirmed, last_durable: null, error_results };
-    const detail = `the run finished (${episode.finished.reason ?? 'no reason'}) but ${unconfirmedCount(unconfirmed)} an unknown outcome: its side effect is unconfirmed and the owner must decide`;
-    return { status: 'finished_unconfirmed', detail, unconfirmed, last_durable: null, error_results };
+}
+
+/** A finished run's detail beside its end state's label: for an error its kind and message, else where it ended. */
+function endDetail(signal: RunSignal, episode: EpisodeFold): string {
+  const finish = signal.finish!;
+  const where = `run ${episode.run_id ?? '(no run_id)'}, episode ${episode.episode}, run_finished at seq ${episode.finished!.seq}`;
+  if (finish.reason !== 'error') return `${finish.reason === null ? 'run_finished records no reason' : `run_finished reason "${finish.reason}"`} (${where})`;
+  const kind = finish.error_kind ?? 'no error kind recorded';
+  return `${finish.error_message === null ? kind : `${kind} — ${finish.error_message}`} (${where})`;
+}
+
+/** "failed: provider_error — rate limited", "completed", "ended: budget_exhausted". */
+function endWords(signal: RunSignal): string {
+  const finish = signal.finish!;
+  const label = statusLabel(endStatus(finish.reason), finish.reason);
+  if (finish.reason !== 'error') return label;
+  const kind = finish.error_kind ?? 'no error kind recorded';
+  return finish.error_message === null ? `${label}: ${kind}` : `${label}: ${kind} — ${finish.error_message}`;
+}
+
+const FINDING_WORDS: Record<Finding, string> = { applied: 'applied', not_applied: 'not applied', unknown_accepted: 'unknown, accepted' };
+
+function findingWords(call: UnconfirmedCall): string {
+  const found = call.acknowledged!;
+  return `${call.tool_call_id} (${call.name}) ${FINDING_WORDS[found.finding]}, by ${found.operator}`;
+}
+
+function finishOf(reason: string | null, error: unknown): RunSignal['finish'] {
+  const map = typeof error === 'object' && error !== null && !Array.isArray(error) ? (error as Record<string, unknown>) : null;
+  const textOf = (key: string): string | null => {
+    const value = map !== null && Object.hasOwn(map, key) ? map[key] : undefined;
+    return typeof value === 'string' ? value.slice(0, ERROR_MESSAGE_CHARS_MAX) : null;
+  };
+  return { reason, error_kind: textOf('kind'), error_message: textOf('message') };
+}
+
+/** Each call with the latest acknowledgement naming it (its batch and call id), if any. */
+function withAcknowledgements(calls: UnconfirmedCall[], recoveries: readonly RecoveryEntry[]): UnconfirmedCall[] {
+  if (calls.length === 0) return calls;
+  const latest = new Map<string, Acknowledgement>();
+  for (const entry of recoveries) {
+    if (entry.action !== 'acknowledge' || entry.call === null || entry.finding === null) continue;
+    latest.set(callKey(entry.call.batch_id, entry.call.tool_call_id), {
+      seq: entry.seq,
+      finding: entry.finding,
+      operator: entry.operator,
+      os_user: entry.os_user,
+      via: entry.via,
+      reason: entry.reason,
+      ts_ms: entry.ts_ms,
+    });
   }
-  const last_durable = damaged || is_export || episode.finished !== null ? lastDurableState(episode) : null;
-  if (damaged) return { status: 'cut', detail: `${cutCause(end)}: what the run did after seq ${episode.last_seq} is unknown; last durable state: ${last_durable}`, unconfirmed, last_durable, error_results };
-  const detail = is_export ? `this copy ends with the run open; last durable state: ${last_durable}` : `episode ${episode.episode} has no run_finished yet`;
-  return { status: 'open', detail, unconfirmed, last_durable, error_results };
+  return calls.map((call) => ({ ...call, acknowledged: latest.get(callKey(call.batch_id, call.tool_call_id)) ?? null }));
+}
+
+function callKey(batch_id: string, tool_call_id: string): string {
+  return JSON.stringify([batch_id, tool_call_id]);
 }
 
 /** Calls of the episode whose outcome is unknown: closed out as unknown, or dispatched without a terminal. */
@@ -58,6 +186,7 @@ const batch_signals = new EpisodeSum<BatchFold, { unconfirmed: UnconfirmedCall[]
         intent_seq: call.intent?.seq ?? null,
         closed_out_seq: closed?.seq ?? null,
         may_have: mayHave(call),
+        acknowledged: null,
       });
     }
   },
@@ -88,11 +217,6 @@ function batchProgress(batch: BatchFold): string {
   return `batch ${batch.batch_id} ${state} (${done} of ${batch.calls.length} calls have a result)`;
 }
 
-function cutCause(end: ReadEnd): string {
-  if (end.error !== null) return `the WAL is damaged at offset ${end.error.offset ?? '?'} (${end.error.kind.replaceAll('_', ' ')})`;
-  return `the WAL is cut: ${end.torn_tail!.bytes} bytes at offset ${end.torn_tail!.offset} were never committed`;
-}
-
 function unconfirmedCount(calls: UnconfirmedCall[]): string {
   return calls.length === 1 ? `call ${calls[0]!.tool_call_id} (${calls[0]!.name}) has` : `${calls.length} calls have`;
 }
@@ -107,7 +231,7 @@ function countErrorResults(fold: SessionFold): number {
  *  export is not "running" (nothing is running it, or what followed is lost). */
 export function episodeWord(episode: EpisodeFold, signal: RunSignal, last_episode: number): string {
   if (episode.episode !== last_episode || episode.finished !== null) return episode.state;
-  if (signal.status === 'cut') return 'cut short';
-  if (signal.status === 'open' && signal.last_durable !== null) return 'open in this copy';
+  if (signal.open_end === 'cut') return 'cut short';
+  if (signal.open_end === 'copy') return 'open in this copy';
   return episode.state;
 }

@@ -10,24 +10,21 @@ import { scanAfterDamage } from '../engine/damage-scan.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { READ_CHUNK_BYTES } from '../engine/limits.js';
+import { looksLike, readHead } from '../engine/not-a-wal.js';
 import { hex, type ReadResult } from '../engine/reader.js';
-import { RecoveryLog } from './recoveries.js';
 import { replayTarget } from './report.js';
 import { episodeWord } from './signals.js';
 import { episodeTiming, sumUsage } from './timing.js';
-import { toJsonPayload } from './values.js';
 
 export function supportReport(target: WalTarget, now_ms: number, io: FileIO = nodeFileIO): SupportReport {
   // Hash first: the report speaks of the file as received, before anything else reads it.
   const file = fileFacts(target.wal_path, io);
   const lineage: ReportLineage[] = [];
-  const log = new RecoveryLog();
-  // Only lineage and operator_action payloads are decoded here (small, bounded by the reader's frame size).
+  // Only lineage payloads are decoded here (small, bounded by the reader's frame size).
   const on_frame = (frame: ReadFrame, payload_cbor: Buffer): void => {
     if (frame.type === 'lineage') lineage.push(lineageOf(frame, payloadOf(payload_cbor)));
-    log.push({ seq: frame.seq, type: frame.type, fence: frame.fence, payload: frame.type === 'operator_action' ? toJsonPayload(payloadOf(payload_cbor)) : null });
   };
-  const { read, fold, resume, run } = replayTarget(target, io, on_frame);
+  const { read, fold, resume, recoveries, run } = replayTarget(target, io, on_frame);
   const episodes = fold.episodes.map((episode) => reportEpisode(episode, episodeWord(episode, run, fold.episodes.length)));
   return {
     format: REPORT_FORMAT,
@@ -40,7 +37,7 @@ export function supportReport(target: WalTarget, now_ms: number, io: FileIO = no
     run,
     episodes,
     resume: { action: resume.action, message: resume.message, records: resume.records.map(({ type, barrier }) => ({ type, barrier })), indeterminate: resume.indeterminate },
-    recoveries: log.entries(),
+    recoveries,
     totals: totalsOf(fold, episodes),
   };
 }
@@ -69,6 +66,18 @@ function integrityOf(target: WalTarget, read: ReadResult, io: FileIO): ReportInt
   if (read.error !== null) {
     const error = read.error;
     const damage = { kind: error.kind, offset: error.offset, message: error.message };
+    if (error.kind === 'not_a_wal') {
+      const what = looksLike(headOf(target.wal_path, io));
+      return {
+        verdict: 'not_a_wal',
+        summary: `not a WAL: ${what}; its first bytes are not the frame magic, so no frame was read from it`,
+        intact,
+        damage,
+        after_damage: null,
+        lost: 'Nothing can be said of the run: this file is not a WAL at all (not a WAL cut short, which would start with the frame magic or with zeros).',
+        ask_customer: `The customer sent another file (${what}). Ask for the session's WAL itself: the file named "wal" in sessions/<session id>/ under their state root, with its size and SHA-256 (e.g. \`sha256sum wal\`).`,
+      };
+    }
     if (error.kind === 'non_tail_corruption' || error.kind === 'sequence_error') {
       const after = error.offset === null ? null : scanAfterDamage(target.wal_path, error.offset, io);
       const range = after === null || after.records === 0 ? 'no intact record' : `${after.records} intact record(s), seq ${after.seq_first}–${after.seq_last}${after.scan_cut ? ' (at least; the scan stopped at its limit)' : ''}`;
@@ -84,7 +93,7 @@ function integrityOf(target: WalTarget, read: ReadResult, io: FileIO): ReportInt
     }
     return {
       verdict: 'refused',
-      summary: `refused (${error.kind.replaceAll('_', ' ')}): ${error.message}`,
+      summary: error.message,
       intact,
       damage,
       after_damage: null,
@@ -105,6 +114,16 @@ function integrityOf(target: WalTarget, read: ReadResult, io: FileIO): ReportInt
     };
   }
   return { verdict: 'intact', summary: `every byte is intact: ${read.records} record(s), last seq ${read.last_seq}`, intact, damage: null, after_damage: null, lost: 'Nothing.', ask_customer: null };
+}
+
+/** The file's first bytes, for what a file that is not a WAL looks like. */
+function headOf(wal_path: string, io: FileIO): Uint8Array {
+  const fd = io.open(wal_path, 'read');
+  try {
+    return readHead(io, fd, io.fstat(fd).size_bytes);
+  } finally {
+    io.close(fd);
+  }
 }
 
 function payloadOf(payload_cbor: Buffer): Payload {

@@ -2,10 +2,11 @@
 // and re-plan under it). The app adds guards of its own: an export is never written; what runs is exactly
 // what the operator confirmed (the plan made from the WAL at `based_on_seq`, re-checked under the lease); and
 // every action that writes carries the operator's reason in its operator_action record.
-import type { ActionChoice, ActionKind, ActionOutcome, ActionPreview, ActionRefusal, TailRepair } from '../../src-shared/ipc.js';
-import type { PlannedRecord, RecoveryPlan } from '../../src-shared/replay.js';
+import type { AcknowledgePreview, AcknowledgeResult, ActionChoice, ActionKind, ActionOutcome, ActionPreview, ActionRefusal, CallRef, RetireChoice, TailRepair } from '../../src-shared/ipc.js';
+import type { Finding, PlannedRecord, RecoveryPlan } from '../../src-shared/replay.js';
 import { tornTailCopyPath } from '../engine/writer.js';
-import { auditProblem, cancelSession, osUser, resumeSession, sealSession, type OperatorAudit, type RecoveryOptions, type RecoveryOutcome } from '../replay/actions.js';
+import { auditProblem, cancelSession, resumeSession, sealSession, type OperatorAudit, type RecoveryOptions, type RecoveryOutcome } from '../replay/actions.js';
+import { acknowledgeCall, previewAcknowledge as previewAcknowledgeOf } from '../replay/acknowledge.js';
 import { contradiction, finishesAs } from '../replay/choices.js';
 import { planFor } from '../replay/plan.js';
 import type { SessionModel } from './session-model.js';
@@ -41,10 +42,23 @@ export function actionChoices(model: SessionModel): ActionChoice[] {
   });
 }
 
+/** Retire as the session view offers it: whether it applies now and why not, from what the session's own read
+ *  knows (the preview under the button reads the WAL and archive again, and says the rest). */
+export function retireChoice(model: SessionModel): RetireChoice {
+  const refusal = writeRefusal(model, false);
+  if (refusal !== null) return { applies: false, why: refusal.message };
+  if (model.target.member !== undefined) return { applies: false, why: 'a sealed lineage is read-only: only the live lineage is retired' };
+  const read = model.tailer.read;
+  if (read === null || read.wal_id === null || read.records === 0) return { applies: false, why: 'the live lineage holds no records: there is nothing to retire' };
+  const archive = model.archive_error;
+  if (archive !== null) return { applies: false, why: `the archive is refused, so nothing is appended to it: ${archive.message}` };
+  return { applies: true, why: `seals the live lineage (seq 1–${read.last_seq}) into the archive, or deletes it keeping only its counts, and starts a successor` };
+}
+
 /** Who approves an action and from where: the app's OS user, or an operator elsewhere for whom the fleet agent acts. */
 export type ActionApprover = Pick<OperatorAudit, 'operator' | 'via'>;
 
-export function runAction(model: SessionModel, kind: ActionKind, based_on_seq: number, reason: string, approver: ActionApprover = { operator: osUser(), via: 'app' }): ActionOutcome {
+export function runAction(model: SessionModel, kind: ActionKind, based_on_seq: number, reason: string, approver: ActionApprover): ActionOutcome {
   model.refresh();
   const preview = previewAction(model, kind);
   if (preview.refusal !== null) return { ok: false, kind, refusal: preview.refusal };
@@ -64,13 +78,49 @@ export function runAction(model: SessionModel, kind: ActionKind, based_on_seq: n
   return { ok: true, kind, written, message: `${written.length} record(s) appended under lease epoch ${outcome.epoch ?? '-'}` };
 }
 
+/** Acknowledging a call of unknown outcome (wal-format §6): the one record it would append, or why it cannot. */
+export function previewAcknowledge(model: SessionModel, call: CallRef, finding: Finding): AcknowledgePreview {
+  const based_on_seq = model.fold().last_seq;
+  const refusal = writeRefusal(model, true);
+  if (refusal !== null) return { call, finding, found: null, based_on_seq, refusal, tail_repair: null };
+  const { root, session } = model.target;
+  const preview = previewAcknowledgeOf(root!, session!, call, finding);
+  if (preview.kind === 'lease_held') return { call, finding, found: null, based_on_seq, refusal: { reason: 'lease_held', message: preview.message, holder: preview.holder }, tail_repair: null };
+  if (preview.kind === 'refused') return { call, finding, found: null, based_on_seq, refusal: { reason: 'nothing_to_do', message: preview.message }, tail_repair: null };
+  const found = { episode: preview.call.episode, name: preview.call.name, may_have: preview.call.may_have };
+  return { call, finding, found, based_on_seq: preview.based_on_seq, refusal: null, tail_repair: preview.tail_repair };
+}
+
+export function runAcknowledge(model: SessionModel, call: CallRef, finding: Finding, based_on_seq: number, reason: string, approver: ActionApprover): AcknowledgeResult {
+  model.refresh();
+  const refusal = writeRefusal(model, true);
+  if (refusal !== null) return { ok: false, refusal };
+  const audit: OperatorAudit = { ...approver, reason };
+  const problem = auditProblem(audit);
+  if (problem !== null) return { ok: false, refusal: { reason: 'audit', message: `${problem}: nothing was written` } };
+  const { root, session } = model.target;
+  const outcome = acknowledgeCall(root!, session!, call, finding, audit, { based_on_seq });
+  model.refresh();
+  if (outcome.kind === 'lease_held') return { ok: false, refusal: { reason: 'lease_held', message: outcome.message, holder: outcome.holder } };
+  if (outcome.kind === 'refused') return { ok: false, refusal: { reason: 'stale_plan', message: outcome.message } };
+  return { ok: true, seq: outcome.seq, epoch: outcome.epoch, message: `acknowledgement appended at seq ${outcome.seq} under lease epoch ${outcome.epoch}` };
+}
+
 function refusalFor(model: SessionModel, plan: RecoveryPlan, probe: boolean): ActionRefusal | null {
+  const refusal = writeRefusal(model, probe);
+  if (refusal !== null) return refusal;
+  if (plan.records.length === 0) return { reason: 'nothing_to_do', message: plan.message };
+  return null;
+}
+
+/** Why nothing may be written to this session now, whatever the write: an export, a refused WAL, a live lease. */
+function writeRefusal(model: SessionModel, probe: boolean): ActionRefusal | null {
   const { target } = model;
   if (target.is_export || target.root === null || target.session === null) {
     return { reason: 'read_only', message: 'an export is opened read-only: no lease is taken and nothing is written' };
   }
   const error = model.tailer.read?.error ?? null;
-  if (error !== null) return { reason: 'refused_wal', message: `the WAL is refused (${error.kind}): no action is offered` };
+  if (error !== null) return { reason: 'refused_wal', message: 'the WAL is refused: no action is offered' };
   if (probe) model.probeLease();
   const lease = model.lease;
   if (lease.state === 'live') {
@@ -78,7 +128,6 @@ function refusalFor(model: SessionModel, plan: RecoveryPlan, probe: boolean): Ac
     const who = holder === null ? 'a process that has not written its tenure yet' : `pid ${holder.pid} on ${holder.host}`;
     return { reason: 'lease_held', message: `lease held by ${who}: a live writer owns this session`, holder };
   }
-  if (plan.records.length === 0) return { reason: 'nothing_to_do', message: plan.message };
   return null;
 }
 

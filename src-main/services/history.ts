@@ -12,7 +12,8 @@ import { probeLease } from '../engine/lease.js';
 import { readHistory, type LineageRead, type MemberReads } from '../engine/lineage-chain.js';
 import { previewRetire, retireLineage } from '../engine/retire.js';
 import { walPath } from '../engine/state-root.js';
-import { auditProblem, osUser } from '../replay/actions.js';
+import { auditProblem } from '../replay/actions.js';
+import type { ActionApprover } from './actions.js';
 import { RecoveryLog } from '../replay/recoveries.js';
 import { NotFoundError } from './errors.js';
 import { SessionModel } from './session-model.js';
@@ -83,10 +84,10 @@ export function previewRetireOf(target: WalTarget, reason: RetireReasonName): Re
 
 /** As the app's resume, cancel and seal: the operator's reason is required, and the engine writes it as an
  *  operator_action into the retiring lineage first, in its own barrier, before the archive is touched. */
-export function runRetireOf(target: WalTarget, reason: RetireReasonName, plan: RetirePlan, audit_reason: string): RetireResult {
+export function runRetireOf(target: WalTarget, reason: RetireReasonName, plan: RetirePlan, audit_reason: string, approver: ActionApprover): RetireResult {
   const at = retirable(target);
   if (at === null) return { ok: false, refusal: READ_ONLY };
-  const operator = { operator: osUser(), reason: audit_reason, via: 'app' as const };
+  const operator = { ...approver, reason: audit_reason };
   const problem = auditProblem(operator);
   if (problem !== null) return { ok: false, refusal: { code: 'audit', message: `${problem}: nothing was written` } };
   const outcome = retireLineage(at.root, at.session, { writer_name: 'walscope-app-retire', reason, expected: plan, operator });

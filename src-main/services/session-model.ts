@@ -15,7 +15,6 @@ import type {
   SearchResult,
   SessionDetail,
   SessionTail,
-  SessionStatus,
   SessionSummary,
   StepContext,
 } from '../../src-shared/ipc.js';
@@ -30,7 +29,7 @@ import {
 } from '../../src-shared/ipc.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { toJsonValue } from '../../src-shared/json.js';
-import type { JsonPayload, JsonValue, RecoveryEntry, SessionFold } from '../../src-shared/replay.js';
+import type { JsonPayload, JsonValue, RecoveryEntry, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import { archiveIndexPath, archivePath } from '../engine/archive-format.js';
 import { readArchive, type ArchiveError } from '../engine/archive-reader.js';
@@ -45,7 +44,10 @@ import { hex, ioError } from '../engine/reader.js';
 import { SessionFolder } from '../replay/fold.js';
 import { walPayloadReader, withPayloadPass, type PayloadProjection, type PayloadReader } from '../replay/payloads.js';
 import { RecoveryLog } from '../replay/recoveries.js';
-import { runSignal } from '../replay/signals.js';
+import { archiveRefusal, liveRun, liveWords, refusedRun, runSignal } from '../replay/signals.js';
+import { planFor } from '../replay/plan.js';
+import { refusedPlan } from '../replay/report.js';
+import { isRefusedStatus } from '../../src-shared/status.js';
 import type { RecordIndex } from './record-index.js';
 import { stepContext } from './context.js';
 import { findTail, type FoundTail } from './session-tail.js';
@@ -154,8 +156,9 @@ export class SessionModel {
     // The cache is keyed on the WAL alone, and never holds an archive's refusal (summaryExtent): the archive is
     // judged again here, as verify would judge it now.
     const archive = this.archiveError();
-    const refused = archive === null ? null : archiveRefusal(archive);
-    this.summary_ = { ...summary, key: this.key, last_activity_ms: mtimeOf(this.target.wal_path), ...(refused === null ? {} : { status: refused[0], status_detail: refused[1] }) };
+    const run = archive === null || summary.run === null ? summary.run : refusedRun(summary.run, archiveRefusal(archive), this.target.is_export);
+    const laid = run === null ? {} : { status: run.status, status_detail: run.detail, attention: run.attention, run };
+    this.summary_ = { ...summary, key: this.key, last_activity_ms: mtimeOf(this.target.wal_path), ...laid };
     this.refreshed = true;
     this.released = true;
     this.stale = false;
@@ -276,17 +279,21 @@ export class SessionModel {
 
   private derived(): SessionViews {
     if (this.views !== null) return this.views;
-    if (this.failure_ !== null) {
-      const fold = new SessionFolder().snapshot();
-      const run = runSignal(fold, { torn_tail: null, error: this.failure_ }, this.target.is_export);
-      this.views = this.builder.build(fold, this.payloads(), this.failure_, { run, recoveries: [] });
-      return this.views;
-    }
-    const fold = this.summary_only ? this.tailer.finalFold() : this.tailer.fold();
-    const read = this.tailer.read;
-    const run = runSignal(fold, { torn_tail: read?.torn_tail ?? null, error: read?.error ?? null }, this.target.is_export);
-    this.views = this.builder.build(fold, this.payloads(), read?.error ?? null, { run, recoveries: this.recoveries() });
+    const fold = this.failure_ !== null ? new SessionFolder().snapshot() : this.summary_only ? this.tailer.finalFold() : this.tailer.fold();
+    const read = this.failure_ !== null ? null : this.tailer.read;
+    const end = { torn_tail: read?.torn_tail ?? null, error: this.withMissingWal(this.failure_ ?? read?.error ?? null) };
+    const recoveries = this.failure_ !== null ? [] : this.recoveries();
+    const resume = end.error !== null ? refusedPlan() : planFor(fold, 'resume');
+    // The lease and the archive change without the WAL: the summary lays them over this (`status`).
+    const run = runSignal(fold, { end, is_export: this.target.is_export, resume_action: resume.action, resume_message: resume.message, recoveries, live: null });
+    this.views = this.builder.build(fold, this.payloads(), { run, recoveries, resume });
     return this.views;
+  }
+
+  /** An I/O refusal of a session folder that holds no `wal`, said in words. */
+  private withMissingWal(error: WalErrorInfo | null): WalErrorInfo | null {
+    const missing = error?.kind === 'io' ? missingWalMessage(this.target) : null;
+    return missing === null ? error : { ...error!, message: missing };
   }
 
   /** Tool outputs read back from this session's WAL (the fold keeps only where they are), the last few kept. */
@@ -323,6 +330,11 @@ export class SessionModel {
     return this.archive_check.error;
   }
 
+  /** What verify refuses this session's archive for, or null (see `archiveError`). */
+  get archive_error(): ArchiveError | null {
+    return this.archiveError();
+  }
+
   /** The reader's refusal, or this model's own failure. */
   private error(): WalErrorInfo | null {
     return this.failure_ ?? this.tailer.read?.error ?? null;
@@ -347,12 +359,14 @@ export class SessionModel {
     const read = this.tailer_?.read ?? null;
     const views = this.refreshed ? this.derived() : null;
     const last = views?.fold.episodes.at(-1) ?? null;
-    const [status, status_detail] = views === null ? (['loading', 'reading the WAL'] as const) : this.status(views);
+    const run = views === null ? null : this.runNow(views.run);
     return {
       key: this.key,
       session_id: this.target.session,
-      status,
-      status_detail,
+      status: run?.status ?? 'loading',
+      status_detail: run?.detail ?? 'reading the WAL',
+      torn_tail: read?.torn_tail == null ? null : { offset: read.torn_tail.offset, bytes: read.torn_tail.bytes },
+      attention: run?.attention ?? null,
       last_activity_ms: mtimeOf(this.target.wal_path),
       episodes: views?.fold.episodes.length ?? 0,
       records: read?.records ?? 0,
@@ -361,9 +375,17 @@ export class SessionModel {
       episode_state: last?.state ?? null,
       finish_reason: last?.finished?.reason ?? null,
       class_counts: views?.class_counts ?? {},
-      run: views?.run ?? null,
+      run,
       recoveries: views?.recoveries.slice(-RECOVERIES_LISTED_MAX) ?? [],
     };
+  }
+
+  /** The WAL's run as it stands now: refused for its archive as verify refuses it, running while a writer holds
+   *  the lease. */
+  private runNow(run: RunSignal): RunSignal {
+    const archive = this.archiveError();
+    if (archive !== null && !isRefusedStatus(run.status)) return refusedRun(run, archiveRefusal(archive), this.target.is_export);
+    return this.lease_.state === 'live' ? liveRun(run, liveWords(this.lease_.holder)) : run;
   }
 
   /** Every operator_action of the WAL with the records its action wrote (payloads re-read from disk). */
@@ -386,38 +408,9 @@ export class SessionModel {
     return frame.kind === 'ok' && frame.body.kind === 'ok' && frame.body.body.payload !== null ? toJsonValue(frame.body.body.payload) : null;
   }
 
-  private status(views: SessionViews): [SessionStatus, string] {
-    const error = this.error();
-    const durable = views.run.last_durable === null ? '' : `; last durable state: ${views.run.last_durable}`;
-    if (error !== null) return ['refused', `${error.kind.replaceAll('_', ' ')}: ${missingWalMessage(this.target) ?? error.message}${durable}`];
-    const archive = this.archiveError();
-    if (archive !== null) return archiveRefusal(archive);
-    const read = this.tailer.read!;
-    if (this.lease_.state === 'live') {
-      const holder = this.lease_.holder;
-      return ['live', holder === null ? 'a live writer holds the lease' : `written by pid ${holder.pid} on ${holder.host}`];
-    }
-    if (read.torn_tail !== null && read.frames === 0) return ['torn_tail', `${read.torn_tail.bytes} bytes at offset 0 hold no whole frame: not a WAL, or one cut before its first frame was written`];
-    if (read.torn_tail !== null) return ['torn_tail', `${read.torn_tail.bytes} bytes at offset ${read.torn_tail.offset} were never committed${durable}`];
-    const plan = views.resume;
-    switch (plan.action) {
-      case 'wait_held':
-        return ['paused_held', plan.message];
-      case 'close_out':
-      case 'cancel_close_out':
-      case 'finalize':
-        return ['needs_operator', plan.message];
-      case 'none':
-        if (views.run.status === 'finished_unconfirmed') return ['finished_unconfirmed', views.run.detail];
-        return views.fold.episodes.length > 0 ? ['finished', plan.message] : ['idle', plan.message];
-      default:
-        return ['idle', plan.message];
-    }
-  }
-
   /** While the WAL is being read (first read, or again after a release): what is known so far. The records
    *  read so far can be paged; the timeline, transcript and plan come when the read completes. */
-  private readingDetail(): Omit<SessionDetail, 'actions' | 'timing' | 'tokens'> {
+  private readingDetail(): Omit<SessionDetail, 'actions' | 'retire' | 'timing' | 'tokens'> {
     const read = this.tailer_?.read ?? null;
     const done_bytes = read?.valid_bytes ?? 0;
     const total_bytes = sizeOf(this.target.wal_path);
@@ -448,7 +441,7 @@ export class SessionModel {
   }
 
   /** The header of the session view; the service adds the action choices (services/actions.ts). */
-  detail(): Omit<SessionDetail, 'actions' | 'timing' | 'tokens'> {
+  detail(): Omit<SessionDetail, 'actions' | 'retire' | 'timing' | 'tokens'> {
     if (!this.is_resident) return this.readingDetail();
     const views = this.derived();
     const read = this.failure_ === null ? this.tailer.read : null;
@@ -736,13 +729,6 @@ function sizeOf(file: string): number {
   } catch {
     return 0;
   }
-}
-
-/** A session whose live WAL reads but whose archive verify refuses is refused in the list too: the same
- *  verdict, the History panel's banner saying where. */
-function archiveRefusal(error: ArchiveError): [SessionStatus, string] {
-  const kind = error.kind.startsWith('archive') ? error.kind : `archive ${error.kind}`;
-  return ['refused', `${kind.replaceAll('_', ' ')}${error.offset === null ? '' : ` at offset ${error.offset}`}: ${error.message}; the live WAL reads, but verify refuses the session until the archive is restored from a good copy`];
 }
 
 /** Size and mtime of a file, or "-" when there is none (or it cannot be looked at: the read says why). */

@@ -9,6 +9,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type {
+  AcknowledgePreview,
+  AcknowledgeResult,
+  CallRef,
   ActionKind,
   ActionOutcome,
   ActionPreview,
@@ -29,7 +32,7 @@ import type {
 } from '../../src-shared/ipc.js';
 import { apiClient, pageSessions, type ApiRequests, type SessionFilter, type SessionPage } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
-import type { EpisodeTiming } from '../../src-shared/replay.js';
+import type { EpisodeTiming, Finding } from '../../src-shared/replay.js';
 import { describe } from '../engine/errors.js';
 import { RunDigests } from '../engine/digest-runs.js';
 import { exportTargets, resolveTargets, sessionTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, type WalTarget } from '../engine/inspect.js';
@@ -38,7 +41,7 @@ import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js'
 import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../replay/support-report.js';
 import { episodeTiming, episodeTimingSummary } from '../replay/timing.js';
-import { actionChoices, previewAction, runAction, type ActionApprover } from './actions.js';
+import { actionChoices, retireChoice, previewAcknowledge, previewAction, runAcknowledge, runAction, type ActionApprover } from './actions.js';
 import { NotFoundError } from './errors.js';
 import { ReadAhead } from './read-ahead.js';
 import { SessionModel } from './session-model.js';
@@ -554,9 +557,9 @@ export class SessionService implements WalscopeApi {
   async getSession(key: string): Promise<SessionDetail> {
     const model = this.model(key);
     // While the WAL is still being read there is no plan to act on and no fold to time.
-    if (!model.is_resident) return { ...model.detail(), actions: [], timing: [], tokens: {} };
+    if (!model.is_resident) return { ...model.detail(), actions: [], retire: { applies: false, why: 'the WAL is still being read: retiring is offered once it is read' }, timing: [], tokens: {} };
     const last = model.fold().episodes.at(-1);
-    return { ...model.detail(), actions: actionChoices(model), timing: last === undefined ? [] : [episodeTimingSummary(last)], tokens: model.tokens() };
+    return { ...model.detail(), actions: actionChoices(model), retire: retireChoice(model), timing: last === undefined ? [] : [episodeTimingSummary(last)], tokens: model.tokens() };
   }
 
   async getTiming(key: string, episode: number): Promise<EpisodeTiming> {
@@ -601,29 +604,57 @@ export class SessionService implements WalscopeApi {
     return previewRetireOf(this.model(key).target, checkRetireReason(reason));
   }
 
-  async runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan, audit_reason: string): Promise<RetireResult> {
-    const model = this.model(key);
-    const result = runRetireOf(model.target, checkRetireReason(reason), plan, audit_reason);
-    this.refreshModel(model);
-    this.emitSession(model);
-    return result;
+  async runRetire(key: string, reason: 'sealed' | 'deleted', plan: RetirePlan, audit_reason: string, operator: string): Promise<RetireResult> {
+    return this.writesAs({ operator, via: 'app' }).runRetire(key, reason, plan, audit_reason);
   }
 
   async previewAction(key: string, kind: ActionKind): Promise<ActionPreview> {
     return previewAction(this.model(key, true), kind);
   }
 
-  async runAction(key: string, kind: ActionKind, based_on_seq: number, reason: string, approver?: ActionApprover): Promise<ActionOutcome> {
-    const model = this.model(key, true);
-    const outcome = runAction(model, kind, based_on_seq, reason, approver);
-    this.emitSession(model);
-    return outcome;
+  async runAction(key: string, kind: ActionKind, based_on_seq: number, reason: string, operator: string): Promise<ActionOutcome> {
+    return this.writesAs({ operator, via: 'app' }).runAction(key, kind, based_on_seq, reason);
   }
 
-  /** The API with its actions approved by `approver`: the fleet agent acts for an operator on another machine. */
+  async previewAcknowledge(key: string, call: CallRef, finding: Finding): Promise<AcknowledgePreview> {
+    return previewAcknowledge(this.model(key, true), call, finding);
+  }
+
+  async runAcknowledge(key: string, call: CallRef, finding: Finding, based_on_seq: number, reason: string, operator: string): Promise<AcknowledgeResult> {
+    return this.writesAs({ operator, via: 'app' }).runAcknowledge(key, call, finding, based_on_seq, reason);
+  }
+
+  /** The API's writes, each recorded as approved by `approver` (its operator_action names them). */
+  private writesAs(approver: ActionApprover): ApprovedWrites {
+    return {
+      runAction: async (key, kind, based_on_seq, reason) => {
+        const model = this.model(key, true);
+        const outcome = runAction(model, kind, based_on_seq, reason, approver);
+        this.emitSession(model);
+        return outcome;
+      },
+      runRetire: async (key, reason, plan, audit_reason) => {
+        const model = this.model(key);
+        const result = runRetireOf(model.target, checkRetireReason(reason), plan, audit_reason, approver);
+        this.refreshModel(model);
+        this.emitSession(model);
+        return result;
+      },
+      runAcknowledge: async (key, call, finding, based_on_seq, reason) => {
+        const model = this.model(key, true);
+        const result = runAcknowledge(model, call, finding, based_on_seq, reason, approver);
+        this.emitSession(model);
+        return result;
+      },
+    };
+  }
+
+  /** The API with its writes approved by `approver`, whatever name a caller gives: the fleet agent acts for an
+   *  operator the server authenticated on another machine. */
   approvedBy(approver: ActionApprover): ApiRequests {
-    return apiClient((method, args) => method === 'runAction'
-      ? this.runAction(...(args as Parameters<WalscopeApi['runAction']>), approver)
+    const writes = this.writesAs(approver);
+    return apiClient((method, args) => Object.hasOwn(writes, method)
+      ? (writes[method as keyof ApprovedWrites] as (...values: unknown[]) => Promise<unknown>)(...args)
       : (this[method] as (...values: unknown[]) => Promise<unknown>).apply(this, args));
   }
 
@@ -641,6 +672,10 @@ export class SessionService implements WalscopeApi {
     return () => this.listeners.delete(listener);
   }
 }
+
+/** The API's write methods with their arguments but the operator's name, which the approver gives. */
+type DropLast<T extends unknown[]> = T extends [...infer Head, unknown] ? Head : never;
+type ApprovedWrites = { [M in 'runAction' | 'runRetire' | 'runAcknowledge']: (...args: DropLast<Parameters<WalscopeApi[M]>>) => ReturnType<WalscopeApi[M]> };
 
 /** The deepest folder holding every one of `files` (absolute paths): what the header shows of a set of exports. */
 function commonFolder(files: readonly string[]): string {

@@ -11,6 +11,7 @@ import { findLastFrames, type LastFrame, type LastFrames } from '../engine/last-
 import { SessionFolder } from '../replay/fold.js';
 import { checkedPayloadReader, type PayloadReader } from '../replay/payloads.js';
 import { runSignal } from '../replay/signals.js';
+import { planFor } from '../replay/plan.js';
 import { listLength, ViewBuilder } from './session-views.js';
 
 /** The record an episode starts with: its timeline is folded from there. */
@@ -52,8 +53,10 @@ function timelineOf(frames: readonly LastFrame[], is_export: boolean, payloads: 
   for (const { payload_cbor, ...frame } of frames.slice(start)) folder.push({ ...frame, payload: null }, payload_cbor);
   const fold = folder.snapshot();
   // The read's end is not judged here (the full read does it): no torn tail, no error.
-  const run = runSignal(fold, { torn_tail: null, error: null }, is_export);
-  const views = new ViewBuilder().build(fold, payloads, null, { run, recoveries: [] });
+  const resume = planFor(fold, 'resume');
+  const end = { torn_tail: null, error: null };
+  const run = runSignal(fold, { end, is_export, resume_action: resume.action, resume_message: resume.message, recoveries: [], live: null });
+  const views = new ViewBuilder().build(fold, payloads, { run, recoveries: [], resume });
   const length = listLength(views, 'timeline');
   const rows = views.timelineRows(Math.max(0, length - TAIL_ROWS_MAX), TAIL_ROWS_MAX);
   // The episode's number counts the episodes before it, which only the full read knows.

@@ -7,10 +7,7 @@ import { appendAll } from '../../src-shared/arrays.js';
 import type { Parts } from '../../src-shared/parts.js';
 import type { RowList, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
 import type { BatchFold, CallClass, EpisodeFold, JsonPayload, RecoveryEntry, RecoveryPlan, RenderedMessage, RequestProblem, RunSignal, SessionFold } from '../../src-shared/replay.js';
-import type { WalErrorInfo } from '../../src-shared/wal.js';
-import { planFor } from '../replay/plan.js';
 import { episodeWord } from '../replay/signals.js';
-import { refusedPlan } from '../replay/report.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { EpisodeSum, FinishedEpisodesSum, sharedBatches, sharedByIdentityOr } from '../replay/resumable.js';
 import { episodeTiming, sumUsage } from '../replay/timing.js';
@@ -303,8 +300,9 @@ export class ViewBuilder {
   });
 
   /** Tool outputs shown in rows and messages are read back through `payloads`. `signals` come from the whole
-   *  read (its end, its operator actions), so they are made by the caller for every build. */
-  build(fold: SessionFold, payloads: PayloadReader, read_error: WalErrorInfo | null, signals: { run: RunSignal; recoveries: RecoveryEntry[] }): SessionViews {
+   *  read (its end, its operator actions, the plan the run's status is decided by), so they are made by the
+   *  caller for every build. */
+  build(fold: SessionFold, payloads: PayloadReader, signals: { run: RunSignal; recoveries: RecoveryEntry[]; resume: RecoveryPlan }): SessionViews {
     const parts = fold.episodes.map((episode) => this.episodeViews(episode));
     const rowsOf = (index: number): TimelineRow[] => {
       const rows = (parts[index]!.rows ??= episodeRows(fold.episodes[index]!, this.step_rows));
@@ -363,7 +361,7 @@ export class ViewBuilder {
         messages ??= Segments.of<RenderedMessage>(requestRenders() ? requestParts().map((part) => part.messages) : []);
         return messages;
       },
-      resume: read_error !== null ? refusedPlan(read_error) : planFor(fold, 'resume'),
+      resume: signals.resume,
       class_counts,
       get tokens() {
         return tokenTotals();

@@ -90,6 +90,8 @@ export class WorkerApi implements WalscopeApi {
   search = this.client.search;
   previewAction = this.client.previewAction;
   runAction = this.client.runAction;
+  previewAcknowledge = this.client.previewAcknowledge;
+  runAcknowledge = this.client.runAcknowledge;
   getHistory = this.client.getHistory;
   previewRetire = this.client.previewRetire;
   runRetire = this.client.runRetire;

@@ -1,6 +1,7 @@
-// The §10 words as chips: colour + icon + the word itself, so neither colour nor icon alone carries meaning.
+// The §10 words as chips: colour + icon + the word itself, so neither colour nor icon alone carries meaning. The
+// words, their meanings and their tones are src-shared/status.ts's: the CLI, the report and the fleet say the same.
 import type { CallClass } from '../../src-shared/replay.js';
-import type { SessionStatus } from '../../src-shared/ipc.js';
+import { STATUS_TONE, statusLabel, type ListedStatus } from '../../src-shared/status.js';
 import { CLASS_MEANING } from '../../src-shared/report.js';
 
 const CLASS_ICON: Record<CallClass, string> = {
@@ -25,41 +26,27 @@ export function ClassChip({ value }: { value: CallClass }) {
   );
 }
 
-const STATUS_ICON: Record<SessionStatus, string> = {
-  refused: '⊗',
-  live: '●',
-  torn_tail: '✂',
-  paused_held: '‖',
+const STATUS_ICON: Record<ListedStatus, string> = {
+  not_a_wal: '⊘',
+  newer_writer: '⇡',
+  damaged: '⊗',
+  unreadable: '⊗',
+  too_large: '⊗',
+  running: '●',
   needs_operator: '!',
-  finished_unconfirmed: '⚠',
-  finished: '✓',
+  paused_held: '‖',
   idle: '○',
+  empty: '∅',
+  completed: '✓',
+  failed: '✕',
+  cancelled: '⊘',
+  interrupted: '✕',
+  max_steps: '⌛',
+  context_ceiling: '⤒',
+  ended: '■',
+  finished_unconfirmed: '⚠',
+  finished_checked: '☑',
   loading: '…',
-};
-
-export const STATUS_WORD: Record<SessionStatus, string> = {
-  refused: 'refused',
-  live: 'live',
-  torn_tail: 'torn tail',
-  paused_held: 'paused on a held call',
-  needs_operator: 'needs operator',
-  finished_unconfirmed: 'finished, unconfirmed',
-  finished: 'finished',
-  idle: 'idle',
-  loading: 'loading',
-};
-
-/** What each status asks of the reader, for the overview shown before a session is picked. */
-export const STATUS_MEANING: Record<SessionStatus, string> = {
-  refused: 'The WAL cannot be trusted past a point (damage, or a newer writer): shown up to it, never acted on.',
-  live: 'A writer holds the lease and is appending; actions wait until it lets go.',
-  torn_tail: 'The last write was cut short: those bytes are not shown. In a state root the next writer truncates them (a recovery keeps a copy beside the WAL); an export is never written.',
-  paused_held: 'A provider holds a call and owes its result: the run waits (cancel or seal closes it out).',
-  needs_operator: 'A recovery is planned: open it to read the exact records it would append, then approve it.',
-  finished_unconfirmed: 'The run ended, but a call\'s side effect is unconfirmed (its outcome is unknown): the owner must check what happened and decide.',
-  finished: 'The run ended: nothing to do.',
-  idle: 'Nothing is writing it and recovery owes nothing: only a runtime can go on.',
-  loading: 'Being read for the first time.',
 };
 
 /** A tool result that says the tool failed (is_error): shown beside its class, never as a green completion. */
@@ -71,10 +58,20 @@ export function ErrorChip() {
   );
 }
 
-export function StatusChip({ value, title }: { value: SessionStatus; title?: string }) {
+/** A session's status word (src-shared/status.ts): `finishReason` names an end this build has no word for. */
+export function StatusChip({ value, title, finishReason = null }: { value: ListedStatus; title?: string; finishReason?: string | null }) {
   return (
-    <span className={`chip status-${value}`} data-testid="status-chip" data-status={value} title={title}>
-      <span aria-hidden="true">{STATUS_ICON[value]}</span> {STATUS_WORD[value]}
+    <span className={`chip status-${value} tone-${STATUS_TONE[value]}`} data-testid="status-chip" data-status={value} title={title}>
+      <span aria-hidden="true">{STATUS_ICON[value]}</span> {statusLabel(value, finishReason)}
+    </span>
+  );
+}
+
+/** A torn tail beside the status (integrity, not a state of the run). */
+export function TornTailChip({ tail }: { tail: { offset: number; bytes: number } }) {
+  return (
+    <span className="chip tone-warn" data-testid="torn-tail-chip" title={`${tail.bytes} byte(s) at offset ${tail.offset} were never committed: not shown`}>
+      <span aria-hidden="true">✂</span> torn tail
     </span>
   );
 }

@@ -1,17 +1,18 @@
 // Every session of every host of a fleet, a page at a time (a fleet holds 100,000): filter by host and by
-// status, "Needs operator anywhere" in one click. A host that is offline says so, and its sessions are marked
+// status, "Needs attention anywhere" (the attention queue of every host) in one click. A host that is offline says so, and its sessions are marked
 // stale (their last known summary). The service's fleet events refetch the pages on screen.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState } from 'react';
-import type { HostView, SessionFilter, SessionPage, SessionStatus, SessionSummary } from '../../src-shared/ipc.js';
+import { ALL_SESSIONS, type HostView, type SessionFilter, type SessionPage, type SessionSummary } from '../../src-shared/ipc.js';
+import { LISTED_STATUSES, STATUS_LABEL, type ListedStatus } from '../../src-shared/status.js';
 import { PAGE_ROWS, useSessionPage } from '../queries.js';
-import { STATUS_WORD, StatusChip } from './chips.js';
+import { StatusChip, TornTailChip } from './chips.js';
 import { formatAgo, formatBytes } from './format.js';
 
 const ROW_PX = 52;
 
 export function FleetList(props: { selected: string | null; onSelect: (key: string) => void; onHosts: (hosts: HostView[]) => void }) {
-  const [filter, setFilter] = useState<SessionFilter>({ status: null, host: null });
+  const [filter, setFilter] = useState<SessionFilter>(ALL_SESSIONS);
   const [center, setCenter] = useState(0);
   const scroller = useRef<HTMLDivElement>(null);
   const page = Math.floor(center / PAGE_ROWS);
@@ -41,17 +42,17 @@ export function FleetList(props: { selected: string | null; onSelect: (key: stri
   return (
     <nav className="session-list" aria-label="Fleet sessions">
       <div className="list-tools">
-        <button type="button" data-testid="needs-operator-anywhere" aria-pressed={filter.status === 'needs_operator' && filter.host === null}
-          onClick={() => change({ status: 'needs_operator', host: null })}>
-          Needs operator anywhere
+        <button type="button" data-testid="needs-attention-anywhere" aria-pressed={filter.attention && filter.status === null && filter.host === null}
+          onClick={() => change({ status: null, host: null, attention: !(filter.attention && filter.status === null && filter.host === null) })}>
+          Needs attention anywhere
         </button>
         <select value={filter.host ?? ''} onChange={(event) => change({ host: event.target.value === '' ? null : event.target.value })} aria-label="Filter by host" data-testid="host-filter">
           <option value="">all hosts</option>
           {hosts.map((host) => <option key={host.host} value={host.host}>{host.host}{host.online ? '' : ' (offline)'}</option>)}
         </select>
-        <select value={filter.status ?? ''} onChange={(event) => change({ status: event.target.value === '' ? null : (event.target.value as SessionStatus) })} aria-label="Filter by status" data-testid="status-filter">
+        <select value={filter.status ?? ''} onChange={(event) => change({ status: event.target.value === '' ? null : (event.target.value as ListedStatus) })} aria-label="Filter by status" data-testid="status-filter">
           <option value="">all statuses</option>
-          {(Object.keys(STATUS_WORD) as SessionStatus[]).map((value) => <option key={value} value={value}>{STATUS_WORD[value]}</option>)}
+          {LISTED_STATUSES.map((value) => <option key={value} value={value}>{STATUS_LABEL[value]}</option>)}
         </select>
       </div>
       <div className="session-scroll" ref={scroller}>
@@ -75,8 +76,12 @@ export function FleetList(props: { selected: string | null; onSelect: (key: stri
                 title={session.stale}
               >
                 <span className="session-id"><span className="badge" data-testid="row-host">{session.host}</span> {session.session_id}</span>
-                <StatusChip value={session.status} title={session.status_detail} />
+                <span className="session-chips">
+                  {session.torn_tail !== null && <TornTailChip tail={session.torn_tail} />}
+                  <StatusChip value={session.status} title={session.status_detail} finishReason={session.finish_reason} />
+                </span>
                 <span className="session-meta muted">
+                  {session.attention !== null && <span className="warn-text" data-testid="row-attention" title={session.attention.message}>needs attention · </span>}
                   {session.stale !== undefined && <span className="warn-text" data-testid="row-stale">offline · last known · </span>}
                   {formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}
                 </span>

@@ -3,12 +3,14 @@
 // and the archive's integrity as a banner. Everything shown is text; wal_ids are hex the engine produced.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { RetirePreview, RetireResult, SessionHistory } from '../../src-shared/ipc.js';
+import { isOperatorName, type RetireChoice, type RetirePreview, type RetireResult, type SessionHistory } from '../../src-shared/ipc.js';
+import { useOperatorName } from '../operator.js';
+import { OperatorField } from './operator-field.js';
 import { api } from '../api/api.js';
 import { keys } from '../queries.js';
 import { formatTime } from './format.js';
 
-export function HistoryPanel({ sessionKey, lastSeq, reading, readOnly }: { sessionKey: string; lastSeq: number; reading: boolean; readOnly: boolean }) {
+export function HistoryPanel({ sessionKey, lastSeq, reading, readOnly, retire }: { sessionKey: string; lastSeq: number; reading: boolean; readOnly: boolean; retire: RetireChoice }) {
   // The live lineage grows; the query refetches when the session's last seq moves, and when its first read
   // completes (the live lineage is the read's so far until then). The last answer stays shown meanwhile: a
   // retire moves the last seq, and unmounting the panel then would drop the retire's result.
@@ -16,7 +18,7 @@ export function HistoryPanel({ sessionKey, lastSeq, reading, readOnly }: { sessi
   if (history.error) return <p className="error" data-testid="history-error">{history.error.message}</p>;
   const data = history.data;
   if (data === undefined) return null;
-  if (data.archive === null && data.lineages.length <= 1 && data.problems.length === 0) return readOnly ? null : <section className="panel history" aria-label="History" data-testid="history-panel"><h3>History</h3><p className="muted">One lineage, no archive yet.</p><RetireActions sessionKey={sessionKey} /></section>;
+  if (data.archive === null && data.lineages.length <= 1 && data.problems.length === 0) return readOnly ? null : <section className="panel history" aria-label="History" data-testid="history-panel"><h3>History</h3><p className="muted">One lineage, no archive yet.</p><RetireActions sessionKey={sessionKey} choice={retire} /></section>;
   return (
     <section className="panel history" aria-label="History" data-testid="history-panel">
       <h3>History</h3>
@@ -50,20 +52,21 @@ export function HistoryPanel({ sessionKey, lastSeq, reading, readOnly }: { sessi
       ))}
       <p className="muted">A sealed lineage opens read-only (click “sealed”), here or with <span className="mono">walscope serve SESSION_DIR@WAL_ID</span>.</p>
       {/* As resume, cancel and seal: nothing is offered while the WAL is still read from its start. */}
-      {!readOnly && !data.live_reading && <RetireActions sessionKey={sessionKey} />}
+      {!readOnly && !data.live_reading && <RetireActions sessionKey={sessionKey} choice={retire} />}
     </section>
   );
 }
 
 /** Retire the live lineage: a preview of exactly what would be written, then a confirmation. */
-function RetireActions({ sessionKey }: { sessionKey: string }) {
+function RetireActions({ sessionKey, choice }: { sessionKey: string; choice: RetireChoice }) {
   const client = useQueryClient();
+  const [operator, setOperator] = useOperatorName();
   const [preview, setPreview] = useState<RetirePreview | null>(null);
   const [result, setResult] = useState<RetireResult | null>(null);
   const ask = useMutation({ mutationFn: (reason: 'sealed' | 'deleted') => api.previewRetire(sessionKey, reason), onSuccess: (value) => { setResult(null); setAuditReason(''); setPreview(value); } });
   const [auditReason, setAuditReason] = useState('');
   const run = useMutation({
-    mutationFn: (value: RetirePreview) => api.runRetire(sessionKey, value.reason, value.plan!, auditReason),
+    mutationFn: (value: RetirePreview) => api.runRetire(sessionKey, value.reason, value.plan!, auditReason, operator.trim()),
     onSuccess: (value) => {
       setPreview(null);
       setResult(value);
@@ -75,9 +78,10 @@ function RetireActions({ sessionKey }: { sessionKey: string }) {
   return (
     <div className="retire">
       <div className="actions">
-        <button type="button" onClick={() => ask.mutate('sealed')} disabled={ask.isPending || run.isPending} data-testid="retire-sealed">Retire (seal)…</button>
-        <button type="button" onClick={() => ask.mutate('deleted')} disabled={ask.isPending || run.isPending} data-testid="retire-deleted">Retire (delete)…</button>
+        <button type="button" onClick={() => ask.mutate('sealed')} disabled={!choice.applies || ask.isPending || run.isPending} title={choice.why} aria-describedby="why-retire" data-testid="retire-sealed">Retire (seal)…</button>
+        <button type="button" onClick={() => ask.mutate('deleted')} disabled={!choice.applies || ask.isPending || run.isPending} title={choice.why} aria-describedby="why-retire" data-testid="retire-deleted">Retire (delete)…</button>
       </div>
+      <p id="why-retire" className="muted" data-testid="why-retire" data-applies={choice.applies}>{choice.applies ? `Retire ${choice.why}.` : `Retire does not apply now: ${choice.why}.`}</p>
       {ask.error && <p className="error">{ask.error.message}</p>}
       {preview !== null && (
         <div className="confirm" role="dialog" aria-label="Confirm retire" data-testid="retire-dialog">
@@ -93,7 +97,9 @@ function RetireActions({ sessionKey }: { sessionKey: string }) {
           )}
           {plan !== null && plan.member !== null && (
             <>
-              <p className="mono" data-testid="retire-audit">first, in its own barrier: operator_action — action retire, your reason, via app, based on seq {plan.live.last_seq} (appended to the retiring lineage{plan.reason === 'deleted' ? '; a deleted lineage keeps only its counts, so the record goes with it' : ', so its member holds it'})</p>
+              {plan.live.torn_tail !== null && <p className="warn-text" data-testid="retire-tail-repair">First, the live lineage's torn tail is cut: {plan.live.torn_tail.bytes} byte(s) at offset {plan.live.torn_tail.offset}, after a copy of them is kept beside the WAL; the member holds the valid prefix ({plan.live.valid_bytes} bytes).</p>}
+              <p className="mono" data-testid="retire-audit">first, in its own barrier: operator_action — action retire, your name and reason, via app, based on seq {plan.live.last_seq} (appended to the retiring lineage{plan.reason === 'deleted' ? '; a deleted lineage keeps only its counts, so the record goes with it' : ', so its member holds it'})</p>
+              <OperatorField name={operator} onChange={setOperator} />
               <label className="reason">
                 Reason (recorded in the WAL with your name):
                 <textarea value={auditReason} onChange={(event) => setAuditReason(event.target.value)} rows={2} maxLength={2000} required data-testid="retire-reason" />
@@ -101,7 +107,7 @@ function RetireActions({ sessionKey }: { sessionKey: string }) {
             </>
           )}
           <div className="actions">
-            {plan !== null && <button type="button" className="danger" onClick={() => run.mutate(preview)} disabled={run.isPending || (plan.member !== null && auditReason.trim() === '')} data-testid="retire-confirm">Retire ({preview.reason})</button>}
+            {plan !== null && <button type="button" className="danger" onClick={() => run.mutate(preview)} disabled={run.isPending || (plan.member !== null && (auditReason.trim() === '' || !isOperatorName(operator)))} data-testid="retire-confirm">Retire ({preview.reason})</button>}
             <button type="button" onClick={() => setPreview(null)} data-testid="retire-close">Close</button>
           </div>
         </div>
@@ -115,7 +121,8 @@ function RetireActions({ sessionKey }: { sessionKey: string }) {
 function ArchiveBanner({ archive }: { archive: SessionHistory['archive'] }) {
   if (archive === null) return null;
   if (archive.error !== null) {
-    return <div className="banner banner-error" role="alert" data-testid="archive-banner" data-kind={archive.error.kind}>Archive {archive.error.kind.replaceAll('_', ' ')} at offset {archive.error.offset ?? '?'}: no older history is served and no lineage is reported absent. Restore the archive from a good copy.</div>;
+    // The session's banner says the refusal and what to do; here, only what it means for the history.
+    return <div className="banner banner-error" role="alert" data-testid="archive-banner" data-kind={archive.error.kind}>The archive is refused at offset {archive.error.offset ?? '?'}: no older history is served and no lineage is reported absent.</div>;
   }
   if (archive.torn_tail !== null) {
     return <div className="banner banner-warn" role="status" data-testid="archive-banner" data-kind="torn_tail">Archive torn tail: {archive.torn_tail.bytes} bytes at offset {archive.torn_tail.offset} were never committed (a retire died mid-append); the next retire keeps a copy and cuts them.</div>;

@@ -8,7 +8,11 @@ import type { ActionChoice, ActionKind, ActionOutcome, ActionPreview, SessionDet
 import type { PlannedRecord, RecoveryEntry, UnconfirmedCall } from '../../src-shared/replay.js';
 import { api } from '../api/api.js';
 import { keys } from '../queries.js';
-import { formatTime, inline } from './format.js';
+import { isRefusedStatus } from '../../src-shared/status.js';
+import { actionWords, formatTime, inline } from './format.js';
+import { OperatorField } from './operator-field.js';
+import { useOperatorName } from '../operator.js';
+import { isOperatorName } from '../../src-shared/ipc.js';
 
 const LABEL: Record<ActionKind, string> = { resume: 'Resume', cancel: 'Cancel run', seal: 'Seal' };
 
@@ -18,8 +22,9 @@ export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
   const [preview, setPreview] = useState<ActionPreview | null>(null);
   const [outcome, setOutcome] = useState<ActionOutcome | null>(null);
   const ask = useMutation({ mutationFn: (kind: ActionKind) => api.previewAction(key, kind), onSuccess: (value) => { setOutcome(null); setPreview(value); } });
+  const [operator, setOperator] = useOperatorName();
   const run = useMutation({
-    mutationFn: ({ value, reason }: { value: ActionPreview; reason: string }) => api.runAction(key, value.kind, value.based_on_seq, reason),
+    mutationFn: ({ value, reason }: { value: ActionPreview; reason: string }) => api.runAction(key, value.kind, value.based_on_seq, reason, operator.trim()),
     onSuccess: (value) => {
       setPreview(null);
       setOutcome(value);
@@ -35,8 +40,16 @@ export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
     opener.current?.focus();
   };
   if (detail.read_only) return null;
+  if (isRefusedStatus(detail.summary.status)) {
+    return (
+      <section className="panel recovery" aria-label="Recovery" data-testid="recovery-panel">
+        <h3>Recovery</h3>
+        <p className="muted" data-testid="no-recovery">No recovery is offered for a refused WAL: acting on the part before the refusal could contradict what follows it.</p>
+      </section>
+    );
+  }
   const plan = detail.resume;
-  const unconfirmed = detail.summary.run?.unconfirmed ?? [];
+  const unconfirmed = (detail.summary.run?.unconfirmed ?? []).filter((call) => call.acknowledged === null);
   return (
     <section className="panel recovery" aria-label="Recovery" data-testid="recovery-panel">
       <h3>Recovery</h3>
@@ -56,7 +69,7 @@ export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
         ))}
       </div>
       {ask.error && <p className="error">{ask.error.message}</p>}
-      {preview !== null && <Confirm preview={preview} pending={run.isPending} onWrite={(reason) => run.mutate({ value: preview, reason })} onClose={close} />}
+      {preview !== null && <Confirm preview={preview} pending={run.isPending} operator={operator} onOperator={setOperator} onWrite={(reason) => run.mutate({ value: preview, reason })} onClose={close} />}
       {run.error && <p className="error">{run.error.message}</p>}
       {outcome !== null && (
         <div className="outcome" data-testid="action-outcome" data-ok={outcome.ok}>
@@ -102,7 +115,7 @@ function CompareActions({ choices, unconfirmed }: { choices: ActionChoice[]; unc
   );
 }
 
-function Confirm({ preview, pending, onWrite, onClose }: { preview: ActionPreview; pending: boolean; onWrite: (reason: string) => void; onClose: () => void }) {
+function Confirm({ preview, pending, operator, onOperator, onWrite, onClose }: { preview: ActionPreview; pending: boolean; operator: string; onOperator: (name: string) => void; onWrite: (reason: string) => void; onClose: () => void }) {
   const [reason, setReason] = useState('');
   const box = useRef<HTMLDivElement>(null);
   const field = useRef<HTMLTextAreaElement>(null);
@@ -131,8 +144,9 @@ function Confirm({ preview, pending, onWrite, onClose }: { preview: ActionPrevie
               after a copy of them is kept at <span className="mono">{preview.tail_repair.copy_path}</span>.
             </p>
           )}
-          <p className="mono" data-testid="confirm-audit">barrier 1 operator_action — action {preview.kind}, your reason, via app, based on seq {preview.based_on_seq}</p>
+          <p className="mono" data-testid="confirm-audit">barrier 1 operator_action — action {preview.kind}, your name and reason, via app, based on seq {preview.based_on_seq}</p>
           <RecordList records={preview.plan.records} testid="confirm-records" />
+          <OperatorField name={operator} onChange={onOperator} />
           <label className="reason">
             Reason (recorded in the WAL with your name):
             <textarea ref={field} value={reason} onChange={(event) => setReason(event.target.value)} rows={2} maxLength={2000} required data-testid="confirm-reason" />
@@ -141,7 +155,7 @@ function Confirm({ preview, pending, onWrite, onClose }: { preview: ActionPrevie
       )}
       <div className="actions">
         {refusal === null && (
-          <button type="button" className="danger" onClick={() => onWrite(reason)} disabled={pending || reason.trim() === ''} data-testid="confirm-write">
+          <button type="button" className="danger" onClick={() => onWrite(reason)} disabled={pending || reason.trim() === '' || !isOperatorName(operator)} data-testid="confirm-write">
             Write {preview.plan.records.length + 1} record(s){preview.tail_repair === null ? '' : ' and cut the torn tail'}
           </button>
         )}
@@ -162,7 +176,7 @@ export function RecoveryHistory({ entries }: { entries: RecoveryEntry[] }) {
         <ol className="history">
           {[...entries].reverse().map((entry) => (
             <li key={entry.seq} data-testid="recovery-entry" data-action={entry.action}>
-              <strong>{entry.action}</strong> by <span className="mono">{entry.operator}</span> via {entry.via} · {entry.ts_ms === null ? 'no time recorded' : formatTime(entry.ts_ms)} · seq {entry.seq} · epoch {entry.fence}
+              <strong>{actionWords(entry)}</strong> by <span className="mono">{entry.operator}</span>{entry.os_user !== null && entry.os_user !== entry.operator && <span className="muted"> (as {entry.os_user})</span>} via {entry.via} · {entry.ts_ms === null ? 'no time recorded' : formatTime(entry.ts_ms)} · seq {entry.seq} · epoch {entry.fence}
               <div>Reason: <q>{entry.reason}</q></div>
               <div className="muted mono">wrote: {entry.records.map((record) => `${record.type}@${record.seq}`).join(', ') || 'nothing after its audit record'}{entry.records_cut ? ', …' : ''}</div>
             </li>

@@ -3,8 +3,9 @@
 // move the selection.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import type { SessionStatus, SessionSummary } from '../../src-shared/ipc.js';
-import { STATUS_WORD, StatusChip } from './chips.js';
+import type { SessionSummary } from '../../src-shared/ipc.js';
+import { isRefusedStatus, LISTED_STATUSES, STATUS_LABEL, type ListedStatus } from '../../src-shared/status.js';
+import { StatusChip, TornTailChip } from './chips.js';
 import { formatAgo, formatBytes } from './format.js';
 
 type SortKey = 'activity' | 'id' | 'records' | 'size' | 'status';
@@ -12,18 +13,19 @@ const ROW_PX = 52;
 
 export function SessionList(props: { sessions: SessionSummary[]; selected: string | null; onSelect: (key: string) => void; progress: Map<string, { done_bytes: number; total_bytes: number }> }) {
   const [query, setQuery] = useState('');
-  const [status, setStatus] = useState<SessionStatus | 'all'>('all');
+  const [status, setStatus] = useState<ListedStatus | 'all' | 'attention'>('all');
   const [sort, setSort] = useState<SortKey>('activity');
   const scroller = useRef<HTMLDivElement>(null);
   const shown = useMemo(() => {
     const needle = query.trim().toLowerCase();
-    const rows = props.sessions.filter((session) => (status === 'all' || session.status === status) && session.key.toLowerCase().includes(needle));
+    const kept = (session: SessionSummary) => status === 'all' || (status === 'attention' ? session.attention !== null : session.status === status);
+    const rows = props.sessions.filter((session) => kept(session) && session.key.toLowerCase().includes(needle));
     const by: Record<SortKey, (a: SessionSummary, b: SessionSummary) => number> = {
       activity: (a, b) => (b.last_activity_ms ?? 0) - (a.last_activity_ms ?? 0),
       id: (a, b) => a.key.localeCompare(b.key),
       records: (a, b) => b.records - a.records,
       size: (a, b) => b.size_bytes - a.size_bytes,
-      status: (a, b) => a.status.localeCompare(b.status) || a.key.localeCompare(b.key),
+      status: (a, b) => LISTED_STATUSES.indexOf(a.status) - LISTED_STATUSES.indexOf(b.status) || a.key.localeCompare(b.key),
     };
     return rows.sort(by[sort]);
   }, [props.sessions, query, status, sort]);
@@ -51,9 +53,10 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
     <nav className="session-list" aria-label="Sessions">
       <div className="list-tools">
         <input type="search" placeholder="Search session id" value={query} onChange={(event) => setQuery(event.target.value)} aria-label="Search session id" data-testid="session-search" />
-        <select value={status} onChange={(event) => setStatus(event.target.value as SessionStatus | 'all')} aria-label="Filter by status">
+        <select value={status} onChange={(event) => setStatus(event.target.value as ListedStatus | 'all' | 'attention')} aria-label="Filter by status" data-testid="status-filter">
           <option value="all">all statuses</option>
-          {(Object.keys(STATUS_WORD) as SessionStatus[]).map((value) => <option key={value} value={value}>{STATUS_WORD[value]}</option>)}
+          <option value="attention">needs attention ({props.sessions.filter((session) => session.attention !== null).length})</option>
+          {LISTED_STATUSES.map((value) => <option key={value} value={value}>{STATUS_LABEL[value]}</option>)}
         </select>
         <select value={sort} onChange={(event) => setSort(event.target.value as SortKey)} aria-label="Sort by">
           <option value="activity">last activity</option>
@@ -82,7 +85,10 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
                 tabIndex={session.key === stop_key ? 0 : -1}
               >
                 <span className="session-id" title={session.key}>{session.key}</span>
-                <StatusChip value={session.status} title={session.status_detail} />
+                <span className="session-chips">
+                  {session.torn_tail !== null && <TornTailChip tail={session.torn_tail} />}
+                  <StatusChip value={session.status} title={session.status_detail} finishReason={session.finish_reason} />
+                </span>
                 {/* While its WAL is read the counts say little: the line says how far the read has got. */}
                 {progress !== undefined ? (
                   <span className="session-meta muted session-progress" data-testid="list-progress"><progress max={progress.total_bytes} value={progress.done_bytes} aria-label="Reading" /> read {formatBytes(progress.done_bytes)} of {formatBytes(progress.total_bytes)}</span>
@@ -92,7 +98,7 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
                     <span className="facts">{formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}</span>
                     {(session.run?.error_results ?? 0) > 0 && <span className="error" data-testid="list-errors"> · {session.run!.error_results} error(s)</span>}
                     {(session.run?.unconfirmed.length ?? 0) > 0 && <span className="warn-text" data-testid="list-unconfirmed"> · {session.run!.unconfirmed.length} unconfirmed</span>}
-                    {session.status === 'refused' && <span className="error" data-testid="list-cause"> · {session.status_detail}</span>}
+                    {(isRefusedStatus(session.status) || session.status === 'failed') && <span className="error" data-testid="list-cause"> · {session.status_detail}</span>}
                   </span>
                 )}
               </button>
@@ -100,7 +106,13 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
           })}
         </div>
       </div>
-      <div className="muted list-count">{shown.length} of {props.sessions.length} sessions</div>
+      <div className="muted list-count" data-testid="list-count">{shown.length} of {props.sessions.length} {countNoun(props.sessions)}</div>
     </nav>
   );
+}
+
+/** "sessions", or "sessions · 1 is not a WAL": a file that is not a WAL is listed, but is no session. */
+function countNoun(sessions: readonly SessionSummary[]): string {
+  const not_wals = sessions.filter((session) => session.status === 'not_a_wal').length;
+  return not_wals === 0 ? 'sessions' : `sessions · ${not_wals === 1 ? '1 file is' : `${not_wals} files are`} not a WAL`;
 }

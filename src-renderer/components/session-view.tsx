@@ -13,7 +13,8 @@ import { ContextView } from './context-view.js';
 import { usePagedRows } from '../lists/paged-rows.js';
 import { readLink, writeLink } from '../location.js';
 import { keys, useRecord, useTail } from '../queries.js';
-import { StatusChip } from './chips.js';
+import { StatusChip, TornTailChip } from './chips.js';
+import { isRefusedStatus } from '../../src-shared/status.js';
 import { RecordDetailView, TimelineDetail } from './details.js';
 import { IntegrityBanner } from './integrity-banner.js';
 import { ProvisionalTail } from './provisional-tail.js';
@@ -22,6 +23,7 @@ import { HistoryPanel } from './history-panel.js';
 import { useSearchHighlight } from './search-highlight.js';
 import { TranscriptLine, TranscriptMessage } from './transcript.js';
 import { TimelineRowView } from './timeline-row.js';
+import { UnconfirmedCalls } from './unconfirmed-calls.js';
 import { tokenText, Waterfall } from './waterfall.js';
 
 /** How often a search still in progress is asked for more matches. */
@@ -199,19 +201,23 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
       <header className="session-head">
         <div className="head-line">
           <h2 className="mono" title={key}>{detail.summary.host === undefined ? key : <><span className="badge" data-testid="session-host">{detail.summary.host}</span> {detail.summary.session_id}</>}</h2>
-          <StatusChip value={detail.summary.status} title={detail.summary.status_detail} />
+          <StatusChip value={detail.summary.status} title={detail.summary.status_detail} finishReason={detail.summary.finish_reason} />
+          {detail.summary.torn_tail !== null && <TornTailChip tail={detail.summary.torn_tail} />}
           {detail.read_only && <span className="badge" data-testid="read-only">read-only export</span>}
           <ExportReport sessionKey={key} />
         </div>
-        <div className="head-line">
-          <span className="muted head-text" data-testid="status-detail" title={detail.summary.status_detail}>{detail.summary.status_detail}</span>
-        </div>
+        {/* A refusal's detail is the banner's: said once. */}
+        {!isRefusedStatus(detail.summary.status) && (
+          <div className="head-line">
+            <span className="muted head-text" data-testid="status-detail" title={detail.summary.status_detail}>{detail.summary.status_detail}</span>
+          </div>
+        )}
         <div className="head-line">
           <span className="muted mono head-meta">wal_id {detail.wal_id ?? '—'} · last seq <span data-testid="last-seq">{detail.summary.last_seq}</span>{reading && <TailEnd tail={tail} />}</span>
           <span className="muted head-meta" data-testid="session-tokens">tokens: {tokenText(detail.tokens)}</span>
         </div>
       </header>
-      <IntegrityBanner integrity={detail.integrity} />
+      <IntegrityBanner detail={detail} />
       <RunBanner detail={detail} />
       <div className="session-body" ref={body}>
         <div className="session-main">
@@ -250,7 +256,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
           {open && current !== null && tab === 'transcript' && rowAt(current) !== undefined && <TranscriptMessage row={rowAt(current) as TranscriptRow} />}
           <EpisodeWaterfall sessionKey={key} detail={detail} episode={tab === 'timeline' && current !== null ? episodeOf(rowAt(current)) : null} />
           <RecoveryPanel detail={detail} />
-          <HistoryPanel sessionKey={key} lastSeq={detail.summary.last_seq} reading={reading} readOnly={detail.read_only} />
+          <HistoryPanel sessionKey={key} lastSeq={detail.summary.last_seq} reading={reading} readOnly={detail.read_only} retire={detail.retire} />
           {detail.read_only && <p className="muted" data-testid="no-actions">This export is read-only: no recovery action is offered.</p>}
           <RecoveryHistory entries={detail.summary.recoveries} />
           <QueuePanel detail={detail} />
@@ -367,25 +373,14 @@ function ExportReport({ sessionKey }: { sessionKey: string }) {
   );
 }
 
-/** The session-level truth a list scan needs: unconfirmed side effects, a cut WAL's last durable state. */
+/** The session-level truth a list scan needs beyond the status: calls of unknown outcome (each to be checked and
+ *  recorded), and how many tool results were errors. */
 function RunBanner({ detail }: { detail: SessionDetail }) {
   const run = detail.summary.run;
   if (run === null) return null;
   return (
     <>
-      {run.unconfirmed.length > 0 && (
-        <div className="banner banner-warn" role="status" data-testid="unconfirmed">
-          <strong>Unconfirmed side effect{run.unconfirmed.length === 1 ? '' : 's'}:</strong>
-          <ul>
-            {run.unconfirmed.map((call) => (
-              <li key={`${call.episode}/${call.tool_call_id}`} data-testid="unconfirmed-call" data-call={call.tool_call_id}>
-                <span className="mono">{call.tool_call_id}</span> (episode {call.episode}, {call.closed_out_seq === null ? 'no result recorded' : `recorded unknown at seq ${call.closed_out_seq}`}): {call.may_have}
-              </li>
-            ))}
-          </ul>
-        </div>
-      )}
-      {run.status === 'cut' && <div className="banner banner-warn" data-testid="cut-banner">{run.detail}</div>}
+      <UnconfirmedCalls detail={detail} />
       {run.error_results > 0 && <p className="muted banner-line" data-testid="error-results">{run.error_results} tool result(s) recorded as errors (is_error).</p>}
     </>
   );

@@ -40,16 +40,16 @@ describe('a damaged archive in the list', () => {
     buildDemoRoot(root, steppedClock(1_750_000_000_000));
     expect(verifyOf(root, 'history-damaged-archive').archive?.error?.kind).toBe('archive_corruption');
     const { byKey } = await listOnce(root);
-    expect(byKey['history-damaged-archive']).toMatchObject({ status: 'refused', status_detail: expect.stringMatching(/^archive corruption at offset \d+: .*verify refuses the session/) });
+    expect(byKey['history-damaged-archive']).toMatchObject({ status: 'damaged', status_detail: expect.stringMatching(/^the session's archive is refused \(verify refuses the session; its live WAL reads\): archive corruption at offset \d+ /), attention: { kind: 'damaged' } });
     expect(verifyOf(root, 'history').archive?.error).toBeNull();
-    expect(byKey['history']!.status).toBe('finished');
+    expect(byKey['history']!.status).toBe('failed');
   });
 
   it('is refused when the line comes from the cache and the archive was damaged after it was cached', async () => {
     const root = path.join(tempDir(), 'root');
     buildDemoRoot(root, steppedClock(1_750_000_000_000));
     const first = await listOnce(root);
-    expect(first.byKey['history']!.status).toBe('finished');
+    expect(first.byKey['history']!.status).toBe('failed');
     const archive = archivePath(sessionDir(root, 'history'));
     const bytes = fs.readFileSync(archive);
     bytes[20] = bytes[20]! ^ 0x5a;
@@ -58,6 +58,6 @@ describe('a damaged archive in the list', () => {
     const second = await listOnce(root);
     // Every line but the one whose archive was already refused (never cached) came from the cache.
     expect(second.counts).toEqual({ sessions_read: 1, summaries_from_cache: Object.keys(first.byKey).length - 1 });
-    expect(second.byKey['history']!.status).toBe('refused');
+    expect(second.byKey['history']!.status).toBe('damaged');
   });
 });

@@ -40,20 +40,30 @@ describe('the API dispatcher', () => {
     ['search', ['s', 'records', { toString: 1 }], /query must be text/],
     ['getSession', [42], /key must be a session key/],
     ['previewAction', ['s', 'stop'], /kind must be one of resume, cancel, seal/],
-    ['runAction', ['s', 'seal', 1.5, 'disk replaced'], /based_on_seq must be a whole number/],
-    ['runAction', ['s', 'seal', 1, 42], /reason must be text/],
+    ['runAction', ['s', 'seal', 1.5, 'disk replaced', 'ann'], /based_on_seq must be a whole number/],
+    ['runAction', ['s', 'seal', 1, 42, 'ann'], /reason must be text/],
+    ['runAction', ['s', 'seal', 1, 'disk replaced'], /runAction takes 5 argument\(s\)/],
+    ['runAction', ['s', 'seal', 1, 'disk replaced', 7], /operator must be your name/],
+    ['runAction', ['s', 'seal', 1, 'disk replaced', 'ann\u001b[2J'], /operator must be your name \(1 to 200 characters of text, no control characters\)/],
+    ['runAction', ['s', 'seal', 1, 'disk replaced', '  '], /operator must be your name/],
+    ['previewAcknowledge', ['s', { batch_id: 'b', tool_call_id: 'c' }, 'maybe'], /finding must be one of applied, not_applied, unknown_accepted/],
+    ['previewAcknowledge', ['s', { tool_call_id: 'c' }, 'applied'], /call must be \{batch_id, tool_call_id\}/],
+    ['runAcknowledge', ['s', { batch_id: 'b', tool_call_id: 'c' }, 'applied', 3, 'checked it'], /runAcknowledge takes 6 argument\(s\)/],
+    ['runAcknowledge', ['s', { batch_id: 'b', tool_call_id: 5 }, 'applied', 3, 'checked it', 'ann'], /call must be/],
     ['getReport', [42], /key must be a session key/],
     ['getHistory', [], /takes 1 argument/],
     ['previewRetire', ['s', 'archived'], /reason must be one of sealed, deleted/],
-    ['runRetire', ['s', 'sealed', null, 'why'], /plan must be the plan previewRetire returned/],
-    ['runRetire', ['s', 'sealed', [1], 'why'], /plan must be the plan previewRetire returned/],
-    ['runRetire', ['s', 'sealed', {}], /runRetire takes 4 argument\(s\)/],
-    ['runRetire', ['s', 'sealed', {}, 7], /audit_reason must be text/],
+    ['runRetire', ['s', 'sealed', null, 'why', 'ann'], /plan must be the plan previewRetire returned/],
+    ['runRetire', ['s', 'sealed', [1], 'why', 'ann'], /plan must be the plan previewRetire returned/],
+    ['runRetire', ['s', 'sealed', {}], /runRetire takes 5 argument\(s\)/],
+    ['runRetire', ['s', 'sealed', {}, 7, 'ann'], /audit_reason must be text/],
     ['getContext', ['s', -1, null], /episode must be a whole number/],
-    ['listPage', [{ status: 'bogus', host: null }, 0, 10], /filter must be \{status: a status or null/],
-    ['listPage', [{ status: null }, 0, 10], /filter must be \{status, host\}/],
-    ['listPage', [{ status: null, host: '' }, 0, 10], /filter must be/],
-    ['listPage', [{ status: null, host: null }, 0, -1], /count must be a whole number/],
+    ['listPage', [{ status: 'bogus', host: null, attention: false }, 0, 10], /filter must be \{status: a status or null/],
+    ['listPage', [{ status: 'finished', host: null, attention: false }, 0, 10], /filter must be \{status: a status or null/],
+    ['listPage', [{ status: null, host: null }, 0, 10], /filter must be \{status, host, attention\}/],
+    ['listPage', [{ status: null, host: '', attention: false }, 0, 10], /filter must be/],
+    ['listPage', [{ status: null, host: null, attention: 'yes' }, 0, 10], /filter must be/],
+    ['listPage', [{ status: null, host: null, attention: false }, 0, -1], /count must be a whole number/],
   ])('%s %j is a 400 naming the argument', async (method, args, reason) => {
     const { post } = await served();
     const answer = await post(method, { args });
@@ -64,12 +74,14 @@ describe('the API dispatcher', () => {
 
   it('listPage of a local workspace: the filtered window of its own list, with the filtered total', async () => {
     const { post } = await served();
-    const all = (await post('listPage', { args: [{ status: null, host: null }, 0, 10] })).body as unknown as SessionPage;
+    const all = (await post('listPage', { args: [{ status: null, host: null, attention: false }, 0, 10] })).body as unknown as SessionPage;
     expect(all).toMatchObject({ start: 0, total: 1, complete: true, hosts: [] });
     expect(all.rows.map((row) => row.key)).toEqual(['s']);
-    const other = (await post('listPage', { args: [{ status: 'needs_operator', host: null }, 0, 10] })).body as unknown as SessionPage;
+    const other = (await post('listPage', { args: [{ status: 'needs_operator', host: null, attention: false }, 0, 10] })).body as unknown as SessionPage;
     expect(other).toMatchObject({ total: 0, rows: [] });
-    const past = (await post('listPage', { args: [{ status: null, host: null }, 1, 10] })).body as unknown as SessionPage;
+    const waiting = (await post('listPage', { args: [{ status: null, host: null, attention: true }, 0, 10] })).body as unknown as SessionPage;
+    expect(waiting).toMatchObject({ total: all.rows.filter((row) => row.attention !== null).length });
+    const past = (await post('listPage', { args: [{ status: null, host: null, attention: false }, 1, 10] })).body as unknown as SessionPage;
     expect(past).toMatchObject({ start: 1, total: 1, rows: [] });
   });
 

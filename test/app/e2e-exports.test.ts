@@ -94,11 +94,11 @@ describe('the demo root', () => {
     await page.goto(rootServer.url);
     const id = 'history-damaged-archive';
     expect(verifyTarget(resolveTargets(sessionDir(root, id))[0]!).archive?.error?.kind).toBe('archive_corruption');
-    expect(await statusOf(id)).toBe('refused');
-    expect(await row(id).locator('[data-testid=status-chip]').getAttribute('title')).toMatch(/^archive corruption at offset \d+/);
+    expect(await statusOf(id)).toBe('damaged');
+    expect(await row(id).locator('[data-testid=status-chip]').getAttribute('title')).toMatch(/^the session's archive is refused .*archive corruption at offset \d+/);
     await openSession(id);
     expect(await page.locator('[data-testid=archive-banner]').getAttribute('data-kind')).toBe('archive_corruption');
-    expect(await page.locator('[data-testid=status-detail]').innerText()).toContain('verify refuses the session');
+    expect(await page.locator('[data-testid=integrity-banner]').innerText()).toContain('verify refuses the session');
   });
 
   it('puts a time on every episode, step and call row: the recorded one, and how far into the episode', async () => {
@@ -132,9 +132,10 @@ describe('the demo root', () => {
     await openSession(id);
     await page.locator('[data-testid=retire-sealed]').click();
     await page.locator('[data-testid=retire-plan]').waitFor();
-    expect(await page.locator('[data-testid=retire-audit]').innerText()).toContain(`operator_action — action retire, your reason, via app, based on seq ${live_before.last_seq}`);
+    expect(await page.locator('[data-testid=retire-audit]').innerText()).toContain(`operator_action — action retire, your name and reason, via app, based on seq ${live_before.last_seq}`);
     expect(await page.locator('[data-testid=retire-confirm]').isDisabled()).toBe(true);
     await page.locator('[data-testid=retire-reason]').fill(RETIRE_REASON);
+    await page.locator('[data-testid=operator-input]').fill('Ann Operator');
     await page.locator('[data-testid=retire-confirm]').click();
     await expect.poll(() => page.locator('[data-testid=retire-result]').getAttribute('data-ok')).toBe('true');
     await expect.poll(() => page.locator(`[data-testid=retired-by][data-wal-id="${live_before.wal_id}"]`).count()).toBe(1);
@@ -160,14 +161,21 @@ describe('a folder of exports', () => {
     expect(await page.locator('[data-testid=workspace-kind]').innerText()).toBe('exports · read-only');
     expect(await page.locator('[data-testid=workspace-path]').innerText()).toBe(folder);
     await expect.poll(() => page.locator('[data-testid=session-row]').count()).toBe(6);
-    expect(await statusOf('pipe.wal')).toBe('refused');
+    expect(await statusOf('pipe.wal')).toBe('unreadable');
     expect(await row('pipe.wal').locator('[data-testid=status-chip]').getAttribute('title')).toContain('is a FIFO (named pipe), not a regular file');
     expect(await row('pipe.wal').locator('[data-testid=list-cause]').innerText()).toContain('is a FIFO (named pipe)');
-    expect(await row('notes.txt').locator('[data-testid=status-chip]').getAttribute('title')).toContain('hold no whole frame: not a WAL');
-    expect(await statusOf('notes.txt')).toBe('torn_tail');
-    expect(await statusOf('finished-cut.wal')).toBe('torn_tail');
-    expect(await statusOf('approvals-flipped.wal')).toBe('refused');
-    expect(await statusOf('indeterminate.wal')).not.toBe('refused');
+    // Text is not a WAL (wal-format §5 rule 0): its own word, never a torn tail, listed apart in the overview.
+    expect(await statusOf('notes.txt')).toBe('not_a_wal');
+    expect(await row('notes.txt').locator('[data-testid=status-chip]').innerText()).toContain('not a WAL');
+    expect(await row('notes.txt').locator('[data-testid=torn-tail-chip]').count()).toBe(0);
+    expect(await page.locator('[data-testid=not-wals] [data-testid=not-wal]').evaluateAll((rows) => rows.map((entry) => entry.getAttribute('data-session')))).toEqual(['notes.txt']);
+    expect(await page.locator('[data-testid=status-counts] [data-status=not_a_wal]').count()).toBe(0);
+    expect(await page.locator('[data-testid=list-count]').innerText()).toContain('1 file is not a WAL');
+    // A cut copy: its plan decides the word, the torn tail is beside it.
+    expect(await statusOf('finished-cut.wal')).toBe('needs_operator');
+    expect(await row('finished-cut.wal').locator('[data-testid=torn-tail-chip]').count()).toBe(1);
+    expect(await statusOf('approvals-flipped.wal')).toBe('damaged');
+    expect(await statusOf('indeterminate.wal')).toBe('needs_operator');
     expect(await page.locator('header').innerText()).toContain('not sessions: attachments');
     await saveScreenshot(page, 'exports-folder');
     for (const key of ['indeterminate.wal', 'untimed.wal', 'finished-cut.wal', 'approvals-flipped.wal', 'pipe.wal']) {
@@ -227,7 +235,7 @@ describe('several export files', () => {
     await expect.poll(() => page.locator('[data-testid=session-row]').count()).toBe(2);
     expect(await page.locator('[data-testid=workspace-kind]').innerText()).toBe('exports · read-only');
     expect(await page.locator('[data-testid=workspace-path]').innerText()).toBe(folder);
-    expect(await statusOf('approvals-flipped.wal')).toBe('refused');
+    expect(await statusOf('approvals-flipped.wal')).toBe('damaged');
     await openSession('indeterminate.wal');
     await page.locator('[data-testid=read-only]').waitFor();
     expect(await page.locator('[data-testid=recovery-panel]').count()).toBe(0);

@@ -3,10 +3,7 @@
 // markup that a test writes with the engine beside the demo's while the page is open.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SessionStatus } from '../../src-shared/ipc.js';
-import type { RunStatus } from '../../src-shared/replay.js';
 import { buildDemoRoot } from '../../src-main/demo/build.js';
-import type { DemoExpectation } from '../../src-main/demo/sessions.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { writeFinished } from './wal-fixture.js';
@@ -35,27 +32,6 @@ export function makeE2eRoot(work: string): E2eRoot {
 
 export function writeXssSession(root: string): void {
   writeFinished(root, XSS_SESSION_ID, XSS_TEXT);
-}
-
-/** The list's status word for a demo session nobody is writing, from what DEMO_SESSIONS promises for it: the
- *  reader's verdict first, then the resume plan (the order the session service ranks them in), and for a
- *  finished run whether replay says a side effect is unconfirmed (`run`: replay's run status). */
-export function expectedStatus(expected: DemoExpectation, run: RunStatus): SessionStatus {
-  if (expected.integrity === 'torn_tail') return 'torn_tail';
-  // verify refuses a session whose archive it refuses, though its live WAL reads: the list says the same.
-  if (expected.integrity !== 'ok' || (expected.history?.archive_error ?? null) !== null) return 'refused';
-  switch (expected.resume) {
-    case 'wait_held':
-      return 'paused_held';
-    case 'close_out':
-    case 'cancel_close_out':
-    case 'finalize':
-      return 'needs_operator';
-    case 'none':
-      return run === 'finished_unconfirmed' ? 'finished_unconfirmed' : 'finished';
-    case 'continue':
-      return 'idle';
-  }
 }
 
 /** A copy of a demo session's WAL cut short, as a transfer that stopped early leaves it. */

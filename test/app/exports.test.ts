@@ -65,12 +65,12 @@ describe('a folder of exports', () => {
     expect(await service.getWorkspace()).toEqual({ path: folder, kind: 'exports', read_only: true, not_sessions: ['attachments'] });
     const sessions = byKey(await service.listSessions());
     expect(Object.keys(sessions).sort()).toEqual(['dangling.wal', 'done.wal', 'notes.txt', 'pipe.wal', 'unsure.wal']);
-    expect(sessions['done.wal']!.status).toBe('finished');
-    expect(sessions['unsure.wal']!.status).not.toBe('refused');
-    // No frame at all: by the format's tail rule, bytes from offset 0 that never formed a frame (a torn tail).
-    expect(sessions['notes.txt']).toMatchObject({ status: 'torn_tail', status_detail: '720 bytes at offset 0 hold no whole frame: not a WAL, or one cut before its first frame was written' });
-    expect(sessions['pipe.wal']).toMatchObject({ status: 'refused', status_detail: expect.stringContaining('is a FIFO (named pipe), not a regular file') });
-    expect(sessions['dangling.wal']).toMatchObject({ status: 'refused', status_detail: expect.stringMatching(/dangling\.wal/) });
+    expect(sessions['done.wal']!.status).toBe('completed');
+    expect(sessions['unsure.wal']!.status).toBe('needs_operator');
+    // Text is not a WAL at all (wal-format §5 rule 0): refused by name, never a torn tail, in nobody's queue.
+    expect(sessions['notes.txt']).toMatchObject({ status: 'not_a_wal', status_detail: expect.stringMatching(/^the file is not a WAL: it starts with [0-9a-f]{2} .*it looks like text/), torn_tail: null, attention: null });
+    expect(sessions['pipe.wal']).toMatchObject({ status: 'unreadable', status_detail: expect.stringContaining('is a FIFO (named pipe), not a regular file') });
+    expect(sessions['dangling.wal']).toMatchObject({ status: 'unreadable', status_detail: expect.stringMatching(/dangling\.wal/) });
     for (const key of Object.keys(sessions)) {
       const detail = await service.getSession(key);
       expect(detail.read_only).toBe(true);
@@ -80,7 +80,7 @@ describe('a folder of exports', () => {
     for (const kind of ['resume', 'cancel', 'seal'] as const) {
       const preview = await service.previewAction('unsure.wal', kind);
       expect(preview.refusal?.reason).toBe('read_only');
-      expect(await service.runAction('unsure.wal', kind, preview.based_on_seq, 'support looked at it')).toMatchObject({ ok: false, refusal: { reason: 'read_only' } });
+      expect(await service.runAction('unsure.wal', kind, preview.based_on_seq, 'support looked at it', 'support')).toMatchObject({ ok: false, refusal: { reason: 'read_only' } });
     }
     expect((await service.previewRetire('done.wal', 'sealed')).refusal?.code).toBe('read_only');
     expect((await service.getReport('unsure.wal')).file.size_bytes).toBe(fs.statSync(path.join(folder, 'unsure.wal')).size);
@@ -99,7 +99,7 @@ describe('several export files', () => {
     expect(await service.getWorkspace()).toEqual({ path: path.dirname(folder), kind: 'exports', read_only: true, not_sessions: [] });
     const sessions = byKey(await service.listSessions());
     expect(Object.keys(sessions).sort()).toEqual([files[0], files[2], 'unsure.wal'].sort());
-    expect(sessions[files[0]!]!.status).toBe('finished');
+    expect(sessions[files[0]!]!.status).toBe('completed');
     expect(sessions[files[2]!]!.status).toBe(sessions['unsure.wal']!.status);
   });
 

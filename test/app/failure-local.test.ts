@@ -47,7 +47,7 @@ async function readDetail(service: SessionService, key: string): Promise<Session
 
 async function expectOthersUsable(service: SessionService): Promise<void> {
   const sessions = byKey(await service.listSessions());
-  expect(sessions['good-a']!.status).toBe('finished');
+  expect(sessions['good-a']!.status).toBe('completed');
   expect(sessions['good-b']!.status).toBe('needs_operator');
   const detail = await readDetail(service, 'good-b');
   expect(detail.integrity.error).toBeNull();
@@ -60,7 +60,7 @@ describe('failure stays local', () => {
     const root = rootWith((r) => fs.mkdirSync(sessionDir(r, 'empty')));
     const service = await open(root);
     const empty = byKey(await service.listSessions())['empty']!;
-    expect(empty.status).toBe('refused');
+    expect(empty.status).toBe('unreadable');
     expect(empty.status_detail).toMatch(/holds no "wal" file yet/);
     const detail = await readDetail(service, 'empty');
     expect(detail.integrity.error?.kind).toBe('io');
@@ -89,8 +89,8 @@ describe('failure stays local', () => {
     });
     const service = await open(root);
     const sessions = byKey(await service.listSessions());
-    expect(sessions['linked']!.status).toBe('finished');
-    expect(sessions['linked-empty']!.status).toBe('refused');
+    expect(sessions['linked']!.status).toBe('completed');
+    expect(sessions['linked-empty']!.status).toBe('unreadable');
     await expectOthersUsable(service);
   });
 
@@ -104,7 +104,7 @@ describe('failure stays local', () => {
     });
     const service = await open(root);
     const damaged = byKey(await service.listSessions())['damaged']!;
-    expect(damaged.status).toBe('refused');
+    expect(damaged.status).toBe('damaged');
     await expectOthersUsable(service);
   });
 
@@ -112,8 +112,8 @@ describe('failure stays local', () => {
     const root = rootWith((r) => fs.mkdirSync(walPath(sessionDir(r, 'dir-wal')), { recursive: true }));
     const service = await open(root);
     const odd = byKey(await service.listSessions())['dir-wal']!;
-    expect(odd.status).toBe('refused');
-    expect(odd.status_detail).toMatch(/^io: /);
+    expect(odd.status).toBe('unreadable');
+    expect(odd.status_detail).toMatch(/^cannot (open|read) /);
     await expectOthersUsable(service);
   });
 
@@ -127,12 +127,12 @@ describe('failure stays local', () => {
     const source = tempDir();
     writeFinished(source, 'copying');
     fs.copyFileSync(walPath(sessionDir(source, 'copying')), path.join(copy, 'wal.tmp-8123'));
-    await waitFor(async () => byKey(await service.listSessions())['copying']?.status === 'refused');
+    await waitFor(async () => byKey(await service.listSessions())['copying']?.status === 'unreadable');
     await expectOthersUsable(service);
     fs.renameSync(path.join(copy, 'wal.tmp-8123'), walPath(copy));
-    await waitFor(async () => byKey(await service.listSessions())['copying']?.status === 'finished');
+    await waitFor(async () => byKey(await service.listSessions())['copying']?.status === 'completed');
     const listed = (event: WalscopeEvent) => (event.type === 'sessions' ? event.sessions : event.type === 'summaries' ? event.changed : []);
-    await waitFor(async () => events.some((event) => listed(event).some((session) => session.key === 'copying' && session.status === 'finished')));
+    await waitFor(async () => events.some((event) => listed(event).some((session) => session.key === 'copying' && session.status === 'completed')));
     await expectOthersUsable(service);
   });
 

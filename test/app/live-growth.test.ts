@@ -24,7 +24,7 @@ describe('live growth without a file event', () => {
     const writer = openSessionForWrite(root, 'live', { writer_name: 'live-growth-test' });
     try {
       await service.getSession('live');
-      await expect.poll(async () => (await service!.getSession('live')).summary.status, { timeout: 5_000 }).toBe('live');
+      await expect.poll(async () => (await service!.getSession('live')).summary.status, { timeout: 5_000 }).toBe('running');
       await (service as unknown as { watcher: { close(): Promise<void> } }).watcher.close();
       const seen: number[] = [];
       service.subscribe((event: WalscopeEvent) => {

@@ -44,7 +44,7 @@ describe('retire from the app', () => {
     expect(preview.refusal).toBeNull();
     const before = folderBytes(dir);
     for (const reason of ['', '   ']) {
-      const result = await service.runRetire(SESSION, 'sealed', preview.plan!, reason);
+      const result = await service.runRetire(SESSION, 'sealed', preview.plan!, reason, 'operator-one');
       expect(result).toMatchObject({ ok: false, refusal: { code: 'audit', message: expect.stringMatching(/a reason is required.*nothing was written/) } });
     }
     expect(folderBytes(dir)).toEqual(before);
@@ -55,7 +55,7 @@ describe('retire from the app', () => {
     const dir = sessionDir(root, SESSION);
     const preview = await service.previewRetire(SESSION, 'sealed');
     const live = preview.plan!.live;
-    const result = await service.runRetire(SESSION, 'sealed', preview.plan!, REASON);
+    const result = await service.runRetire(SESSION, 'sealed', preview.plan!, REASON, 'operator-one');
     expect(result.ok).toBe(true);
     const sealed = readHistory(dir).lineages.find((lineage) => lineage.wal_id === live.wal_id)!;
     expect(sealed).toMatchObject({ where: 'sealed', last_seq: live.last_seq + 1 });
@@ -70,14 +70,14 @@ describe('retire from the app', () => {
       expect(frames.at(-1)).toMatchObject({
         seq: live.last_seq + 1,
         type: 'operator_action',
-        payload: { action: 'retire', operator: os.userInfo().username, reason: REASON, based_on_seq: live.last_seq, via: 'app' },
+        payload: { action: 'retire', operator: 'operator-one', os_user: os.userInfo().username, reason: REASON, based_on_seq: live.last_seq, via: 'app' },
       });
     } finally {
       copy.dispose();
     }
     // The History panel names who retired it and why; the live successor and older lineages name nobody.
     const history = await service.getHistory(SESSION);
-    expect(history.lineages.find((lineage) => lineage.wal_id === live.wal_id)!.retired_by).toMatchObject({ action: 'retire', operator: os.userInfo().username, reason: REASON, via: 'app', based_on_seq: live.last_seq });
+    expect(history.lineages.find((lineage) => lineage.wal_id === live.wal_id)!.retired_by).toMatchObject({ action: 'retire', operator: 'operator-one', os_user: os.userInfo().username, reason: REASON, via: 'app', based_on_seq: live.last_seq });
     expect(history.lineages.filter((lineage) => lineage.retired_by !== null)).toHaveLength(1);
   });
 });

@@ -164,7 +164,7 @@ describe("a root's first read", () => {
     const pushes = events.filter((event) => event.type === 'summaries');
     for (const push of pushes) listed = withChangedSummaries(listed, push.changed);
     expect(listed).toEqual(await service.listSessions());
-    expect(listed.every((summary) => summary.status === 'finished')).toBe(true);
+    expect(listed.every((summary) => summary.status === 'completed')).toBe(true);
     // No whole list (the sessions stayed the same), and each summary once: it changed once, when its WAL was read.
     // Nor any progress: each WAL was read in one slice, so there was no bar to show or to end.
     expect(events.filter((event) => event.type === 'sessions' || event.type === 'progress')).toHaveLength(0);

@@ -130,7 +130,7 @@ describe('tail-first opening', () => {
     await service.whenRead();
     expect(await service.getTail('s')).toBeNull();
     const detail = await service.getSession('s');
-    expect(detail.summary.status).toBe('torn_tail');
+    expect(detail.summary.torn_tail).toEqual({ offset: intact, bytes: 30 });
     expect(detail.integrity.torn_tail).toMatchObject({ offset: intact, bytes: 30 });
   }, TEST_MS_MAX);
 
@@ -149,7 +149,7 @@ describe('tail-first opening', () => {
     await service.whenRead();
     expect(await service.getTail('s')).toBeNull();
     const detail = await service.getSession('s');
-    expect(detail.summary.status).toBe('refused');
+    expect(detail.summary.status).toBe('damaged');
     expect(detail.integrity.error?.kind).toBe('non_tail_corruption');
     expect(detail.integrity.error!.offset!).toBeLessThanOrEqual(damage_at);
     expect(detail.actions.every((action) => !action.applies)).toBe(true);

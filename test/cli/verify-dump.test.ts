@@ -52,7 +52,7 @@ describe('walscope verify', () => {
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as VerifyReport;
     expect(report).toMatchObject({ session: 's1', records: 12, last_seq: 12, frames: 13, torn_tail: null, error: null, features: ['run-cancel-at/v1'] });
-    expect(Object.keys(report)).toEqual(['path', 'session', 'wal_id', 'frames', 'records', 'last_seq', 'bytes', 'valid_bytes', 'digest_algorithms', 'features', 'torn_tail', 'in_progress_tail', 'error', 'archive', 'run']);
+    expect(Object.keys(report)).toEqual(['path', 'session', 'wal_id', 'frames', 'records', 'last_seq', 'bytes', 'valid_bytes', 'digest_algorithms', 'features', 'torn_tail', 'in_progress_tail', 'error', 'archive', 'run', 'attention']);
     expect(walscope('verify', wal).stdout).toMatch(/^OK\s+session s1 \(/);
   });
 
@@ -85,7 +85,7 @@ describe('walscope verify', () => {
     expect(report.error!.offset).toBe(report.valid_bytes);
     const human = walscope('verify', copy);
     expect(human.code).toBe(1);
-    expect(human.stdout).toContain(`non tail corruption: non-tail corruption at offset ${report.error!.offset}`);
+    expect(human.stdout).toContain(`damaged: non-tail corruption at offset ${report.error!.offset}`);
     expect(human.stdout).toContain('restore the WAL from a good copy');
   });
 

@@ -22,6 +22,7 @@ import { steppedClock } from '../../src-main/runtime/clock.js';
 import { duplicateKeys, FileLedger, MemoryLedger } from '../../src-main/runtime/ledger.js';
 import { AgentRuntime } from '../../src-main/runtime/runtime.js';
 import { useTempDirs } from '../helpers/temp.js';
+import { refusedStatus } from '../../src-shared/status.js';
 
 const tempDir = useTempDirs('walscope-demo-');
 const REPO = path.resolve(import.meta.dirname, '../..');
@@ -36,11 +37,14 @@ function observed(root: string, id: DemoSessionId) {
   const { json } = replayOf(root, id);
   const refused = json.integrity.error !== null;
   const last = json.episodes.at(-1);
+  // verify refuses a session whose archive it refuses, though its live WAL reads (the list says the same).
+  const archive_error = verifyArchive(sessionDir(root, id), [])?.error ?? null;
   return {
     integrity: refused ? json.integrity.error!.kind : json.integrity.torn_tail !== null ? 'torn_tail' : 'ok',
     resume: json.resume.action,
     state: refused ? null : (last?.state ?? null),
     finished: refused ? null : (last?.finished?.reason ?? null),
+    status: archive_error === null ? json.run.status : refusedStatus(archive_error.kind),
   };
 }
 

@@ -48,7 +48,13 @@ describe('a very long episode', () => {
     expect(resume.action).toBe('continue');
     const text = outline(
       { wal_path: '/long/wal', session: 'long', session_dir: null, root: null, is_export: true },
-      { read: { ...refusedRead({ kind: 'io', offset: null, seq: null, features: [], message: '' }), error: null }, fold, resume, run: runSignal(fold, { torn_tail: null, error: null }, true) },
+      {
+        read: { ...refusedRead({ kind: 'io', offset: null, seq: null, features: [], message: '' }), error: null, live_holder: null },
+        fold,
+        resume,
+        recoveries: [],
+        run: runSignal(fold, { end: { torn_tail: null, error: null }, is_export: true, resume_action: resume.action, resume_message: resume.message, recoveries: [], live: null }),
+      },
     );
     expect(text.split('\n').length).toBeGreaterThan(3 * STEPS);
 

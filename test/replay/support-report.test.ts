@@ -60,7 +60,7 @@ describe('the support report', () => {
     const report = reportOf(cut);
     expect(report.integrity.verdict).toBe('cut');
     expect(report.integrity.ask_customer).toMatch(/cut in transfer.*SHA-256/);
-    expect(report.run.status).toBe('cut');
+    expect(report.run).toMatchObject({ status: 'needs_operator', open_end: 'cut' });
     expect(report.episodes[0]!.state).toBe('cut short');
   });
 
@@ -100,7 +100,7 @@ describe('walscope report', () => {
     const out = path.join(tempDir(), 'report.html');
     expect(cli(wal, '--html', out).status).toBe(0);
     expect(fs.readdirSync(exports)).toEqual(['customer.wal']);
-    expect(fs.readFileSync(out, 'utf8')).toContain('finished unconfirmed');
+    expect(fs.readFileSync(out, 'utf8')).toContain('finished, unconfirmed');
     const again = cli(wal, '--html', out);
     expect(again.status).toBe(1);
     expect(again.stderr).toContain('exists');
