@@ -1,4 +1,5 @@
 // `walscope verify PATH [--json]`: checks every WAL that PATH names, read-only.
+import { appendAll } from '../../src-shared/arrays.js';
 import type { VerifyReport } from '../../src-shared/wal.js';
 import fs from 'node:fs';
 import { verifyReportOf, verifyTarget, type WalTarget } from '../engine/inspect.js';
@@ -74,7 +75,7 @@ function humanReport(report: VerifiedRun): string {
   if (report.in_progress_tail !== null) {
     lines.push(`  tail in progress: a live writer is appending (${plural(report.in_progress_tail.bytes, 'byte')} at offset ${report.in_progress_tail.offset})`);
   }
-  if (report.archive !== null) lines.push(...archiveLines(report.archive));
+  if (report.archive !== null) appendAll(lines, archiveLines(report.archive));
   return textLines(lines);
 }
 

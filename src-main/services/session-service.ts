@@ -27,7 +27,7 @@ import type {
   WalscopeEvent,
   Workspace,
 } from '../../src-shared/ipc.js';
-import { apiClient, pageSessions, type ApiRequests, type SessionFilter, type SessionPage } from '../../src-shared/ipc.js';
+import { apiClient, dispatchApi, pageSessions, type ApiRequests, type SessionFilter, type SessionPage } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
 import type { EpisodeTiming } from '../../src-shared/replay.js';
 import { describe } from '../engine/errors.js';
@@ -622,9 +622,11 @@ export class SessionService implements WalscopeApi {
 
   /** The API with its actions approved by `approver`: the fleet agent acts for an operator on another machine. */
   approvedBy(approver: ActionApprover): ApiRequests {
-    return apiClient((method, args) => method === 'runAction'
-      ? this.runAction(...(args as Parameters<WalscopeApi['runAction']>), approver)
-      : (this[method] as (...values: unknown[]) => Promise<unknown>).apply(this, args));
+    return apiClient((method, args) => {
+      if (method !== 'runAction') return dispatchApi(this, method, args);
+      const [key, kind, based_on_seq, reason] = args as Parameters<WalscopeApi['runAction']>;
+      return this.runAction(key, kind, based_on_seq, reason, approver);
+    });
   }
 
   async getReport(key: string): Promise<SupportReport> {
