@@ -5,11 +5,11 @@ import { demoCommand } from './demo.js';
 import { dumpCommand } from './dump.js';
 import { agentCommand, fetchCommand, fleetCommand } from './fleet.js';
 import { lineagesCommand } from './lineages.js';
-import { terminalSafe } from './format.js';
 import { replayCommand } from './replay.js';
 import { reportCommand } from './report.js';
 import { retireCommand } from './retire.js';
 import { serveCommand } from './serve.js';
+import { guardStream } from './terminal.js';
 import { verifyCommand } from './verify.js';
 
 const COMMANDS: Record<string, Command> = {
@@ -62,13 +62,6 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
-}
-
-/** Routes every write of a standard stream through terminalSafe, whichever command or library made it. */
-function guardStream(stream: NodeJS.WriteStream): void {
-  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
-  stream.write = ((chunk: unknown, ...rest: unknown[]) =>
-    write(typeof chunk === 'string' ? terminalSafe(chunk) : chunk, ...rest)) as typeof stream.write;
 }
 
 /** Any error nothing else handled: one line naming the command and what failed, then exit. The stack only
