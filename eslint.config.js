@@ -6,6 +6,40 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** The name `node` reads, when it is the rest parameter of a function around it: `(...args) => call(...args)`
+ *  passes on the arguments of one call, which already fit on the stack once. */
+function isRestParameter(context, node) {
+  if (node.type !== 'Identifier') return false;
+  for (let scope = context.sourceCode.getScope(node); scope !== null; scope = scope.upper) {
+    const variable = scope.set.get(node.name);
+    if (variable !== undefined) return variable.defs.some((def) => def.type === 'Parameter' && def.name.parent?.type === 'RestElement');
+  }
+  return false;
+}
+
+// Every item of a list spread into a call, or handed to `fn.apply(this, list)`, is one argument on the stack:
+// past ~120,000 (one step's attempts, a session's episodes, a batch's calls) the call throws "Maximum call
+// stack size exceeded". Use appendAll, largest or smallest (src-shared/arrays.ts), a loop, or name the
+// arguments. Allowed: a function's own rest parameter passed on (it was one call's arguments already).
+const noSpreadArguments = {
+  meta: { type: 'problem', messages: { spread: 'a spread into a call passes every item as an argument and overflows the stack on a long list: use appendAll/largest/smallest (src-shared/arrays.ts), a loop, or named arguments' } },
+  create(context) {
+    const check = (node) => {
+      if (!isRestParameter(context, node)) context.report({ node, messageId: 'spread' });
+    };
+    const isApply = (callee) => callee.type === 'MemberExpression' && !callee.computed && callee.property.name === 'apply';
+    return {
+      'CallExpression > SpreadElement, NewExpression > SpreadElement'(node) {
+        if (node.parent.arguments.includes(node)) check(node.argument);
+      },
+      CallExpression(node) {
+        const list = isApply(node.callee) && node.arguments.length === 2 ? node.arguments[1] : null;
+        if (list !== null && list.type !== 'ArrayExpression') check(list);
+      },
+    };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['out/', 'node_modules/', 'bench-data/', 'resources/'] },
   js.configs.recommended,
@@ -14,6 +48,11 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
+  },
+  {
+    files: ['src-main/**/*.ts', 'src-shared/**/*.ts', 'src-renderer/**/*.{ts,tsx}'],
+    plugins: { walscope: { rules: { 'no-spread-arguments': noSpreadArguments } } },
+    rules: { 'walscope/no-spread-arguments': 'error' },
   },
   {
     // The plain JavaScript files are Node scripts (the launcher, the build, the Electron fetch).

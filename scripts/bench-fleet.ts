@@ -21,6 +21,7 @@ import type { AuditEntry, FleetSummary, HostBeat } from '../src-main/fleet/agent
 import { FleetIndex } from '../src-main/fleet/index.js';
 import { AUDIT_STREAM, auditSubject, EVENTS_STREAM, eventSubject, hostKey, HOSTS_BUCKET, sessionKey, SESSIONS_BUCKET } from '../src-main/fleet/names.js';
 import { initTopology } from '../src-main/fleet/topology.js';
+import { spendLink } from '../test/app/serve-harness.js';
 
 const REPO_DIR = path.resolve(import.meta.dirname, '..');
 /** Messages published to each stream to measure its cost per message. */
@@ -58,13 +59,12 @@ async function startServe(url: string): Promise<{ child: ChildProcess; port: num
   const child = spawn(process.execPath, ['bin/walscope.js', 'serve', '--fleet', '--nats', url, '--port', '0'], { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'inherit'] });
   const printed = await new Promise<string>((resolve, reject) => {
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
-      const found = /(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(line);
+      const found = /(http:\/\/127\.0\.0\.1:\d+\/\?open=\S+)/.exec(line);
       if (found !== null) resolve(found[1]!);
     });
     child.once('exit', (code) => reject(new Error(`serve --fleet exited (${code})`)));
   });
-  const parsed = new URL(printed);
-  return { child, port: Number(parsed.port), token: parsed.searchParams.get('token')! };
+  return { child, port: Number(new URL(printed).port), token: await spendLink(printed) };
 }
 
 async function listPage(served: { port: number; token: string }, status: ListedStatus | null, host: string | null, start: number, count: number): Promise<SessionPage> {

@@ -14,6 +14,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type { RowPage, SearchResult, SessionDetail, SessionSummary, SessionTail, TimelineRow, WalscopeEvent } from '../src-shared/ipc.js';
 import { sessionDir, walPath } from '../src-main/engine/state-root.js';
+import { spendLink } from '../test/app/serve-harness.js';
 import { BIG_SESSION_ID, bigSessionRoot, LiveAppender, LONG_EPISODE_SESSION_ID, longEpisodeMillionRoot, manySessionsRoot, MILLION_SESSION_ID, millionSessionRoot, smallOutputBytes, writeSessionWal } from './bench-data.js';
 
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -46,14 +47,14 @@ async function serve(target: string, cache_dir: string): Promise<Served> {
   });
   const url = await new Promise<string>((resolve, reject) => {
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
-      const found = /(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(line);
+      const found = /(http:\/\/127\.0\.0\.1:\d+\/\?open=\S+)/.exec(line);
       if (found !== null) resolve(found[1]!);
     });
     child.once('exit', (code) => reject(new Error(`serve exited (${code})`)));
   });
   const url_ms = performance.now() - started_ms;
   const parsed = new URL(url);
-  const token = parsed.searchParams.get('token')!;
+  const token = await spendLink(url);
   const call = async <T>(method: string, args: unknown[] = []): Promise<T> => {
     const response = await fetch(`${parsed.origin}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-walscope-token': token }, body: JSON.stringify({ args }) });
     const value = (await response.json()) as T;

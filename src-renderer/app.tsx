@@ -60,6 +60,7 @@ export function App() {
         {workspace.data !== undefined && <span className="badge" data-testid="workspace-kind">{workspace.data.kind}{workspace.data.read_only ? ' · read-only' : ''}</span>}
         {workspace.data !== undefined && workspace.data.not_sessions.length > 0 && <span className="muted head-text">not sessions: {workspace.data.not_sessions.join(', ')}</span>}
         {dropError !== null && <span className="error head-text">{dropError}</span>}
+        {workspace.error !== null && <span className="error head-text" role="alert" data-testid="workspace-error">{workspace.error.message}</span>}
         <button type="button" className="help-button" onClick={() => setHelp(true)} aria-label="Keyboard help" title="Keyboard help (?)" data-testid="help-button">?</button>
       </header>
       {help && <KeyboardHelp onClose={() => setHelp(false)} />}

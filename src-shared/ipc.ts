@@ -686,6 +686,7 @@ export function dispatchApi(api: ApiRequests, method: unknown, args: unknown): P
     if (problem !== null) return Promise.reject(new ApiFailure('bad_request', `${method}: ${name} must be ${problem}`));
   }
   const call = api[method] as (...values: unknown[]) => Promise<unknown>;
+  // eslint-disable-next-line walscope/no-spread-arguments -- as many as the method's arguments, checked above
   return call.apply(api, args);
 }
 

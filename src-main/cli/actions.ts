@@ -4,7 +4,6 @@
 // --reason). --dry-run never writes. --json prints the plan and the outcome as one JSON object. A WAL file is an
 // export and is refused: actions need the session's lease, which only a session folder of a state root has.
 import path from 'node:path';
-import readline from 'node:readline/promises';
 import type { RecoveryKind } from '../../src-shared/replay.js';
 import { classifyPath, isValidSessionId, SESSIONS_DIR_NAME } from '../engine/state-root.js';
 import {
@@ -25,6 +24,7 @@ import { osUser } from '../engine/os-user.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable, textLines } from './format.js';
 import { planLines } from './replay.js';
+import { ask } from './terminal.js';
 
 type Act = (root: string, session_id: string, options: RecoveryOptions) => RecoveryOutcome;
 
@@ -110,13 +110,8 @@ function previewLines(name: RecoveryKind, preview: RecoveryPreview, contradicts:
 }
 
 export async function askReason(): Promise<string | null> {
-  const prompt = readline.createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    const answer = (await prompt.question('reason for this action (recorded in the WAL): ')).trim();
-    return answer.length === 0 ? null : answer;
-  } finally {
-    prompt.close();
-  }
+  const answer = await ask('reason for this action (recorded in the WAL): ');
+  return answer === '' ? null : answer;
 }
 
 /** The state root and session id of a session folder, or why the path cannot be acted on. */
@@ -135,14 +130,7 @@ export function sessionOf(folder: string): { root: string; id: string } | string
 
 /** Asks on the terminal; false when there is none (a script must pass --yes). */
 export async function confirm(question: string): Promise<boolean> {
-  if (!process.stdin.isTTY) return false;
-  const prompt = readline.createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    const answer = await prompt.question(`${question} [y/N] `);
-    return answer.trim().toLowerCase() === 'y';
-  } finally {
-    prompt.close();
-  }
+  return (await ask(`${question} [y/N] `))?.toLowerCase() === 'y';
 }
 
 export async function refuse(message: string): Promise<number> {

@@ -1,5 +1,6 @@
 // What every CLI command is, and the one argument parser they share. Exit codes: 0 usable/done, 1 refused or
 // failed, 2 usage error, 141 stdout's reader went away (as for a process killed by SIGPIPE).
+import { createRequire } from 'node:module';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 export const EXIT_OK = 0;
@@ -12,6 +13,15 @@ export interface Command {
   summary: string;
   usage: string;
   run(argv: string[]): Promise<number>;
+}
+
+/** The version in package.json (the built CLI is out/cli/walscope.js, two folders below it). */
+export function walscopeVersion(): string {
+  try {
+    return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
 }
 
 export class UsageError extends Error {

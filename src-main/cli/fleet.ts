@@ -1,8 +1,6 @@
 // `walscope fleet init|ls` and `walscope agent ROOT`: the fleet's commands (docs/fleet.md).
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { FleetAgent } from '../fleet/agent.js';
 import { fleetRows } from '../fleet/client.js';
@@ -11,18 +9,9 @@ import { BUS_FLAGS, BUS_USAGE, busOptions, connectBus } from '../fleet/connectio
 import { initTopology, TopologyMissingError } from '../fleet/topology.js';
 import { classifyPath } from '../engine/state-root.js';
 import { WorkerApi } from '../services/worker-client.js';
-import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
+import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, walscopeVersion, writeOut, type Command } from './command.js';
 
 const WORKER_FILE = new URL('./session-worker.js', import.meta.url);
-
-function walscopeVersion(): string {
-  try {
-    const require = createRequire(import.meta.url);
-    return (require(path.join(path.dirname(fileURLToPath(import.meta.url)), '../../package.json')) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
-}
 
 async function withBus<T>(values: Record<string, string | boolean | undefined>, name: string, run: (nc: NatsConnection) => Promise<T>): Promise<T> {
   const options = busOptions(values as Record<string, string | undefined>, name);

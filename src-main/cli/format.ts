@@ -32,6 +32,14 @@ export function printable(text: string, length_max: number): string {
   return escaped.length > length_max ? `${escaped.slice(0, length_max - 1)}…` : escaped;
 }
 
+/** Untrusted text of many lines (a message) as lines of its own, cut to `chars_max` characters in all, each
+ *  behind `indent` so that none can pass for a line of ours; for textLines, which escapes what steers the
+ *  terminal in each (a lone CR too: it would draw over the line). A CRLF ends a line as LF does. */
+export function indentedLines(text: string, indent: string, chars_max: number): string[] {
+  const cut = text.length > chars_max ? `${text.slice(0, chars_max - 1)}…` : text;
+  return cut.split(/\r?\n/).map((line) => `${indent}${line}`);
+}
+
 /** Human output built as a list of lines: each entry is one line, so a newline inside one can only have come
  *  from WAL text (a run_id, a reason, a refusal naming a record) and is escaped. No field, however it was
  *  built into its line, can start a line of its own, such as a forged "OK  session …". */

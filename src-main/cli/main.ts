@@ -1,16 +1,16 @@
 // The `walscope` command line: one dispatcher, one module per command.
-import { EXIT_FAILED, EXIT_READER_GONE, EXIT_USAGE, UsageError, type Command } from './command.js';
+import { EXIT_FAILED, EXIT_READER_GONE, EXIT_USAGE, UsageError, walscopeVersion, type Command } from './command.js';
 import { acknowledgeCommand } from './acknowledge.js';
 import { cancelCommand, resumeCommand, sealCommand } from './actions.js';
 import { demoCommand } from './demo.js';
 import { dumpCommand } from './dump.js';
 import { agentCommand, fetchCommand, fleetCommand } from './fleet.js';
 import { lineagesCommand } from './lineages.js';
-import { terminalSafe } from './format.js';
 import { replayCommand } from './replay.js';
 import { reportCommand } from './report.js';
 import { retireCommand } from './retire.js';
 import { serveCommand } from './serve.js';
+import { guardStream } from './terminal.js';
 import { verifyCommand } from './verify.js';
 
 const COMMANDS: Record<string, Command> = {
@@ -33,7 +33,20 @@ const COMMANDS: Record<string, Command> = {
 
 function help(): string {
   const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(11)} ${command.summary}`);
-  return `walscope — inspect and recover agent-runtime write-ahead logs\n\nusage: walscope <command> [options]\n\n${lines.join('\n')}\n\nwalscope <command> --help shows a command's options.\n`;
+  return `walscope — inspect and recover agent-runtime write-ahead logs\n\nusage: walscope <command> [options]\n\n${lines.join('\n')}\n\nwalscope help <command> (or walscope <command> --help) shows a command's options;\nwalscope --version prints the version.\n`;
+}
+
+function commandHelp(command: Command): string {
+  return `usage: ${command.usage}\n\n${command.summary}\n`;
+}
+
+function commandNamed(name: string): Command | undefined {
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+}
+
+function unknownCommand(name: string): number {
+  process.stderr.write(`walscope: unknown command "${name}"\n\n${help()}`);
+  return EXIT_USAGE;
 }
 
 /** Set once the command is known, so a failure names the command that failed. */
@@ -41,18 +54,25 @@ let running = 'walscope';
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V') {
+    process.stdout.write(`walscope ${walscopeVersion()}\n`);
+    return 0;
+  }
+  if (name === 'help' && rest.length > 0) {
+    const asked = commandNamed(rest[0]!);
+    if (asked === undefined) return unknownCommand(rest[0]!);
+    process.stdout.write(commandHelp(asked));
+    return 0;
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(help());
     return name === undefined ? EXIT_USAGE : 0;
   }
-  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (command === undefined) {
-    process.stderr.write(`walscope: unknown command "${name}"\n\n${help()}`);
-    return EXIT_USAGE;
-  }
+  const command = commandNamed(name);
+  if (command === undefined) return unknownCommand(name);
   running = `walscope ${name}`;
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(`usage: ${command.usage}\n\n${command.summary}\n`);
+    process.stdout.write(commandHelp(command));
     return 0;
   }
   try {
@@ -64,13 +84,6 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
-}
-
-/** Routes every write of a standard stream through terminalSafe, whichever command or library made it. */
-function guardStream(stream: NodeJS.WriteStream): void {
-  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
-  stream.write = ((chunk: unknown, ...rest: unknown[]) =>
-    write(typeof chunk === 'string' ? terminalSafe(chunk) : chunk, ...rest)) as typeof stream.write;
 }
 
 /** Any error nothing else handled: one line naming the command and what failed, then exit. The stack only

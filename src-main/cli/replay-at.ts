@@ -1,6 +1,7 @@
 // `walscope replay SESSION --at STEP [--episode N] [--json]`: the request of one step exactly as the model saw
 // it (wal-format §6), each message with where it came from (the run's input, a compaction view, a step's turn,
 // a steer), which view applied, and the problems that stop it being rendered. Read-only, like `replay`.
+import { appendAll } from '../../src-shared/arrays.js';
 import { originLabel, messageText, noteLabel, noteSummary } from '../../src-shared/compaction.js';
 import type { EpisodeFold, ReplayAtJson, StepRequest } from '../../src-shared/replay.js';
 import type { WalTarget } from '../engine/inspect.js';
@@ -8,7 +9,7 @@ import { replayTarget } from '../replay/report.js';
 import { withPayloadPass } from '../replay/payloads.js';
 import { renderStepRequest } from '../replay/transcript.js';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeOut } from './command.js';
-import { plural, printable, textLines } from './format.js';
+import { indentedLines, plural, printable, textLines } from './format.js';
 
 const MESSAGE_TEXT_MAX = 2_000;
 
@@ -60,7 +61,7 @@ function requestText(target: WalTarget, episode: EpisodeFold, request: StepReque
   request.messages.forEach((rendered, index) => {
     const role = typeof rendered.message['role'] === 'string' ? rendered.message['role'] : '?';
     lines.push(`  [${index}] ${printable(role, 20)} · ${printable(originLabel(rendered.origin, episode.episode), 160)}`);
-    lines.push(`      ${printable(messageText(rendered.message), MESSAGE_TEXT_MAX)}`);
+    appendAll(lines, indentedLines(messageText(rendered.message), '      ', MESSAGE_TEXT_MAX));
   });
   return textLines(lines);
 }

@@ -1,12 +1,14 @@
 // `walscope report PATH [--html FILE | --json]`: the support report of one WAL (a WAL file or a session folder),
 // read-only. --html writes one self-contained page to FILE, which the user names: never beside the WAL (exports
-// are never written), never over an existing file, never over the WAL itself. --json prints the same facts.
+// are never written), never inside a state root or a session folder (a reader would take the file for state:
+// SESSION/archive, ROOT/wal-feature-floor), never over an existing file. --json prints the same facts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { reportHtml } from '../../src-shared/report-html.js';
 import type { SupportReport } from '../../src-shared/report.js';
+import { stateFolderKind } from '../engine/state-root.js';
 import { supportReport } from '../replay/support-report.js';
-import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
+import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable, runLines } from './format.js';
 import { appendAll } from '../../src-shared/arrays.js';
 import { singleTarget } from './targets.js';
@@ -21,8 +23,9 @@ export const reportCommand: Command = {
     const target = singleTarget(positionals[0]!, 'report');
     if (values.html !== undefined) {
       const out = path.resolve(values.html);
-      const refused = outputProblem(out, target.wal_path);
-      if (refused !== null) return refuse(refused);
+      const misplaced = placeProblem(out, target.wal_path);
+      if (misplaced !== null) return refuse(`walscope report: ${misplaced}`, EXIT_USAGE);
+      if (fs.existsSync(out)) return refuse(`${out} exists: name a new file; a report never overwrites`);
       const report = supportReport(target, Date.now());
       try {
         fs.writeFileSync(out, reportHtml(report), { flag: 'wx', mode: 0o644 });
@@ -39,11 +42,22 @@ export const reportCommand: Command = {
   },
 };
 
-/** The report goes only where the user says, and never onto the WAL it describes. */
-function outputProblem(out: string, wal_path: string): string | null {
-  if (out === path.resolve(wal_path)) return 'the report cannot be written over the WAL it describes';
-  if (fs.existsSync(out)) return `${out} exists: name a new file; a report never overwrites`;
-  return null;
+/** Why `out` is no place for a report, or null. Judged on the real folder (a symbolic link to a state root is
+ *  that state root), and on every folder above it: anything inside a state root is a root's file. */
+function placeProblem(out: string, wal_path: string): string | null {
+  const named = printable(out, 400);
+  let folder: string;
+  try {
+    folder = fs.realpathSync(path.dirname(out));
+  } catch {
+    return `${named}: its folder does not exist; name a file in an existing folder outside it`;
+  }
+  if (folder === fs.realpathSync(path.dirname(wal_path))) return `${named} is beside the WAL it describes, in ${printable(folder, 400)}: name a file outside it`;
+  for (let dir = folder; ; dir = path.dirname(dir)) {
+    const kind = stateFolderKind(dir);
+    if (kind !== null) return `${named} is inside the ${kind === 'state_root' ? 'state root' : 'session folder'} ${printable(dir, 400)}: name a file outside it`;
+    if (path.dirname(dir) === dir) return null;
+  }
 }
 
 function summary(report: SupportReport): string {
@@ -60,7 +74,7 @@ function summary(report: SupportReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function refuse(message: string): Promise<number> {
+async function refuse(message: string, code = EXIT_REFUSED): Promise<number> {
   process.stderr.write(`${message}\n`);
-  return EXIT_REFUSED;
+  return code;
 }

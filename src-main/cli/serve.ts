@@ -1,5 +1,6 @@
-// `walscope serve [ROOT] [--port N]`: the app's UI in a browser, over HTTP on 127.0.0.1 only. The printed URL
-// carries the random token every request must present; the session service runs in a worker thread.
+// `walscope serve [ROOT] [--port N]`: the app's UI in a browser, over HTTP on 127.0.0.1 only. The printed link
+// opens one tab, which trades it for the random token every request must present; each time one is spent the
+// next is printed (server/guard.ts). The session service runs in a worker thread.
 // `walscope serve --fleet --nats URL`: the same UI over every host of a fleet (src-main/fleet/fleet-api.ts).
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -89,12 +90,12 @@ async function serveUntilStopped(start: () => Promise<string>, port: number): Pr
   return EXIT_OK;
 }
 
-/** Connects to the bus, opens the fleet's indexes and serves them; returns the URL with its token. */
+/** Connects to the bus, opens the fleet's indexes and serves them; returns the link that opens a tab. */
 export async function serveFleet(bus: BusOptions, operator: string, port: number): Promise<string> {
   return serveApi(await FleetApi.connect(bus, operator), port);
 }
 
-/** Starts the worker and the server; returns the URL with its token. */
+/** Starts the worker and the server; returns the link that opens a tab. */
 export async function serve(target: WorkspacePaths, port: number): Promise<string> {
   return serveApi(await WorkerApi.start(WORKER_FILE, target), port);
 }
@@ -104,7 +105,7 @@ export async function serve(target: WorkspacePaths, port: number): Promise<strin
 async function serveApi(api: WalscopeApi & { close(): Promise<void> }, port: number): Promise<string> {
   let server;
   try {
-    server = await startServer({ api, renderer_dir: RENDERER_DIR, port });
+    server = await startServer({ api, renderer_dir: RENDERER_DIR, port, onLinkSpent: (next_url) => void writeOut(`a browser tab opened the link; the link for the next tab: ${next_url}\n`) });
   } catch (error) {
     await api.close();
     throw error;

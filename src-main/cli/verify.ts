@@ -1,4 +1,5 @@
 // `walscope verify PATH [--json]`: checks every WAL that PATH names, read-only.
+import { appendAll } from '../../src-shared/arrays.js';
 import type { VerifyReport, WalErrorInfo } from '../../src-shared/wal.js';
 import fs from 'node:fs';
 import { verifyReportOf, verifyTarget, type WalTarget } from '../engine/inspect.js';
@@ -7,7 +8,6 @@ import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Com
 import { formatBytes } from '../../src-shared/format.js';
 import { targetsOf } from './targets.js';
 import { plural, printable, runLines, textLines } from './format.js';
-import { appendAll } from '../../src-shared/arrays.js';
 import type { RunSignal } from '../../src-shared/replay.js';
 import { attentionOf, LISTED_STATUSES, refusedStatus, STATUS_LABEL, WHAT_TO_DO, type Attention, type ListedStatus } from '../../src-shared/status.js';
 import { archiveRefusal, refusedRun } from '../replay/signals.js';
@@ -97,7 +97,7 @@ function humanReport(report: VerifiedRun, is_export: boolean): string {
   if (report.in_progress_tail !== null) {
     lines.push(`  tail in progress: a live writer is appending (${plural(report.in_progress_tail.bytes, 'byte')} at offset ${report.in_progress_tail.offset})`);
   }
-  if (report.archive !== null) lines.push(...archiveLines(report.archive));
+  if (report.archive !== null) appendAll(lines, archiveLines(report.archive));
   return textLines(lines);
 }
 

@@ -13,6 +13,7 @@
 // and once settled, one more process changes nothing: retiring is idempotent.
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { appendAll } from '../../src-shared/arrays.js';
 import { openMember } from '../engine/archive-member.js';
 import { latestMember, readArchive } from '../engine/archive-reader.js';
 import { describe } from '../engine/errors.js';
@@ -65,7 +66,7 @@ export function simulateRetire(crashes: CrashPoint[], seed: number, options: Ret
   const now_ms = () => (now += 7);
   const retired = new Map<string, RetireReason>();
   const result: RetireSimResult = { crashes, seed, violations: [], mutations: [], points: [] };
-  const note = (process: number, found: Omit<RetireViolation, 'process'>[]) => result.violations.push(...found.map((violation) => ({ ...violation, process })));
+  const note = (process: number, found: Omit<RetireViolation, 'process'>[]) => appendAll(result.violations, found.map((violation) => ({ ...violation, process })));
   for (let index = 0; index <= crashes.length; index++) {
     const point = crashes[index] ?? null;
     const proc = new SimProcess(disk, point?.after_mutations ?? null);
@@ -133,7 +134,8 @@ export function checkHistory(disk: SimDisk, script: RetireScript, retired: Reado
     const invariant = problem.kind === 'counter_regression' ? 'counter_regression' : problem.kind === 'missing_parent' ? 'lineage_lost' : 'history_unreadable';
     found.push({ invariant, message: problem.message });
   }
-  found.push(...checkRetired(dir, io, retired), ...repeatedNumbers(dir, io));
+  appendAll(found, checkRetired(dir, io, retired));
+  appendAll(found, repeatedNumbers(dir, io));
   return found;
 }
 

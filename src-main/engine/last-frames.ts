@@ -103,19 +103,19 @@ class FrameChain {
   }
 
   scan(frames_max: number, reach: LastFramesReach | null): LastFrames {
-    const result = (torn_tail: LastFrames['torn_tail'], frames: LastFrame[], stop: LastFramesStop): LastFrames => ({ size_bytes: this.size_bytes, window_offset: this.window_offset, frames, torn_tail, stop });
-    if (this.size_bytes === 0) return result(null, [], 'start_of_file');
+    const result = (torn_tail: LastFrames['torn_tail'], [frames, stop]: [LastFrame[], LastFramesStop]): LastFrames => ({ size_bytes: this.size_bytes, window_offset: this.window_offset, frames, torn_tail, stop });
+    if (this.size_bytes === 0) return result(null, [[], 'start_of_file']);
     const last = this.frameEndingAt(this.size_bytes);
-    if (last !== null) return result(null, ...this.chainFrom(last, frames_max, reach));
+    if (last !== null) return result(null, this.chainFrom(last, frames_max, reach));
     for (const torn of this.torn) {
       // Past the budget "no frame ends here" is not known any more: nothing is claimed.
       if (this.over_budget) break;
       const torn_tail = { offset: torn.offset, bytes: this.size_bytes - torn.offset, reason: torn.reason };
-      if (torn.offset === 0) return result(torn_tail, [], 'start_of_file');
+      if (torn.offset === 0) return result(torn_tail, [[], 'start_of_file']);
       const before = this.frameEndingAt(torn.offset);
-      if (before !== null) return result(torn_tail, ...this.chainFrom(before, frames_max, reach));
+      if (before !== null) return result(torn_tail, this.chainFrom(before, frames_max, reach));
     }
-    return result(null, [], this.over_budget ? 'budget' : 'window');
+    return result(null, [[], this.over_budget ? 'budget' : 'window']);
   }
 
   private get over_budget(): boolean {

@@ -2,6 +2,7 @@
 // archive as a sealed member (read in full) or a tombstone (counts only). A parent found nowhere after a
 // covering read is `missing`, never skipped; a successor starting its counters below its parent's is a
 // counter regression, reported and never repaired. Read-only, like every reader of the engine.
+import { appendAll } from '../../src-shared/arrays.js';
 import type { Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
 import { archivePath } from './archive-format.js';
 import { latestMember, readArchive, type ArchiveError, type ArchiveMember, type ArchiveScan } from './archive-reader.js';
@@ -177,7 +178,7 @@ export function readHistory(session_dir: string, options: HistoryOptions = {}): 
     const read = () => memberLineage(session_dir, member, io, options);
     const found = options.member_reads === undefined ? read() : options.member_reads.of(member, read);
     member_actions.set(found.entry.wal_id, found.operator_actions);
-    problems.push(...found.problems);
+    appendAll(problems, found.problems);
     return found;
   };
   const problems: LineageProblem[] = [];
@@ -208,7 +209,7 @@ export function readHistory(session_dir: string, options: HistoryOptions = {}): 
     listed.add(parent_wal_id);
     const opened = memberRead(member);
     lineages.push(opened.entry);
-    problems.push(...regressions(child, opened.entry));
+    appendAll(problems, regressions(child, opened.entry));
     child = opened.next;
   }
   // Members no parent link reaches (after a tombstone, whose parent is not recorded): newest first.

@@ -70,6 +70,15 @@ export function listSessions(root: string, io: FileIO = nodeFileIO): SessionList
   return listing;
 }
 
+/** Which of walscope's folders `dir` is, by what it holds: a session folder holds a wal; a state root holds
+ *  sessions/ or the feature floor (which exists before any session does). null for any other folder. Only a
+ *  writer under the lease adds a file to either: a file put there by anything else is read as state. */
+export function stateFolderKind(dir: string, io: FileIO = nodeFileIO): 'session_dir' | 'state_root' | null {
+  if (io.stat(walPath(dir))?.is_file === true) return 'session_dir';
+  if (io.stat(sessionsDir(dir))?.is_directory === true || io.stat(floorPath(dir)) !== null) return 'state_root';
+  return null;
+}
+
 export type PathKind = 'wal_file' | 'session_dir' | 'state_root' | 'missing' | 'unrecognized';
 
 /** What a user-given path is. Any file counts as a WAL: an export may carry any name (wal-format §1). A FIFO or

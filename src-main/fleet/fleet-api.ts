@@ -56,8 +56,6 @@ interface FleetApiOptions {
   nats_user: string | null;
 }
 
-type Remote = Pick<WalscopeApi, ApiMethod>;
-
 export class FleetApi implements WalscopeApi {
   private readonly listeners = new Set<(event: WalscopeEvent) => void>();
   private readonly changed = new Set<string>();
@@ -178,8 +176,7 @@ export class FleetApi implements WalscopeApi {
     }
     const offline = this.offlineWhy(where.host);
     if (offline !== null) return this.offlineAnswer(method, key, args, offline);
-    const remote = this.remote(where.host, method);
-    const value = await remote(where.session, ...args.slice(1));
+    const value = await this.callRemote(where.host, method, [where.session, ...args.slice(1)]);
     if (method === 'getSession') {
       const detail = value as SessionDetail;
       const fleet_detail: SessionDetail = { ...detail, summary: { ...detail.summary, key, host: where.host } };
@@ -190,15 +187,12 @@ export class FleetApi implements WalscopeApi {
     return value;
   }
 
-  private remote(host: string, method: ApiMethod): (...args: unknown[]) => Promise<unknown> {
-    const client: Remote = apiClient(async (name, args) => {
-      try {
-        return await callHost(this.options.nc, host, name, { args, operator: this.options.operator, ...(this.options.nats_user === null ? {} : { nats_user: this.options.nats_user }) }, HOST_CALL_TIMEOUT_MS);
-      } catch (error) {
-        throw asApiFailure(host, error);
-      }
-    });
-    return client[method] as (...args: unknown[]) => Promise<unknown>;
+  private async callRemote(host: string, method: ApiMethod, args: unknown[]): Promise<unknown> {
+    try {
+      return await callHost(this.options.nc, host, method, { args, operator: this.options.operator, ...(this.options.nats_user === null ? {} : { nats_user: this.options.nats_user }) }, HOST_CALL_TIMEOUT_MS);
+    } catch (error) {
+      throw asApiFailure(host, error);
+    }
   }
 
   /** What an offline host's session shows: its last detail with every action disabled, refusals for actions. */

@@ -3,7 +3,7 @@
 // check and the episode states are derived from that in `snapshot`. Lineage frames, informational records and
 // unknown types are kept as references, shown and never acted on (wal-format §5 step 5).
 import assert from 'node:assert/strict';
-import { appendAll, NONE, withItem } from '../../src-shared/arrays.js';
+import { appendAll, largest, NONE, withItem } from '../../src-shared/arrays.js';
 import { ChunkedList, type Parts } from '../../src-shared/parts.js';
 import type {
   ApprovalFold,
@@ -670,7 +670,7 @@ function touchedPlaces(lists: readonly (readonly object[])[], before: readonly n
   const places: number[][] = lists.map(() => []);
   let found = 0;
   for (let list = 0; list < lists.length; list++) for (let at = before[list]!; at < lists[list]!.length; at++) if (touched.has(lists[list]![at]!)) found++;
-  const depth_max = Math.max(...before);
+  const depth_max = largest(before) ?? 0;
   for (let depth = 1; depth <= depth_max && found < touched.size; depth++) {
     for (let list = 0; list < lists.length; list++) {
       const at = before[list]! - depth;

@@ -2,6 +2,7 @@
 // file exactly as received (size and SHA-256 first), through the same reader, fold and plans as `replay`.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { largest, smallest } from '../../src-shared/arrays.js';
 import type { EpisodeFold, SessionFold } from '../../src-shared/replay.js';
 import { CLASS_MEANING, REPORT_FORMAT, type ReportCall, type ReportEpisode, type ReportIntegrity, type ReportLineage, type SupportReport } from '../../src-shared/report.js';
 import type { Payload, ReadFrame } from '../../src-shared/wal.js';
@@ -183,8 +184,8 @@ function totalsOf(fold: SessionFold, episodes: ReportEpisode[]): SupportReport['
   return {
     tokens: sumUsage(fold.episodes.flatMap((episode) => episode.steps.map((step) => step.usage))),
     failed_attempts: episodes.reduce((sum, episode) => sum + episode.failed_attempts, 0),
-    first_ms: firsts.length === 0 ? null : Math.min(...firsts),
-    last_ms: lasts.length === 0 ? null : Math.max(...lasts),
+    first_ms: smallest(firsts),
+    last_ms: largest(lasts),
     times_recorded: firsts.length > 0,
   };
 }

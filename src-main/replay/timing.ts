@@ -2,6 +2,7 @@
 // dispatched_at_ms / finished_at_ms, a held record's held_at_ms, and each step's usage. Nothing is invented:
 // a record without a time adds no time, and an episode without any says so (times_recorded: false).
 import { createHash } from 'node:crypto';
+import { largest, smallest } from '../../src-shared/arrays.js';
 import type { BatchFold, EpisodeFold, EpisodeTiming, EpisodeTimingSummary, JsonPayload, StepFold, TimedSpan } from '../../src-shared/replay.js';
 import { EpisodeIndex, sharedStepsWithBatches } from './episode-index.js';
 import { EpisodeSum } from './resumable.js';
@@ -80,9 +81,9 @@ function addStep(sum: TimingSum, step: StepFold, batch: BatchFold | undefined): 
   const times = step.attempts.map((attempt) => attempt.ts_ms).filter((ms): ms is number => ms !== null);
   const failed = step.attempts.filter((attempt) => attempt.outcome !== null && attempt.outcome !== 'completed').length;
   sum.failed_attempts += failed;
-  if (times.length > 0) {
-    const end = Math.max(...times);
-    add({ kind: 'step', label: `step ${step.step_id}`, start_ms: sum.last_known ?? Math.min(...times), end_ms: end, failed, seq: step.seq });
+  const end = largest(times);
+  if (end !== null) {
+    add({ kind: 'step', label: `step ${step.step_id}`, start_ms: sum.last_known ?? smallest(times)!, end_ms: end, failed, seq: step.seq });
     for (const ms of times) note(ms);
   }
   if (batch === undefined) return;
@@ -102,9 +103,10 @@ function addStep(sum: TimingSum, step: StepFold, batch: BatchFold | undefined): 
     note(call.dispatched_at_ms);
     note(call.finished_at_ms);
   }
-  if (starts.length > 0) {
+  const start = smallest(starts);
+  if (start !== null) {
     const open = batch.calls.some((call) => call.dispatched_at_ms !== null && call.finished_at_ms === null);
-    add({ kind: 'batch', label: `batch ${batch.batch_id}`, start_ms: Math.min(...starts), end_ms: open || ends.length === 0 ? null : Math.max(...ends), failed: 0, seq: batch.started_seq });
+    add({ kind: 'batch', label: `batch ${batch.batch_id}`, start_ms: start, end_ms: open ? null : largest(ends), failed: 0, seq: batch.started_seq });
   }
 }
 

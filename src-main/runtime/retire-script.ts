@@ -103,7 +103,8 @@ function appendRecords(root: string, session_id: string, io: FileIO, from: numbe
     const history = readHistory(session.dir, { io });
     let { next_tag, next_notice_seq } = history.lineages[0]!;
     for (let seq = from + 1; seq <= to; seq++) {
-      session.writer.append(...recordAt(seq, next_tag!, next_notice_seq!));
+      const [type, payload] = recordAt(seq, next_tag!, next_notice_seq!);
+      session.writer.append(type, payload);
       session.writer.barrier();
       if (seq % 2 === 1) next_tag! += 1;
       else next_notice_seq! += 1;

@@ -1,12 +1,13 @@
 // `walscope serve`'s HTTP side: the renderer's files and the shared API over JSON POSTs, with events as SSE,
 // on 127.0.0.1 only. Every request passes the guard (Host and Origin; the token too for the API) before
-// anything else happens. The renderer's files hold no data and load without the token (guard.ts says why).
+// anything else happens. The renderer's files hold no data and load without the token; a page gets the token
+// by spending the link it was opened with (guard.ts says why).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dispatchApi, isApiMethod, REQUEST_BYTES_MAX, toApiError, type ApiErrorCode, type WalscopeApi } from '../../src-shared/ipc.js';
 import { SECURITY_HEADERS } from './csp.js';
 import { EventStreams } from './event-stream.js';
-import { newToken, RequestGuard } from './guard.js';
+import { newToken, OPEN_HEADER, OPEN_PATH, OpenLink, RequestGuard } from './guard.js';
 import { decodeUrlPath, staticFile } from './static-files.js';
 
 export const API_PREFIX = '/api/';
@@ -20,9 +21,12 @@ export interface ServeOptions {
   renderer_dir: string;
   /** 0 picks a free port. */
   port: number;
+  /** A page spent the link: `next_url` is the one for the next tab. */
+  onLinkSpent?(next_url: string): void;
 }
 
 export interface RunningServer {
+  /** The link that opens the page in one tab (OpenLink). */
   url: string;
   port: number;
   token: string;
@@ -41,15 +45,18 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   const port = (server.address() as AddressInfo).port;
   const guard = new RequestGuard(token, port);
+  const link = new OpenLink(`http://127.0.0.1:${port}`, token);
   const streams = new EventStreams(options.api);
   server.on('request', (request, response) => {
-    handle(options, guard, streams, request, response).catch((error: unknown) => {
+    handle(options, guard, link, streams, request, response).catch((error: unknown) => {
       if (!response.headersSent) send(response, 500, { error: error instanceof Error ? error.message : String(error), code: 'internal' });
       else response.destroy();
     });
   });
   return {
-    url: `http://127.0.0.1:${port}/?token=${token}`,
+    get url() {
+      return link.url;
+    },
     port,
     token,
     async close() {
@@ -63,6 +70,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 async function handle(
   options: ServeOptions,
   guard: RequestGuard,
+  link: OpenLink,
   streams: EventStreams,
   request: http.IncomingMessage,
   response: http.ServerResponse,
@@ -81,6 +89,7 @@ async function handle(
     await handleApi(options.api, url.pathname.slice(API_PREFIX.length), request, response, headers);
     return;
   }
+  if (url.pathname === OPEN_PATH) return handleOpen(link, request, response, options.onLinkSpent);
   if (request.method !== 'GET' && request.method !== 'HEAD') return refuse(request, response, 405, 'method not allowed');
   const file_path = decodeUrlPath(url.pathname);
   if (file_path === null) return refuse(request, response, 400, 'malformed percent-encoding in the path');
@@ -91,6 +100,16 @@ async function handle(
   }
   response.writeHead(200, { ...headers, 'content-type': file.content_type, 'cache-control': 'no-cache' });
   response.end(request.method === 'HEAD' ? undefined : file.body);
+}
+
+/** A page trades the code of the link it was opened with for the token; the next link is then announced. */
+function handleOpen(link: OpenLink, request: http.IncomingMessage, response: http.ServerResponse, onLinkSpent: ServeOptions['onLinkSpent']): void {
+  const code = request.headers[OPEN_HEADER];
+  const token = request.method === 'POST' && typeof code === 'string' ? link.trade(code) : null;
+  if (token === null) return refuse(request, response, 403, 'this link was used already or is not this serve\'s: open the newest link walscope serve printed (each opens one tab)');
+  request.resume();
+  send(response, 200, { token });
+  onLinkSpent?.(link.url);
 }
 
 /** The request target as a URL, or null when it is not one (the caller answers 400, not 500). */

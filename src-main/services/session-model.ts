@@ -27,6 +27,7 @@ import {
   SEARCH_QUERY_CHARS_MAX,
   SEARCH_STEP_MS,
 } from '../../src-shared/ipc.js';
+import { appendAll } from '../../src-shared/arrays.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { toJsonValue } from '../../src-shared/json.js';
 import type { JsonPayload, JsonValue, RecoveryEntry, RunSignal, SessionFold } from '../../src-shared/replay.js';
@@ -508,7 +509,7 @@ export class SessionModel {
     const rows = this.tailer.index.rows(first, size);
     const verified = this.tailer.index.length;
     const after = this.afterDamage()?.rows ?? [];
-    if (first + size > verified && after.length > 0) rows.push(...after.slice(Math.max(0, first - verified), first + size - verified));
+    if (first + size > verified && after.length > 0) appendAll(rows, after.slice(Math.max(0, first - verified), first + size - verified));
     return rows;
   }
 

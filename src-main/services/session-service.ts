@@ -30,7 +30,7 @@ import type {
   WalscopeEvent,
   Workspace,
 } from '../../src-shared/ipc.js';
-import { apiClient, pageSessions, type ApiRequests, type SessionFilter, type SessionPage } from '../../src-shared/ipc.js';
+import { apiClient, dispatchApi, pageSessions, type ApiRequests, type SessionFilter, type SessionPage } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
 import type { EpisodeTiming, Finding } from '../../src-shared/replay.js';
 import { describe } from '../engine/errors.js';
@@ -653,9 +653,24 @@ export class SessionService implements WalscopeApi {
    *  operator the server authenticated on another machine. */
   approvedBy(approver: ActionApprover): ApiRequests {
     const writes = this.writesAs(approver);
-    return apiClient((method, args) => Object.hasOwn(writes, method)
-      ? (writes[method as keyof ApprovedWrites] as (...values: unknown[]) => Promise<unknown>)(...args)
-      : (this[method] as (...values: unknown[]) => Promise<unknown>).apply(this, args));
+    return apiClient((method, args) => {
+      switch (method) {
+        case 'runAction': {
+          const [key, kind, based_on_seq, reason] = args as Parameters<WalscopeApi['runAction']>;
+          return writes.runAction(key, kind, based_on_seq, reason);
+        }
+        case 'runRetire': {
+          const [key, reason, plan, audit_reason] = args as Parameters<WalscopeApi['runRetire']>;
+          return writes.runRetire(key, reason, plan, audit_reason);
+        }
+        case 'runAcknowledge': {
+          const [key, call, finding, based_on_seq, reason] = args as Parameters<WalscopeApi['runAcknowledge']>;
+          return writes.runAcknowledge(key, call, finding, based_on_seq, reason);
+        }
+        default:
+          return dispatchApi(this, method, args);
+      }
+    });
   }
 
   async getReport(key: string): Promise<SupportReport> {

@@ -4,6 +4,7 @@
 // where views applied. Every WAL value is rendered as a React text node.
 import { useQuery } from '@tanstack/react-query';
 import { useState, type ReactElement } from 'react';
+import { largest } from '../../src-shared/arrays.js';
 import type { ContextLaneStep, ContextMessage, StepContext } from '../../src-shared/ipc.js';
 import type { ViewInRequest } from '../../src-shared/replay.js';
 import { api } from '../api/api.js';
@@ -158,12 +159,12 @@ function MessageItem({ message }: { message: ContextMessage }) {
 
 /** The context lane: one bar per step, its height the prompt's size; a marker where a view applied. */
 function ContextLane({ lane, selected, onPick }: { lane: ContextLaneStep[]; selected: number | null; onPick: (step_id: number) => void }) {
-  const largest = Math.max(1, ...lane.map((step) => step.size_bytes ?? 0));
+  const tallest = Math.max(1, largest(lane.map((step) => step.size_bytes ?? 0)) ?? 0);
   return (
     <div className="context-lane" role="group" aria-label="Context lane: prompt size per step" data-testid="context-lane">
       {lane.map((step) => {
         // A step that could not be rendered has no size: a short bar, marked refused.
-        const height = step.size_bytes === null ? 10 : Math.max(4, Math.round((step.size_bytes / largest) * 100));
+        const height = step.size_bytes === null ? 10 : Math.max(4, Math.round((step.size_bytes / tallest) * 100));
         const view = step.view === null ? 'no view' : `view ${step.view.view_id} v${step.view.version}${step.view.applied_here ? ' applied here' : ''}`;
         const title = `step ${step.step_id}: ${step.size_bytes === null ? 'not rendered' : formatBytes(step.size_bytes)} · ${view}${step.refused ? ' · refused' : ''}`;
         return (

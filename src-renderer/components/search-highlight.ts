@@ -16,7 +16,9 @@ export function useSearchHighlight(container: RefObject<HTMLElement | null>, que
     let frame: number | null = null;
     const paint = () => {
       frame = null;
-      CSS.highlights.set(SEARCH_HIGHLIGHT, new Highlight(...rangesOf(element, needle)));
+      const highlight = new Highlight();
+      for (const range of rangesOf(element, needle)) highlight.add(range);
+      CSS.highlights.set(SEARCH_HIGHLIGHT, highlight);
     };
     const schedule = () => { frame ??= requestAnimationFrame(paint); };
     paint();

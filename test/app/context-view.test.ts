@@ -75,7 +75,7 @@ async function openStep(episode: number, step_id: number): Promise<void> {
 
 describe('the Context view of the demo compaction session, in Chromium', () => {
   it('labels every compaction and ceiling record in the timeline with its whole name', async () => {
-    await page.goto(server.url);
+    await page.goto(await server.link());
     await openSession(SESSION);
     const notes = page.locator('[data-testid=note-row]');
     await notes.first().waitFor();

@@ -173,7 +173,7 @@ async function layoutProblems(): Promise<string[]> {
 
 describe('reading comfort, in Chromium on the real serve', () => {
   it('shows a tool\'s output as its lines, as text', async () => {
-    await page.goto(server.url);
+    await page.goto(await server.link());
     await openSession(MULTILINE_SESSION);
     await page.locator('[data-testid=call-row][data-call=m1]').click();
     const output = page.locator('[data-testid=call-output]');
@@ -191,7 +191,7 @@ describe('reading comfort, in Chromium on the real serve', () => {
   });
 
   it('shows the transcript as a conversation, with the check of the next request up front', async () => {
-    await page.goto(server.url);
+    await page.goto(await server.link());
     await openSession(MULTILINE_SESSION);
     await page.locator('[data-testid=tab-transcript]').click();
     const check = page.locator('[data-testid=transcript-check]');
@@ -214,7 +214,7 @@ describe('reading comfort, in Chromium on the real serve', () => {
   });
 
   it('searches: highlights matches, never says "no match" while searching, Enter selects the first match', async () => {
-    await page.goto(server.url);
+    await page.goto(await server.link());
     await openSession(MULTILINE_SESSION);
     await page.locator('[data-testid=tab-timeline]').click();
     // The call (read_file, its output) and the answer ("the file has three lines"): more than one match, so
@@ -265,7 +265,7 @@ describe('reading comfort, in Chromium on the real serve', () => {
     const seq = 4;
     const linked = await chromium.context.newPage();
     try {
-      await linked.goto(`${server.url}#session=${MULTILINE_SESSION}&tab=records&record=${seq}`);
+      await linked.goto(`${await server.link()}#session=${MULTILINE_SESSION}&tab=records&record=${seq}`);
       const check = async () => {
         await linked.locator(`[data-testid=session-view][data-session="${MULTILINE_SESSION}"]`).waitFor();
         await expect.poll(() => linked.locator('[data-testid=tab-records]').getAttribute('aria-selected')).toBe('true');
@@ -289,7 +289,7 @@ describe('reading comfort, in Chromium on the real serve', () => {
   });
 
   it('moves through the session list, the tabs, the help and the confirmation with the keyboard', async () => {
-    await page.goto(server.url);
+    await page.goto(await server.link());
     await row('finished').waitFor();
     // The list's order settles once every session was read.
     await expect.poll(() => page.locator('[data-testid=session-row][data-status=loading]').count(), { timeout: 60_000 }).toBe(0);
@@ -340,7 +340,7 @@ describe('reading comfort, in Chromium on the real serve', () => {
     it(`lays out without wrapping or overlap at ${width_px} px wide, on the demo root and the cut and flipped copies`, async () => {
       await page.setViewportSize({ width: width_px, height: HEIGHT_PX });
       const found: Record<string, string[]> = {};
-      await page.goto(server.url);
+      await page.goto(await server.link());
       await row('finished').waitFor();
       found['list'] = await layoutProblems();
       for (const key of ['history-damaged-archive', 'indeterminate', 'held-sequential', 'steered-queued', MULTILINE_SESSION, CROWDED_SESSION]) {
@@ -353,7 +353,7 @@ describe('reading comfort, in Chromium on the real serve', () => {
         }
       }
       for (const [name, copy] of [['cut', cutServer], ['flipped', flippedServer]] as const) {
-        await page.goto(copy.url);
+        await page.goto(await copy.link());
         await page.locator('[data-testid=session-row]').first().click();
         await page.locator('[data-testid=session-view]').waitFor();
         found[name] = await layoutProblems();
@@ -370,7 +370,7 @@ describe('reading comfort, in Chromium on the real serve', () => {
   for (const scheme of ['light', 'dark'] as const) {
     it(`passes an axe-core audit on the main views with no serious or critical violation (${scheme})`, async () => {
       await page.emulateMedia({ colorScheme: scheme });
-      await page.goto(server.url);
+      await page.goto(await server.link());
       await row('finished').waitFor();
       // The audit sees the scheme's own colours (styles.css: --bg).
       expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(scheme === 'dark' ? 'rgb(21, 23, 27)' : 'rgb(255, 255, 255)');
@@ -399,7 +399,7 @@ describe('reading comfort, in Chromium on the real serve', () => {
       found['recovery confirm'] = await seriousViolations();
       await page.keyboard.press('Escape');
       for (const [name, copy] of [['cut', cutServer], ['flipped', flippedServer]] as const) {
-        await page.goto(copy.url);
+        await page.goto(await copy.link());
         await page.locator('[data-testid=session-row]').first().click();
         await page.locator('[data-testid=session-view]').waitFor();
         found[name] = await seriousViolations();

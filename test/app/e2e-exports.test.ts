@@ -91,7 +91,7 @@ async function statusOf(key: string): Promise<string | null> {
 
 describe('the demo root', () => {
   it('lists a session whose archive verify refuses as refused, naming the archive, as the History banner does', async () => {
-    await page.goto(rootServer.url);
+    await page.goto(await rootServer.link());
     const id = 'history-damaged-archive';
     expect(verifyTarget(resolveTargets(sessionDir(root, id))[0]!).archive?.error?.kind).toBe('archive_corruption');
     expect(await statusOf(id)).toBe('damaged');
@@ -157,7 +157,7 @@ describe('the demo root', () => {
 
 describe('a folder of exports', () => {
   it('lists every file as a read-only session, each unreadable one with its own cause', async () => {
-    await page.goto(folderServer.url);
+    await page.goto(await folderServer.link());
     expect(await page.locator('[data-testid=workspace-kind]').innerText()).toBe('exports · read-only');
     expect(await page.locator('[data-testid=workspace-path]').innerText()).toBe(folder);
     await expect.poll(() => page.locator('[data-testid=session-row]').count()).toBe(6);
@@ -231,7 +231,7 @@ describe('a folder of exports', () => {
 
 describe('several export files', () => {
   it('opens each named file as a read-only session under the folder holding them', async () => {
-    await page.goto(filesServer.url);
+    await page.goto(await filesServer.link());
     await expect.poll(() => page.locator('[data-testid=session-row]').count()).toBe(2);
     expect(await page.locator('[data-testid=workspace-kind]').innerText()).toBe('exports · read-only');
     expect(await page.locator('[data-testid=workspace-path]').innerText()).toBe(folder);

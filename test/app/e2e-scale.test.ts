@@ -41,7 +41,7 @@ async function open(root: string): Promise<Page> {
   const server = await serve(root);
   servers.push(server);
   const page = await chromium.context.newPage();
-  await page.goto(server.url);
+  await page.goto(await server.link());
   return page;
 }
 
@@ -72,7 +72,7 @@ describe('walscope serve at scale, in Chromium', () => {
       if (held++ === 0) await new Promise((resolve) => setTimeout(resolve, LIST_HELD_MS));
       await route.fulfill({ response });
     });
-    await page.goto(server.url);
+    await page.goto(await server.link());
     await page.locator('.list-count', { hasText: `${SESSIONS} of ${SESSIONS} sessions` }).waitFor({ timeout: READ_MS_MAX });
     await page.locator('[aria-label="Filter by status"]').selectOption('loading');
     await page.locator('.list-count', { hasText: `0 of ${SESSIONS} sessions` }).waitFor({ timeout: READ_MS_MAX });

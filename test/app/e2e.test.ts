@@ -90,7 +90,7 @@ function lastBatchCalls(session: string) {
 
 describe('walscope serve on the demo state root, in Chromium', () => {
   it('lists every demo session with the status its state implies', async () => {
-    await page.goto(server.url);
+    await page.goto(await server.link());
     await expect.poll(() => page.locator('[data-testid=session-row]').count()).toBe(DEMO_SESSION_IDS.length);
     // Statuses fill in as the worker reads the sessions in the background: the list shows "loading" until then.
     const statuses = async () => Promise.all(DEMO_SESSION_IDS.map(async (id) => ({ id, status: await row(id).getAttribute('data-status') })));
@@ -446,7 +446,7 @@ describe('walscope serve on the demo state root, in Chromium', () => {
     const [uncertain] = replayTarget(resolveTargets(exportFile)[0]!).resume.indeterminate;
     const exportPage = await chromium.context.newPage();
     try {
-      await exportPage.goto(exportServer.url);
+      await exportPage.goto(await exportServer.link());
       await exportPage.locator('[data-testid=session-row]').first().click();
       await exportPage.locator('[data-testid=read-only]').waitFor();
       await exportPage.locator(`[data-testid=call-row][data-call="${uncertain}"]`).click();
@@ -471,7 +471,7 @@ describe('walscope serve on the demo state root, in Chromium', () => {
   });
 
   it('lists every recovery of the root in the overview', async () => {
-    await page.goto(server.url);
+    await page.goto(await server.link());
     const listed = page.locator('[data-testid=root-recovery]');
     await expect.poll(() => listed.count()).toBe(2);
     const close_out = listed.and(page.locator('[data-session=indeterminate]'));
@@ -515,7 +515,7 @@ describe('cut and flipped export copies, in Chromium', () => {
   });
 
   it.each([['cut', 0], ['flipped', 1]] as const)('a %s copy of a finished run is never "running": its episode is cut short with its last durable state', async (_name, at) => {
-    await copyPage.goto(copies[at]!.url);
+    await copyPage.goto(await copies[at]!.link());
     await copyPage.locator('[data-testid=session-row]').first().click();
     const episode = copyPage.locator('[data-testid=episode-row]').first();
     await episode.waitFor();
@@ -558,7 +558,8 @@ describe.each([MILLION_ROWS, 2 * MILLION_ROWS])('%i rows in the real renderer, i
   beforeAll(async () => {
     listPage = await chromium.context.newPage();
     await listPage.addInitScript(installSyntheticApi, { rows_total, key: SYNTHETIC_SESSION_KEY });
-    await listPage.goto(`${server.url}#session=${SYNTHETIC_SESSION_KEY}`);
+    // The stand-in API needs no token: the page, not a link.
+    await listPage.goto(`http://127.0.0.1:${server.port}/#session=${SYNTHETIC_SESSION_KEY}`);
     await listPage.locator('[data-testid=tab-records]').click();
     await listPage.locator(`[data-testid=list-records][data-total="${rows_total}"]`).waitFor();
   });

@@ -12,11 +12,25 @@ export const CHROMIUM_PATH = '/usr/bin/chromium';
 const START_TIMEOUT_MS = 30_000;
 
 export interface Served {
-  url: string;
   port: number;
+  /** The token, as a script gets it: by spending the first link serve printed. */
   token: string;
+  /** The newest link serve printed, for one page to open: each is good for one tab, and serve prints the next
+   *  once it is spent. */
+  link(): Promise<string>;
   child: ChildProcess;
   stop(): Promise<void>;
+}
+
+const LINK_PATTERN = /(http:\/\/127\.0\.0\.1:\d+\/\?open=\S+)/;
+
+/** The token the link `url` opens a tab with, taken as the page takes it (POST /open). */
+export async function spendLink(url: string): Promise<string> {
+  const link = new URL(url);
+  const response = await fetch(new URL('/open', link), { method: 'POST', headers: { 'x-walscope-open': link.searchParams.get('open')! } });
+  const value = (await response.json()) as { token?: string; error?: string };
+  if (!response.ok) throw new Error(`the link did not open: ${value.error}`);
+  return value.token!;
 }
 
 /** The summary cache of every served root goes to one temporary folder, not the user's cache. */
@@ -29,21 +43,28 @@ export async function serve(target: string | readonly string[]): Promise<Served>
   const child = spawn(process.execPath, ['bin/walscope.js', 'serve', ...targets, '--port', '0'], { cwd: REPO_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let errors = '';
   child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
+  const printed: string[] = [];
+  let waiting: ((url: string) => void) | null = null;
+  const first = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${errors}`)), START_TIMEOUT_MS);
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
-      const found = /(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(line);
+      const found = LINK_PATTERN.exec(line);
       if (found === null) return;
       clearTimeout(timer);
-      resolve(found[1]!);
+      resolve();
+      if (waiting === null) printed.push(found[1]!);
+      else waiting(found[1]!);
+      waiting = null;
     });
     child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${errors}`)));
   });
-  const parsed = new URL(url);
+  await first;
+  const first_link = printed.shift()!;
+  const token = await spendLink(first_link);
   return {
-    url,
-    port: Number(parsed.port),
-    token: parsed.searchParams.get('token')!,
+    port: Number(new URL(first_link).port),
+    token,
+    link: () => (printed.length > 0 ? Promise.resolve(printed.shift()!) : new Promise((resolve) => (waiting = resolve))),
     child,
     stop: () => new Promise((resolve) => {
       if (child.exitCode !== null) return resolve();
@@ -55,6 +76,8 @@ export async function serve(target: string | readonly string[]): Promise<Served>
 
 export interface LaunchedBrowser {
   context: BrowserContext;
+  /** The --user-data-dir: its files (Default/History) can be read once the context is closed. */
+  profile: string;
   close(): Promise<void>;
 }
 
@@ -70,6 +93,7 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
   });
   return {
     context,
+    profile,
     async close() {
       await context.close();
       fs.rmSync(profile, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
@@ -49,8 +50,12 @@ afterAll(async () => {
 const sessionRows = (page: Page) => page.locator('[data-testid=session-row]');
 
 async function openServe(served: Served, session: string): Promise<Page> {
+  return openLink(await served.link(), session);
+}
+
+async function openLink(link: string, session: string): Promise<Page> {
   const page = await chromium.context.newPage();
-  await page.goto(served.url);
+  await page.goto(link);
   await expect.poll(() => sessionRows(page).getAttribute('data-session'), { timeout: LOAD_MS_MAX }).toBe(session);
   return page;
 }
@@ -70,6 +75,47 @@ describe('two serves in one browser', () => {
     }
     // No credential the browser would attach on its own: a cookie would go to every 127.0.0.1 port.
     expect(await chromium.context.cookies()).toEqual([]);
+  });
+
+  it('keeps the token out of the browser\'s history database; the link the history keeps is spent', async () => {
+    const own = await launchChromium();
+    try {
+      const link = await first.link();
+      const page = await own.context.newPage();
+      await page.goto(link);
+      await expect.poll(() => sessionRows(page).getAttribute('data-session'), { timeout: LOAD_MS_MAX }).toBe('alpha');
+      await page.reload();
+      await expect.poll(() => sessionRows(page).getAttribute('data-session'), { timeout: LOAD_MS_MAX }).toBe('alpha');
+      // Chromium writes its History database as it closes.
+      await own.context.close();
+      const history_file = path.join(own.profile, 'Default', 'History');
+      const db = new Database(history_file, { readonly: true });
+      const urls = (db.prepare('SELECT url FROM urls').all() as { url: string }[]).map((row) => row.url);
+      db.close();
+      expect(urls).toContain(link);
+      expect(urls.filter((url) => url.includes(first.token))).toEqual([]);
+      expect(fs.readFileSync(history_file).includes(first.token)).toBe(false);
+      const code = new URL(link).searchParams.get('open')!;
+      expect(await request(first, { method: 'POST', path: '/open', headers: { 'x-walscope-open': code } })).toMatchObject({ status: 403, body: expect.stringContaining('used already') });
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('a spent link opens nothing, and the page says why', async () => {
+    const link = await first.link();
+    await openLink(link, 'alpha');
+    const again = await chromium.context.newPage();
+    await again.goto(link);
+    await expect.poll(() => again.locator('[data-testid=workspace-error]').textContent(), { timeout: LOAD_MS_MAX }).toContain('this link was used already');
+    expect(await sessionRows(again).count()).toBe(0);
+    // Host and Origin are checked here as on every request; a GET spends nothing.
+    const code = (await first.link()).split('open=')[1]!;
+    const headers = { 'x-walscope-open': code };
+    expect((await request(first, { method: 'POST', path: '/open', headers: { ...headers, origin: 'http://evil.example' } })).status).toBe(403);
+    expect((await request(first, { method: 'POST', path: '/open', headers: { ...headers, host: `evil.example:${first.port}` } })).status).toBe(421);
+    expect((await request(first, { method: 'GET', path: '/open', headers })).status).toBe(403);
+    expect(JSON.parse((await request(first, { method: 'POST', path: '/open', headers })).body)).toEqual({ token: first.token });
   });
 
   it('sends nothing of either token to another local server the same browser talks to', async () => {

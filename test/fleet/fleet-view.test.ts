@@ -74,7 +74,7 @@ beforeAll(async () => {
   page = await chromium.context.newPage();
   // Tall enough that the virtualized list renders every one of the three demos' sessions.
   await page.setViewportSize(TALL);
-  await page.goto(served.url);
+  await page.goto(await served.link());
 }, 180_000);
 
 afterAll(async () => {

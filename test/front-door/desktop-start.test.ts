@@ -54,7 +54,7 @@ describe('npm start on a desktop', () => {
     const line = BROWSER_LINE.exec(await start.waitFor(/^(walscope: the desktop window cannot open here: .*)$/))!;
     expect(Date.now() - fetching_ms).toBeLessThan(FALLBACK_WITHIN_MS);
     expect(line[1]).toMatch(/^Electron's binary could not be fetched: .*fetch failed/);
-    expect(line[2]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);
+    expect(line[2]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?open=/);
     expect(start.lines.filter((text) => /^\s+at /.test(text))).toEqual([]); // the installer's stack is not shown
     expect([0, 'SIGINT']).toContain(await start.interrupt());
     expect(await groupEnds(start)).toBe(true);

@@ -11,7 +11,7 @@ import { sessionDir } from '../../src-main/engine/state-root.js';
 import { launchChromium, type LaunchedBrowser } from '../app/serve-harness.js';
 import { copyRepo, demoRootIn, groupEnds, startJob, userEnv, type RepoCopy } from './repo-copy.js';
 
-const URL_PATTERN = /(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/;
+const URL_PATTERN = /(http:\/\/127\.0\.0\.1:\d+\/\?open=\S+)/;
 const UI_TIMEOUT_MS = 30_000;
 
 let copy: RepoCopy;

@@ -2,6 +2,7 @@
 // runtime wrote it: the JSON shape, the text with each message's origin, the view that applied, a view that
 // no longer assembles reported (exit 1), usage errors; and the proof that replay shows what was sent: for every
 // step the runtime sent, the digest of the rendering is the runtime's recorded request_sha256.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,8 @@ import { laneSizes, renderStepRequest } from '../../src-main/replay/transcript.j
 import { toJsonPayload } from '../../src-main/replay/values.js';
 import { requestBytes, sha256Hex } from '../../src-main/replay/views.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
+import { withSession } from '../app/wal-fixture.js';
+import { useTempDirs } from '../helpers/temp.js';
 
 const SESSION = 'compaction-ceiling';
 // One demo root for the file: building it runs the reference runtime over every demo session.
@@ -31,6 +34,7 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 afterEach(() => vi.restoreAllMocks());
+const tempDir = useTempDirs('walscope-replay-at-lines-');
 
 async function replayAt(...argv: string[]): Promise<{ code: number; stdout: string }> {
   let stdout = '';
@@ -141,5 +145,27 @@ describe('walscope replay --at', () => {
   ])('%j is a usage error', async (argv, message) => {
     await expect(replayAt(...argv)).rejects.toThrow(UsageError);
     await expect(replayAt(...argv)).rejects.toThrow(message);
+  });
+});
+
+describe('walscope replay --at in a terminal', () => {
+  it('prints a message\'s lines as lines, indented, with what steers the terminal still escaped', () => {
+    const text = 'first line\r\nsecond\tline\n\u001b]0;pwned\u0007 and a lone\rCR\nOK       session forged';
+    const state = tempDir();
+    withSession(state, 's1', (append) => {
+      append('run_started', { run_id: 'r1', session: 's1', config: {}, input: [{ role: 'user', content: [{ type: 'text', text }] }] });
+      append('model_step_finished', { step_id: 1, assistant_message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }, usage: { input_tokens: 1, output_tokens: 1 } });
+    });
+    const run = spawnSync(process.execPath, ['bin/walscope.js', 'replay', sessionDir(state, 's1'), '--at', '1'], { cwd: path.resolve(import.meta.dirname, '../..'), encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    const lines = run.stdout.split('\n');
+    const at = lines.indexOf('  [0] user · input');
+    expect(lines.slice(at + 1, at + 5)).toEqual([
+      '      first line',
+      '      second\tline',
+      '      \\u001b]0;pwned\\u0007 and a lone\\u000dCR',
+      '      OK       session forged',
+    ]);
+    expect([...run.stdout].filter((char) => char < ' ' && char !== '\n' && char !== '\t')).toEqual([]);
   });
 });

@@ -14,7 +14,7 @@ import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { resumeSession } from '../../src-main/replay/actions.js';
 import { supportReport } from '../../src-main/replay/support-report.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
-import { writeIndeterminate } from '../app/wal-fixture.js';
+import { writeFinished, writeIndeterminate } from '../app/wal-fixture.js';
 import { useTempDirs } from '../helpers/temp.js';
 
 const tempDir = useTempDirs('walscope-report-');
@@ -105,8 +105,49 @@ describe('walscope report', () => {
     expect(again.status).toBe(1);
     expect(again.stderr).toContain('exists');
     const over = cli(wal, '--html', wal);
-    expect(over.status).toBe(1);
+    expect(over.status).toBe(2);
     expect(fs.readFileSync(wal).equals(fs.readFileSync(walPath(sessionDir(root, 'parallel-unknown'))))).toBe(true);
+  });
+
+  /** Every path under `dir` with its size: what a refused report must leave as it was. */
+  const tree = (dir: string): string[] => (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .map((file) => `${path.relative(dir, file)} ${fs.lstatSync(file).size}`)
+    .sort();
+
+  it('refuses, writing nothing, a target inside a state root, a session folder or beside the WAL it reads', () => {
+    const state = tempDir();
+    writeFinished(state, 's1');
+    writeFinished(state, 's2');
+    fs.mkdirSync(path.join(state, 'notes'));
+    const floor_only = tempDir();
+    fs.writeFileSync(path.join(floor_only, 'wal-feature-floor'), '');
+    const exports = tempDir();
+    fs.copyFileSync(walPath(sessionDir(state, 's1')), path.join(exports, 'customer.wal'));
+    const link = path.join(tempDir(), 'root-link');
+    fs.symlinkSync(state, link);
+    const session = sessionDir(state, 's1');
+    const cases: [string, string][] = [
+      [session, path.join(session, 'archive')],
+      [session, path.join(state, 'wal-feature-floor')],
+      [session, path.join(state, 'report.html')],
+      [session, path.join(state, 'sessions', 'report.html')],
+      [session, path.join(sessionDir(state, 's2'), 'report.html')],
+      [session, path.join(state, 'notes', 'report.html')],
+      [session, path.join(link, 'report.html')],
+      [session, path.join(floor_only, 'report.html')],
+      [path.join(exports, 'customer.wal'), path.join(exports, 'report.html')],
+      [path.join(exports, 'customer.wal'), path.join(state, 'report.html')],
+    ];
+    const before = [state, floor_only, exports].map(tree);
+    for (const [target, out] of cases) {
+      const run = cli(target, '--html', out);
+      expect({ out, status: run.status, stdout: run.stdout }).toEqual({ out, status: 2, stdout: '' });
+      expect(run.stderr).toMatch(/^walscope report: [^\n]+: name a file outside it\n$/);
+      expect(fs.existsSync(out)).toBe(false);
+    }
+    expect([state, floor_only, exports].map(tree)).toEqual(before);
+    expect(spawnSync(process.execPath, ['bin/walscope.js', 'verify', state], { cwd: REPO, encoding: 'utf8' }).status).toBe(0);
   });
 
   it('--json prints the same facts', () => {
