@@ -83,7 +83,8 @@ function historyText(target: WalTarget, lineages: LineageEntry[], problems: Line
 export function archiveLines(archive: ArchiveReport): string[] {
   const lines = [`  archive: ${plural(archive.members, 'member')}, index ${archive.index}${archive.index === 'stale' || archive.index === 'missing' ? ' (usable: the members after it are found by reading their headers)' : ''}`];
   if (archive.error !== null) {
-    lines.push(`  REFUSED archive ${archive.error.kind.replaceAll('_', ' ')}: ${archive.error.message}`);
+    // The message names its kind and offset ("archive corruption at offset 0 (…): …"): not said twice.
+    lines.push(`  REFUSED archive: ${archive.error.message}`);
     lines.push('  what to do: restore the archive from a good copy; walscope never repairs it, and no lookup reports a lineage absent while it is damaged');
   }
   if (archive.torn_tail !== null) {

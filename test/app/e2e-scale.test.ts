@@ -85,7 +85,7 @@ describe('walscope serve at scale, in Chromium', () => {
     await page.locator('[data-testid=session-row][data-session=big]').click();
     await page.locator('[data-testid=session-view][data-session=big]').waitFor();
     const banner = page.locator('[data-testid=provisional-banner]');
-    const finished = page.locator('[data-testid=session-view] [data-testid=status-chip][data-status=finished]');
+    const finished = page.locator('[data-testid=session-view] [data-testid=status-chip][data-status=completed]');
     // Either the tail found from the end (the read from the start still under way) or, on a fast machine, the
     // read already done: both are right, and which one comes first is not asserted.
     await banner.or(finished).first().waitFor({ timeout: READ_MS_MAX });
