@@ -1,4 +1,5 @@
 // Display helpers that the CLI and the renderer share. Everything they return is plain text.
+import type { RecoveryEntry } from './replay.js';
 
 export function formatBytes(size_bytes: number): string {
   if (size_bytes < 1024) return `${size_bytes} B`;
@@ -10,4 +11,10 @@ export function formatBytes(size_bytes: number): string {
     unit += 1;
   }
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+/** A recovery as one phrase: "resume", "acknowledge u1: not applied". */
+export function actionWords(entry: RecoveryEntry): string {
+  if (entry.action !== 'acknowledge' || entry.call === null) return entry.action;
+  return `acknowledge ${entry.call.tool_call_id}: ${entry.finding === null ? 'no finding' : entry.finding.replaceAll('_', ' ')}`;
 }

@@ -157,7 +157,10 @@ export interface SessionDetail {
   /** Resume, Cancel and Seal: which apply now, and why the others do not. */
   actions: ActionChoice[];
   /** Retire (wal-format §11): whether it applies now, and why not. */
-  retire: RetireChoice;
+  retire: WriteChoice;
+  /** Recording what the owner found for a call of unknown outcome (wal-format §6): whether this session may take
+   *  an acknowledgement now (an export, a refused WAL or a live lease may not), and why not. */
+  acknowledge: WriteChoice;
   /** The last episode's timing: when its work happened (as recorded), tokens and failed attempts, without the
    *  waterfall's bars (`EpisodeTimingSummary`); the bars, and an earlier episode's timing, come from `getTiming`
    *  (every episode's in each detail weighed 11 MB at a million records, sent again on every live append).
@@ -184,7 +187,8 @@ export interface ActionChoice {
   contradicts: string | null;
 }
 
-export interface RetireChoice {
+/** A write the session view offers besides Resume, Cancel and Seal: whether it applies now, and why (not). */
+export interface WriteChoice {
   applies: boolean;
   why: string;
 }

@@ -35,7 +35,7 @@ export const sealCommand = actionCommand('seal', 'force-close a session\'s open 
 function actionCommand(name: RecoveryKind, summary: string, planner: Planner, act: Act): Command {
   return {
     summary,
-    usage: `walscope ${name} SESSION_FOLDER [--dry-run] [--yes --reason TEXT] [--operator NAME] [--json]`,
+    usage: `walscope ${name} SESSION_FOLDER [--dry-run] [--yes --reason TEXT] [--operator NAME] [--json]\n  (--operator is self-declared, by default the OS user; the record also names the OS user walscope runs as)`,
     async run(argv) {
       const { values, positionals } = parseCommandArgs(argv, {
         'dry-run': { type: 'boolean' },

@@ -206,6 +206,7 @@ export class FleetApi implements WalscopeApi {
           summary: { ...detail.summary, stale: `${why}: this is what it last said` },
           actions: detail.actions.map((choice) => ({ ...choice, applies: false, why: `${why}: actions are disabled until it is back` })),
           retire: { applies: false, why: `${why}: actions are disabled until it is back` },
+          acknowledge: { applies: false, why: `${why}: actions are disabled until it is back` },
         } satisfies SessionDetail;
       }
       case 'previewAction':

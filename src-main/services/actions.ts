@@ -2,7 +2,7 @@
 // and re-plan under it). The app adds guards of its own: an export is never written; what runs is exactly
 // what the operator confirmed (the plan made from the WAL at `based_on_seq`, re-checked under the lease); and
 // every action that writes carries the operator's reason in its operator_action record.
-import type { AcknowledgePreview, AcknowledgeResult, ActionChoice, ActionKind, ActionOutcome, ActionPreview, ActionRefusal, CallRef, RetireChoice, TailRepair } from '../../src-shared/ipc.js';
+import type { AcknowledgePreview, AcknowledgeResult, ActionChoice, ActionKind, ActionOutcome, ActionPreview, ActionRefusal, CallRef, WriteChoice, TailRepair } from '../../src-shared/ipc.js';
 import type { Finding, PlannedRecord, RecoveryPlan } from '../../src-shared/replay.js';
 import { tornTailCopyPath } from '../engine/writer.js';
 import { auditProblem, cancelSession, resumeSession, sealSession, type OperatorAudit, type RecoveryOptions, type RecoveryOutcome } from '../replay/actions.js';
@@ -42,9 +42,15 @@ export function actionChoices(model: SessionModel): ActionChoice[] {
   });
 }
 
+/** "Record what you found…" as the session view offers it: whether an acknowledgement may be written now. */
+export function acknowledgeChoice(model: SessionModel): WriteChoice {
+  const refusal = writeRefusal(model, false);
+  return refusal === null ? { applies: true, why: 'appends one operator_action recording your finding, under the lease' } : { applies: false, why: refusal.message };
+}
+
 /** Retire as the session view offers it: whether it applies now and why not, from what the session's own read
  *  knows (the preview under the button reads the WAL and archive again, and says the rest). */
-export function retireChoice(model: SessionModel): RetireChoice {
+export function retireChoice(model: SessionModel): WriteChoice {
   const refusal = writeRefusal(model, false);
   if (refusal !== null) return { applies: false, why: refusal.message };
   if (model.target.member !== undefined) return { applies: false, why: 'a sealed lineage is read-only: only the live lineage is retired' };

@@ -411,7 +411,7 @@ export class SessionModel {
 
   /** While the WAL is being read (first read, or again after a release): what is known so far. The records
    *  read so far can be paged; the timeline, transcript and plan come when the read completes. */
-  private readingDetail(): Omit<SessionDetail, 'actions' | 'retire' | 'timing' | 'tokens'> {
+  private readingDetail(): Omit<SessionDetail, 'actions' | 'retire' | 'acknowledge' | 'timing' | 'tokens'> {
     const read = this.tailer_?.read ?? null;
     const done_bytes = read?.valid_bytes ?? 0;
     const total_bytes = sizeOf(this.target.wal_path);
@@ -442,7 +442,7 @@ export class SessionModel {
   }
 
   /** The header of the session view; the service adds the action choices (services/actions.ts). */
-  detail(): Omit<SessionDetail, 'actions' | 'retire' | 'timing' | 'tokens'> {
+  detail(): Omit<SessionDetail, 'actions' | 'retire' | 'acknowledge' | 'timing' | 'tokens'> {
     if (!this.is_resident) return this.readingDetail();
     const views = this.derived();
     const read = this.failure_ === null ? this.tailer.read : null;

@@ -41,7 +41,7 @@ import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js'
 import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../replay/support-report.js';
 import { episodeTiming, episodeTimingSummary } from '../replay/timing.js';
-import { actionChoices, retireChoice, previewAcknowledge, previewAction, runAcknowledge, runAction, type ActionApprover } from './actions.js';
+import { acknowledgeChoice, actionChoices, retireChoice, previewAcknowledge, previewAction, runAcknowledge, runAction, type ActionApprover } from './actions.js';
 import { NotFoundError } from './errors.js';
 import { ReadAhead } from './read-ahead.js';
 import { SessionModel } from './session-model.js';
@@ -557,9 +557,12 @@ export class SessionService implements WalscopeApi {
   async getSession(key: string): Promise<SessionDetail> {
     const model = this.model(key);
     // While the WAL is still being read there is no plan to act on and no fold to time.
-    if (!model.is_resident) return { ...model.detail(), actions: [], retire: { applies: false, why: 'the WAL is still being read: retiring is offered once it is read' }, timing: [], tokens: {} };
+    if (!model.is_resident) {
+      const reading = { applies: false, why: 'the WAL is still being read: nothing is offered until it is read' };
+      return { ...model.detail(), actions: [], retire: reading, acknowledge: reading, timing: [], tokens: {} };
+    }
     const last = model.fold().episodes.at(-1);
-    return { ...model.detail(), actions: actionChoices(model), retire: retireChoice(model), timing: last === undefined ? [] : [episodeTimingSummary(last)], tokens: model.tokens() };
+    return { ...model.detail(), actions: actionChoices(model), retire: retireChoice(model), acknowledge: acknowledgeChoice(model), timing: last === undefined ? [] : [episodeTimingSummary(last)], tokens: model.tokens() };
   }
 
   async getTiming(key: string, episode: number): Promise<EpisodeTiming> {

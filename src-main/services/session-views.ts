@@ -326,7 +326,7 @@ export class ViewBuilder {
       return withOutputs((part.index ??= EpisodeIndex.of(fold.episodes[at]!)), rendered, reader, OUTPUT_CUT);
     };
     let session_rows: TimelineRow[] | null = null;
-    const sessionRows = () => (session_rows ??= [...outsideRows(fold.outside), ...sessionAnomalyRows(fold.anomalies)]);
+    const sessionRows = () => (session_rows ??= [...outsideRows(fold.outside, signals.recoveries), ...sessionAnomalyRows(fold.anomalies)]);
     let timeline: Segments<TimelineRow> | null = null;
     let messages: Segments<RenderedMessage> | null = null;
     let valid: boolean | null = null;

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { appendAll } from '../../src-shared/arrays.js';
 import { noteSummary } from '../../src-shared/compaction.js';
 import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
-import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, SessionFold, StepFold } from '../../src-shared/replay.js';
+import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, RecoveryEntry, SessionFold, StepFold } from '../../src-shared/replay.js';
+import { actionWords } from '../../src-shared/format.js';
 import { jsonCut, type JsonTextCut } from '../engine/cbor-json-preview.js';
 import { EpisodeIndex, sharedStepsWithBatches } from '../replay/episode-index.js';
 import { intentArgs, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from '../replay/payloads.js';
@@ -30,7 +31,7 @@ export interface Timeline {
 export function buildTimeline(fold: SessionFold, payloads: PayloadReader): Timeline {
   const rows: TimelineRow[] = [];
   for (const episode of fold.episodes) appendAll(rows, episodeRows(episode).map((row) => shownRow(row, payloads)));
-  appendAll(rows, outsideRows(fold.outside));
+  appendAll(rows, outsideRows(fold.outside, []));
   appendAll(rows, sessionAnomalyRows(fold.anomalies));
   const row_of_seq = new Int32Array(fold.last_seq + 1).fill(-1);
   rows.forEach((row, index) => {
@@ -39,10 +40,15 @@ export function buildTimeline(fold: SessionFold, payloads: PayloadReader): Timel
   return { rows, row_of_seq };
 }
 
-export function outsideRows(refs: readonly RecordRef[]): TimelineRow[] {
+/** Rows of the records outside any episode; an operator_action says what it recorded (`recoveries`, by seq). */
+export function outsideRows(refs: readonly RecordRef[], recoveries: readonly RecoveryEntry[]): TimelineRow[] {
   const rows: TimelineRow[] = [];
+  const by_seq = new Map(recoveries.map((entry) => [entry.seq, entry]));
   for (const ref of refs) {
-    if (ref.seq > 0) rows.push({ kind: 'event', episode: null, type: ref.type, summary: `${ref.type} outside any episode`, seqs: [ref.seq] });
+    if (ref.seq === 0) continue;
+    const entry = ref.type === 'operator_action' ? by_seq.get(ref.seq) : undefined;
+    const summary = entry === undefined ? `${ref.type} outside any episode` : `${actionWords(entry)}, by ${entry.operator} via ${entry.via}: ${entry.reason}`;
+    rows.push({ kind: 'event', episode: null, type: ref.type, summary, seqs: [ref.seq] });
   }
   return rows;
 }

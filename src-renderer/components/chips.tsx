@@ -12,7 +12,7 @@ const CLASS_ICON: Record<CallClass, string> = {
   held_successor: '⋯',
   never_left: '↷',
   interrupted: '✕',
-  max_steps: '⌛',
+  max_steps: '⊣',
 };
 
 /** Why a call has its class: one text for the app and the support report. */
@@ -41,7 +41,7 @@ const STATUS_ICON: Record<ListedStatus, string> = {
   failed: '✕',
   cancelled: '⊘',
   interrupted: '✕',
-  max_steps: '⌛',
+  max_steps: '⊣',
   context_ceiling: '⤒',
   ended: '■',
   finished_unconfirmed: '⚠',

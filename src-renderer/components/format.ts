@@ -1,12 +1,5 @@
 // Small display helpers. Everything they return is plain text for React to escape.
-export { formatBytes } from '../../src-shared/format.js';
-import type { RecoveryEntry } from '../../src-shared/replay.js';
-
-/** A recovery as one phrase: "resume", "acknowledge c1: not applied". */
-export function actionWords(entry: RecoveryEntry): string {
-  if (entry.action !== 'acknowledge' || entry.call === null) return entry.action;
-  return `acknowledge ${entry.call.tool_call_id}: ${entry.finding === null ? 'no finding' : entry.finding.replaceAll('_', ' ')}`;
-}
+export { actionWords, formatBytes } from '../../src-shared/format.js';
 
 export function formatTime(ms: number | null): string {
   if (ms === null) return '—';

@@ -3,14 +3,14 @@
 // and the archive's integrity as a banner. Everything shown is text; wal_ids are hex the engine produced.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { isOperatorName, type RetireChoice, type RetirePreview, type RetireResult, type SessionHistory } from '../../src-shared/ipc.js';
+import { isOperatorName, type WriteChoice, type RetirePreview, type RetireResult, type SessionHistory } from '../../src-shared/ipc.js';
 import { useOperatorName } from '../operator.js';
 import { OperatorField } from './operator-field.js';
 import { api } from '../api/api.js';
 import { keys } from '../queries.js';
 import { formatTime } from './format.js';
 
-export function HistoryPanel({ sessionKey, lastSeq, reading, readOnly, retire }: { sessionKey: string; lastSeq: number; reading: boolean; readOnly: boolean; retire: RetireChoice }) {
+export function HistoryPanel({ sessionKey, lastSeq, reading, readOnly, retire }: { sessionKey: string; lastSeq: number; reading: boolean; readOnly: boolean; retire: WriteChoice }) {
   // The live lineage grows; the query refetches when the session's last seq moves, and when its first read
   // completes (the live lineage is the read's so far until then). The last answer stays shown meanwhile: a
   // retire moves the last seq, and unmounting the panel then would drop the retire's result.
@@ -58,7 +58,7 @@ export function HistoryPanel({ sessionKey, lastSeq, reading, readOnly, retire }:
 }
 
 /** Retire the live lineage: a preview of exactly what would be written, then a confirmation. */
-function RetireActions({ sessionKey, choice }: { sessionKey: string; choice: RetireChoice }) {
+function RetireActions({ sessionKey, choice }: { sessionKey: string; choice: WriteChoice }) {
   const client = useQueryClient();
   const [operator, setOperator] = useOperatorName();
   const [preview, setPreview] = useState<RetirePreview | null>(null);

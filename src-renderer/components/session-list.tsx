@@ -97,7 +97,7 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
                   <span className="session-meta session-facts muted">
                     <span className="facts">{formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}</span>
                     {(session.run?.error_results ?? 0) > 0 && <span className="error" data-testid="list-errors"> · {session.run!.error_results} error(s)</span>}
-                    {(session.run?.unconfirmed.length ?? 0) > 0 && <span className="warn-text" data-testid="list-unconfirmed"> · {session.run!.unconfirmed.length} unconfirmed</span>}
+                    {unchecked(session) > 0 && <span className="warn-text" data-testid="list-unconfirmed"> · {unchecked(session)} unconfirmed</span>}
                     {(isRefusedStatus(session.status) || session.status === 'failed') && <span className="error" data-testid="list-cause"> · {session.status_detail}</span>}
                   </span>
                 )}
@@ -115,4 +115,9 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
 function countNoun(sessions: readonly SessionSummary[]): string {
   const not_wals = sessions.filter((session) => session.status === 'not_a_wal').length;
   return not_wals === 0 ? 'sessions' : `sessions · ${not_wals === 1 ? '1 file is' : `${not_wals} files are`} not a WAL`;
+}
+
+/** The last run's calls of unknown outcome nobody has acknowledged yet. */
+function unchecked(session: SessionSummary): number {
+  return session.run?.unconfirmed.filter((call) => call.acknowledged === null).length ?? 0;
 }

@@ -42,7 +42,8 @@ export function UnconfirmedCalls({ detail }: { detail: SessionDetail }) {
               <div className="muted" data-testid="acknowledge-elsewhere">This export is read-only: the owner records what they found on the customer&apos;s state root (<span className="mono">walscope acknowledge SESSION --call {call.tool_call_id} --finding …</span>).</div>
             ) : (
               <div>
-                <button type="button" onClick={() => { setResult(null); setOpen(call); }} data-testid="acknowledge-open">{call.acknowledged === null ? 'Record what you found…' : 'Record again…'}</button>
+                <button type="button" onClick={() => { setResult(null); setOpen(call); }} disabled={!detail.acknowledge.applies} title={detail.acknowledge.why} data-testid="acknowledge-open">{call.acknowledged === null ? 'Record what you found…' : 'Record again…'}</button>
+                {!detail.acknowledge.applies && <span className="muted" data-testid="acknowledge-why"> Not now: {detail.acknowledge.why}.</span>}
               </div>
             )}
           </li>

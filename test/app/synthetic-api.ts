@@ -54,6 +54,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     queue: [],
     actions: [],
     retire: { applies: false, why: 'synthetic' },
+    acknowledge: { applies: false, why: 'synthetic' },
     timing: [],
     tokens: {},
     after_damage: null,
