@@ -107,6 +107,15 @@ describe('reading an archive another implementation wrote', () => {
     expect(scan.members).toHaveLength(1);
   });
 
+  it('a cut last member of more frames than the scan takes as candidates is the torn tail: its content is never hashed', () => {
+    const { members, live } = history();
+    const { bytes, offsets } = archiveBytes([members[0]!, sealedMember({ wal_id: B, records: 70_000 })]);
+    const dir = sessionWith({ wal: live, archive: bytes.subarray(0, bytes.length - 5) });
+    const scan = readArchive(dir);
+    expect(scan.error).toBeNull();
+    expect(scan.torn_tail).toEqual({ offset: offsets[1], bytes: bytes.length - 5 - offsets[1]!, reason: 'past_end' });
+  });
+
   it('content that does not match content_sha256 refuses that member alone', () => {
     const { members, live } = history();
     const { bytes, header_ends } = archiveBytes(members);
