@@ -78,7 +78,9 @@ export function previewRetireOf(target: WalTarget, reason: RetireReasonName): Re
   const at = retirable(target);
   if (at === null) return { reason, plan: null, refusal: READ_ONLY };
   const preview = previewRetire(at.root, at.session, reason);
-  return preview.kind === 'plan' ? { reason, plan: preview.plan, refusal: null } : { reason, plan: null, refusal: { code: preview.code, message: preview.message } };
+  if (preview.kind === 'plan') return { reason, plan: preview.plan, refusal: null };
+  // Any writer that takes the lease (an action) completes an owed index: the app's retire has no plan for it.
+  return { reason, plan: null, refusal: preview.kind === 'index_owed' ? { code: 'nothing_to_retire', message: preview.message } : { code: preview.code, message: preview.message } };
 }
 
 /** As the app's resume, cancel and seal: the operator's reason is required, and the engine writes it as an

@@ -12,6 +12,9 @@ import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { archiveBytes, handWal, indexBytes, memberBytes, sealedMember, tombstone, walId } from '../helpers/archive-bytes.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { sealedLineageCopy } from '../../src-main/cli/targets.js';
+import { readArchive } from '../../src-main/engine/archive-reader.js';
+import { readWal } from '../../src-main/engine/reader.js';
+import { runFixture } from '../fixtures/run-fixture.js';
 
 const tempDir = useTempDirs('walscope-cli-archive-');
 const REPO = path.resolve(import.meta.dirname, '../..');
@@ -94,6 +97,53 @@ describe('walscope retire', () => {
     const replay = walscope('replay', `${dir}@${sealed.wal_id}`, '--json');
     expect(replay.code).toBe(0);
     expect(JSON.parse(replay.stdout).wal_id).toBe(sealed.wal_id);
+  });
+});
+
+describe('a retire killed between its steps 2 and 3 (successor written, index not yet)', () => {
+  /** Two retires, the second SIGKILLed just before its index's rename: the index covers the first member only. */
+  async function killedAfterStep2(): Promise<{ root: string; dir: string }> {
+    const dir = writeSession();
+    const root = path.dirname(path.dirname(dir));
+    expect(walscope('retire', dir, '--seal', '--yes').code).toBe(0);
+    const session = openSessionForWrite(root, 's1', { writer_name: 'test' });
+    session.writer.append('turn_finished', { step_id: 2 });
+    session.close();
+    const child = runFixture('retire-kill.ts', [root, 's1']);
+    expect(await child.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    const archive = readArchive(dir);
+    expect([archive.members.length, archive.index]).toEqual([2, 'stale']);
+    expect(readWal(walPath(dir)).records).toBe(0);
+    return { root, dir };
+  }
+
+  it('the next retire completes the index (--dry-run says so and writes nothing), and retires nothing else', async () => {
+    const { dir } = await killedAfterStep2();
+    const before = snapshot(dir);
+    const dry = walscope('retire', dir, '--seal', '--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('a retire stopped before its step 3): retiring now writes only the index');
+    expect(snapshot(dir)).toEqual(before);
+    const wal = fs.readFileSync(walPath(dir));
+    const retired = walscope('retire', dir, '--seal', '--yes');
+    expect(retired.code, retired.stderr).toBe(0);
+    expect(retired.stdout).toMatch(/completed the index under lease epoch \d+/);
+    // Re-read from the disk: the index covers both members, the live WAL is the same successor.
+    const archive = readArchive(dir, { trust_index: true });
+    expect([archive.members.length, archive.index]).toEqual([2, 'valid']);
+    expect(fs.readFileSync(walPath(dir))).toEqual(wal);
+    const again = walscope('retire', dir, '--seal', '--yes');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('nothing_to_retire');
+  });
+
+  it('the next ordinary writer under the lease completes it before it appends', async () => {
+    const { root, dir } = await killedAfterStep2();
+    const session = openSessionForWrite(root, 's1', { writer_name: 'test' });
+    session.writer.append('turn_finished', { step_id: 3 });
+    session.close();
+    const archive = readArchive(dir);
+    expect([archive.members.length, archive.index]).toEqual([2, 'valid']);
   });
 });
 
