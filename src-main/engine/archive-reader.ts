@@ -24,7 +24,7 @@ import { nodeFileIO, readAt, type FileIO } from './file-io.js';
 import { checkFrameAt, checkHeader } from './frame-codec.js';
 import { FRAME_BYTES_MAX, FRAME_HEADER_BYTES, FRAME_VER_PLAIN } from './limits.js';
 import { hex } from './reader.js';
-import { ScanBudget } from './scan-budget.js';
+import { ScanBudget, unprovenText } from './scan-budget.js';
 import { runSteps } from './steps.js';
 
 /** A member as its header frame describes it, with where it lies in the archive. */
@@ -314,7 +314,7 @@ class HeaderWalk {
     if (later === null) return { committed_bytes: offset, torn_tail: { offset, bytes: this.size_bytes - offset, reason }, error: null };
     const damage = `at offset ${offset} (${reason.replaceAll('_', ' ')})`;
     if (typeof later !== 'number') {
-      const message = `a damaged archive member header ${damage}, and the scan for a member header after it stopped at offset ${later.offset}: ${later.why}. The ${this.size_bytes - later.offset} bytes from there to the end were not checked, so walscope cannot tell the archive's torn tail from corruption; nothing at or after ${offset} is used, no lookup reports absence and no writer cuts it. Check it fully with \`walscope verify --full-scan\` (it hashes every candidate, however long that takes)`;
+      const message = unprovenText(`a damaged archive member header ${damage}`, later.offset, later.why, this.size_bytes, "the archive's torn tail from corruption");
       return { committed_bytes: offset, torn_tail: null, error: { kind: 'archive_scan_bound', offset, message } };
     }
     const message = `archive corruption ${damage}: a digest-valid member header follows at offset ${later}, so committed history is damaged; nothing at or after ${offset} is used and no lookup reports absence — restore the archive from a good copy`;

@@ -27,7 +27,7 @@ import {
   FRAME_VER_PLAIN,
   READ_CHUNK_BYTES,
 } from './limits.js';
-import { ScanBudget } from './scan-budget.js';
+import { ScanBudget, unprovenText } from './scan-budget.js';
 
 /** Where a read stopped cleanly, so a tailer can read on from there when the file grows. */
 export interface ReadCheckpoint {
@@ -369,8 +369,7 @@ class WalScan {
       return this.refuse('non_tail_corruption', offset, null, [], `non-tail corruption ${damage}: ${after.why}; nothing from this offset on is used — restore the WAL from a good copy`);
     }
     if (after.kind === 'unproven') {
-      const unchecked = this.window.size_bytes - after.offset;
-      return this.refuse('tail_scan_bound', offset, null, [], `a damaged frame ${damage}, and the scan for intact frames after it stopped at offset ${after.offset}: ${after.why}. The ${unchecked.toLocaleString('en-US')} bytes from there to the end were not checked, so walscope cannot tell a torn tail from non-tail corruption; nothing from offset ${offset} on is used and no writer truncates it. Check it fully with \`walscope verify --full-scan\` (it hashes every candidate, however long that takes)`);
+      return this.refuse('tail_scan_bound', offset, null, [], unprovenText(`a damaged frame ${damage}`, after.offset, after.why, this.window.size_bytes, 'a torn tail from non-tail corruption'));
     }
     if (this.options.live) return finish(this.state, this.window.size_bytes, null, { in_progress_tail: { offset, bytes } });
     return finish(this.state, this.window.size_bytes, null, {

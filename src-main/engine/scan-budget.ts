@@ -28,3 +28,10 @@ export class ScanBudget {
     return null;
   }
 }
+
+/** The refusal of a scan that ran out: what was damaged (`damage`: "a damaged frame at offset …"), where the
+ *  scan stopped and why, how many bytes it did not check, that nothing is used or cut, and how to check it. */
+export function unprovenText(damage: string, stopped_at: number, why: string, size_bytes: number, tail: string): string {
+  const unchecked = (size_bytes - stopped_at).toLocaleString('en-US');
+  return `${damage}, and the scan for intact frames after it stopped at offset ${stopped_at}: ${why}. The ${unchecked} bytes from there to the end were not checked, so walscope cannot tell ${tail}; nothing from the damage on is used, and no writer truncates it. Check it fully with \`walscope verify --full-scan\` (it hashes every candidate, however long that takes)`;
+}
