@@ -12,9 +12,14 @@
 //   millionSessionRoot()  a state root holding one session "million" of 1,000,000 small records (~176 MB)
 //   manySessionsRoot()    a state root of 2,000 sessions, ~1 GiB in all, long-tailed sizes and spread mtimes
 //   LiveAppender          appends steps to an existing session through the real writer (lease, barriers)
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Payload } from '../src-shared/wal.js';
+import { archivePath, encodeMemberHeader } from '../src-main/engine/archive-format.js';
+import { readArchive } from '../src-main/engine/archive-reader.js';
+import { writeIndex } from '../src-main/engine/archive-writer.js';
+import { nodeFileIO } from '../src-main/engine/file-io.js';
 import { requiredFeatures } from '../src-main/engine/features.js';
 import { encodeFrame } from '../src-main/engine/frame-codec.js';
 import { FRAME_VER_GATED, FRAME_VER_PLAIN, MIB } from '../src-main/engine/limits.js';
@@ -238,6 +243,45 @@ export const LONG_EPISODE_SESSION_ID = 'long';
 export function longEpisodeMillionRoot(): string {
   return cached('long-episode-million', (root) => {
     writeSessionWal(walPath(sessionDir(root, LONG_EPISODE_SESSION_ID)), { seed: 6, records_target: 1_000_000, steps_per_run: Number.MAX_SAFE_INTEGER, leave_open: true, outputBytes: smallOutputBytes, text_chars_max: 80 });
+  });
+}
+
+/** A session whose history is a chain of `lineages` sealed lineages of two records each, every one naming the one
+ *  before as its parent, and a live `wal` naming the last; the index covers the archive (as hourly retires over
+ *  a year leave it: 8,760). Written directly, a member at a time, not by thousands of retires. */
+export function writeLineageChain(session_dir: string, lineages: number): void {
+  fs.mkdirSync(session_dir, { recursive: true });
+  const random = prng(lineages);
+  const walId = () => Uint8Array.from({ length: 16 }, () => Math.floor(random() * 256));
+  const lineageWal = (wal_id: Uint8Array, parent: Uint8Array | null, records: number): Buffer => {
+    const payload: Payload = { wal_id, created_ms: 1_760_000_000_000, writer: 'bench-chain', next_tag: 1, next_notice_seq: 1, epoch: FENCE };
+    if (parent !== null) payload['parent_wal_id'] = parent;
+    const frames = [encodeFrame({ ver: FRAME_VER_PLAIN, seq: 0, fence: FENCE, type: 'lineage', features: [], payload })];
+    for (let seq = 1; seq <= records; seq++) frames.push(encodeFrame({ ver: FRAME_VER_PLAIN, seq, fence: FENCE, type: 'turn_finished', features: [], payload: { step_id: seq, ts_ms: 1_760_000_000_000 + seq } }));
+    return Buffer.concat(frames);
+  };
+  const archive = fs.openSync(archivePath(session_dir), 'w');
+  let parent: Uint8Array | null = null;
+  for (let index = 0; index < lineages; index++) {
+    const wal_id = walId();
+    const content = lineageWal(wal_id, parent, 2);
+    const header = { wal_id, reason: 'sealed' as const, first_seq: 1, last_seq: 2, frames: 3, content_bytes: content.length, content_sha256: createHash('sha256').update(content).digest(), sealed_ms: 1_760_000_000_000, next_tag: 1, next_notice_seq: 1 };
+    fs.writeSync(archive, Buffer.concat([encodeMemberHeader(header, FENCE), content]));
+    parent = wal_id;
+  }
+  fs.closeSync(archive);
+  fs.writeFileSync(walPath(session_dir), lineageWal(walId(), parent, 1));
+  writeIndex(nodeFileIO, session_dir, readArchive(session_dir).members, FENCE);
+}
+
+export const CHAIN_SESSION_ID = 'chain';
+export const CHAIN_NEIGHBOUR_ID = 'small';
+
+/** A state root holding a session of `lineages` sealed lineages in one chain, and a small session beside it. */
+export function lineageChainRoot(lineages: number): string {
+  return cached(`lineage-chain-${lineages}`, (root) => {
+    writeLineageChain(sessionDir(root, CHAIN_SESSION_ID), lineages);
+    writeSessionWal(walPath(sessionDir(root, CHAIN_NEIGHBOUR_ID)), { seed: 7, records_target: 20, outputBytes: smallOutputBytes });
   });
 }
 

@@ -4,9 +4,10 @@
 // the end), the first records page and the full status of a 1 GiB session beside `walscope verify` on the
 // same file, and the live tail (append → event, append → new row) on sessions of 100,000 and 1,000,000 records
 // and on 100,000 records in one open episode (a long run still going: every append lands in it), and the
-// search of each list of the million-record session and of the 1 GiB session.
-// Run alone: `npx tsx scripts/bench-service.ts [root|big|live|live-100k|live-long|live-1m|live-long-1m|live-1m-steps|live-long-steps|live-long-1m-steps|search|search-big]…`
-// (root, big, live, search and search-big by default).
+// search of each list of the million-record session and of the 1 GiB session, and the history of a session of
+// thousands of sealed lineages beside `walscope verify` of the same folder.
+// Run alone: `npx tsx scripts/bench-service.ts [root|big|live|live-100k|live-long|live-1m|live-long-1m|live-1m-steps|live-long-steps|live-long-1m-steps|search|search-big|history]…`
+// (root, big, live, search, search-big and history by default).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,7 +16,7 @@ import readline from 'node:readline';
 import type { RowPage, SearchResult, SessionDetail, SessionSummary, SessionTail, TimelineRow, WalscopeEvent } from '../src-shared/ipc.js';
 import { sessionDir, walPath } from '../src-main/engine/state-root.js';
 import { spendLink } from '../test/app/serve-harness.js';
-import { BIG_SESSION_ID, bigSessionRoot, LiveAppender, LONG_EPISODE_SESSION_ID, longEpisodeMillionRoot, manySessionsRoot, MILLION_SESSION_ID, millionSessionRoot, smallOutputBytes, writeSessionWal } from './bench-data.js';
+import { BIG_SESSION_ID, bigSessionRoot, CHAIN_NEIGHBOUR_ID, CHAIN_SESSION_ID, lineageChainRoot, LiveAppender, LONG_EPISODE_SESSION_ID, longEpisodeMillionRoot, manySessionsRoot, MILLION_SESSION_ID, millionSessionRoot, smallOutputBytes, writeSessionWal } from './bench-data.js';
 
 const REPO = path.resolve(import.meta.dirname, '..');
 /** Appends per live line: enough that a long session's major collections fall inside the run, as they do in a
@@ -459,6 +460,49 @@ const benchSearch = () => benchSearchOf(millionSessionRoot(), MILLION_SESSION_ID
 /** The 1 GiB session's rows carry previews of outputs up to 4 MiB: what a search of it holds at once. */
 const benchSearchBig = () => benchSearchOf(bigSessionRoot(), BIG_SESSION_ID, 'the 1 GiB session (peak RSS aim: < 500 MB)', [SEARCH_MISS]);
 
+/** Sessions retired hourly hold 8,760 lineages after a year. */
+const HISTORY_LINEAGES = [2_000, 8_000, 20_000];
+
+/** `walscope lineages` of a chain of sealed lineages beside `walscope verify` of the same folder (each a process,
+ *  node's start included), then serve's getHistory of it, with a call for the other session made over and over
+ *  while it runs: how many are answered meanwhile, and the slowest. */
+async function benchHistory(): Promise<void> {
+  console.log('\nthe history of a session of sealed lineages in one chain');
+  const cli = (args: string[]) => {
+    const started_ms = performance.now();
+    const result = spawnSync(process.execPath, [path.join(REPO, 'bin/walscope.js'), ...args], { stdio: 'ignore' });
+    if (result.status !== 0) throw new Error(`walscope ${args.join(' ')} exited ${result.status}`);
+    return performance.now() - started_ms;
+  };
+  for (const lineages of HISTORY_LINEAGES) {
+    const root = lineageChainRoot(lineages);
+    const dir = sessionDir(root, CHAIN_SESSION_ID);
+    const verify_ms = cli(['verify', dir, '--json']);
+    const lineages_ms = cli(['lineages', dir, '--json']);
+    const cache_dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-bench-cache-'));
+    const served = await serve(root, cache_dir);
+    try {
+      await untilEveryStatus(served);
+      await served.call('getSession', [CHAIN_NEIGHBOUR_ID]);
+      const started_ms = performance.now();
+      let history_ms: number | null = null;
+      const history = served.call('getHistory', [CHAIN_SESSION_ID]).then(() => (history_ms = performance.now() - started_ms));
+      const waits_ms: number[] = [];
+      while (history_ms === null) {
+        const asked_ms = performance.now();
+        await served.call('getSession', [CHAIN_NEIGHBOUR_ID]);
+        waits_ms.push(performance.now() - asked_ms);
+      }
+      await history;
+      const archive_mb = fs.statSync(path.join(dir, 'archive')).size / 1e6;
+      console.log(`  ${lineages.toLocaleString('en-US').padStart(6)} lineages (${archive_mb.toFixed(1)} MB archive)  lineages ${seconds(lineages_ms)} = ${(lineages_ms / verify_ms).toFixed(2)} × verify (${seconds(verify_ms)});  serve getHistory ${seconds(history_ms!)}, ${waits_ms.length} getSession of another session meanwhile, slowest ${percentile(waits_ms, 100).toFixed(0)} ms`);
+    } finally {
+      await served.stop();
+      fs.rmSync(cache_dir, { recursive: true, force: true });
+    }
+  }
+}
+
 const SECTIONS: Record<string, () => Promise<void>> = {
   root: benchRoot,
   big: benchBig,
@@ -472,10 +516,11 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   'live-long-1m-steps': async () => (liveHeading(), await benchLiveLongEpisode1mSteps()),
   search: benchSearch,
   'search-big': benchSearchBig,
+  history: benchHistory,
 };
 
 /** The sections `npm run bench` runs: `live` is every live line, each of which also runs alone by name. */
-const DEFAULT_SECTIONS = ['root', 'big', 'live', 'search', 'search-big'];
+const DEFAULT_SECTIONS = ['root', 'big', 'live', 'search', 'search-big', 'history'];
 
 export async function benchService(names: readonly string[] = DEFAULT_SECTIONS): Promise<void> {
   for (const name of names) {

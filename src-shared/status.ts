@@ -7,9 +7,11 @@ import type { WalErrorKind } from './wal.js';
 /** What resuming a session's last episode does (wal-format §10). */
 export type ResumeAction = 'none' | 'finalize' | 'close_out' | 'cancel_close_out' | 'wait_held' | 'continue';
 
-/** A WAL walscope will not act on. `unreadable` (the file cannot be read: permissions, a missing `wal`) and
- *  `too_large` (intact, but more than walscope folds) are this project's words where §10 names none. */
-export type RefusedStatus = 'not_a_wal' | 'newer_writer' | 'damaged' | 'unreadable' | 'too_large';
+/** A WAL walscope will not act on. `unreadable` (the file cannot be read: permissions, a missing `wal`),
+ *  `too_large` (intact, but more than walscope folds) and `needs_full_scan` (a damaged frame whose tail the
+ *  default scan could not prove, in the budget it has: `verify --full-scan` can) are this project's words where
+ *  §10 names none. */
+export type RefusedStatus = 'not_a_wal' | 'newer_writer' | 'damaged' | 'unreadable' | 'too_large' | 'needs_full_scan';
 
 /** A finished run, by its run_finished reason. `ended`: a reason this build has no word for (kept by name in the
  *  label, `statusLabel`), or none recorded. */
@@ -35,6 +37,7 @@ export const LISTED_STATUSES: readonly ListedStatus[] = [
   'not_a_wal',
   'unreadable',
   'newer_writer',
+  'needs_full_scan',
   'too_large',
   'needs_operator',
   'paused_held',
@@ -57,14 +60,14 @@ export function isListedStatus(value: unknown): value is ListedStatus {
   return typeof value === 'string' && (LISTED_STATUSES as readonly string[]).includes(value);
 }
 
-const REFUSED: ReadonlySet<ListedStatus> = new Set<RefusedStatus>(['not_a_wal', 'newer_writer', 'damaged', 'unreadable', 'too_large']);
+const REFUSED: ReadonlySet<ListedStatus> = new Set<RefusedStatus>(['not_a_wal', 'newer_writer', 'damaged', 'unreadable', 'too_large', 'needs_full_scan']);
 
 export function isRefusedStatus(status: ListedStatus): status is RefusedStatus {
   return REFUSED.has(status);
 }
 
 /** The word of a refused read, by the reader's (or the archive's) refusal kind. */
-export function refusedStatus(kind: WalErrorKind | 'archive_malformed'): RefusedStatus {
+export function refusedStatus(kind: WalErrorKind | 'archive_malformed' | 'archive_scan_bound'): RefusedStatus {
   switch (kind) {
     case 'not_a_wal':
       return 'not_a_wal';
@@ -79,6 +82,9 @@ export function refusedStatus(kind: WalErrorKind | 'archive_malformed'): Refused
       return 'damaged';
     case 'too_large':
       return 'too_large';
+    case 'tail_scan_bound':
+    case 'archive_scan_bound':
+      return 'needs_full_scan';
     case 'io':
     case 'not_archived':
       return 'unreadable';
@@ -102,7 +108,7 @@ export function endStatus(reason: string | null): EndStatus {
 /** What decides a session's word, in §10's order. */
 export interface StatusFacts {
   /** The reader's refusal of the WAL, or the archive's (verify refuses the session for either). */
-  refusal: { kind: WalErrorKind | 'archive_malformed' } | null;
+  refusal: { kind: WalErrorKind | 'archive_malformed' | 'archive_scan_bound' } | null;
   /** A live writer holds the lease. */
   live: boolean;
   /** The resume plan's action for the last episode. */
@@ -204,6 +210,7 @@ export const STATUS_LABEL: Record<ListedStatus, string> = {
   damaged: 'damaged',
   unreadable: 'unreadable',
   too_large: 'too large to show',
+  needs_full_scan: 'needs a full scan',
   running: 'running',
   needs_operator: 'needs operator',
   paused_held: 'paused on a held call',
@@ -234,6 +241,7 @@ export const STATUS_MEANING: Record<ListedStatus, string> = {
   damaged: 'Committed data is damaged (corruption before intact frames, a malformed frame, a sequence error): nothing after it is used, nothing is acted on.',
   unreadable: 'The file cannot be read (permissions, a missing WAL): the cause is named; nothing is known of the run.',
   too_large: 'The WAL may be intact, but a record holds more than walscope keeps in memory to show it: walscope verify still checks it whole.',
+  needs_full_scan: 'A frame is damaged, and more candidate frames follow it than walscope checks by default: whether it is a torn tail or damage is not proven yet. walscope verify --full-scan checks every one.',
   running: 'A writer holds the lease and is appending; actions wait until it lets go.',
   needs_operator: 'A recovery is planned: open it to read the exact records it would append, then approve it.',
   paused_held: 'A provider holds a call and owes its result: the run waits (cancel or seal closes it out).',
@@ -260,6 +268,7 @@ export const STATUS_TONE: Record<ListedStatus, StatusTone> = {
   damaged: 'bad',
   unreadable: 'bad',
   too_large: 'warn',
+  needs_full_scan: 'warn',
   running: 'info',
   needs_operator: 'warn',
   paused_held: 'held',
@@ -299,6 +308,10 @@ export const WHAT_TO_DO: Record<RefusedStatus | 'torn_tail', { state_root: strin
   too_large: {
     state_root: 'walscope verify checks it whole; nothing was changed',
     export: 'walscope verify checks it whole; nothing was changed',
+  },
+  needs_full_scan: {
+    state_root: 'run walscope verify --full-scan on it to check every candidate frame; nothing was changed, and no writer truncates it meanwhile',
+    export: 'run walscope verify --full-scan on it to check every candidate frame; nothing was changed',
   },
   torn_tail: {
     state_root: 'nothing committed is lost; the next writer opening the session under its lease (a recovery here, or the runtime) truncates those bytes, keeping a copy of them beside the WAL',

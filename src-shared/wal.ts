@@ -50,6 +50,9 @@ export type WalErrorKind =
   | 'malformed_frame'
   | 'newer_writer'
   | 'sequence_error'
+  /** A damaged frame, and the scan for intact frames after it ran out of its budget (hostile, overlapping
+   *  headers) before it could tell a torn tail from non-tail corruption: nothing after the damage is used. */
+  | 'tail_scan_bound'
   | 'io'
   /** The WAL may be intact, but a record holds more than this build keeps in memory to fold it (named by offset). */
   | 'too_large'
@@ -106,7 +109,8 @@ export interface ArchiveReport {
   /** Whole members read (with `error` set: only those before the damage). */
   members: number;
   torn_tail: { offset: number; bytes: number } | null;
-  error: { kind: 'archive_corruption' | 'archive_malformed' | 'newer_writer' | 'io'; offset: number | null; message: string } | null;
+  /** `archive_scan_bound`: the scan after a damaged header ran out of its budget before it could tell. */
+  error: { kind: 'archive_corruption' | 'archive_malformed' | 'archive_scan_bound' | 'newer_writer' | 'io'; offset: number | null; message: string } | null;
   /** wal_ids (hex) of members refused alone: content not matching content_sha256, or not a readable WAL. */
   damaged_members: string[];
 }

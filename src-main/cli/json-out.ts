@@ -12,8 +12,11 @@ export class JsonSequence<T> {
   ) {}
 }
 
-/** Containers this deep or deeper are written with one JSON.stringify: small enough, and much faster. */
+/** Containers this deep or deeper are written with one JSON.stringify: small enough, and much faster ... */
 const PIECE_DEPTH = 3;
+/** ... unless an array of more items than this is in them, at any depth, which is written in runs of this many
+ *  items: whole, an episode's 150,000 batches were one 120 MB string (`replay --json` peaked at 604 MB). */
+const WHOLE_ITEMS_MAX = 1_000;
 const INDENT = '  ';
 /** Writes `value` and a newline to stdout, as `JSON.stringify(value, null, 2)` would, in pieces. */
 export async function writeJsonOut(value: unknown): Promise<void> {
@@ -39,6 +42,10 @@ async function writeJsonText(text: string): Promise<void> {
 /** The pieces of `value`'s JSON text at nesting `depth` (its first line not indented, its others indented). */
 export function* jsonPieces(value: unknown, depth: number): Generator<string> {
   const items = value instanceof JsonSequence ? value : Array.isArray(value) ? new JsonSequence(value, (item) => item) : null;
+  if (items !== null && depth >= PIECE_DEPTH && items.source.length > WHOLE_ITEMS_MAX) {
+    yield* longArrayPieces(items, depth);
+    return;
+  }
   if (items !== null && items.source.length > 0 && depth < PIECE_DEPTH) {
     const inner = INDENT.repeat(depth + 1);
     for (let index = 0; index < items.source.length; index++) {
@@ -50,7 +57,7 @@ export function* jsonPieces(value: unknown, depth: number): Generator<string> {
     yield `\n${INDENT.repeat(depth)}]`;
     return;
   }
-  if (items === null && isPlainObject(value) && depth < PIECE_DEPTH) {
+  if (items === null && isPlainObject(value) && (depth < PIECE_DEPTH || holdsLongArray(value))) {
     const keys = Object.keys(value).filter((key) => hasJsonForm(value[key]));
     if (keys.length > 0) {
       const inner = INDENT.repeat(depth + 1);
@@ -76,6 +83,55 @@ function indentedJson(value: unknown, depth: number): string {
   const opening_chars = depth * depth + 3 * depth;
   const closing_chars = depth * depth + depth;
   return text.slice(opening_chars, text.length - closing_chars);
+}
+
+/** A long array deep in the document, its items written a run of WHOLE_ITEMS_MAX at a time, each run one
+ *  JSON.stringify cut out of its brackets (an item a piece cost a million records' `replay --json` 7 %); an
+ *  item that holds a long array itself is written in pieces of its own. */
+function* longArrayPieces(items: JsonSequence<unknown>, depth: number): Generator<string> {
+  const inner = INDENT.repeat(depth + 1);
+  const closing_chars = 1 + INDENT.length * depth + 1;
+  let run: unknown[] = [];
+  let opened = false;
+  const opening = () => {
+    const text = opened ? ',' : '[';
+    opened = true;
+    return text;
+  };
+  const flush = () => {
+    const text = indentedJson(run, depth);
+    run = [];
+    return `${opening()}${text.slice(1, text.length - closing_chars)}`;
+  };
+  for (let index = 0; index < items.source.length; index++) {
+    const item = items.map(items.source[index]!);
+    if (!isLong(item)) {
+      run.push(item);
+      if (run.length === WHOLE_ITEMS_MAX) yield flush();
+      continue;
+    }
+    if (run.length > 0) yield flush();
+    yield `${opening()}\n${inner}`;
+    yield* jsonPieces(item, depth + 1);
+  }
+  if (run.length > 0) yield flush();
+  yield `\n${INDENT.repeat(depth)}]`;
+}
+
+/** An array of more than WHOLE_ITEMS_MAX items, or an object holding one. */
+function isLong(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > WHOLE_ITEMS_MAX;
+  return isPlainObject(value) && holdsLongArray(value);
+}
+
+/** Whether a member of `value` is an array written item by item (the fold's long lists are members of an
+ *  episode or a batch, never deeper in one of their items). */
+function holdsLongArray(value: Record<string, unknown>): boolean {
+  for (const key in value) {
+    const member = value[key];
+    if ((Array.isArray(member) || member instanceof JsonSequence) && (member instanceof JsonSequence ? member.source : member).length > WHOLE_ITEMS_MAX) return true;
+  }
+  return false;
 }
 
 function hasJsonForm(value: unknown): boolean {

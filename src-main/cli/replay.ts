@@ -38,7 +38,7 @@ export function outline(target: WalTarget, replay: SessionReplay): string {
 
 /** The outline's text an episode at a time, each made as it is written: made whole, a million records' outline
  *  held its 1.2 million lines and their joined text at once (643 MB resident, against --json's 337 MB). */
-function* outlinePieces(target: WalTarget, { read, fold, resume, run }: SessionReplay): Generator<string> {
+export function* outlinePieces(target: WalTarget, { read, fold, resume, run }: SessionReplay): Generator<string> {
   const lines: string[] = [];
   const name = target.session === null ? target.wal_path : `session ${target.session} (${target.wal_path})`;
   lines.push(`${name}: ${plural(fold.episodes.length, 'episode')}, last seq ${fold.last_seq}, wal_id ${fold.wal_id ?? '(none)'}`);
@@ -47,25 +47,38 @@ function* outlinePieces(target: WalTarget, { read, fold, resume, run }: SessionR
   if (read.in_progress_tail !== null) lines.push('a live writer is appending: this is a snapshot');
   appendAll(lines, runLines(run));
   yield textLines(lines);
-  for (const episode of fold.episodes) yield textLines(episodeLines(episode, episodeWord(episode, run, fold.episodes.length)));
-  yield textLines([...anomalyLines(fold.anomalies, ''), ...queueLines(fold), '', ...planLines(resume)]);
+  for (const episode of fold.episodes) yield* episodePieces(episode, episodeWord(episode, run, fold.episodes.length));
+  yield textLines([...anomalyLines(fold.anomalies, ''), ...queueLines(fold), '']);
+  yield* inPieces(planLines(resume));
+}
+
+/** Long lists of lines (an anomaly each of 150,000 batches, a record each the plan would append for them) are
+ *  written this many at a time. */
+const OUTLINE_PIECE_LINES = 1_000;
+
+function* inPieces(lines: readonly string[]): Generator<string> {
+  for (let at = 0; at < lines.length; at += OUTLINE_PIECE_LINES) yield textLines(lines.slice(at, at + OUTLINE_PIECE_LINES));
 }
 
 
-function episodeLines(episode: EpisodeFold, word: string): string[] {
+/** An episode's text a step (with its batch) at a time: made whole, an episode of 150,000 batches held its
+ *  300,000 lines and their text at once (749 MB resident, the fold itself ~300 MB). */
+function* episodePieces(episode: EpisodeFold, word: string): Generator<string> {
   const finished = episode.finished === null ? '' : ` (${episode.finished.reason ?? 'no reason'} at seq ${episode.finished.seq})`;
   const index = EpisodeIndex.of(episode);
-  const lines = ['', `episode ${episode.episode}  run ${printable(episode.run_id ?? '?', TEXT_MAX)}  ${word}${finished}  seq ${episode.started_seq}–${episode.last_seq}`];
+  yield textLines(['', `episode ${episode.episode}  run ${printable(episode.run_id ?? '?', TEXT_MAX)}  ${word}${finished}  seq ${episode.started_seq}–${episode.last_seq}`]);
   for (const step of episode.steps) {
     const recorded = step.seq === null ? 'in flight (no model_step_finished)' : `seq ${step.seq}`;
     const ending = step.natural_end ? ', natural end' : '';
     const turn = step.turn_finished_seq === null ? '' : `, turn finished at seq ${step.turn_finished_seq}`;
-    lines.push(`  step ${step.step_id}  ${recorded}, ${plural(step.attempts.length, 'attempt')}, ${plural(step.tool_use_ids.length, 'tool call')}${ending}${turn}`);
+    const lines = [`  step ${step.step_id}  ${recorded}, ${plural(step.attempts.length, 'attempt')}, ${plural(step.tool_use_ids.length, 'tool call')}${ending}${turn}`];
     for (const note of step.notes) lines.push(`    ${note.type} at seq ${note.seq}`);
     const batch = index.batch(step.batch_id);
     if (batch !== undefined) appendAll(lines, batchLines(batch));
+    yield textLines(lines);
   }
-  for (const batch of index.batches_without_step) appendAll(lines, batchLines(batch));
+  for (const batch of index.batches_without_step) yield textLines(batchLines(batch));
+  const lines: string[] = [];
   for (const steer of episode.steers) lines.push(`  steer at seq ${steer.seq} joins ${steer.joins_step === null ? 'at run end' : `step ${steer.joins_step}`}`);
   for (const cancel of episode.cancel_requests) lines.push(`  cancel requested (at ${cancel.at ?? '?'}) at seq ${cancel.seq}`);
   for (const pause of episode.pauses) lines.push(`  paused (${pause.reason ?? '?'}) at seq ${pause.seq}`);
@@ -73,7 +86,7 @@ function episodeLines(episode: EpisodeFold, word: string): string[] {
   for (const resume of episode.resumes) lines.push(`  resumed at seq ${resume.seq} (indeterminate: ${resume.indeterminate.join(', ') || 'none'})`);
   if (episode.shown.length > 0) lines.push(`  shown, not acted on: ${episode.shown.map((ref) => `${ref.type}@${ref.seq}`).join(', ')}`);
   appendAll(lines, anomalyLines(episode.anomalies, '  '));
-  return lines;
+  yield* inPieces(lines);
 }
 
 function batchLines(batch: BatchFold): string[] {

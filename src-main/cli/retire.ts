@@ -32,6 +32,7 @@ export const retireCommand: Command = {
     const session = sessionOf(positionals[0]!);
     if (typeof session === 'string') return refuse(session);
     const preview = previewRetire(session.root, session.id, reason);
+    if (preview.kind === 'index_owed') return completeIndexOnly(session, reason, preview.message, values);
     if (preview.kind !== 'plan') return refuse(`${preview.code}: ${preview.message}`);
     const operator = values.reason === undefined ? undefined : { operator: values.operator ?? osUser(), reason: values.reason, via: 'cli' as const };
     const problem = operator === undefined ? null : auditProblem(operator);
@@ -57,6 +58,19 @@ export const retireCommand: Command = {
     return EXIT_OK;
   },
 };
+
+/** The lineage holds nothing to retire, but the last retire died before its step 3: the index is all it writes
+ *  (confirmed as a retire is; nothing goes into a WAL, so no operator_action is recorded). */
+async function completeIndexOnly(session: { root: string; id: string }, reason: RetireReason, message: string, values: { 'dry-run'?: boolean; yes?: boolean; json?: boolean }): Promise<number> {
+  await writeOut(values.json ? `${JSON.stringify({ plan: null, index_owed: message }, null, 2)}\n` : `${printable(message, 600)}\n  3. archive.index rewritten to cover the whole archive; fsync, rename, fsync folder\n`);
+  if (values['dry-run']) return EXIT_OK;
+  const approved = values.yes === true || (await confirm('rewrite the archive index?'));
+  if (!approved) return refuse(process.stdin.isTTY ? 'not confirmed: nothing was written' : 'not confirmed: there is no terminal to ask on; pass --yes to write');
+  const outcome = retireLineage(session.root, session.id, { writer_name: 'walscope-retire', reason, index_only: true });
+  if (outcome.kind === 'refused') return refuse(`${outcome.code}: ${outcome.message}`);
+  await writeOut(`completed the index under lease epoch ${outcome.epoch}\n`);
+  return EXIT_OK;
+}
 
 function planText(plan: RetirePlan, operator: string | undefined): string {
   const live = plan.live;

@@ -10,7 +10,8 @@
 //   - a lookup never reports absence without coverage: every retired lineage is found;
 //   - a retire that died after step 1 is finished by the next ordinary writer (§11): once the runtime's writer
 //     opened the session, that lineage is no longer live, its successor names it, and its member is whole;
-// and once settled, one more process changes nothing: retiring is idempotent.
+// and once settled, the index covers the whole archive (a retire that died after step 2 is finished too, by
+// the writer that appends the next records), and one more process changes nothing: retiring is idempotent.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { appendAll } from '../../src-shared/arrays.js';
@@ -31,7 +32,7 @@ import { SIM_ROOT } from './view.js';
 
 export const RETIRE_CLOCK_START_MS = 1_760_000_000_000;
 
-export type RetireInvariant = 'lineage_lost' | 'counter_regression' | 'index_hides_member' | 'absence_without_coverage' | 'history_unreadable' | 'retire_idempotent' | 'retire_unfinished' | 'process_error';
+export type RetireInvariant = 'lineage_lost' | 'counter_regression' | 'index_hides_member' | 'absence_without_coverage' | 'history_unreadable' | 'retire_idempotent' | 'retire_unfinished' | 'index_unfinished' | 'process_error';
 
 export interface RetireViolation {
   invariant: RetireInvariant;
@@ -90,7 +91,7 @@ export function simulateRetire(crashes: CrashPoint[], seed: number, options: Ret
       if (result.violations.length > 0) return result;
       continue;
     }
-    note(index, checkHistory(disk, script, retired));
+    note(index, [...checkHistory(disk, script, retired), ...checkIndexFinished(disk, script)]);
     note(index + 1, checkIdempotent(disk, script, now_ms, wrap));
     return result;
   }
@@ -152,6 +153,14 @@ function checkFinished(disk: SimDisk, script: RetireScript, wal_id: string, reti
   }
   retired.set(wal_id, member.reason);
   return [];
+}
+
+/** Once a process ran the script to its end: the index covers every member (none is owed any more). */
+function checkIndexFinished(disk: SimDisk, script: RetireScript): Omit<RetireViolation, 'process'>[] {
+  const reader = new SimProcess(disk, null);
+  const archive = readArchive(sessionDir(reader.at(SIM_ROOT), script.session_id), { io: reader.io });
+  if (!archive.present || archive.index === 'valid') return [];
+  return [{ invariant: 'index_unfinished', message: `the script settled with archive.index ${archive.index}: ${archive.index_note ?? 'not covering the archive'}` }];
 }
 
 function checkRetired(dir: string, io: FileIO, retired: ReadonlyMap<string, RetireReason>): Omit<RetireViolation, 'process'>[] {

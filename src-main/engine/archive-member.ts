@@ -28,6 +28,7 @@ export interface OpenMemberOptions {
   with_payload?: boolean;
   floor_features?: readonly string[];
   on_frame?: (frame: ReadFrame, payload_cbor: Buffer) => void;
+  full_tail_scan?: boolean;
 }
 
 /** The path a member's content reads under: the archive's path and the member's identity, for messages. */
@@ -50,7 +51,7 @@ export function openMember(session_dir: string, member: ArchiveMember, options: 
     return damage(`member ${wal_id} at offset ${member.offset}: its content does not match content_sha256 — this member alone is refused; the rest of the archive stays readable`);
   }
   const view = memberView(io, archivePath(session_dir), member);
-  const read = readWal(memberPath(session_dir, member), { io: view, with_payload: options.with_payload, floor_features: options.floor_features, on_frame: options.on_frame });
+  const read = readWal(memberPath(session_dir, member), { io: view, with_payload: options.with_payload, floor_features: options.floor_features, on_frame: options.on_frame, full_tail_scan: options.full_tail_scan });
   if (read.error === null && (read.wal_id === null || hex(read.wal_id) !== wal_id)) {
     return damage(`member ${wal_id} at offset ${member.offset}: its content is the WAL of ${read.wal_id === null ? 'no lineage' : hex(read.wal_id)}, not of the lineage its header names`);
   }

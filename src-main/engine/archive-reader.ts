@@ -17,11 +17,15 @@ import {
   type ArchiveIndex,
   type MemberHeader,
 } from './archive-format.js';
+import { CborDecoder, CborError, MAJOR_ARRAY, MAJOR_UINT } from './cbor.js';
+import { MagicFinder } from './damage-scan.js';
 import { describe } from './errors.js';
 import { nodeFileIO, readAt, type FileIO } from './file-io.js';
 import { checkFrameAt, checkHeader } from './frame-codec.js';
-import { FRAME_BYTES_MAX, FRAME_HEADER_BYTES, FRAME_MAGIC, READ_CHUNK_BYTES, TAIL_SCAN_CANDIDATES_MAX, TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX } from './limits.js';
+import { FRAME_BYTES_MAX, FRAME_HEADER_BYTES, FRAME_VER_PLAIN } from './limits.js';
 import { hex } from './reader.js';
+import { ScanBudget, unprovenText } from './scan-budget.js';
+import { runSteps } from './steps.js';
 
 /** A member as its header frame describes it, with where it lies in the archive. */
 export interface ArchiveMember extends MemberHeader {
@@ -34,7 +38,9 @@ export interface ArchiveMember extends MemberHeader {
 
 export type IndexState = 'valid' | 'stale' | 'missing' | 'invalid';
 
-export type ArchiveErrorKind = 'archive_corruption' | 'archive_malformed' | 'newer_writer' | 'io';
+/** `archive_scan_bound`: a damaged header, and the scan for a member header after it ran out of its budget
+ *  (hostile, overlapping headers) before it could tell the torn tail from corruption. */
+export type ArchiveErrorKind = 'archive_corruption' | 'archive_malformed' | 'archive_scan_bound' | 'newer_writer' | 'io';
 
 export interface ArchiveError {
   kind: ArchiveErrorKind;
@@ -53,8 +59,9 @@ export interface ArchiveScan {
   /** false when the session has no archive file: a history of one lineage. */
   present: boolean;
   bytes: number;
-  /** Whole members in file order. With `error` set, only those before the damage: never the whole history. */
-  members: ArchiveMember[];
+  /** Whole members in file order. With `error` set, only those before the damage: never the whole history.
+   *  Never changed once read (lookups index it once). */
+  readonly members: readonly ArchiveMember[];
   index: IndexState;
   /** Why the index is invalid or stale, for the human outputs. */
   index_note: string | null;
@@ -73,9 +80,16 @@ export interface ArchiveReadOptions {
   io?: FileIO;
   /** Use a trustworthy index for the members it covers (lookups). False reads every header from 0 (verify). */
   trust_index?: boolean;
+  /** The scan after a damaged header is bounded by the file alone (`verify --full-scan`), not its budget. */
+  full_scan?: boolean;
 }
 
 export function readArchive(session_dir: string, options: ArchiveReadOptions = {}): ArchiveScan {
+  return runSteps(archiveSteps(session_dir, options));
+}
+
+/** `readArchive`, yielding every HEADERS_PER_STEP headers (a history of 20,000 lineages walks 20,000). */
+export function* archiveSteps(session_dir: string, options: ArchiveReadOptions = {}): Generator<void, ArchiveScan> {
   const io = options.io ?? nodeFileIO;
   const file = archivePath(session_dir);
   const index = readIndex(io, archiveIndexPath(session_dir));
@@ -95,10 +109,10 @@ export function readArchive(session_dir: string, options: ArchiveReadOptions = {
   }
   try {
     const bytes = io.fstat(fd).size_bytes;
-    const walk = new HeaderWalk(io, fd, bytes);
-    const trusted = options.trust_index === true && index.kind === 'ok' ? walk.adoptIndex(index.value) : null;
+    const walk = new HeaderWalk(io, fd, bytes, options.full_scan === true);
+    const trusted = options.trust_index === true && index.kind === 'ok' ? yield* walk.adoptIndex(index.value) : null;
     const members = trusted ?? [];
-    const tail = walk.walkFrom(trusted === null ? 0 : index.kind === 'ok' ? index.value.covered_bytes : 0, members);
+    const tail = yield* walk.walkFrom(trusted === null ? 0 : index.kind === 'ok' ? index.value.covered_bytes : 0, members);
     const scan: ArchiveScan = { path: file, present: true, bytes, members, index: 'missing', index_note: null, committed_bytes: tail.committed_bytes, torn_tail: tail.torn_tail, error: tail.error };
     judgeIndex(scan, index, trusted !== null);
     return scan;
@@ -111,10 +125,21 @@ export function readArchive(session_dir: string, options: ArchiveReadOptions = {
 
 /** The latest whole member for `wal_id` (a later one supersedes an earlier one), or null. */
 export function latestMember(scan: ArchiveScan, wal_id: string): ArchiveMember | null {
-  for (let index = scan.members.length - 1; index >= 0; index--) {
-    if (hex(scan.members[index]!.wal_id) === wal_id) return scan.members[index]!;
+  return membersById(scan).get(wal_id) ?? null;
+}
+
+/** Each scan's latest member by wal_id (hex), made at its first lookup: a history walks one parent a lineage,
+ *  and a scan of the members for each made `lineages` of 20,000 sealed lineages take 58 s. */
+const members_by_id = new WeakMap<ArchiveScan, ReadonlyMap<string, ArchiveMember>>();
+
+function membersById(scan: ArchiveScan): ReadonlyMap<string, ArchiveMember> {
+  let found = members_by_id.get(scan);
+  if (found === undefined) {
+    const by_id = new Map<string, ArchiveMember>();
+    for (const member of scan.members) by_id.set(hex(member.wal_id), member);
+    members_by_id.set(scan, (found = by_id));
   }
-  return null;
+  return found;
 }
 
 function absentArchive(file: string, index: IndexRead): ArchiveScan {
@@ -233,10 +258,11 @@ class HeaderWalk {
     private readonly io: FileIO,
     private readonly fd: number,
     private readonly size_bytes: number,
+    private readonly full_scan: boolean,
   ) {}
 
   /** The members a well-formed index names, each confirmed by its header; null (read from 0) on any doubt. */
-  adoptIndex(index: ArchiveIndex): ArchiveMember[] | null {
+  *adoptIndex(index: ArchiveIndex): Generator<void, ArchiveMember[] | null> {
     if (index.covered_bytes > this.size_bytes) return null;
     const members: ArchiveMember[] = [];
     for (const entry of index.members) {
@@ -244,21 +270,22 @@ class HeaderWalk {
       const read = this.headerAt(entry.offset);
       if (read.kind !== 'member' || !sameEntry(entry, read.member)) return null;
       members.push(read.member);
+      if (members.length % HEADERS_PER_STEP === 0) yield;
     }
     return (members.at(-1)?.end ?? 0) === index.covered_bytes ? members : null;
   }
 
   /** Reads headers from `start` to the end of the file, appending whole members to `members`. */
-  walkFrom(start: number, members: ArchiveMember[]): WalkEnd {
+  *walkFrom(start: number, members: ArchiveMember[]): Generator<void, WalkEnd> {
     let offset = start;
-    while (offset < this.size_bytes) {
+    for (let walked = 1; offset < this.size_bytes; walked++) {
+      if (walked % HEADERS_PER_STEP === 0) yield;
       const read = this.headerAt(offset);
       if (read.kind === 'refused') return { committed_bytes: offset, torn_tail: null, error: read.error };
       if (read.kind === 'damaged') return this.damaged(offset, read.reason);
-      if (read.member.end > this.size_bytes) {
-        // A header whose content runs past the end: a member cut short, the last thing in the file.
-        return { committed_bytes: offset, torn_tail: { offset, bytes: this.size_bytes - offset, reason: 'past_end' }, error: null };
-      }
+      // A header whose content runs past the end: a member cut short, the torn tail, only when nothing valid
+      // follows (§11); a header claiming 2^53 - 1 bytes must not hide the members after it.
+      if (read.member.end > this.size_bytes) return this.damaged(offset, 'past_end');
       assert.ok(read.member.end > offset, 'the walk moves forward');
       members.push(read.member);
       offset = read.member.end;
@@ -285,48 +312,61 @@ class HeaderWalk {
   private damaged(offset: number, reason: DamageReason): WalkEnd {
     const later = this.nextValidHeader(offset + 1);
     if (later === null) return { committed_bytes: offset, torn_tail: { offset, bytes: this.size_bytes - offset, reason }, error: null };
-    const message =
-      typeof later === 'string'
-        ? `archive corruption at offset ${offset} (${reason.replaceAll('_', ' ')}): ${later}`
-        : `archive corruption at offset ${offset} (${reason.replaceAll('_', ' ')}): a digest-valid member header follows at offset ${later}, so committed history is damaged; nothing at or after ${offset} is used and no lookup reports absence — restore the archive from a good copy`;
+    const damage = `at offset ${offset} (${reason.replaceAll('_', ' ')})`;
+    if (typeof later !== 'number') {
+      const message = unprovenText(`a damaged archive member header ${damage}`, later.offset, later.why, this.size_bytes, "the archive's torn tail from corruption");
+      return { committed_bytes: offset, torn_tail: null, error: { kind: 'archive_scan_bound', offset, message } };
+    }
+    const message = `archive corruption ${damage}: a digest-valid member header follows at offset ${later}, so committed history is damaged; nothing at or after ${offset} is used and no lookup reports absence — restore the archive from a good copy`;
     return { committed_bytes: offset, torn_tail: null, error: { kind: 'archive_corruption', offset, message } };
   }
 
-  /** The offset of the first digest-valid member header at or after `start`, null when there is none, or a
-   *  text when the region is too large to prove there is none (then it must be treated as corruption). */
-  private nextValidHeader(start: number): number | string | null {
-    let candidates = 0;
-    let hashed_bytes = 0;
+  /** The offset of the first digest-valid member header at or after `start`, null when there is none, or where
+   *  the scan's budget ran out and why (then nothing is proven). Only candidates whose body starts as a member
+   *  header's are hashed: the content of a member is a WAL, every frame of it a candidate. */
+  private nextValidHeader(start: number): number | { offset: number; why: string } | null {
+    const budget = new ScanBudget(this.size_bytes - start, this.full_scan);
+    const magic = new MagicFinder(this.io, this.fd, this.size_bytes);
     let position = start;
     while (position + FRAME_HEADER_BYTES <= this.size_bytes) {
-      const found = this.findMagic(position);
+      const found = magic.next(position);
       if (found === null) return null;
       const available_bytes = this.size_bytes - found;
-      const header = checkHeader(readAt(this.io, this.fd, found, FRAME_HEADER_BYTES), available_bytes);
+      const header = checkHeader(readAt(this.io, this.fd, found, Math.min(FRAME_HEADER_BYTES, available_bytes)), available_bytes);
       position = found + 1;
       if (typeof header === 'string') continue;
-      candidates += 1;
-      hashed_bytes += header.size_bytes;
-      // The WAL reader's bounds: candidates that do not overlap hash at most the bytes after the damage.
-      if (candidates > TAIL_SCAN_CANDIDATES_MAX || hashed_bytes > TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX * (this.size_bytes - start)) {
-        return 'the damaged region is too large to prove that no committed member follows it';
-      }
+      if (!startsAsMemberHeader(readAt(this.io, this.fd, found + FRAME_HEADER_BYTES, Math.min(MEMBER_HEAD_BYTES, header.size_bytes - FRAME_HEADER_BYTES)))) continue;
+      const spent = budget.take(header.size_bytes);
+      if (spent !== null) return { offset: found, why: spent };
       const frame = readAt(this.io, this.fd, found, header.size_bytes);
       if (checkFrameAt(frame, 0, available_bytes) !== null) continue;
       if (decodeShell(frame, MEMBER_TYPE).ok) return found;
     }
     return null;
   }
+}
 
-  private findMagic(from: number): number | null {
-    let position = from;
-    while (position + FRAME_MAGIC.length <= this.size_bytes) {
-      const chunk = readAt(this.io, this.fd, position, Math.min(READ_CHUNK_BYTES, this.size_bytes - position));
-      const index = chunk.indexOf(FRAME_MAGIC);
-      if (index >= 0) return position + index;
-      position += Math.max(1, chunk.length - (FRAME_MAGIC.length - 1));
-    }
-    return null;
+/** Headers walked between two yields of `archiveSteps`. */
+const HEADERS_PER_STEP = 256;
+
+/** The bytes of a body that hold its first four items when it is a member header's: the array's head, ver, seq,
+ *  a fence of at most 9 bytes and the 15 bytes of "archive_member". */
+const MEMBER_HEAD_BYTES = 1 + 1 + 1 + 9 + 1 + MEMBER_TYPE.length;
+
+/** Whether a body starts as a member header's does, [2, 0, fence, "archive_member", …]: what decodeShell
+ *  requires of one, read before the digest is checked, so a member's content is passed over unhashed. */
+function startsAsMemberHeader(body_head: Buffer): boolean {
+  const decoder = new CborDecoder(body_head);
+  const head = (major: number): number | null => {
+    decoder.nextHead();
+    return decoder.head_major === major ? decoder.head_argument : null;
+  };
+  try {
+    if (head(MAJOR_ARRAY) !== 6 || head(MAJOR_UINT) !== FRAME_VER_PLAIN || head(MAJOR_UINT) !== 0 || head(MAJOR_UINT) === null) return false;
+    return decoder.readItem() === MEMBER_TYPE;
+  } catch (error) {
+    if (error instanceof CborError) return false;
+    throw error;
   }
 }
 

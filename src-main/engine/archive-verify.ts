@@ -8,13 +8,13 @@ import { nodeFileIO, type FileIO } from './file-io.js';
 import { hex } from './reader.js';
 
 /** null when the session has neither an archive nor an index: a history of one lineage. */
-export function verifyArchive(session_dir: string, floor_features: readonly string[], io: FileIO = nodeFileIO): ArchiveReport | null {
-  const scan = readArchive(session_dir, { io, trust_index: false });
+export function verifyArchive(session_dir: string, floor_features: readonly string[], io: FileIO = nodeFileIO, full_scan = false): ArchiveReport | null {
+  const scan = readArchive(session_dir, { io, trust_index: false, full_scan });
   if (!scan.present && scan.error === null && scan.index === 'missing' && indexAbsent(io, session_dir)) return null;
   const damaged_members: string[] = [];
   for (const member of scan.members) {
     if (member.reason !== 'sealed') continue;
-    const opened = openMember(session_dir, member, { io, with_payload: false, floor_features });
+    const opened = openMember(session_dir, member, { io, with_payload: false, floor_features, full_tail_scan: full_scan });
     if (!opened.ok || opened.read.error !== null || opened.read.torn_tail !== null) damaged_members.push(hex(member.wal_id));
   }
   return {

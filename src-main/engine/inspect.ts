@@ -147,7 +147,7 @@ function memberTarget(session_path: string, wal_id: string, io: FileIO): WalTarg
 function readMemberTarget(member: NonNullable<WalTarget['member']>, options: ReadOptions & { io: FileIO }): ReadResult {
   const archive = readArchive(member.session_dir, { io: options.io, trust_index: true });
   if (archive.error !== null) {
-    const kind = archive.error.kind === 'archive_malformed' ? 'malformed_frame' : archive.error.kind;
+    const kind = archive.error.kind === 'archive_malformed' ? 'malformed_frame' : archive.error.kind === 'archive_scan_bound' ? 'tail_scan_bound' : archive.error.kind;
     return refusedRead({ kind, offset: archive.error.offset, seq: null, features: [], message: archive.error.message });
   }
   const found = latestMember(archive, member.wal_id);
@@ -229,13 +229,14 @@ function notLive(read: ReadResult): TargetRead {
  *  start (tens of ms of CPU) costs more than it saves. */
 export const VERIFY_DIGEST_WORKER_FILE_BYTES_MIN = 16 * MIB;
 
-export function verifyTarget(target: WalTarget, io: FileIO = nodeFileIO): VerifyReport {
-  return verifyReportOf(target, readTarget(target, { io, with_payload: false, digest_runs_from_bytes: VERIFY_DIGEST_WORKER_FILE_BYTES_MIN }), io);
+/** `full_scan`: a scan after damage, in the WAL or its archive, is bounded by the file alone (`--full-scan`). */
+export function verifyTarget(target: WalTarget, io: FileIO = nodeFileIO, full_scan = false): VerifyReport {
+  return verifyReportOf(target, readTarget(target, { io, with_payload: false, digest_runs_from_bytes: VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, full_tail_scan: full_scan }), io, full_scan);
 }
 
 /** The verify report of a read already made (a caller that folds the same read, say). */
-export function verifyReportOf(target: WalTarget, result: ReadResult, io: FileIO = nodeFileIO): VerifyReport {
-  const archive = target.session_dir === null || target.member !== undefined ? null : verifyArchive(target.session_dir, floorOf(target, io), io);
+export function verifyReportOf(target: WalTarget, result: ReadResult, io: FileIO = nodeFileIO, full_scan = false): VerifyReport {
+  const archive = target.session_dir === null || target.member !== undefined ? null : verifyArchive(target.session_dir, floorOf(target, io), io, full_scan);
   return {
     path: target.wal_path,
     session: target.session,

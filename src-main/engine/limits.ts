@@ -22,12 +22,14 @@ export const CBOR_DEPTH_MAX = 64;
 /** Integers must stay within ±2^53 (wal-format §3). */
 export const CBOR_INTEGER_MAX = 2 ** 53;
 
-/** Forward scan after a damaged frame (wal-format §5 step 2): past these budgets a reader cannot prove the
- *  damage is a tail, so it refuses rather than let a writer truncate data that might be committed. Candidates
- *  must fit in the file, so candidates that do not overlap hash at most the bytes after the damage; hashing is
- *  bounded by a multiple of those bytes, which only overlapping (hostile) candidates can exceed. */
+/** Forward scan after a damaged frame (wal-format §5 step 2, and §11's for an archive header): it hashes each
+ *  candidate header's claimed frame, and overlapping (hostile) headers can claim far more than the file holds.
+ *  It may hash the most of TAIL_SCAN_HASHED_BYTES_MIN and twice the bytes after the damage (candidates that do
+ *  not overlap hash at most those bytes, so every ordinary tail is proven whatever its size), and take at most
+ *  TAIL_SCAN_CANDIDATES_MAX candidates. Past either, nothing is proven either way: see scan-budget.ts. */
 export const TAIL_SCAN_CANDIDATES_MAX = 65_536;
 export const TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX = 2;
+export const TAIL_SCAN_HASHED_BYTES_MIN = 64 * MIB;
 
 /** The reader's read size when streaming; frames larger than this get a buffer of their own size. */
 export const READ_CHUNK_BYTES = 4 * MIB;

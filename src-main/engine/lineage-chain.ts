@@ -5,7 +5,7 @@
 import { appendAll } from '../../src-shared/arrays.js';
 import type { Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
 import { archivePath } from './archive-format.js';
-import { latestMember, readArchive, type ArchiveError, type ArchiveMember, type ArchiveScan } from './archive-reader.js';
+import { archiveSteps, latestMember, readArchive, type ArchiveError, type ArchiveMember, type ArchiveScan } from './archive-reader.js';
 import { openMember } from './archive-member.js';
 import { CborDecoder, SCALAR, WHOLE, type CborProjection } from './cbor.js';
 import type { HistoryLineage } from '../../src-shared/ipc.js';
@@ -13,6 +13,7 @@ import { nodeFileIO, type FileIO } from './file-io.js';
 import { CounterFold, startCounters, type LineageCounters } from './lineage-counters.js';
 import { hex, ioError, readWal, refusedRead, type ReadResult } from './reader.js';
 import { walPath } from './state-root.js';
+import { runSteps } from './steps.js';
 
 export type LineageWhere = HistoryLineage['where'];
 
@@ -170,8 +171,15 @@ export class MemberReads {
 }
 
 export function readHistory(session_dir: string, options: HistoryOptions = {}): SessionHistory {
+  return runSteps(historySteps(session_dir, options));
+}
+
+/** `readHistory` in steps (steps.ts): a few hundred member headers walked, or one sealed member read (its content
+ *  hashed and read as a WAL), so a caller serving other requests between them (the session worker) holds none
+ *  of them for a whole history of thousands of lineages. */
+export function* historySteps(session_dir: string, options: HistoryOptions = {}): Generator<void, SessionHistory> {
   const io = options.io ?? nodeFileIO;
-  const archive = readArchive(session_dir, { io, trust_index: true });
+  const archive = yield* archiveSteps(session_dir, { io, trust_index: true });
   const member_actions = new Map<string, readonly ReadFrame[]>();
   options.member_reads?.begin(session_dir, io, options.floor_features ?? []);
   const memberRead = (member: ArchiveMember): MemberRead => {
@@ -211,6 +219,7 @@ export function readHistory(session_dir: string, options: HistoryOptions = {}): 
     lineages.push(opened.entry);
     appendAll(problems, regressions(child, opened.entry));
     child = opened.next;
+    yield;
   }
   // Members no parent link reaches (after a tombstone, whose parent is not recorded): newest first.
   for (const member of [...archive.members].reverse()) {
@@ -218,6 +227,7 @@ export function readHistory(session_dir: string, options: HistoryOptions = {}): 
     if (listed.has(wal_id)) continue;
     listed.add(wal_id);
     lineages.push(memberRead(member).entry);
+    yield;
   }
   return { lineages, problems, archive, live_error: live?.read.error ?? null, member_actions };
 }

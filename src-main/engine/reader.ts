@@ -27,9 +27,8 @@ import {
   FRAME_MAGIC,
   FRAME_VER_PLAIN,
   READ_CHUNK_BYTES,
-  TAIL_SCAN_CANDIDATES_MAX,
-  TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX,
 } from './limits.js';
+import { ScanBudget, unprovenText } from './scan-budget.js';
 
 /** Where a read stopped cleanly, so a tailer can read on from there when the file grows. */
 export interface ReadCheckpoint {
@@ -66,6 +65,9 @@ export interface ReadOptions {
   /** Check digests on this worker, which the caller keeps across reads (the slices of a big read, the reads
    *  of a busy spell) so that its start is paid once: the read releases it when it ends, never closes it. */
   digest_worker?: RunDigests;
+  /** The scan after a damaged frame hashes every candidate, bounded by the file alone, not by the budget of
+   *  scan-budget.ts (`verify --full-scan`: an operator who asked for it waits for it). */
+  full_tail_scan?: boolean;
 }
 
 export interface ReadResult extends Omit<ReadCheckpoint, 'offset'> {
@@ -360,12 +362,18 @@ class WalScan {
     return finish(this.state, this.window.size_bytes, { kind, offset, seq, features, message });
   }
 
-  /** A damaged frame: a torn tail if nothing trustworthy follows it, non-tail corruption otherwise. */
+  /** A damaged frame: a torn tail if nothing trustworthy follows it, non-tail corruption otherwise, and its own
+   *  refusal when the scan's budget ran out before it could tell. */
   private damaged(offset: number, reason: DamageReason): ReadResult {
     const bytes = this.window.size_bytes - offset;
-    const after = new TailScan(this.window, this.state.wal_id, this.state.last_seq).scanFrom(offset + 1);
+    const budget = new ScanBudget(bytes - 1, this.options.full_tail_scan === true);
+    const after = new TailScan(this.window, this.state.wal_id, this.state.last_seq, budget).scanFrom(offset + 1);
+    const damage = `at offset ${offset} (${reason.replaceAll('_', ' ')})`;
     if (after.kind === 'corruption') {
-      return this.refuse('non_tail_corruption', offset, null, [], `non-tail corruption at offset ${offset} (${reason.replaceAll('_', ' ')}): ${after.why}; nothing from this offset on is used — restore the WAL from a good copy`);
+      return this.refuse('non_tail_corruption', offset, null, [], `non-tail corruption ${damage}: ${after.why}; nothing from this offset on is used — restore the WAL from a good copy`);
+    }
+    if (after.kind === 'unproven') {
+      return this.refuse('tail_scan_bound', offset, null, [], unprovenText(`a damaged frame ${damage}`, after.offset, after.why, this.window.size_bytes, 'a torn tail from non-tail corruption'));
     }
     if (this.options.live) return finish(this.state, this.window.size_bytes, null, { in_progress_tail: { offset, bytes } });
     return finish(this.state, this.window.size_bytes, null, {
@@ -453,30 +461,27 @@ function judgeFrame(
   return null;
 }
 
-type TailVerdict = { kind: 'tail'; trailing_lineage: number[] } | { kind: 'corruption'; why: string };
+type TailVerdict = { kind: 'tail'; trailing_lineage: number[] } | { kind: 'corruption'; why: string } | { kind: 'unproven'; offset: number; why: string };
 
-/** The forward scan of wal-format §5 step 2, bounded so hostile input cannot make it run for ever. */
+/** The forward scan of wal-format §5 step 2, within its budget so hostile input cannot make it run for ever. */
 class TailScan {
-  private candidates = 0;
-  private hashed_bytes = 0;
-  private scanned_bytes = 0;
   private readonly trailing_lineage: number[] = [];
 
   constructor(
     private readonly window: FileWindow,
     private readonly proven_wal_id: Uint8Array | null,
     private readonly last_seq: number,
+    private readonly budget: ScanBudget,
   ) {}
 
   scanFrom(start: number): TailVerdict {
-    this.scanned_bytes = this.window.size_bytes - start;
     let position = start;
     let claimed_wal_id = this.proven_wal_id;
     while (position + FRAME_HEADER_BYTES <= this.window.size_bytes) {
       const found = this.findMagic(position);
       if (found === null) break;
       const verdict = this.checkCandidate(found, claimed_wal_id);
-      if (verdict.kind === 'corruption') return verdict;
+      if (verdict.kind === 'corruption' || verdict.kind === 'unproven') return verdict;
       if (verdict.kind === 'lineage') {
         this.trailing_lineage.push(found);
         claimed_wal_id = verdict.wal_id;
@@ -502,18 +507,12 @@ class TailScan {
   private checkCandidate(
     offset: number,
     claimed_wal_id: Uint8Array | null,
-  ): { kind: 'not_a_frame' } | { kind: 'lineage'; wal_id: Uint8Array; size_bytes: number } | { kind: 'corruption'; why: string } {
+  ): { kind: 'not_a_frame' } | { kind: 'lineage'; wal_id: Uint8Array; size_bytes: number } | { kind: 'corruption'; why: string } | { kind: 'unproven'; offset: number; why: string } {
     const available_bytes = this.window.size_bytes - offset;
     const header = checkHeader(this.window.slice(offset, FRAME_HEADER_BYTES), available_bytes);
     if (typeof header === 'string') return { kind: 'not_a_frame' };
-    this.candidates += 1;
-    this.hashed_bytes += header.size_bytes;
-    if (this.candidates > TAIL_SCAN_CANDIDATES_MAX) {
-      return { kind: 'corruption', why: `more than ${TAIL_SCAN_CANDIDATES_MAX} frame headers follow it, too many to prove that no committed frame is among them` };
-    }
-    if (this.hashed_bytes > TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX * this.scanned_bytes) {
-      return { kind: 'corruption', why: `the frame headers after it (up to offset ${offset}) claim ${this.hashed_bytes} bytes in all, more than ${TAIL_SCAN_HASHED_BYTES_PER_SCANNED_BYTE_MAX} times the ${this.scanned_bytes} bytes that follow it: they overlap, and no bounded scan can prove that no committed frame is among them` };
-    }
+    const spent = this.budget.take(header.size_bytes);
+    if (spent !== null) return { kind: 'unproven', offset, why: spent };
     const frame = this.window.slice(offset, header.size_bytes);
     if (checkFrameAt(frame, 0, available_bytes) !== null) return { kind: 'not_a_frame' };
     const judged = new JudgedFrame();

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { MemberPlan, Payload, RetirePlan } from '../../src-shared/wal.js';
 import { WAL_ID_BYTES, type RetireReason } from './archive-format.js';
 import { openMember } from './archive-member.js';
-import { latestMember, readArchive, type ArchiveMember } from './archive-reader.js';
+import { latestMember, readArchive, type ArchiveMember, type ArchiveScan } from './archive-reader.js';
 import { prefixDigest, tornCopyName, writeIndex, writeSynced } from './archive-writer.js';
 import { readFloor } from './feature-floor.js';
 import type { FileIO } from './file-io.js';
@@ -45,6 +45,26 @@ export function finishInterruptedRetire(root: string, dir: string, live: ReadRes
   const plan = planRetire(root, dir, member.reason, io);
   if ('kind' in plan || plan.member !== null) return null;
   return finishRetire(io, dir, plan, readArchive(dir, { io }).members, options.writer_name, options.epoch, (options.now_ms ?? Date.now)());
+}
+
+/** Under the lease, when the live lineage holds no records (a successor, or none yet): a retire that died after
+ *  its step 2 left an index that does not cover the archive, and step 3 is finished here (§11: "the next writer
+ *  finishes steps 2–3"; readers cope with a stale index, but it stayed stale until the next retire). Returns
+ *  whether the index was written. */
+export function finishInterruptedIndex(io: FileIO, dir: string, epoch: number): boolean {
+  const archive = readArchive(dir, { io });
+  if (!owesIndex(archive)) return false;
+  writeIndex(io, dir, archive.members, epoch);
+  return true;
+}
+
+/** Whether the archive is readable and its index does not cover it (stale, missing or invalid). Read-only. */
+export function indexOwed(io: FileIO, dir: string): boolean {
+  return owesIndex(readArchive(dir, { io }));
+}
+
+function owesIndex(archive: ArchiveScan): boolean {
+  return archive.present && archive.error === null && archive.index !== 'valid';
 }
 
 /** Steps 2 and 3, once the member is in `members` (appended now, or by a retire that died after step 1). */

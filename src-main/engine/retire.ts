@@ -11,11 +11,11 @@ import { osUser } from './os-user.js';
 import type { MemberPlan, Payload, RetirePlan } from '../../src-shared/wal.js';
 import type { RetireReason } from './archive-format.js';
 import { readArchive, type ArchiveMember } from './archive-reader.js';
-import { appendMember, cutTornTail, writeIndex } from './archive-writer.js';
+import { appendMember, cutTornTail } from './archive-writer.js';
 import { describe, WalReadError } from './errors.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
 import { probeLease } from './lease.js';
-import { finishRetire, planRetire, refusal, type RetireRefusal } from './retire-steps.js';
+import { finishInterruptedIndex, finishRetire, indexOwed, planRetire, refusal, type RetireRefusal } from './retire-steps.js';
 import { leaseSession } from './session.js';
 import { isValidSessionId, sessionDir, walPath } from './state-root.js';
 
@@ -36,6 +36,9 @@ export interface RetireOptions {
   operator?: OperatorStamp;
   /** The plan the operator approved: if the session under the lease calls for another, nothing is written. */
   expected?: RetirePlan;
+  /** The operator approved only the index of a retire that died after step 2 (`index_owed`): anything else
+   *  the session calls for under the lease is refused, nothing written. */
+  index_only?: boolean;
   now_ms?: () => number;
 }
 
@@ -44,13 +47,17 @@ export type RetireOutcome =
   | { kind: 'index_completed'; epoch: number }
   | RetireRefusal;
 
-/** What retiring would write now, read without the lease (for --dry-run and for the operator's approval). */
-export function previewRetire(root: string, session_id: string, reason: RetireReason, io: FileIO = nodeFileIO): { kind: 'plan'; plan: RetirePlan } | RetireRefusal {
+/** What retiring would write now, read without the lease (for --dry-run and for the operator's approval):
+ *  `index_owed` when the live lineage holds nothing to retire but the last retire died before its step 3. */
+export function previewRetire(root: string, session_id: string, reason: RetireReason, io: FileIO = nodeFileIO): { kind: 'plan'; plan: RetirePlan } | { kind: 'index_owed'; message: string } | RetireRefusal {
   const dir = checkedSessionDir(root, session_id, io);
   if (typeof dir !== 'string') return dir;
   const probe = probeLease(dir, io);
   if (probe.state === 'live') return refusal('lease_held', `a live writer holds the lease of ${dir} (${probe.holder === null ? 'no tenure yet' : `pid ${probe.holder.pid} on ${probe.holder.host}`}): retire it when it has stopped`);
   const planned = planRetire(root, dir, reason, io);
+  if ('kind' in planned && planned.code === 'nothing_to_retire' && indexOwed(io, dir)) {
+    return { kind: 'index_owed', message: `${planned.message}; but archive.index does not cover the archive (a retire stopped before its step 3): retiring now writes only the index, under the lease` };
+  }
   return 'kind' in planned ? planned : { kind: 'plan', plan: planned };
 }
 
@@ -78,7 +85,7 @@ function retireUnderLease(root: string, dir: string, options: RetireOptions, io:
   const epoch = leased.lease.epoch;
   let plan = planRetire(root, dir, options.reason, io);
   if ('kind' in plan) return plan.code === 'nothing_to_retire' ? completeIndex(io, dir, epoch, plan) : plan;
-  if (options.expected !== undefined && !samePlan(plan, options.expected)) {
+  if (options.index_only === true || (options.expected !== undefined && !samePlan(plan, options.expected))) {
     return refusal('plan_changed', 'the session changed since the preview: nothing was written; preview it again');
   }
   if (options.operator !== undefined && plan.member !== null) {
@@ -103,11 +110,7 @@ function retireUnderLease(root: string, dir: string, options: RetireOptions, io:
 
 /** A finished retire's successor holds no records: only the index may still be owed (a crash after step 2). */
 function completeIndex(io: FileIO, dir: string, epoch: number, refusal_: RetireRefusal): RetireOutcome {
-  const archive = readArchive(dir, { io });
-  if (archive.error !== null || !archive.present || archive.index === 'valid') return refusal_;
-  cutTornTail(io, dir, archive);
-  writeIndex(io, dir, archive.members, epoch);
-  return { kind: 'index_completed', epoch };
+  return finishInterruptedIndex(io, dir, epoch) ? { kind: 'index_completed', epoch } : refusal_;
 }
 
 function stampOperator(leased: ReturnType<typeof leaseSession>, stamp: OperatorStamp, based_on_seq: number, ts_ms: number): void {

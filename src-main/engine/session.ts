@@ -11,7 +11,7 @@ import { entryAt, nodeFileIO, type FileIO } from './file-io.js';
 import { readTarget, sessionTarget } from './inspect.js';
 import { acquireLease, type Lease } from './lease.js';
 import type { ReadOptions, ReadResult } from './reader.js';
-import { finishInterruptedRetire } from './retire-steps.js';
+import { finishInterruptedIndex, finishInterruptedRetire } from './retire-steps.js';
 import { InvalidSessionIdError, isValidSessionId, leasePath, sessionDir, sessionsDir, walPath } from './state-root.js';
 import { WalWriter } from './writer.js';
 
@@ -61,7 +61,8 @@ export function openSessionForWrite(root: string, session_id: string, options: O
 
 /** Takes the session's lease and reads its WAL under it, without opening the writer (see LeasedSession). A
  *  retire that died after its step 1 is finished first (wal-format §11), so the caller reads, decides and
- *  writes on the successor; the successor's own frame carries this tenure's epoch. */
+ *  writes on the successor; the successor's own frame carries this tenure's epoch. One that died after its
+ *  step 2 gets its index. */
 export function leaseSession<S extends FrameSink = FrameSink>(root: string, session_id: string, options: OpenSessionOptions<S>): LeasedSession<S> {
   if (!isValidSessionId(session_id)) throw new InvalidSessionIdError(session_id);
   const io = options.io ?? nodeFileIO;
@@ -87,6 +88,9 @@ export function leaseSession<S extends FrameSink = FrameSink>(root: string, sess
       if (finishInterruptedRetire(root, dir, existing, { io, writer_name: options.writer_name, epoch: lease.epoch }) !== null) {
         sink = makeSink();
         existing = readUnderLease(dir, io, sink);
+      } else if (existing !== undefined && existing.records === 0) {
+        // A successor no record was appended to yet: its retire may have died before its step 3.
+        finishInterruptedIndex(io, dir, lease.epoch);
       }
     } catch (error) {
       lease.release();

@@ -61,8 +61,8 @@ export function liveWords(tenure: LeaseTenure | null): string {
 
 /** A session's archive refusal (engine/archive-reader.ts, or verify's report of it) in the WAL's refusal terms:
  *  verify refuses the session for it, and every surface says so alike. */
-export function archiveRefusal(error: { kind: 'archive_corruption' | 'archive_malformed' | 'newer_writer' | 'io'; offset: number | null; message: string }): WalErrorInfo {
-  const kind = error.kind === 'archive_malformed' ? 'archive_corruption' : error.kind;
+export function archiveRefusal(error: { kind: 'archive_corruption' | 'archive_malformed' | 'archive_scan_bound' | 'newer_writer' | 'io'; offset: number | null; message: string }): WalErrorInfo {
+  const kind = error.kind === 'archive_malformed' ? 'archive_corruption' : error.kind === 'archive_scan_bound' ? 'tail_scan_bound' : error.kind;
   return { kind, offset: error.offset, seq: null, features: [], message: `the session's archive is refused (verify refuses the session; its live WAL reads): ${error.message}` };
 }
 

@@ -9,7 +9,7 @@ import { readFloor } from '../engine/feature-floor.js';
 import { extractSealedLineage } from '../engine/archive-member.js';
 import { resolveTargets, type WalTarget } from '../engine/inspect.js';
 import { probeLease } from '../engine/lease.js';
-import { readHistory, type LineageRead, type MemberReads } from '../engine/lineage-chain.js';
+import { historySteps, type LineageRead, type MemberReads } from '../engine/lineage-chain.js';
 import { previewRetire, retireLineage } from '../engine/retire.js';
 import { walPath } from '../engine/state-root.js';
 import { auditProblem } from '../replay/actions.js';
@@ -24,17 +24,23 @@ export interface LiveLineage {
   reading: boolean;
 }
 
+/** A history lets the worker answer other calls after this many sealed members, or this long, whichever comes
+ *  first: each member is hashed and read as a WAL, and a session retired hourly holds 8,760 after a year (one
+ *  member larger than this takes its own time: a member is never split). */
+export const HISTORY_MEMBERS_PER_TURN = 64;
+export const HISTORY_TURN_MS = 16;
+
 /** With `live_read`, the live lineage is taken from it, not read again (a 1 GiB WAL took seconds, and the worker
- *  answered nothing meanwhile); without it, it is read here. */
-export function historyOf(target: WalTarget, live_read?: LiveLineage, member_reads?: MemberReads): SessionHistory {
+ *  answered nothing meanwhile); without it, it is read here. The sealed members are read a turn at a time. */
+export async function historyOf(target: WalTarget, live_read?: LiveLineage, member_reads?: MemberReads): Promise<SessionHistory> {
   const dir = target.session_dir;
   if (dir === null || target.member !== undefined || target.wal_path !== walPath(dir)) return { lineages: [], problems: [], archive: null, live_reading: false };
-  const history = readHistory(dir, {
+  const history = await inTurns(historySteps(dir, {
     floor_features: target.root === null ? [] : readFloor(target.root),
     ...(member_reads === undefined ? {} : { member_reads }),
     // Only a read made here needs the lease: the model's read probed it already.
     ...(live_read === undefined ? { live: target.root !== null && probeLease(dir).state === 'live' } : { live_lineage: live_read.lineage }),
-  });
+  }));
   const scan = history.archive;
   const archive = scan.present || scan.index !== 'missing'
     ? {
@@ -51,6 +57,18 @@ export function historyOf(target: WalTarget, live_read?: LiveLineage, member_rea
     archive,
     live_reading: live_read?.reading ?? false,
   };
+}
+
+/** Runs `steps` to its end, giving the event loop a turn every HISTORY_MEMBERS_PER_TURN steps or HISTORY_TURN_MS. */
+async function inTurns<T>(steps: Generator<void, T>): Promise<T> {
+  let turn_started_ms = performance.now();
+  for (let taken = 1; ; taken++) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    if (taken % HISTORY_MEMBERS_PER_TURN !== 0 && performance.now() - turn_started_ms < HISTORY_TURN_MS) continue;
+    await new Promise((resolve) => setImmediate(resolve));
+    turn_started_ms = performance.now();
+  }
 }
 
 /** The retire that sealed a lineage: the last operator_action {action: "retire"} of its member. */
@@ -79,7 +97,9 @@ export function previewRetireOf(target: WalTarget, reason: RetireReasonName): Re
   const at = retirable(target);
   if (at === null) return { reason, plan: null, refusal: READ_ONLY };
   const preview = previewRetire(at.root, at.session, reason);
-  return preview.kind === 'plan' ? { reason, plan: preview.plan, refusal: null } : { reason, plan: null, refusal: { code: preview.code, message: preview.message } };
+  if (preview.kind === 'plan') return { reason, plan: preview.plan, refusal: null };
+  // Any writer that takes the lease (an action) completes an owed index: the app's retire has no plan for it.
+  return { reason, plan: null, refusal: preview.kind === 'index_owed' ? { code: 'nothing_to_retire', message: preview.message } : { code: preview.code, message: preview.message } };
 }
 
 /** As the app's resume, cancel and seal: the operator's reason is required, and the engine writes it as an

@@ -32,6 +32,7 @@ const STATUS_ICON: Record<ListedStatus, string> = {
   damaged: '⊗',
   unreadable: '⊗',
   too_large: '⊗',
+  needs_full_scan: '⋯',
   running: '●',
   needs_operator: '!',
   paused_held: '‖',

@@ -87,7 +87,7 @@ describe('the History panel from the session read', () => {
     await service.whenRead();
     const read = await walBytesReadDuring(wal, () => service.getHistory('s'));
     expect(read.bytes).toBe(0);
-    expect(read.value).toEqual({ ...historyOf(resolveTargets(sessionDir(root, 's'))[0]!), live_reading: false });
+    expect(read.value).toEqual({ ...(await historyOf(resolveTargets(sessionDir(root, 's'))[0]!)), live_reading: false });
     expect(read.value.lineages[0]).toMatchObject({ where: 'live', last_seq: full.last_seq });
   }, TEST_MS_MAX);
 
@@ -99,7 +99,7 @@ describe('the History panel from the session read', () => {
     let chains = 0;
     for (const key of Object.keys(DEMO_SESSIONS)) {
       const dir = sessionDir(root, key);
-      const own = historyOf(resolveTargets(dir)[0]!);
+      const own = await historyOf(resolveTargets(dir)[0]!);
       // Opened (read, if the background read released it) before the count: only getHistory's reads count.
       await service.getSession(key);
       const { value, bytes } = await walBytesReadDuring(walPath(dir), () => service.getHistory(key));
@@ -128,7 +128,7 @@ describe('the History panel from the session read', () => {
     // The first history hashes the member's content and reads it as a WAL.
     const first = await walBytesReadDuring(archive, () => service.getHistory('history'));
     expect(first.bytes).toBeGreaterThanOrEqual(2 * sealed.content_bytes);
-    expect(first.value).toEqual(fresh());
+    expect(first.value).toEqual(await fresh());
     // Asked again (as the History panel asks at every append): the archive's headers, not the member's content.
     const again = await walBytesReadDuring(archive, () => service.getHistory('history'));
     expect(again.bytes).toBeLessThan(sealed.content_bytes);
@@ -143,7 +143,7 @@ describe('the History panel from the session read', () => {
     const damaged = await walBytesReadDuring(archive, () => service.getHistory('history'));
     expect(damaged.bytes).toBeGreaterThanOrEqual(sealed.content_bytes);
     expect(damaged.value.problems.map((problem) => problem.kind)).toContain('member_damaged');
-    expect(damaged.value).toEqual(fresh());
+    expect(damaged.value).toEqual(await fresh());
   }, TEST_MS_MAX);
 
   it('follows appends: the live lineage\'s last seq, runner tags, notice numbers and time span', () => {

@@ -9,9 +9,12 @@ import { describe, expect, it } from 'vitest';
 import type { VerifyReport } from '../../src-shared/wal.js';
 import { openSessionForWrite } from '../../src-main/engine/session.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
-import { archiveBytes, handWal, indexBytes, sealedMember, tombstone, walId } from '../helpers/archive-bytes.js';
+import { archiveBytes, handWal, indexBytes, memberBytes, sealedMember, tombstone, walId } from '../helpers/archive-bytes.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { sealedLineageCopy } from '../../src-main/cli/targets.js';
+import { readArchive } from '../../src-main/engine/archive-reader.js';
+import { readWal } from '../../src-main/engine/reader.js';
+import { runFixture } from '../fixtures/run-fixture.js';
 
 const tempDir = useTempDirs('walscope-cli-archive-');
 const REPO = path.resolve(import.meta.dirname, '../..');
@@ -97,6 +100,53 @@ describe('walscope retire', () => {
   });
 });
 
+describe('a retire killed between its steps 2 and 3 (successor written, index not yet)', () => {
+  /** Two retires, the second SIGKILLed just before its index's rename: the index covers the first member only. */
+  async function killedAfterStep2(): Promise<{ root: string; dir: string }> {
+    const dir = writeSession();
+    const root = path.dirname(path.dirname(dir));
+    expect(walscope('retire', dir, '--seal', '--yes').code).toBe(0);
+    const session = openSessionForWrite(root, 's1', { writer_name: 'test' });
+    session.writer.append('turn_finished', { step_id: 2 });
+    session.close();
+    const child = runFixture('retire-kill.ts', [root, 's1']);
+    expect(await child.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    const archive = readArchive(dir);
+    expect([archive.members.length, archive.index]).toEqual([2, 'stale']);
+    expect(readWal(walPath(dir)).records).toBe(0);
+    return { root, dir };
+  }
+
+  it('the next retire completes the index (--dry-run says so and writes nothing), and retires nothing else', async () => {
+    const { dir } = await killedAfterStep2();
+    const before = snapshot(dir);
+    const dry = walscope('retire', dir, '--seal', '--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('a retire stopped before its step 3): retiring now writes only the index');
+    expect(snapshot(dir)).toEqual(before);
+    const wal = fs.readFileSync(walPath(dir));
+    const retired = walscope('retire', dir, '--seal', '--yes');
+    expect(retired.code, retired.stderr).toBe(0);
+    expect(retired.stdout).toMatch(/completed the index under lease epoch \d+/);
+    // Re-read from the disk: the index covers both members, the live WAL is the same successor.
+    const archive = readArchive(dir, { trust_index: true });
+    expect([archive.members.length, archive.index]).toEqual([2, 'valid']);
+    expect(fs.readFileSync(walPath(dir))).toEqual(wal);
+    const again = walscope('retire', dir, '--seal', '--yes');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('nothing_to_retire');
+  });
+
+  it('the next ordinary writer under the lease completes it before it appends', async () => {
+    const { root, dir } = await killedAfterStep2();
+    const session = openSessionForWrite(root, 's1', { writer_name: 'test' });
+    session.writer.append('turn_finished', { step_id: 3 });
+    session.close();
+    const archive = readArchive(dir);
+    expect([archive.members.length, archive.index]).toEqual([2, 'valid']);
+  });
+});
+
 describe('retire records its operator_action as resume|cancel|seal do', () => {
   it('--reason alone records the OS user; --operator without --reason is refused and writes nothing', () => {
     const dir = writeSession();
@@ -146,6 +196,48 @@ describe('archives written by an independent §11 encoder', () => {
     const lineages = walscope('lineages', dir, '--json');
     expect(lineages.code).toBe(1);
     expect(JSON.parse(lineages.stdout).problems[0]).toMatchObject({ kind: 'archive_corruption', offset: 0 });
+  });
+
+  it.each([
+    ['2^53 - 1', Number.MAX_SAFE_INTEGER],
+    ['4 GiB', 2 ** 32],
+  ])('a digest-valid header claiming %s of content with a valid member after it is corruption, not the torn tail: nothing is cut', (_name, content_bytes) => {
+    // X claims content past the end of the file; A, sealed and whole, follows it; the live C names A as parent.
+    const [X, A, C] = [walId(0xee), walId(0xa1), walId(0xc3)];
+    const hostile = memberBytes(sealedMember({ wal_id: X, records: 1 }), content_bytes).subarray(0, -handWal({ wal_id: X, records: 1 }).length);
+    const archive = Buffer.concat([hostile, memberBytes(sealedMember({ wal_id: A, records: 2 }))]);
+    const root = tempDir();
+    const dir = sessionDir(root, 's1');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(walPath(dir), handWal({ wal_id: C, parent: A, records: 1 }));
+    fs.writeFileSync(path.join(dir, 'archive'), archive);
+    const before = snapshot(dir);
+    const verify = walscope('verify', dir, '--json');
+    expect(verify.code).toBe(1);
+    const error = (JSON.parse(verify.stdout) as VerifyReport).archive!.error;
+    expect(error).toMatchObject({ kind: 'archive_corruption', offset: 0 });
+    expect(error!.message).toContain(`a digest-valid member header follows at offset ${hostile.length}`);
+    const lineages = walscope('lineages', dir, '--json');
+    expect(lineages.code).toBe(1);
+    const problems = JSON.parse(lineages.stdout).problems as { kind: string }[];
+    expect(problems.map((problem) => problem.kind)).toEqual(['archive_corruption']);
+    const find = walscope('lineages', dir, '--find', A.toString('hex'), '--json');
+    expect(find.code).toBe(1);
+    expect(JSON.parse(find.stdout)).toEqual({ error: expect.objectContaining({ kind: 'archive_corruption', offset: 0 }) });
+    const retire = walscope('retire', dir, '--seal', '--yes');
+    expect(retire.code).toBe(1);
+    expect(retire.stderr).toContain('archive_refused');
+    // Re-read from the disk: the archive, the live WAL and the folder are as they were, no side copy made.
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('a digest-valid header whose content runs past the end with nothing valid after it is still the torn tail', () => {
+    const { dir } = handSession({ index: 'none' });
+    const cut = memberBytes(sealedMember({ wal_id: walId(0xdd), records: 40 }));
+    fs.appendFileSync(path.join(dir, 'archive'), cut.subarray(0, cut.length - 100));
+    const verify = walscope('verify', dir, '--json');
+    expect(verify.code).toBe(0);
+    expect((JSON.parse(verify.stdout) as VerifyReport).archive).toMatchObject({ error: null, members: 2, torn_tail: { bytes: cut.length - 100 } });
   });
 
   it('verify of a session with no archive says archive: null', () => {

@@ -5,9 +5,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { VerifyReport } from '../../src-shared/wal.js';
+import { formatBytes } from '../../src-shared/format.js';
+import { encodeCbor } from '../../src-main/engine/cbor.js';
+import { encodeFrame } from '../../src-main/engine/frame-codec.js';
+import { FOLD_RECORD_ITEMS_MAX } from '../../src-main/replay/fold.js';
 import { openSessionForWrite } from '../../src-main/engine/session.js';
 import { leasePath, sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { useTempDirs } from '../helpers/temp.js';
+import { lineageBody, rawFrame, recordBody } from '../helpers/wal-bytes.js';
 
 const tempDir = useTempDirs('walscope-cli-verify-');
 const REPO = path.resolve(import.meta.dirname, '../..');
@@ -87,6 +92,53 @@ describe('walscope verify', () => {
     expect(human.code).toBe(1);
     expect(human.stdout).toContain(`damaged: non-tail corruption at offset ${report.error!.offset}`);
     expect(human.stdout).toContain('restore the WAL from a good copy');
+    // Issue 28: the figure counts the intact prefix, the bytes before the damaged frame, not the whole file.
+    const prefix = `${report.records} records (last seq ${report.last_seq}), ${report.frames} frames, ${formatBytes(report.valid_bytes)} of the file's ${formatBytes(bytes.length)} (up to offset ${report.valid_bytes})`;
+    expect(report.valid_bytes).toBeLessThan(bytes.length);
+    expect(human.stdout).toContain(`intact before it: ${prefix}\n`);
+  });
+
+  it('an intact WAL holding a record of more CBOR items than the fold builds is intact: the bound is named where the run would be', () => {
+    // A run_started whose config is an array of empty maps: one byte each, ~60 bytes each once built.
+    const count = FOLD_RECORD_ITEMS_MAX + 1_000;
+    const config = Buffer.concat([Buffer.from([0x9a, count >>> 24, (count >>> 16) & 0xff, (count >>> 8) & 0xff, count & 0xff]), Buffer.alloc(count, 0xa0)]);
+    const body = encodeCbor([2, 1, 1, 'run_started', [], { run_id: 'r1', session: 's', config: 'PLACEHOLDER', input: [] }]);
+    const at = body.indexOf('kPLACEHOLDER');
+    const hostile = rawFrame(Buffer.concat([body.subarray(0, at), config, body.subarray(at + 'kPLACEHOLDER'.length)]));
+    const wal = path.join(tempDir(), 'wide.wal');
+    fs.writeFileSync(wal, Buffer.concat([encodeFrame(lineageBody()), hostile, encodeFrame(recordBody(2, 'turn_finished', { step_id: 1 }))]));
+    const json = walscope('verify', wal, '--json');
+    expect(json.code, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout) as VerifyReport & { run: unknown };
+    expect(report).toMatchObject({ error: null, torn_tail: null, records: 2, last_seq: 2, valid_bytes: fs.statSync(wal).size, run: null });
+    const human = walscope('verify', wal);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^OK /);
+    expect(human.stdout).toContain(`run: not folded (too large: record run_started at offset ${encodeFrame(lineageBody()).length} (seq 1) holds more CBOR items than the 4,194,304 items walscope builds for one record`);
+    const replay = walscope('replay', wal, '--json');
+    expect(JSON.parse(replay.stdout).integrity.error).toMatchObject({ kind: 'too_large', seq: 1 });
+  });
+
+  it('a tail whose candidate headers claim more than the scan hashes is refused as unproven, and --full-scan proves it torn', () => {
+    const prefix = Buffer.concat([encodeFrame(lineageBody()), encodeFrame(recordBody(1, 'turn_finished', { step_id: 1 }))]);
+    // 100 overlapping headers, each claiming about 1 MiB to the end of the file: 100 MiB to hash in all.
+    const region = Buffer.alloc(1_048_576 + 100 * 64, 0x5a);
+    for (let index = 0; index < 100; index++) {
+      const header = Buffer.from([0x42, 0x57, 0x41, 0x4c, 1, 1, 0, 0, 0, 0, 0, 0]);
+      header.writeUInt32LE(region.length - index * 64 - 44, 8);
+      header.copy(region, index * 64);
+    }
+    const wal = path.join(tempDir(), 'hostile.wal');
+    fs.writeFileSync(wal, Buffer.concat([prefix, region]));
+    const bounded = walscope('verify', wal, '--json');
+    expect(bounded.code).toBe(1);
+    expect((JSON.parse(bounded.stdout) as VerifyReport).error).toMatchObject({ kind: 'tail_scan_bound', offset: prefix.length });
+    const human = walscope('verify', wal);
+    expect(human.stdout).toContain('tail scan bound: a damaged frame at offset');
+    expect(human.stdout).toContain('run walscope verify --full-scan to check every one');
+    const full = walscope('verify', wal, '--full-scan', '--json');
+    expect(full.code, full.stderr).toBe(0);
+    expect((JSON.parse(full.stdout) as VerifyReport).torn_tail).toMatchObject({ offset: prefix.length, bytes: region.length, reason: 'digest_mismatch' });
   });
 
   it('a state root gives an array, and exit 1 when any session is refused', () => {

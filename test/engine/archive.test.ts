@@ -97,14 +97,37 @@ describe('reading an archive another implementation wrote', () => {
     expect(readHistory(dir).problems[0]).toMatchObject({ kind: 'archive_corruption', offset: 0 });
   });
 
-  it('a cut last member is the torn tail: never committed, the rest readable', () => {
+  // 70,000 frames: more than the scan after a damage takes as candidates, so its content must not be hashed.
+  it.each([3, 70_000])('a cut last member (of %i records) is the torn tail: never committed, the rest readable', (records) => {
     const { members, live } = history();
-    const { bytes, offsets } = archiveBytes([members[0]!, sealedMember({ wal_id: B, records: 3 })]);
+    const { bytes, offsets } = archiveBytes([members[0]!, sealedMember({ wal_id: B, records })]);
     const dir = sessionWith({ wal: live, archive: bytes.subarray(0, bytes.length - 5) });
     const scan = readArchive(dir);
     expect(scan.error).toBeNull();
     expect(scan.torn_tail).toEqual({ offset: offsets[1], bytes: bytes.length - 5 - offsets[1]!, reason: 'past_end' });
     expect(scan.members).toHaveLength(1);
+  });
+
+  it('a damaged header followed by overlapping member-header candidates past the scan budget: its own refusal, and --full-scan proves the torn tail', () => {
+    const { members, live } = history();
+    const { bytes } = archiveBytes(members);
+    // 100 candidates that start as member headers do, each claiming about 1 MiB to the end: 100 MiB to hash.
+    const region = Buffer.alloc(1_048_576 + 100 * 64, 0x5a);
+    const body_head = Buffer.concat([Buffer.from([0x86, 0x02, 0x00, 0x01, 0x6e]), Buffer.from('archive_member')]);
+    for (let index = 0; index < 100; index++) {
+      const header = Buffer.from([0x42, 0x57, 0x41, 0x4c, 1, 1, 0, 0, 0, 0, 0, 0]);
+      header.writeUInt32LE(region.length - index * 64 - 44, 8);
+      Buffer.concat([header, body_head]).copy(region, index * 64);
+    }
+    const dir = sessionWith({ wal: live, archive: Buffer.concat([bytes, region]) });
+    const scan = readArchive(dir);
+    expect(scan.torn_tail).toBeNull();
+    expect(scan.error).toMatchObject({ kind: 'archive_scan_bound', offset: bytes.length });
+    expect(scan.error!.message).toContain("cannot tell the archive's torn tail from corruption");
+    expect(findLineage(dir, '00'.repeat(16))).toMatchObject({ found: false, proven: false });
+    const full = readArchive(dir, { full_scan: true });
+    expect(full.error).toBeNull();
+    expect(full.torn_tail).toEqual({ offset: bytes.length, bytes: region.length, reason: 'digest_mismatch' });
   });
 
   it('content that does not match content_sha256 refuses that member alone', () => {

@@ -83,14 +83,15 @@ export interface HandMember {
   next_notice_seq: number;
 }
 
-export function memberBytes(member: HandMember): Buffer {
+/** A member's header and content; `content_bytes` is what the header claims (a lie, when given). */
+export function memberBytes(member: HandMember, content_bytes = member.content.length): Buffer {
   const header = frame([2, 0, 1, 'archive_member', [], {
     wal_id: member.wal_id,
     reason: member.reason,
     first_seq: member.first_seq,
     last_seq: member.last_seq,
     frames: member.frames,
-    content_bytes: member.content.length,
+    content_bytes,
     content_sha256: sha256(member.content),
     sealed_ms: 1_750_000_100_000,
     next_tag: member.next_tag,

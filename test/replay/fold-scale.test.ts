@@ -11,8 +11,9 @@ import { readWal } from '../../src-main/engine/reader.js';
 import { FOLD_RECORD_ITEMS_MAX, SessionFolder } from '../../src-main/replay/fold.js';
 import { terminalOutput, walPayloadReader } from '../../src-main/replay/payloads.js';
 import { planResume } from '../../src-main/replay/plan.js';
-import { replayJson, replayTarget } from '../../src-main/replay/report.js';
-import { outline } from '../../src-main/cli/replay.js';
+import { episodeJson, replayDocument, replayJson, replayTarget } from '../../src-main/replay/report.js';
+import { outline, outlinePieces } from '../../src-main/cli/replay.js';
+import { JsonSequence, jsonPieces } from '../../src-main/cli/json-out.js';
 import { encodeCbor } from '../../src-main/engine/cbor.js';
 import { encodeFrame } from '../../src-main/engine/frame-codec.js';
 import { useTempDirs } from '../helpers/temp.js';
@@ -152,6 +153,24 @@ describe('a linear fold (H3)', () => {
 });
 
 describe('bounded memory (H4)', () => {
+  it('replay writes an episode of 20,000 batches without a step in pieces, text and --json alike (issue 30: 473 MB)', () => {
+    const file = writeWal((function* () {
+      yield start();
+      for (let index = 0; index < 20_000; index++) yield ['tool_batch_started', { batch_id: `b${index}`, planned_calls: [{ tool_call_id: `c${index}`, name: 'tool' }] }] as Rec;
+    })());
+    const { target, replay } = replayFile(file);
+    const longest = (pieces: Iterable<string>) => {
+      let chars_max = 0;
+      for (const piece of pieces) chars_max = Math.max(chars_max, piece.length);
+      return chars_max;
+    };
+    // Made whole, the batches were one piece of 11 MB of JSON here (120 MB at 150,000), their text and their
+    // anomalies 2 MB; now a piece is at most a thousand of them.
+    expect(longest(jsonPieces(replayDocument(target.session, replay, new JsonSequence(replay.fold.episodes, episodeJson)), 0))).toBeLessThan(1_000_000);
+    expect(longest(outlinePieces(target, replay))).toBeLessThan(200_000);
+    expect([...jsonPieces(replayJson(null, replay), 0)].join('')).toBe(JSON.stringify(replayJson(null, replay), null, 2));
+  });
+
   it('keeps no tool output in the fold, and reads it back from the WAL by its terminal', () => {
     const big = 'x'.repeat(4 * 1_048_576);
     const file = writeWal([start(), step(1, ['a']), planned('b1', 1, ['a']), intent('b1', 'a'), result('b1', 'a', big), ['tool_batch_finished', { batch_id: 'b1' }]]);
