@@ -80,13 +80,8 @@ export function liveRun(run: RunSignal, who: string): RunSignal {
 
 function detailOf(signal: RunSignal, facts: RunFacts, episode: EpisodeFold | null): string {
   const durable = signal.last_durable === null ? '' : `; last durable state: ${signal.last_durable}`;
+  if (isRefusedStatus(signal.status)) return `${facts.end.error!.message}${durable}`;
   switch (signal.status) {
-    case 'not_a_wal':
-    case 'newer_writer':
-    case 'damaged':
-    case 'unreadable':
-    case 'too_large':
-      return `${facts.end.error!.message}${durable}`;
     case 'running':
       return facts.live!;
     case 'needs_operator':

@@ -114,7 +114,7 @@ describe('walscope verify', () => {
     const human = walscope('verify', wal);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^OK /);
-    expect(human.stdout).toContain(`run: not folded (too large: record run_started at offset ${encodeFrame(lineageBody()).length} (seq 1) holds more CBOR items than the 4,194,304 items walscope builds for one record`);
+    expect(human.stdout).toContain(`status: not folded (too large: record run_started at offset ${encodeFrame(lineageBody()).length} (seq 1) holds more CBOR items than the 4,194,304 items walscope builds for one record`);
     const replay = walscope('replay', wal, '--json');
     expect(JSON.parse(replay.stdout).integrity.error).toMatchObject({ kind: 'too_large', seq: 1 });
   });
@@ -134,8 +134,8 @@ describe('walscope verify', () => {
     expect(bounded.code).toBe(1);
     expect((JSON.parse(bounded.stdout) as VerifyReport).error).toMatchObject({ kind: 'tail_scan_bound', offset: prefix.length });
     const human = walscope('verify', wal);
-    expect(human.stdout).toContain('tail scan bound: a damaged frame at offset');
-    expect(human.stdout).toContain('run walscope verify --full-scan to check every one');
+    expect(human.stdout).toContain('needs a full scan: a damaged frame at offset');
+    expect(human.stdout).toContain('what to do: run walscope verify --full-scan on it to check every candidate frame');
     const full = walscope('verify', wal, '--full-scan', '--json');
     expect(full.code, full.stderr).toBe(0);
     expect((JSON.parse(full.stdout) as VerifyReport).torn_tail).toMatchObject({ offset: prefix.length, bytes: region.length, reason: 'digest_mismatch' });
