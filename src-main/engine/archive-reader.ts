@@ -317,7 +317,7 @@ class HeaderWalk {
       const message = unprovenText(`a damaged archive member header ${damage}`, later.offset, later.why, this.size_bytes, "the archive's torn tail from corruption");
       return { committed_bytes: offset, torn_tail: null, error: { kind: 'archive_scan_bound', offset, message } };
     }
-    const message = `archive corruption ${damage}: a digest-valid member header follows at offset ${later}, so committed history is damaged; nothing at or after ${offset} is used and no lookup reports absence — restore the archive from a good copy`;
+    const message = `archive corruption ${damage}: a digest-valid member header follows at offset ${later}, so committed history is damaged; nothing at or after ${offset} is used and no lookup reports absence`;
     return { committed_bytes: offset, torn_tail: null, error: { kind: 'archive_corruption', offset, message } };
   }
 

@@ -370,7 +370,8 @@ class WalScan {
     const after = new TailScan(this.window, this.state.wal_id, this.state.last_seq, budget).scanFrom(offset + 1);
     const damage = `at offset ${offset} (${reason.replaceAll('_', ' ')})`;
     if (after.kind === 'corruption') {
-      return this.refuse('non_tail_corruption', offset, null, [], `non-tail corruption ${damage}: ${after.why}; nothing from this offset on is used — restore the WAL from a good copy`);
+      // What to do is each surface's to say (src-shared/status.ts WHAT_TO_DO): the message says what was found.
+      return this.refuse('non_tail_corruption', offset, null, [], `non-tail corruption ${damage}: ${after.why}${NOT_USED}`);
     }
     if (after.kind === 'unproven') {
       return this.refuse('tail_scan_bound', offset, null, [], unprovenText(`a damaged frame ${damage}`, after.offset, after.why, this.window.size_bytes, 'a torn tail from non-tail corruption'));
@@ -413,6 +414,19 @@ function decodeLineageAware(
   return null;
 }
 
+/** How a refusal of the frames from its offset on ends its message. */
+const NOT_USED = '; nothing from this offset on is used';
+
+/** A refusal's message as the cause of another: without its lead up to "at offset N: " (the outer message names
+ *  the offset) and without NOT_USED (the outer refusal says it, once). */
+function causeOf(error: WalErrorInfo): string {
+  const lead = `at offset ${error.offset}: `;
+  const at = error.message.indexOf(lead);
+  const body = at >= 0 && at <= CAUSE_LEAD_CHARS_MAX ? error.message.slice(at + lead.length) : error.message;
+  return body.endsWith(NOT_USED) ? body.slice(0, -NOT_USED.length) : body;
+}
+const CAUSE_LEAD_CHARS_MAX = 40;
+
 function refusedAt(offset: number, kind: WalErrorKind, seq: number | null, features: string[], message: string): WalErrorInfo {
   return { kind, offset, seq, features, message };
 }
@@ -447,7 +461,7 @@ function judgeFrame(
   if (frame.type !== 'lineage' && frame.seq !== 0) {
     if (proven.wal_id === null) return refusedAt(offset, 'malformed_frame', frame.seq, [], `malformed WAL: the first frame (offset ${offset}) is a record, not a lineage frame`);
     const expected = proven.last_seq + 1;
-    if (frame.seq !== expected) return refusedAt(offset, 'sequence_error', frame.seq, [], `sequence error at offset ${offset}: seq ${frame.seq} where ${expected} was expected; nothing from this offset on is used`);
+    if (frame.seq !== expected) return refusedAt(offset, 'sequence_error', frame.seq, [], `sequence error at offset ${offset}: seq ${frame.seq} where ${expected} was expected${NOT_USED}`);
     return null;
   }
   if (frame.type !== 'lineage' || frame.seq !== 0 || frame.ver !== FRAME_VER_PLAIN) {
@@ -456,7 +470,7 @@ function judgeFrame(
   const wal_id = frame.lineage_wal_id;
   if (wal_id === null) return refusedAt(offset, 'malformed_frame', 0, [], `malformed lineage frame at offset ${offset}: wal_id is not a 16-byte byte string`);
   if (proven.wal_id !== null && Buffer.compare(proven.wal_id, wal_id) !== 0) {
-    return refusedAt(offset, 'non_tail_corruption', 0, [], `non-tail corruption at offset ${offset}: a lineage frame claims identity ${hex(wal_id)} in a WAL whose identity is ${hex(proven.wal_id)}; nothing from this offset on is used`);
+    return refusedAt(offset, 'non_tail_corruption', 0, [], `non-tail corruption at offset ${offset}: a lineage frame claims identity ${hex(wal_id)} in a WAL whose identity is ${hex(proven.wal_id)}${NOT_USED}`);
   }
   return null;
 }
@@ -517,7 +531,7 @@ class TailScan {
     if (checkFrameAt(frame, 0, available_bytes) !== null) return { kind: 'not_a_frame' };
     const judged = new JudgedFrame();
     const error = judgeFrame(judged, offset, frame, FRAME_HEADER_BYTES, header.size_bytes - FRAME_DIGEST_BYTES, false, { wal_id: claimed_wal_id, last_seq: this.last_seq });
-    if (error !== null) return { kind: 'corruption', why: `an intact frame the reader refuses follows at offset ${offset} (${error.message})` };
+    if (error !== null) return { kind: 'corruption', why: `an intact frame follows at offset ${offset} that the reader refuses (${error.kind.replaceAll('_', ' ')}: ${causeOf(error)})` };
     if (judged.seq !== 0) return { kind: 'corruption', why: `an intact record frame follows at offset ${offset}` };
     return { kind: 'lineage', wal_id: judged.lineage_wal_id!, size_bytes: header.size_bytes };
   }

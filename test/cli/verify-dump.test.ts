@@ -91,7 +91,12 @@ describe('walscope verify', () => {
     const human = walscope('verify', copy);
     expect(human.code).toBe(1);
     expect(human.stdout).toContain(`damaged: non-tail corruption at offset ${report.error!.offset}`);
-    expect(human.stdout).toContain('restore the WAL from a good copy');
+    // An export gets support's advice, never a state root's (nor a live writer's).
+    expect(human.stdout).toContain('what to do: ask the customer for the file again with its size and SHA-256');
+    expect(human.stdout).not.toContain('restore the WAL from a good copy');
+    // Said once: no doubled prefix, no clause repeated from the refusal the scan found after the damage.
+    expect(human.stdout.split('nothing from this offset on is used').length - 1).toBe(1);
+    expect(human.stdout).not.toMatch(/non tail corruption: non-tail/);
     // Issue 28: the figure counts the intact prefix, the bytes before the damaged frame, not the whole file.
     const prefix = `${report.records} records (last seq ${report.last_seq}), ${report.frames} frames, ${formatBytes(report.valid_bytes)} of the file's ${formatBytes(bytes.length)} (up to offset ${report.valid_bytes})`;
     expect(report.valid_bytes).toBeLessThan(bytes.length);
