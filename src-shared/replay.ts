@@ -455,6 +455,15 @@ export interface RecoveryEntry {
   /** An acknowledgement's call and finding (action "acknowledge"); null for every other action. */
   call: { batch_id: string; tool_call_id: string } | null;
   finding: Finding | null;
+  /** A retire, as the successor it made records it in its lineage frame (seq 0): the lineage it retired, how, and
+   *  the torn tails it cut (each kept in a file beside it); null for every other entry. */
+  retired: RetiredLineage | null;
+}
+
+export interface RetiredLineage {
+  wal_id: string;
+  reason: string;
+  cuts: { of: 'wal' | 'archive'; offset: number; bytes: number; kept_in: string | null }[];
 }
 
 /** One bar of an episode's waterfall, on the WAL's own clock (ms since the epoch, as recorded). */

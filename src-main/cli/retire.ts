@@ -7,6 +7,8 @@ import { describe } from '../engine/errors.js';
 import { previewRetire, retireLineage, type RetirePlan } from '../engine/retire.js';
 import { auditProblem } from '../replay/actions.js';
 import { osUser } from '../engine/os-user.js';
+import { walPath } from '../engine/state-root.js';
+import { tornTailCopyPath } from '../engine/writer.js';
 import { confirm, refuse, sessionOf } from './actions.js';
 import { EXIT_OK, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable } from './format.js';
@@ -75,7 +77,8 @@ async function completeIndexOnly(session: { root: string; id: string }, reason: 
 function planText(plan: RetirePlan, operator: string | undefined): string {
   const live = plan.live;
   const lines = [`retire lineage ${live.wal_id} of ${plan.session_dir} (${plan.reason}): ${plural(live.records, 'record')}, last seq ${live.last_seq}`];
-  if (live.torn_tail !== null) lines.push(`  the live WAL's torn tail (${plural(live.torn_tail.bytes, 'byte')} at offset ${live.torn_tail.offset}) was never committed: it is left out`);
+  if (live.torn_tail !== null && operator === undefined) lines.push(`  the live WAL's torn tail (${plural(live.torn_tail.bytes, 'byte')} at offset ${live.torn_tail.offset}) was never committed: it is left out`);
+  if (live.torn_tail !== null && operator !== undefined) lines.push(`  the live WAL's torn tail (${plural(live.torn_tail.bytes, 'byte')} at offset ${live.torn_tail.offset}) is cut before the operator_action is appended, after a copy is kept at ${printable(tornTailCopyPath(walPath(plan.session_dir), live.torn_tail.offset), 400)}`);
   if (operator !== undefined) lines.push(`  first: an operator_action (retire, by ${printable(operator, 80)}) appended to the lineage in its own barrier: the member then holds it (seq ${live.last_seq + 1})`);
   const tail = plan.archive_torn_tail;
   if (tail !== null) lines.push(`  archive torn tail: ${plural(tail.bytes, 'byte')} at offset ${tail.offset} copied to ${tail.copy_name}, synced, then cut`);
@@ -85,7 +88,8 @@ function planText(plan: RetirePlan, operator: string | undefined): string {
   } else {
     lines.push(`  1. append member to archive at offset ${member.offset}: {wal_id ${member.wal_id}, reason ${member.reason}, first_seq ${member.first_seq}, last_seq ${member.last_seq}, frames ${member.frames}, content_bytes ${member.content_bytes}, content_sha256 ${member.content_sha256}, next_tag ${member.next_tag}, next_notice_seq ${member.next_notice_seq}, sealed_ms <now>}${operator === undefined ? '' : ' (before the operator_action; its frames are added)'}; fsync`);
   }
-  lines.push(`  2. successor wal: one lineage frame {wal_id <new>, parent_wal_id ${plan.successor.parent_wal_id}, next_tag ${plan.successor.next_tag}, next_notice_seq ${plan.successor.next_notice_seq}, epoch <lease>}; fsync, rename over wal, fsync folder`);
+  const retired = operator === undefined ? '' : ', retired {the operator_action\'s who, why and when, the lineage retired, the torn tails cut}';
+  lines.push(`  2. successor wal: one lineage frame {wal_id <new>, parent_wal_id ${plan.successor.parent_wal_id}, next_tag ${plan.successor.next_tag}, next_notice_seq ${plan.successor.next_notice_seq}, epoch <lease>${retired}}; fsync, rename over wal, fsync folder`);
   lines.push(`  3. archive.index rewritten to cover the whole archive (${plural(plan.index.members, 'member')}; it is ${plan.index.before} now); fsync, rename, fsync folder`);
   return `${lines.join('\n')}\n`;
 }

@@ -68,8 +68,10 @@ function owesIndex(archive: ArchiveScan): boolean {
 }
 
 /** Steps 2 and 3, once the member is in `members` (appended now, or by a retire that died after step 1). */
-export function finishRetire(io: FileIO, dir: string, plan: RetirePlan, members: readonly ArchiveMember[], writer: string, epoch: number, now_ms: number): string {
-  const successor_wal_id = writeSuccessor(io, dir, plan, writer, epoch, now_ms);
+/** Steps 2 and 3; `retired`: what the successor's lineage frame records of the retire that made it (its audit and
+ *  cuts), when an operator approved it. */
+export function finishRetire(io: FileIO, dir: string, plan: RetirePlan, members: readonly ArchiveMember[], writer: string, epoch: number, now_ms: number, retired?: Payload): string {
+  const successor_wal_id = writeSuccessor(io, dir, plan, writer, epoch, now_ms, retired);
   writeIndex(io, dir, members, epoch);
   return successor_wal_id;
 }
@@ -122,7 +124,7 @@ export function planRetire(root: string, dir: string, reason: RetireReason, io: 
 }
 
 /** Step 2: the successor's one lineage frame, synced under a temporary name, renamed over `wal`, folder synced. */
-function writeSuccessor(io: FileIO, dir: string, plan: RetirePlan, writer: string, epoch: number, created_ms: number): string {
+function writeSuccessor(io: FileIO, dir: string, plan: RetirePlan, writer: string, epoch: number, created_ms: number, retired: Payload | undefined): string {
   const wal_id = new Uint8Array(randomBytes(WAL_ID_BYTES));
   const payload: Payload = {
     wal_id,
@@ -132,6 +134,7 @@ function writeSuccessor(io: FileIO, dir: string, plan: RetirePlan, writer: strin
     next_tag: plan.successor.next_tag,
     next_notice_seq: plan.successor.next_notice_seq,
     epoch,
+    ...(retired === undefined ? {} : { retired }),
   };
   const frame = encodeFrame({ ver: FRAME_VER_PLAIN, seq: 0, fence: epoch, type: 'lineage', features: [], payload });
   const temp = path.join(dir, SUCCESSOR_TEMP_NAME);

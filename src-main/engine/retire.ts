@@ -7,6 +7,7 @@
 // again; a live lineage that holds no records (the successor of a finished retire) is not retired again, and
 // only step 3 is completed. The plan is computed the same way without the lease (a preview) and under it.
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { osUser } from './os-user.js';
 import type { MemberPlan, Payload, RetirePlan } from '../../src-shared/wal.js';
 import type { RetireReason } from './archive-format.js';
@@ -18,6 +19,7 @@ import { probeLease } from './lease.js';
 import { finishInterruptedIndex, finishRetire, indexOwed, planRetire, refusal, type RetireRefusal } from './retire-steps.js';
 import { leaseSession } from './session.js';
 import { isValidSessionId, sessionDir, walPath } from './state-root.js';
+import { tornTailCopyPath } from './writer.js';
 
 export { SUCCESSOR_TEMP_NAME, type RetireRefusal, type RetireRefusalCode } from './retire-steps.js';
 export type { MemberPlan, RetirePlan };
@@ -88,8 +90,13 @@ function retireUnderLease(root: string, dir: string, options: RetireOptions, io:
   if (options.index_only === true || (options.expected !== undefined && !samePlan(plan, options.expected))) {
     return refusal('plan_changed', 'the session changed since the preview: nothing was written; preview it again');
   }
+  // The successor names the retire that made it (and the tails it cut), so the audit outlives the lineage: a deleted
+  // one keeps only its counts, the operator_action with the rest.
+  let retired: Payload | undefined;
   if (options.operator !== undefined && plan.member !== null) {
-    stampOperator(leased, options.operator, plan.live.last_seq, now_ms());
+    const ts_ms = now_ms();
+    const stamped = stampOperator(leased, options.operator, plan.live.last_seq, ts_ms);
+    retired = { ...stamped, wal_id: Buffer.from(plan.live.wal_id, 'hex'), retired_as: options.reason, cuts: cutsOf(dir, plan) };
     const replanned = planRetire(root, dir, options.reason, io);
     if ('kind' in replanned) return replanned;
     plan = replanned;
@@ -104,7 +111,7 @@ function retireUnderLease(root: string, dir: string, options: RetireOptions, io:
     member = appendMember(io, dir, archive.committed_bytes, memberHeader(plan.member, now_ms()), epoch, content);
     members.push(member);
   }
-  const successor_wal_id = finishRetire(io, dir, plan, members, options.writer_name, epoch, now_ms());
+  const successor_wal_id = finishRetire(io, dir, plan, members, options.writer_name, epoch, now_ms(), retired);
   return { kind: 'retired', plan, member, successor_wal_id, epoch };
 }
 
@@ -113,12 +120,26 @@ function completeIndex(io: FileIO, dir: string, epoch: number, refusal_: RetireR
   return finishInterruptedIndex(io, dir, epoch) ? { kind: 'index_completed', epoch } : refusal_;
 }
 
-function stampOperator(leased: ReturnType<typeof leaseSession>, stamp: OperatorStamp, based_on_seq: number, ts_ms: number): void {
+/** Appends the retire's operator_action to the lineage it retires (its writer cuts a torn tail first); returns
+ *  what the successor's `retired` repeats of it. */
+function stampOperator(leased: ReturnType<typeof leaseSession>, stamp: OperatorStamp, based_on_seq: number, ts_ms: number): Payload {
   const session = leased.openWriter();
-  const payload: Payload = { action: 'retire', operator: stamp.operator, os_user: osUser(), reason: stamp.reason, based_on_seq, via: stamp.via, ts_ms };
+  const audit = { operator: stamp.operator, os_user: osUser(), based_on_seq, via: stamp.via, ts_ms };
+  const payload: Payload = { action: 'retire', ...audit, reason: stamp.reason };
   session.writer.append('operator_action', payload);
   session.writer.barrier();
   session.writer.close();
+  return { ...audit, audit_reason: stamp.reason };
+}
+
+/** The torn tails a retire cuts, and the file beside each that keeps its bytes. */
+function cutsOf(dir: string, plan: RetirePlan): Payload[] {
+  const cuts: Payload[] = [];
+  const live = plan.live.torn_tail;
+  if (live !== null) cuts.push({ of: 'wal', offset: live.offset, bytes: live.bytes, kept_in: path.basename(tornTailCopyPath(walPath(dir), live.offset)) });
+  const archive = plan.archive_torn_tail;
+  if (archive !== null) cuts.push({ of: 'archive', offset: archive.offset, bytes: archive.bytes, kept_in: archive.copy_name });
+  return cuts;
 }
 
 function memberHeader(member: MemberPlan, sealed_ms: number) {

@@ -11,7 +11,7 @@ export interface LoggedFrame {
   seq: number;
   type: string;
   fence: number;
-  /** Needed only for operator_action frames. */
+  /** Needed only for operator_action frames and a WAL's first lineage frame (a successor names its retire). */
   payload: JsonValue;
 }
 
@@ -20,7 +20,12 @@ export class RecoveryLog {
   private open: RecoveryEntry | null = null;
 
   push(frame: LoggedFrame): void {
-    if (frame.seq === 0) return; // lineage frames are the writer's, not the action's
+    if (frame.seq === 0) {
+      // Lineage frames are the writer's, not an action's, but for the successor a retire made: it names the retire.
+      const retire = retireOf(frame);
+      if (retire !== null) this.found.push(retire);
+      return;
+    }
     if (frame.type === 'operator_action') {
       this.open = entryOf(frame);
       this.found.push(this.open);
@@ -46,8 +51,33 @@ export class RecoveryLog {
   }
 }
 
+/** The retire a successor's lineage frame records (its `retired` member), as an entry; null for any other frame. */
+function retireOf(frame: LoggedFrame): RecoveryEntry | null {
+  const lineage = mapOf(frame.payload);
+  const retired = lineage !== null && Object.hasOwn(lineage, 'retired') ? mapOf(lineage['retired']!) : null;
+  if (retired === null) return null;
+  const entry = entryOf({ ...frame, payload: { ...retired, action: 'retire', reason: retired['audit_reason'] ?? null } });
+  const texts = (value: JsonValue | undefined) => (typeof value === 'string' ? value.slice(0, TEXT_CHARS_MAX) : '');
+  const cuts = Array.isArray(retired['cuts']) ? retired['cuts'].slice(0, RETIRE_CUTS_MAX).map(mapOf).filter((cut) => cut !== null) : [];
+  const whole = (value: JsonValue | undefined) => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0);
+  return {
+    ...entry,
+    retired: {
+      wal_id: texts(retired['wal_id']),
+      reason: texts(retired['retired_as']),
+      cuts: cuts.map((cut) => ({ of: cut['of'] === 'archive' ? 'archive' : 'wal', offset: whole(cut['offset']), bytes: whole(cut['bytes']), kept_in: typeof cut['kept_in'] === 'string' ? cut['kept_in'].slice(0, TEXT_CHARS_MAX) : null })),
+    },
+  };
+}
+/** A retire cuts at most the live WAL's torn tail and the archive's. */
+const RETIRE_CUTS_MAX = 2;
+
+function mapOf(value: JsonValue): { [key: string]: JsonValue } | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null;
+}
+
 function entryOf(frame: LoggedFrame): RecoveryEntry {
-  const payload = typeof frame.payload === 'object' && frame.payload !== null && !Array.isArray(frame.payload) ? frame.payload : {};
+  const payload = mapOf(frame.payload) ?? {};
   const member = (key: string): JsonValue | undefined => (Object.hasOwn(payload, key) ? payload[key] : undefined);
   const text = (key: string): string => {
     const value = member(key);
@@ -71,6 +101,7 @@ function entryOf(frame: LoggedFrame): RecoveryEntry {
     os_user: Object.hasOwn(payload, 'os_user') ? text('os_user') : null,
     call: acknowledgedCall(member('call')),
     finding: (FINDINGS as readonly unknown[]).includes(member('finding')) ? (member('finding') as Finding) : null,
+    retired: null,
   };
 }
 

@@ -30,7 +30,8 @@ export function replayTarget(target: WalTarget, io?: FileIO, also?: (frame: Read
   const on_frame = (frame: ReadFrame, payload_cbor: Buffer, kept?: unknown) => {
     folder.push(frame, payload_cbor, kept);
     // The fold built an operator_action's payload whole (it keeps no member table for it): the log reads that.
-    if (frame.type === 'operator_action') log.push({ seq: frame.seq, type: frame.type, fence: frame.fence, payload: builtPayload(kept) });
+    // An operator_action, and the WAL's first frame (a successor's lineage frame names the retire that made it).
+    if (frame.type === 'operator_action' || frame.offset === 0) log.push({ seq: frame.seq, type: frame.type, fence: frame.fence, payload: builtPayload(kept) });
     else if (log.collecting) log.push({ seq: frame.seq, type: frame.type, fence: frame.fence, payload: null });
     also?.(frame, payload_cbor);
   };

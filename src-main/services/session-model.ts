@@ -397,7 +397,9 @@ export class SessionModel {
     const { log } = this.recovery_log;
     for (let at = this.recovery_log.logged; at < index.length; at++) {
       const type = index.typeName(at);
-      log.push({ seq: index.seqAt(at), type, fence: index.fenceAt(at), payload: type === 'operator_action' ? this.payloadAt(index.offsetAt(at)) : null });
+      // The first lineage frame too: a successor names the retire that made it.
+      const read_payload = type === 'operator_action' || (at === 0 && type === 'lineage');
+      log.push({ seq: index.seqAt(at), type, fence: index.fenceAt(at), payload: read_payload ? this.payloadAt(index.offsetAt(at)) : null });
     }
     this.recovery_log.logged = index.length;
     return [...log.entries()];

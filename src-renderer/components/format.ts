@@ -1,5 +1,5 @@
 // Small display helpers. Everything they return is plain text for React to escape.
-export { actionWords, formatBytes } from '../../src-shared/format.js';
+export { actionWords, formatBytes, writtenWords } from '../../src-shared/format.js';
 
 export function formatTime(ms: number | null): string {
   if (ms === null) return '—';

@@ -9,7 +9,7 @@ import type { PlannedRecord, RecoveryEntry, UnconfirmedCall } from '../../src-sh
 import { api } from '../api/api.js';
 import { keys } from '../queries.js';
 import { isRefusedStatus } from '../../src-shared/status.js';
-import { actionWords, formatTime, inline } from './format.js';
+import { actionWords, formatTime, inline, writtenWords } from './format.js';
 import { OperatorField } from './operator-field.js';
 import { useOperatorName } from '../operator.js';
 import { isOperatorName } from '../../src-shared/ipc.js';
@@ -176,9 +176,9 @@ export function RecoveryHistory({ entries }: { entries: RecoveryEntry[] }) {
         <ol className="history">
           {[...entries].reverse().map((entry) => (
             <li key={entry.seq} data-testid="recovery-entry" data-action={entry.action}>
-              <strong>{actionWords(entry)}</strong> by <span className="mono">{entry.operator}</span>{entry.os_user !== null && entry.os_user !== entry.operator && <span className="muted"> (as {entry.os_user})</span>} via {entry.via} · {entry.ts_ms === null ? 'no time recorded' : formatTime(entry.ts_ms)} · seq {entry.seq} · epoch {entry.fence}
+              <strong>{actionWords(entry)}</strong> by <span className="mono">{entry.operator}</span>{entry.os_user !== null && entry.os_user !== entry.operator && <span className="muted"> (as {entry.os_user})</span>} via {entry.via} · {entry.ts_ms === null ? 'no time recorded' : formatTime(entry.ts_ms)} · {entry.retired === null ? `seq ${entry.seq}` : 'its successor\'s lineage frame'} · epoch {entry.fence}
               <div>Reason: <q>{entry.reason}</q></div>
-              <div className="muted mono">wrote: {entry.records.map((record) => `${record.type}@${record.seq}`).join(', ') || 'nothing after its audit record'}{entry.records_cut ? ', …' : ''}</div>
+              <div className="muted mono" data-testid="recovery-wrote">wrote: {writtenWords(entry)}</div>
             </li>
           ))}
         </ol>

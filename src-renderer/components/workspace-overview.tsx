@@ -4,7 +4,7 @@
 import type { SessionSummary } from '../../src-shared/ipc.js';
 import { LISTED_STATUSES, STATUS_MEANING, type ListedStatus } from '../../src-shared/status.js';
 import { StatusChip } from './chips.js';
-import { actionWords, formatTime } from './format.js';
+import { actionWords, formatTime, writtenWords } from './format.js';
 
 export function WorkspaceOverview({ sessions, canDrop, onSelect }: { sessions: SessionSummary[]; canDrop: boolean; onSelect: (key: string) => void }) {
   const wal_sessions = sessions.filter((session) => session.status !== 'not_a_wal');
@@ -92,13 +92,13 @@ function RootRecoveries({ sessions }: { sessions: SessionSummary[] }) {
           <thead><tr><th scope="col">When</th><th scope="col">Session</th><th scope="col">Action</th><th scope="col">Who</th><th scope="col">Why</th><th scope="col">Wrote</th></tr></thead>
           <tbody>
             {all.map(({ session, entry }) => (
-              <tr key={`${session}/${entry.seq}`} data-testid="root-recovery" data-session={session} data-action={entry.action}>
+              <tr key={`${session}/${entry.seq}/${entry.retired?.wal_id ?? ''}`} data-testid="root-recovery" data-session={session} data-action={entry.action}>
                 <td>{entry.ts_ms === null ? '—' : formatTime(entry.ts_ms)}</td>
                 <td className="mono">{session}</td>
                 <td>{actionWords(entry)}</td>
                 <td className="mono">{entry.operator}{entry.os_user !== null && entry.os_user !== entry.operator && <span className="muted"> (as {entry.os_user})</span>} <span className="muted">via {entry.via}</span></td>
                 <td>{entry.reason}</td>
-                <td>{entry.records.length} record(s)</td>
+                <td>{writtenWords(entry)}</td>
               </tr>
             ))}
           </tbody>

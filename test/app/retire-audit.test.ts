@@ -80,4 +80,35 @@ describe('retire from the app', () => {
     expect(history.lineages.find((lineage) => lineage.wal_id === live.wal_id)!.retired_by).toMatchObject({ action: 'retire', operator: 'operator-one', os_user: os.userInfo().username, reason: REASON, via: 'app', based_on_seq: live.last_seq });
     expect(history.lineages.filter((lineage) => lineage.retired_by !== null)).toHaveLength(1);
   });
+
+  it('a deleted lineage\'s retire stays in the session\'s recovery history, with the torn tail it cut and who: the successor names it', async () => {
+    const { root, service } = await openDemo();
+    const dir = sessionDir(root, SESSION);
+    // A torn tail on the live lineage: the retire's writer cuts it (keeping its bytes) before its audit record.
+    const wal = path.join(dir, 'wal');
+    const intact = fs.statSync(wal).size;
+    fs.appendFileSync(wal, Buffer.from('425741', 'hex'));
+    const preview = await service.previewRetire(SESSION, 'deleted');
+    expect(preview.plan!.live.torn_tail).toMatchObject({ offset: intact, bytes: 3 });
+    const live = preview.plan!.live;
+    expect(await service.runRetire(SESSION, 'deleted', preview.plan!, REASON, 'operator-two')).toMatchObject({ ok: true });
+    // Its records are gone (a tombstone), the cut bytes kept beside the WAL, and the successor's lineage frame says so.
+    const kept = `wal.torn-at-${intact}.broken`;
+    expect(fs.readFileSync(path.join(dir, kept))).toEqual(Buffer.from('425741', 'hex'));
+    const first: { payload: unknown }[] = [];
+    readWal(wal, { on_frame: (frame) => first.push({ payload: frame.payload }) });
+    expect(first).toHaveLength(1);
+    const summary = (await service.listSessions()).find((entry) => entry.key === SESSION)!;
+    expect(summary.recoveries).toEqual([
+      expect.objectContaining({
+        action: 'retire',
+        operator: 'operator-two',
+        os_user: os.userInfo().username,
+        reason: REASON,
+        via: 'app',
+        based_on_seq: live.last_seq,
+        retired: { wal_id: live.wal_id, reason: 'deleted', cuts: [{ of: 'wal', offset: intact, bytes: 3, kept_in: kept }] },
+      }),
+    ]);
+  });
 });
