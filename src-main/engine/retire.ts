@@ -67,6 +67,9 @@ export function retireLineage(root: string, session_id: string, options: RetireO
   const io = options.io ?? nodeFileIO;
   const dir = checkedSessionDir(root, session_id, io);
   if (typeof dir !== 'string') return dir;
+  // A WAL or archive refused as read is refused before the lease is taken: taking it creates the lease file.
+  const looked = planRetire(root, dir, options.reason, io);
+  if ('kind' in looked && (looked.code === 'wal_refused' || looked.code === 'archive_refused')) return looked;
   let leased;
   try {
     leased = leaseSession(root, session_id, { io, writer_name: options.writer_name, finish_interrupted_retire: false });

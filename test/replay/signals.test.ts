@@ -15,6 +15,8 @@ import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { openSessionForWrite } from '../../src-main/engine/session.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { acknowledgeCall } from '../../src-main/replay/acknowledge.js';
+import { resumeSession, sealSession } from '../../src-main/replay/actions.js';
+import { retireLineage } from '../../src-main/engine/retire.js';
 import { episodeJson, replayTarget } from '../../src-main/replay/report.js';
 import { episodeWord } from '../../src-main/replay/signals.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
@@ -241,6 +243,21 @@ describe('not a WAL (wal-format §5 rule 0)', () => {
       expect(JSON.parse(result.stdout)).toMatchObject({ error: null, run: { status: 'empty' } });
     }
     expect(JSON.parse(walscope('verify', zeros, '--json').stdout).torn_tail).toMatchObject({ offset: 0, bytes: 100 });
+  });
+
+  it('no recovery, acknowledgement or retire takes a session that is not a WAL for a torn tail: each refuses, writing nothing', () => {
+    const root = path.join(tempDir(), 'root');
+    buildDemoRoot(root, steppedClock(1_750_000_000_000));
+    const dir = sessionDir(root, 'not-a-wal');
+    const before = Object.fromEntries(fs.readdirSync(dir).map((name) => [name, fs.readFileSync(path.join(dir, name)).toString('base64')]));
+    const audit = { operator: 'ann', reason: 'trying every write', via: 'cli' as const };
+    expect(resumeSession(root, 'not-a-wal', { audit })).toMatchObject({ kind: 'refused', message: expect.stringContaining('not_a_wal') });
+    expect(sealSession(root, 'not-a-wal', { audit })).toMatchObject({ kind: 'refused' });
+    expect(acknowledgeCall(root, 'not-a-wal', { tool_call_id: 'c1', batch_id: null }, 'applied', audit)).toMatchObject({ kind: 'refused' });
+    expect(retireLineage(root, 'not-a-wal', { writer_name: 'test', reason: 'sealed', operator: audit })).toMatchObject({ kind: 'refused', code: 'wal_refused' });
+    const after = Object.fromEntries(fs.readdirSync(dir).map((name) => [name, fs.readFileSync(path.join(dir, name)).toString('base64')]));
+    expect(after).toEqual(before);
+    expect(walscope('verify', dir).code).toBe(1);
   });
 
   it('the support report says what the file looks like, never "cut in transfer"', () => {
