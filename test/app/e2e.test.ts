@@ -473,14 +473,49 @@ describe('walscope serve on the demo state root, in Chromium', () => {
   it('lists every recovery of the root in the overview', async () => {
     await page.goto(await server.link());
     const listed = page.locator('[data-testid=root-recovery]');
-    await expect.poll(() => listed.count()).toBe(2);
+    await expect.poll(() => listed.count()).toBe(3);
     const close_out = listed.and(page.locator('[data-session=indeterminate]'));
     expect(await close_out.innerText()).toContain(CLOSE_OUT_REASON);
     // The demo's acknowledgement is a recovery too, naming the call, the finding and who.
     const checked = listed.and(page.locator('[data-session=checked]'));
     expect(await checked.getAttribute('data-action')).toBe('acknowledge');
     expect(await checked.innerText()).toMatch(/acknowledge u1: not applied\s+demo-owner/);
+    // And the retire of an earlier test, named by its successor: who, and the lineage it sealed.
+    const retired = listed.and(page.locator('[data-session=history-no-index]'));
+    expect(await retired.getAttribute('data-action')).toBe('retire');
+    expect(await retired.innerText()).toMatch(new RegExp(`retire \\(sealed\\) of lineage [0-9a-f]{12}…\\s+${OPERATOR_NAME}`));
     await saveScreenshot(page, 'root-recoveries');
+  });
+
+  it('records what the owner found for an unknown outcome: one acknowledgement, and the run reads finished, checked', async () => {
+    const before = frames('parallel-unknown');
+    await openSession('parallel-unknown');
+    await page.locator('[data-testid=unconfirmed-call][data-call=u1] [data-testid=acknowledge-open]').click();
+    const dialog = page.locator('[data-testid=acknowledge-dialog]');
+    await dialog.waitFor();
+    expect(await dialog.locator('[data-testid=acknowledge-write]').count()).toBe(0);
+    await dialog.locator('[data-testid=finding-not_applied]').check();
+    expect(await dialog.locator('[data-testid=acknowledge-record]').innerText()).toContain('action acknowledge, call r1.b1/u1, finding not_applied');
+    // The name given once is kept: only the reason is asked.
+    expect(await dialog.locator('[data-testid=operator-name]').innerText()).toContain(`Recorded as ${OPERATOR_NAME}`);
+    expect(await dialog.locator('[data-testid=acknowledge-write]').isDisabled()).toBe(true);
+    await dialog.locator('[data-testid=acknowledge-reason]').fill('the card processor shows no charge for u1');
+    await saveScreenshot(page, 'acknowledge-confirm');
+    await dialog.locator('[data-testid=acknowledge-write]').click();
+    await page.locator('[data-testid=acknowledge-result][data-ok=true]').waitFor();
+    await expect.poll(() => page.locator('[data-testid=session-view] header [data-testid=status-chip]').innerText()).toContain('finished, checked');
+    await expect.poll(() => row('parallel-unknown').getAttribute('data-status')).toBe('finished_checked');
+    expect(await page.locator('[data-testid=unconfirmed-call][data-call=u1] [data-testid=acknowledged]').innerText()).toContain(`not applied, by ${OPERATOR_NAME}`);
+    // Exactly one record, the acknowledgement, after the writer's lineage frame.
+    const appended = frames('parallel-unknown').slice(before.length);
+    expect(appended.map((frame) => frame.type)).toEqual(['lineage', 'operator_action']);
+    expect(toJsonValue(appended[1]!.payload)).toMatchObject({ action: 'acknowledge', operator: OPERATOR_NAME, os_user: os.userInfo().username, via: 'app', call: { batch_id: 'r1.b1', tool_call_id: 'u1' }, finding: 'not_applied' });
+    expect(replayOf('parallel-unknown').run.status).toBe('finished_checked');
+    await saveScreenshot(page, 'acknowledged');
+    // Out of the attention queue: nothing waits on a person there any more.
+    await page.goto(await server.link());
+    await page.locator('[data-testid=attention-entry]').first().waitFor();
+    expect(await page.locator('[data-testid=attention-entry][data-session=parallel-unknown]').count()).toBe(0);
   });
 
   it('refuses requests without the token or with a foreign Host', async () => {
