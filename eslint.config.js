@@ -2,6 +2,7 @@
 // only, without type information, so it stays quick) and React's rules of hooks in the renderer. A name that
 // starts with `_` is unused on purpose (an ignored argument, a member left out of a rest).
 import js from '@eslint/js';
+import pluginQuery from '@tanstack/eslint-plugin-query';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -65,10 +66,25 @@ export default tseslint.config(
   },
   {
     files: ['src-renderer/**/*.{ts,tsx}'],
-    plugins: { 'react-hooks': reactHooks },
+    plugins: { 'react-hooks': reactHooks, '@tanstack/query': pluginQuery },
     rules: {
       'react-hooks/rules-of-hooks': 'error',
       'react-hooks/exhaustive-deps': 'error',
+      ...pluginQuery.configs['flat/recommended'][0].rules,
+      // Each query's key and function defined once, beside each other (src-renderer/queries.ts).
+      '@tanstack/query/prefer-query-options': 'error',
+      // The renderer reaches the service only through queries.ts: its reads as queryOptions, its writes as
+      // mutation options, each refreshing what it changed.
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/api/api.js'], message: 'use the reads and writes of src-renderer/queries.ts' }] }],
     },
+  },
+  {
+    files: ['src-renderer/queries.ts', 'src-renderer/api/**'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+  {
+    // Short functions (TIGER_STYLE): a function that outgrows a screen is split by what it does.
+    files: ['src-main/**/*.ts', 'src-shared/**/*.ts', 'src-renderer/**/*.{ts,tsx}'],
+    rules: { 'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }] },
   },
 );

@@ -1,94 +1,134 @@
 // The service's data through react-query, kept fresh by the service's events: a change to a session
 // invalidates only that session's queries, and only mounted ones (the visible pages) refetch.
-import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { keepPreviousData, mutationOptions, queryOptions, skipToken, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { withChangedSummaries, type HostView, type Progress, type RowList, type RowPage, type SessionDetail, type SessionFilter, type SessionSummary, type SessionTail, type WalscopeEvent } from '../src-shared/ipc.js';
+import { withChangedSummaries, type ActionKind, type ActionPreview, type CallRef, type HostView, type Progress, type RetirePreview, type RowList, type RowPage, type SessionDetail, type SessionFilter, type SessionSummary, type SessionTail, type WalscopeEvent } from '../src-shared/ipc.js';
+import type { Finding } from '../src-shared/replay.js';
 import { api } from './api/api.js';
 
 export const PAGE_ROWS = 100;
 const READING_POLL_MS = 500;
+/** How often a search still in progress is asked for more matches. */
+const SEARCH_POLL_MS = 150;
 
+/** Prefixes of the keys below, for what invalidates many queries at once (a session's every view, every page). */
 export const keys = {
-  workspace: ['workspace'] as const,
   sessions: ['sessions'] as const,
   sessionPages: ['session-pages'] as const,
-  sessionPage: (filter: SessionFilter, page: number) => ['session-pages', filter.status, filter.host, page] as const,
+  /** Everything of one session that changes when it grows: its detail, pages, timing, context, history, tail. */
   session: (key: string) => ['session', key] as const,
-  page: (key: string, list: RowList, page: number) => ['session', key, 'rows', list, page] as const,
-  // Frames never change once written: a record is not refetched when its session grows.
-  record: (key: string, index: number) => ['record', key, index] as const,
-  // The last episode's waterfall is asked for again when its bars change (the detail's digest of them), not at
-  // every append; an earlier episode's is refreshed with the session's other queries.
-  lastTiming: (key: string, episode: number, spans_digest: string) => ['last-timing', key, episode, spans_digest] as const,
-  timing: (key: string, episode: number) => ['session', key, 'timing', episode] as const,
 };
 
-export function useWorkspace() {
-  return useQuery({ queryKey: keys.workspace, queryFn: () => api.getWorkspace() });
-}
-
-/** The whole list, kept current by the service's pushed events (not by refetching on focus: an answer in flight
- *  when an event comes is older than it, see `onListEvent`). */
-export function useSessions(enabled = true) {
-  return useQuery({ queryKey: keys.sessions, queryFn: () => api.listSessions(), enabled, refetchOnWindowFocus: false });
-}
-
-/** One page of the filtered session list (a fleet's list is only ever read this way). */
-export function useSessionPage(filter: SessionFilter, page: number) {
-  return useQuery({
-    queryKey: keys.sessionPage(filter, page),
+/** Every read of the service: each query's key and function defined once, beside each other (TanStack's
+ *  `queryOptions`). Components use these with useQuery, or `readOnce` for an answer asked for once. */
+export const queries = {
+  workspace: () => queryOptions({ queryKey: ['workspace'], queryFn: () => api.getWorkspace() }),
+  /** The whole list, kept current by the service's pushed events (not by refetching on focus: an answer in flight
+   *  when an event comes is older than it, see `onListEvent`). A fleet is never listed whole. */
+  sessions: (listed: boolean) => queryOptions({ queryKey: keys.sessions, queryFn: listed ? () => api.listSessions() : skipToken, refetchOnWindowFocus: false }),
+  /** One page of the filtered session list (a fleet's list is only ever read this way). */
+  sessionPage: (filter: SessionFilter, page: number) => queryOptions({
+    queryKey: [...keys.sessionPages, filter, page] as const,
     queryFn: () => api.listPage(filter, page * PAGE_ROWS, PAGE_ROWS),
     // While a page loads, keep showing the one before it, but never another filter's rows.
-    placeholderData: (previous) => (previous?.filter.status === filter.status && previous.filter.host === filter.host ? previous : undefined),
-  });
-}
-
-/** While a big session is still being read its detail says `loading`: it is asked again until it is read (the
- *  service's event also says so, but may overtake the answer it follows). Its pages are refetched then. */
-export function useSession(key: string | null) {
-  const client = useQueryClient();
-  return useQuery({
-    queryKey: keys.session(key ?? ''),
-    queryFn: async () => {
-      const before = client.getQueryData<SessionDetail>(keys.session(key!));
-      const detail = await api.getSession(key!);
-      if (before?.summary.status === 'loading' && detail.summary.status !== 'loading') void client.invalidateQueries({ queryKey: [...keys.session(key!), 'rows'] });
+    placeholderData: (previous) => (previous !== undefined && sameFilter(previous.filter, filter) ? previous : undefined),
+  }),
+  /** While a big session is still being read its detail says `loading`: it is asked again until it is read (the
+   *  service's event also says so, but may overtake the answer it follows). Its pages are refetched then. */
+  session: (client: QueryClient, key: string | null) => queryOptions({
+    queryKey: [...keys.session(key ?? ''), 'detail'] as const,
+    queryFn: key === null ? skipToken : async (): Promise<SessionDetail> => {
+      const before = client.getQueryData<SessionDetail>([...keys.session(key), 'detail']);
+      const detail = await api.getSession(key);
+      if (before?.summary.status === 'loading' && detail.summary.status !== 'loading') void client.invalidateQueries({ queryKey: [...keys.session(key), 'rows'] });
       return detail;
     },
-    enabled: key !== null,
     refetchInterval: (query) => (query.state.data?.summary.status === 'loading' ? READING_POLL_MS : false),
-  });
-}
-
-/** A big session's provisional tail while it is read from its start (null once read), asked again with its
- *  detail so its progress moves. */
-export function useTail(key: string, reading: boolean) {
-  const client = useQueryClient();
-  const query_key = [...keys.session(key), 'tail'];
-  return useQuery({
-    queryKey: query_key,
-    // A tail once shown is kept when the service says the read is done (null): the detail saying so may come a
-    // poll later, and the session view hands over to the real list only then.
-    queryFn: async () => (await api.getTail(key)) ?? client.getQueryData<SessionTail | null>(query_key) ?? null,
-    enabled: reading,
+  }),
+  /** A big session's provisional tail while it is read from its start (null once read), asked again with its
+   *  detail so its progress moves. A tail once shown is kept when the service says the read is done (null): the
+   *  detail saying so may come a poll later, and the session view hands over to the real list only then. */
+  tail: (client: QueryClient, key: string, reading: boolean) => queryOptions({
+    queryKey: [...keys.session(key), 'tail'] as const,
+    queryFn: reading ? async () => (await api.getTail(key)) ?? client.getQueryData<SessionTail | null>([...keys.session(key), 'tail']) ?? null : skipToken,
     refetchInterval: reading ? READING_POLL_MS : false,
     // Dropped with the view that showed it: a session opened again later is not shown a tail it no longer has.
     gcTime: 0,
-  });
-}
-
-export function usePage<L extends RowList>(key: string, list: L, page: number) {
-  return useQuery({
-    queryKey: keys.page(key, list, page),
+  }),
+  page: <L extends RowList>(key: string, list: L, page: number) => queryOptions({
+    queryKey: [...keys.session(key), 'rows', list, page] as const,
     queryFn: () => api.getRows(key, list, page * PAGE_ROWS, PAGE_ROWS) as Promise<RowPage<L>>,
     // While a page loads, keep showing the one before it, but never another list's or session's rows.
     placeholderData: (previous) => (previous?.list === list && previous.key === key ? previous : undefined),
-  });
+  }),
+  /** Frames never change once written: a record is not refetched when its session grows. */
+  record: (key: string, index: number | null) => queryOptions({ queryKey: ['record', key, index] as const, queryFn: index === null ? skipToken : () => api.getRecord(key, index) }),
+  /** A search over payloads on disk comes in steps: asked again until every row was searched. */
+  search: (key: string, list: RowList, query: string, last_seq: number) => queryOptions({
+    queryKey: [...keys.session(key), 'search', list, query, last_seq] as const,
+    queryFn: query.trim().length === 0 ? skipToken : () => api.search(key, list, query),
+    refetchInterval: (current) => (current.state.data?.complete === false ? SEARCH_POLL_MS : false),
+  }),
+  /** The last episode's waterfall is asked for again when its bars change (the detail's digest of them), not at
+   *  every append; an earlier episode's is refreshed with the session's other queries. A live episode's earlier
+   *  waterfalls are not kept: each is up to ~200 KB. */
+  timing: (key: string, episode: number | null, last: { episode: number; spans_digest: string } | null) => queryOptions({
+    queryKey: last !== null && episode === last.episode ? (['last-timing', key, episode, last.spans_digest] as const) : ([...keys.session(key), 'timing', episode] as const),
+    queryFn: episode === null ? skipToken : () => api.getTiming(key, episode),
+    placeholderData: (previous) => previous,
+    gcTime: 0,
+  }),
+  /** The live lineage grows: asked again when the session's last seq moves, and when its first read completes. */
+  history: (key: string, last_seq: number, reading: boolean) => queryOptions({
+    queryKey: [...keys.session(key), 'history', last_seq, reading] as const,
+    queryFn: () => api.getHistory(key),
+    placeholderData: keepPreviousData,
+  }),
+  context: (key: string, episode: number | null, step_id: number | null) => queryOptions({
+    queryKey: [...keys.session(key), 'context', episode, step_id] as const,
+    queryFn: () => api.getContext(key, episode, step_id),
+    placeholderData: (previous) => previous,
+  }),
+  acknowledgePreview: (key: string, call: CallRef, finding: Finding | null) => queryOptions({
+    queryKey: [...keys.session(key), 'acknowledge-preview', call, finding] as const,
+    queryFn: finding === null ? skipToken : () => api.previewAcknowledge(key, call, finding),
+    gcTime: 0,
+  }),
+  /** Asked once, when the user jumps or saves: never kept. */
+  locate: (key: string, seq: number) => queryOptions({ queryKey: [...keys.session(key), 'locate', seq] as const, queryFn: () => api.locateSeq(key, seq), gcTime: 0 }),
+  report: (key: string) => queryOptions({ queryKey: [...keys.session(key), 'report'] as const, queryFn: () => api.getReport(key), gcTime: 0, staleTime: 0 }),
+};
+
+function sameFilter(left: SessionFilter, right: SessionFilter): boolean {
+  return left.status === right.status && left.host === right.host && left.attention === right.attention;
 }
 
-export function useRecord(key: string, index: number | null) {
-  return useQuery({ queryKey: keys.record(key, index ?? -1), queryFn: () => api.getRecord(key, index!), enabled: index !== null });
+/** The service's writes and their previews, as mutation options: each refreshes what it changed. */
+export const writes = {
+  previewAction: (key: string) => mutationOptions({ mutationFn: (kind: ActionKind) => api.previewAction(key, kind) }),
+  runAction: (client: QueryClient, key: string) => mutationOptions({
+    mutationFn: ({ preview, reason, operator }: { preview: ActionPreview; reason: string; operator: string }) => api.runAction(key, preview.kind, preview.based_on_seq, reason, operator),
+    onSuccess: () => refreshSession(client, key),
+  }),
+  previewRetire: (key: string) => mutationOptions({ mutationFn: (reason: 'sealed' | 'deleted') => api.previewRetire(key, reason) }),
+  runRetire: (client: QueryClient, key: string) => mutationOptions({
+    mutationFn: ({ preview, reason, operator }: { preview: RetirePreview; reason: string; operator: string }) => api.runRetire(key, preview.reason, preview.plan!, reason, operator),
+    onSuccess: () => refreshSession(client, key),
+  }),
+  runAcknowledge: (client: QueryClient, key: string) => mutationOptions({
+    mutationFn: ({ call, finding, based_on_seq, reason, operator }: { call: CallRef; finding: Finding; based_on_seq: number; reason: string; operator: string }) => api.runAcknowledge(key, call, finding, based_on_seq, reason, operator),
+    onSuccess: () => refreshSession(client, key),
+  }),
+};
+
+/** After a write: the session's every view, and the list (its status may have changed). */
+function refreshSession(client: QueryClient, key: string): void {
+  void client.invalidateQueries({ queryKey: keys.session(key) });
+  void client.invalidateQueries({ queryKey: keys.sessions });
 }
+
+/** A file or folder dropped on the desktop window, opened as the workspace; null where the transport has none. */
+export const openDropped = api.openDropped ?? null;
 
 /** Subscribes once to the service's events; returns the latest progress per session. */
 export function useServiceEvents(): Map<string, Progress> {
@@ -102,7 +142,7 @@ export function useServiceEvents(): Map<string, Progress> {
 function onEvent(client: QueryClient, event: WalscopeEvent, setProgress: (update: (previous: Map<string, Progress>) => Map<string, Progress>) => void, online: Map<string, boolean>): void {
   switch (event.type) {
     case 'workspace':
-      client.setQueryData(keys.workspace, event.workspace);
+      client.setQueryData(queries.workspace().queryKey, event.workspace);
       break;
     case 'sessions':
     case 'summaries':

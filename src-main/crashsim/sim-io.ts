@@ -116,37 +116,12 @@ export class SimProcess {
   private build(): FileIO {
     const disk = this.disk;
     return {
-      open: (file: string, mode: OpenMode): number => {
-        this.alive();
-        const { dir, name } = this.parentOf(file);
-        let inode = disk.dir(dir).entries.get(name) ?? null;
-        if (inode !== null && disk.node(inode).kind !== 'file') throw errno('EISDIR', `${file} is a folder`);
-        if (inode !== null && mode === 'create_exclusive') throw errno('EEXIST', `${file} exists`);
-        if (inode === null) {
-          if (mode === 'read') throw errno('ENOENT', `${file} does not exist`);
-          this.mutate({ op: 'create', path: file, bytes: 0 });
-          inode = disk.newFile();
-          disk.link(dir, name, inode);
-        } else if (mode === 'write_truncate' && disk.file(inode).data.length > 0) {
-          this.mutate({ op: 'truncate', path: file, bytes: 0 });
-          disk.truncate(inode, 0);
-        }
-        const fd = this.next_fd++;
-        this.fds.set(fd, { inode, path: path.resolve(file) });
-        return fd;
-      },
+      open: (file, mode) => this.openFile(file, mode),
       close: (fd) => {
         this.fds.delete(fd);
         this.locks.delete(fd);
       },
-      read: (fd, buffer, offset, length, position) => {
-        this.alive();
-        const data = disk.file(this.fd(fd).inode).data;
-        if (position >= data.length) return 0;
-        const count = Math.min(length, data.length - position);
-        data.copy(buffer, offset, position, position + count);
-        return count;
-      },
+      read: (fd, buffer, offset, length, position) => this.readAt(fd, buffer, offset, length, position),
       write: (fd, buffer, offset, length, position) => {
         const open = this.fd(fd);
         this.mutate({ op: 'write', path: open.path, bytes: length });
@@ -164,55 +139,93 @@ export class SimProcess {
         this.alive();
         return fileStat(disk.file(this.fd(fd).inode).data.length, false);
       },
-      stat: (target): FileStat | null => {
-        this.alive();
-        const inode = disk.lookup(this.parts(target));
-        if (inode === null) return null;
-        const node = disk.node(inode);
-        return node.kind === 'dir' ? fileStat(0, true) : fileStat(node.data.length, false);
-      },
-      mkdir: (target) => {
-        this.alive();
-        const { dir, name } = this.parentOf(target);
-        if (disk.dir(dir).entries.has(name)) throw errno('EEXIST', `${target} exists`);
-        this.mutate({ op: 'mkdir', path: target, bytes: 0 });
-        disk.link(dir, name, disk.newDir());
-      },
-      readdir: (target) => {
-        this.alive();
-        const inode = disk.lookup(this.parts(target));
-        if (inode === null || disk.node(inode).kind !== 'dir') throw errno('ENOTDIR', `${target} is not a folder`);
-        return [...disk.dir(inode).entries.keys()].sort();
-      },
-      rename: (from, to) => {
-        this.alive();
-        const source = this.parentOf(from);
-        const target = this.parentOf(to);
-        // The engine renames only within the state root; a cross-folder rename would need two entry changes.
-        assert.equal(source.dir, target.dir, 'simulated renames stay within one folder');
-        if (!disk.dir(source.dir).entries.has(source.name)) throw errno('ENOENT', `${from} does not exist`);
-        this.mutate({ op: 'rename', path: from, bytes: 0 });
-        disk.rename(source.dir, source.name, target.name);
-      },
+      stat: (target) => this.statPath(target),
+      mkdir: (target) => this.makeDir(target),
+      readdir: (target) => [...disk.dir(this.dirAt(target, 'ENOTDIR')).entries.keys()].sort(),
+      rename: (from, to) => this.renameEntry(from, to),
       fsyncDirectory: (target) => {
-        this.alive();
-        const inode = disk.lookup(this.parts(target));
-        if (inode === null || disk.node(inode).kind !== 'dir') throw errno('ENOENT', `${target} is not a folder`);
+        const inode = this.dirAt(target, 'ENOENT');
         this.mutate({ op: 'fsync_dir', path: target, bytes: 0 });
         disk.syncDir(inode);
       },
-      tryLockExclusive: (fd) => {
-        this.alive();
-        const inode = this.fd(fd).inode;
-        const held = [...this.locks].some((other) => this.fds.get(other)?.inode === inode);
-        if (held) return false;
-        this.locks.add(fd);
-        return true;
-      },
+      tryLockExclusive: (fd) => this.lock(fd),
       unlock: (fd) => {
         this.locks.delete(fd);
       },
     };
+  }
+
+  private openFile(file: string, mode: OpenMode): number {
+    this.alive();
+    const disk = this.disk;
+    const { dir, name } = this.parentOf(file);
+    let inode = disk.dir(dir).entries.get(name) ?? null;
+    if (inode !== null && disk.node(inode).kind !== 'file') throw errno('EISDIR', `${file} is a folder`);
+    if (inode !== null && mode === 'create_exclusive') throw errno('EEXIST', `${file} exists`);
+    if (inode === null) {
+      if (mode === 'read') throw errno('ENOENT', `${file} does not exist`);
+      this.mutate({ op: 'create', path: file, bytes: 0 });
+      inode = disk.newFile();
+      disk.link(dir, name, inode);
+    } else if (mode === 'write_truncate' && disk.file(inode).data.length > 0) {
+      this.mutate({ op: 'truncate', path: file, bytes: 0 });
+      disk.truncate(inode, 0);
+    }
+    const fd = this.next_fd++;
+    this.fds.set(fd, { inode, path: path.resolve(file) });
+    return fd;
+  }
+
+  private readAt(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number {
+    this.alive();
+    const data = this.disk.file(this.fd(fd).inode).data;
+    if (position >= data.length) return 0;
+    const count = Math.min(length, data.length - position);
+    data.copy(buffer, offset, position, position + count);
+    return count;
+  }
+
+  private statPath(target: string): FileStat | null {
+    this.alive();
+    const inode = this.disk.lookup(this.parts(target));
+    if (inode === null) return null;
+    const node = this.disk.node(inode);
+    return node.kind === 'dir' ? fileStat(0, true) : fileStat(node.data.length, false);
+  }
+
+  private makeDir(target: string): void {
+    this.alive();
+    const { dir, name } = this.parentOf(target);
+    if (this.disk.dir(dir).entries.has(name)) throw errno('EEXIST', `${target} exists`);
+    this.mutate({ op: 'mkdir', path: target, bytes: 0 });
+    this.disk.link(dir, name, this.disk.newDir());
+  }
+
+  /** The folder at `target`, or the errno `missing` names when there is none. */
+  private dirAt(target: string, missing: 'ENOTDIR' | 'ENOENT'): number {
+    this.alive();
+    const inode = this.disk.lookup(this.parts(target));
+    if (inode === null || this.disk.node(inode).kind !== 'dir') throw errno(missing, `${target} is not a folder`);
+    return inode;
+  }
+
+  private renameEntry(from: string, to: string): void {
+    this.alive();
+    const source = this.parentOf(from);
+    const target = this.parentOf(to);
+    // The engine renames only within the state root; a cross-folder rename would need two entry changes.
+    assert.equal(source.dir, target.dir, 'simulated renames stay within one folder');
+    if (!this.disk.dir(source.dir).entries.has(source.name)) throw errno('ENOENT', `${from} does not exist`);
+    this.mutate({ op: 'rename', path: from, bytes: 0 });
+    this.disk.rename(source.dir, source.name, target.name);
+  }
+
+  private lock(fd: number): boolean {
+    this.alive();
+    const inode = this.fd(fd).inode;
+    for (const other of this.locks) if (this.fds.get(other)?.inode === inode) return false;
+    this.locks.add(fd);
+    return true;
   }
 
   private syncFile(fd: number): void {

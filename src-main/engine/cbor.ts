@@ -795,6 +795,7 @@ const plain_keys = new Int32Array(3 * MAP_KEYS_PAIRWISE_MAX * (PLAIN_SKIP_LEVELS
  *  bytes with the open containers on a stack, the position in a local and a map's keys told apart by a hash
  *  before their bytes are compared: the checked path's call, head fields and pairwise byte comparison per item
  *  were a third of a million-record verify. */
+// eslint-disable-next-line max-lines-per-function -- one loop with its stack in locals, on purpose (above): split into calls, it is what the checked path cost
 export function skipPlain(bytes: Uint8Array, words: DataView<ArrayBufferLike>, position: number, end: number, levels_max: number): number {
   const deepest = Math.min(levels_max, PLAIN_SKIP_LEVELS_MAX);
   if (deepest < 0) return -1;

@@ -85,12 +85,10 @@ export function leaseSession<S extends FrameSink = FrameSink>(root: string, sess
   const fence_at_lease = existing?.max_fence ?? 0;
   if (options.finish_interrupted_retire !== false) {
     try {
-      if (finishInterruptedRetire(root, dir, existing, { io, writer_name: options.writer_name, epoch: lease.epoch }) !== null) {
+      const finished = finishInterruptedSteps(root, dir, io, options.writer_name, lease.epoch, existing);
+      if (finished) {
         sink = makeSink();
         existing = readUnderLease(dir, io, sink);
-      } else if (existing !== undefined && existing.records === 0) {
-        // A successor no record was appended to yet: its retire may have died before its step 3.
-        finishInterruptedIndex(io, dir, lease.epoch);
       }
     } catch (error) {
       lease.release();
@@ -99,37 +97,42 @@ export function leaseSession<S extends FrameSink = FrameSink>(root: string, sess
   }
   const openWriter = (): WritableSession => {
     assert.ok(!lease.released, 'the lease must still be held to open the writer');
-    let writer: WalWriter;
-    try {
-      writer = WalWriter.open(wal_path, {
-        io,
-        fence: lease.epoch,
-        writer_name: options.writer_name,
-        root,
-        created_dirs,
-        digest: options.digest,
-        existing: existing ?? null,
-        fence_at_lease,
-      });
-    } catch (error) {
-      lease.release();
-      throw error;
-    }
-    return {
-      session_id,
-      dir,
-      lease,
-      writer,
-      close() {
-        try {
-          writer.close();
-        } finally {
-          lease.release();
-        }
-      },
-    };
+    const writer_options = { io, fence: lease.epoch, writer_name: options.writer_name, root, created_dirs, digest: options.digest, existing: existing ?? null, fence_at_lease };
+    return writableSession(session_id, dir, lease, () => WalWriter.open(wal_path, writer_options));
   };
   return { session_id, dir, lease, sink, openWriter, release: () => lease.release() };
+}
+
+/** A retire that died after its step 1 is finished (true: the WAL was replaced by its successor, read it again);
+ *  a successor no record was appended to yet gets its index, which its retire may have died before writing. */
+function finishInterruptedSteps(root: string, dir: string, io: FileIO, writer_name: string, epoch: number, existing: ReadResult | undefined): boolean {
+  if (finishInterruptedRetire(root, dir, existing, { io, writer_name, epoch }) !== null) return true;
+  if (existing !== undefined && existing.records === 0) finishInterruptedIndex(io, dir, epoch);
+  return false;
+}
+
+/** The writer `open` makes, with the lease released if it cannot be opened, and released after it on close. */
+function writableSession(session_id: string, dir: string, lease: Lease, open: () => WalWriter): WritableSession {
+  let writer: WalWriter;
+  try {
+    writer = open();
+  } catch (error) {
+    lease.release();
+    throw error;
+  }
+  return {
+    session_id,
+    dir,
+    lease,
+    writer,
+    close() {
+      try {
+        writer.close();
+      } finally {
+        lease.release();
+      }
+    },
+  };
 }
 
 /** undefined when there is no WAL yet (absent or empty); throws when the reader refuses it or the floor. Payloads

@@ -304,12 +304,7 @@ export class ViewBuilder {
    *  caller for every build. */
   build(fold: SessionFold, payloads: PayloadReader, signals: { run: RunSignal; recoveries: RecoveryEntry[]; resume: RecoveryPlan }): SessionViews {
     const parts = fold.episodes.map((episode) => this.episodeViews(episode));
-    const rowsOf = (index: number): TimelineRow[] => {
-      const rows = (parts[index]!.rows ??= episodeRows(fold.episodes[index]!, this.step_rows));
-      // The last episode's row shows the run signal; the kept rows stay as built, since the signal can change
-      // (a tail torn later) while the episode does not.
-      return index === fold.episodes.length - 1 ? this.markedLast(rows, fold.episodes[index]!, signals.run) : rows;
-    };
+    const timelineOf = () => this.timelineOf(fold, parts, signals.run, sessionRows);
     // The next request is the episodes' parts joined: a compaction view in force decides which turns each part
     // carries, and a view that no longer assembles leaves no request at all (replay/transcript.ts). A part is
     // kept per episode, so an append re-renders the open episode's part only.
@@ -333,24 +328,6 @@ export class ViewBuilder {
     const class_counts = this.class_totals.of(fold.episodes);
     let tokens: Record<string, number> | null = null;
     const tokenTotals = () => (tokens ??= this.token_totals.of(fold.episodes));
-    // Each episode's rows counted without laying them out, its count kept with its views; an episode's rows are
-    // laid out when a page or a search reaches them. The last episode's are marked with the run signal.
-    const timelineOf = (): Segments<TimelineRow> => {
-      const episodes = fold.episodes.length;
-      const lengths = [...parts.map((part, index) => part.rows?.length ?? (part.row_count ??= episodeRowCount(fold.episodes[index]!, this.step_rows))), sessionRows().length];
-      const make = (index: number) => (index < episodes ? rowsOf(index) : sessionRows());
-      // A page of the last episode is laid out alone until its rows are (a search, a jump to a seq): a live
-      // episode changes at every append, and its rows would be laid out anew each time.
-      const lastPage = (index: number, start: number, count: number): TimelineRow[] | undefined => {
-        if (index !== episodes - 1 || parts[index]!.rows !== null) return undefined;
-        const last = fold.episodes[index]!;
-        const page = episodeRowsPage(last, this.step_rows, start, count);
-        const head = start === 0 ? markLastEpisode(page, last, signals.run) : null;
-        if (head !== null) page[0] = head;
-        return page;
-      };
-      return new Segments<TimelineRow>(lengths, make, (index) => (index < episodes - 1 ? (parts[index]!.rows ?? undefined) : undefined), lastPage);
-    };
     const views: SessionViews = {
       fold,
       get timeline() {
@@ -382,6 +359,31 @@ export class ViewBuilder {
       },
     };
     return views;
+  }
+
+  /** Each episode's rows counted without laying them out, its count kept with its views; an episode's rows are
+   *  laid out when a page or a search reaches them. The last episode's are marked with the run signal. */
+  private timelineOf(fold: SessionFold, parts: readonly EpisodeViews[], run: RunSignal, sessionRows: () => TimelineRow[]): Segments<TimelineRow> {
+    const episodes = fold.episodes.length;
+    const rowsOf = (index: number): TimelineRow[] => {
+      const rows = (parts[index]!.rows ??= episodeRows(fold.episodes[index]!, this.step_rows));
+      // The last episode's row shows the run signal; the kept rows stay as built, since the signal can change
+      // (a tail torn later) while the episode does not.
+      return index === episodes - 1 ? this.markedLast(rows, fold.episodes[index]!, run) : rows;
+    };
+    const lengths = [...parts.map((part, index) => part.rows?.length ?? (part.row_count ??= episodeRowCount(fold.episodes[index]!, this.step_rows))), sessionRows().length];
+    const make = (index: number) => (index < episodes ? rowsOf(index) : sessionRows());
+    // A page of the last episode is laid out alone until its rows are (a search, a jump to a seq): a live
+    // episode changes at every append, and its rows would be laid out anew each time.
+    const lastPage = (index: number, start: number, count: number): TimelineRow[] | undefined => {
+      if (index !== episodes - 1 || parts[index]!.rows !== null) return undefined;
+      const last = fold.episodes[index]!;
+      const page = episodeRowsPage(last, this.step_rows, start, count);
+      const head = start === 0 ? markLastEpisode(page, last, run) : null;
+      if (head !== null) page[0] = head;
+      return page;
+    };
+    return new Segments<TimelineRow>(lengths, make, (index) => (index < episodes - 1 ? (parts[index]!.rows ?? undefined) : undefined), lastPage);
   }
 
   /** The last episode's rows with its own row marked, kept while the rows and the mark are the same: the next

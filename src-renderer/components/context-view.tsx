@@ -7,18 +7,14 @@ import { useState, type ReactElement } from 'react';
 import { largest } from '../../src-shared/arrays.js';
 import type { ContextLaneStep, ContextMessage, StepContext } from '../../src-shared/ipc.js';
 import type { ViewInRequest } from '../../src-shared/replay.js';
-import { api } from '../api/api.js';
+import { queries } from '../queries.js';
 import { formatBytes } from './format.js';
 import { TextBlock } from './output-text.js';
 
 /** `initial`: the step to open first (from the timeline); null opens the last episode's first step. */
 export function ContextView({ sessionKey, initial }: { sessionKey: string; initial: { episode: number; step_id: number } | null }) {
   const [pick, setPick] = useState<{ episode: number | null; step_id: number | null }>(initial ?? { episode: null, step_id: null });
-  const context = useQuery({
-    queryKey: ['session', sessionKey, 'context', pick.episode, pick.step_id],
-    queryFn: () => api.getContext(sessionKey, pick.episode, pick.step_id),
-    placeholderData: (previous) => previous,
-  });
+  const context = useQuery(queries.context(sessionKey, pick.episode, pick.step_id));
   const data = context.data;
   if (data === undefined) return <div className="context-view muted">{context.error?.message ?? 'rendering…'}</div>;
   if (data.episode === null) return <div className="context-view muted" data-testid="context-view">This session has no episode yet.</div>;

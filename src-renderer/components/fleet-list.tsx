@@ -5,7 +5,8 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState } from 'react';
 import { ALL_SESSIONS, type HostView, type SessionFilter, type SessionPage, type SessionSummary } from '../../src-shared/ipc.js';
 import { LISTED_STATUSES, STATUS_LABEL, type ListedStatus } from '../../src-shared/status.js';
-import { PAGE_ROWS, useSessionPage } from '../queries.js';
+import { useQuery } from '@tanstack/react-query';
+import { PAGE_ROWS, queries } from '../queries.js';
 import { StatusChip, TornTailChip } from './chips.js';
 import { formatAgo, formatBytes } from './format.js';
 
@@ -16,8 +17,8 @@ export function FleetList(props: { selected: string | null; onSelect: (key: stri
   const [center, setCenter] = useState(0);
   const scroller = useRef<HTMLDivElement>(null);
   const page = Math.floor(center / PAGE_ROWS);
-  const current = useSessionPage(filter, page);
-  const next = useSessionPage(filter, page + 1);
+  const current = useQuery(queries.sessionPage(filter, page));
+  const next = useQuery(queries.sessionPage(filter, page + 1));
   const first = current.data;
   const total = first?.total ?? 0;
   const hosts = first?.hosts ?? [];
@@ -41,52 +42,13 @@ export function FleetList(props: { selected: string | null; onSelect: (key: stri
   const now_ms = Date.now();
   return (
     <nav className="session-list" aria-label="Fleet sessions">
-      <div className="list-tools">
-        <button type="button" data-testid="needs-attention-anywhere" aria-pressed={filter.attention && filter.status === null && filter.host === null}
-          onClick={() => change({ status: null, host: null, attention: !(filter.attention && filter.status === null && filter.host === null) })}>
-          Needs attention anywhere
-        </button>
-        <select value={filter.host ?? ''} onChange={(event) => change({ host: event.target.value === '' ? null : event.target.value })} aria-label="Filter by host" data-testid="host-filter">
-          <option value="">all hosts</option>
-          {hosts.map((host) => <option key={host.host} value={host.host}>{host.host}{host.online ? '' : ' (offline)'}</option>)}
-        </select>
-        <select value={filter.status ?? ''} onChange={(event) => change({ status: event.target.value === '' ? null : (event.target.value as ListedStatus) })} aria-label="Filter by status" data-testid="status-filter">
-          <option value="">all statuses</option>
-          {LISTED_STATUSES.map((value) => <option key={value} value={value}>{STATUS_LABEL[value]}</option>)}
-        </select>
-      </div>
+      <FleetTools filter={filter} hosts={hosts} onChange={change} />
       <div className="session-scroll" ref={scroller}>
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {
             const session = row(item.index);
             if (session === undefined) return <div key={item.index} className="session-row muted" style={{ top: item.start, height: ROW_PX }}>…</div>;
-            return (
-              <button
-                type="button"
-                key={session.key}
-                className={`session-row${session.key === props.selected ? ' selected' : ''}${session.stale === undefined ? '' : ' stale'}`}
-                style={{ top: item.start, height: ROW_PX }}
-                onClick={() => props.onSelect(session.key)}
-                data-testid="session-row"
-                data-session={session.session_id ?? session.key}
-                data-host={session.host}
-                data-status={session.status}
-                data-stale={session.stale !== undefined}
-                aria-current={session.key === props.selected}
-                title={session.stale}
-              >
-                <span className="session-id"><span className="badge" data-testid="row-host">{session.host}</span> {session.session_id}</span>
-                <span className="session-chips">
-                  {session.torn_tail !== null && <TornTailChip tail={session.torn_tail} />}
-                  <StatusChip value={session.status} title={session.status_detail} finishReason={session.finish_reason} />
-                </span>
-                <span className="session-meta muted">
-                  {session.attention !== null && <span className="warn-text" data-testid="row-attention" title={session.attention.message}>needs attention · </span>}
-                  {session.stale !== undefined && <span className="warn-text" data-testid="row-stale">offline · last known · </span>}
-                  {formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}
-                </span>
-              </button>
-            );
+            return <FleetRow key={session.key} session={session} top={item.start} selected={session.key === props.selected} now_ms={now_ms} onSelect={props.onSelect} />;
           })}
         </div>
       </div>
@@ -94,6 +56,55 @@ export function FleetList(props: { selected: string | null; onSelect: (key: stri
         {total.toLocaleString()} sessions{filter.host === null ? ` on ${hosts.length} hosts` : ` on ${filter.host}`}{first?.complete === false ? ' (still loading)' : ''}
       </div>
     </nav>
+  );
+}
+
+/** The fleet's filters: the attention queue of every host in one click, a host, a status. */
+function FleetTools({ filter, hosts, onChange }: { filter: SessionFilter; hosts: readonly HostView[]; onChange: (update: Partial<SessionFilter>) => void }) {
+  const anywhere = filter.attention && filter.status === null && filter.host === null;
+  return (
+    <div className="list-tools">
+      <button type="button" data-testid="needs-attention-anywhere" aria-pressed={anywhere} onClick={() => onChange({ status: null, host: null, attention: !anywhere })}>
+        Needs attention anywhere
+      </button>
+      <select value={filter.host ?? ''} onChange={(event) => onChange({ host: event.target.value === '' ? null : event.target.value })} aria-label="Filter by host" data-testid="host-filter">
+        <option value="">all hosts</option>
+        {hosts.map((host) => <option key={host.host} value={host.host}>{host.host}{host.online ? '' : ' (offline)'}</option>)}
+      </select>
+      <select value={filter.status ?? ''} onChange={(event) => onChange({ status: event.target.value === '' ? null : (event.target.value as ListedStatus) })} aria-label="Filter by status" data-testid="status-filter">
+        <option value="">all statuses</option>
+        {LISTED_STATUSES.map((value) => <option key={value} value={value}>{STATUS_LABEL[value]}</option>)}
+      </select>
+    </div>
+  );
+}
+
+function FleetRow({ session, top, selected, now_ms, onSelect }: { session: SessionSummary; top: number; selected: boolean; now_ms: number; onSelect: (key: string) => void }) {
+  return (
+    <button
+      type="button"
+      className={`session-row${selected ? ' selected' : ''}${session.stale === undefined ? '' : ' stale'}`}
+      style={{ top, height: ROW_PX }}
+      onClick={() => onSelect(session.key)}
+      data-testid="session-row"
+      data-session={session.session_id ?? session.key}
+      data-host={session.host}
+      data-status={session.status}
+      data-stale={session.stale !== undefined}
+      aria-current={selected}
+      title={session.stale}
+    >
+      <span className="session-id"><span className="badge" data-testid="row-host">{session.host}</span> {session.session_id}</span>
+      <span className="session-chips">
+        {session.torn_tail !== null && <TornTailChip tail={session.torn_tail} />}
+        <StatusChip value={session.status} title={session.status_detail} finishReason={session.finish_reason} />
+      </span>
+      <span className="session-meta muted">
+        {session.attention !== null && <span className="warn-text" data-testid="row-attention" title={session.attention.message}>needs attention · </span>}
+        {session.stale !== undefined && <span className="warn-text" data-testid="row-stale">offline · last known · </span>}
+        {formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}
+      </span>
+    </button>
   );
 }
 

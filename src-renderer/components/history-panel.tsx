@@ -1,20 +1,19 @@
 // A session's history (wal-format §11): the lineage chain newest first — live, sealed, deleted (a tombstone:
 // counts only), missing — with each lineage's records, time span and counters, what is wrong with the chain,
 // and the archive's integrity as a banner. Everything shown is text; wal_ids are hex the engine produced.
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { isOperatorName, type WriteChoice, type RetirePreview, type RetireResult, type SessionHistory } from '../../src-shared/ipc.js';
 import { useOperatorName } from '../operator.js';
 import { OperatorField } from './operator-field.js';
-import { api } from '../api/api.js';
-import { keys } from '../queries.js';
+import { queries, writes } from '../queries.js';
 import { formatTime } from './format.js';
 
 export function HistoryPanel({ sessionKey, lastSeq, reading, readOnly, retire }: { sessionKey: string; lastSeq: number; reading: boolean; readOnly: boolean; retire: WriteChoice }) {
   // The live lineage grows; the query refetches when the session's last seq moves, and when its first read
   // completes (the live lineage is the read's so far until then). The last answer stays shown meanwhile: a
   // retire moves the last seq, and unmounting the panel then would drop the retire's result.
-  const history = useQuery({ queryKey: ['history', sessionKey, lastSeq, reading], queryFn: () => api.getHistory(sessionKey), placeholderData: keepPreviousData });
+  const history = useQuery(queries.history(sessionKey, lastSeq, reading));
   if (history.error) return <p className="error" data-testid="history-error">{history.error.message}</p>;
   const data = history.data;
   if (data === undefined) return null;
@@ -63,17 +62,16 @@ function RetireActions({ sessionKey, choice }: { sessionKey: string; choice: Wri
   const [operator, setOperator] = useOperatorName();
   const [preview, setPreview] = useState<RetirePreview | null>(null);
   const [result, setResult] = useState<RetireResult | null>(null);
-  const ask = useMutation({ mutationFn: (reason: 'sealed' | 'deleted') => api.previewRetire(sessionKey, reason), onSuccess: (value) => { setResult(null); setAuditReason(''); setPreview(value); } });
+  const ask = useMutation({ ...writes.previewRetire(sessionKey), onSuccess: (value) => { setResult(null); setAuditReason(''); setPreview(value); } });
   const [auditReason, setAuditReason] = useState('');
-  const run = useMutation({
-    mutationFn: (value: RetirePreview) => api.runRetire(sessionKey, value.reason, value.plan!, auditReason, operator.trim()),
-    onSuccess: (value) => {
+  const run = useMutation(writes.runRetire(client, sessionKey));
+  const retire = (value: RetirePreview) => run.mutate({ preview: value, reason: auditReason, operator: operator.trim() }, {
+    onSuccess: (outcome) => {
       setPreview(null);
-      setResult(value);
-      void client.invalidateQueries({ queryKey: keys.session(sessionKey) });
-      void client.invalidateQueries({ queryKey: ['history', sessionKey] });
+      setResult(outcome);
     },
   });
+
   const plan = preview?.plan ?? null;
   return (
     <div className="retire">
@@ -107,7 +105,7 @@ function RetireActions({ sessionKey, choice }: { sessionKey: string; choice: Wri
             </>
           )}
           <div className="actions">
-            {plan !== null && <button type="button" className="danger" onClick={() => run.mutate(preview)} disabled={run.isPending || (plan.member !== null && (auditReason.trim() === '' || !isOperatorName(operator)))} data-testid="retire-confirm">Retire ({preview.reason})</button>}
+            {plan !== null && <button type="button" className="danger" onClick={() => retire(preview)} disabled={run.isPending || (plan.member !== null && (auditReason.trim() === '' || !isOperatorName(operator)))} data-testid="retire-confirm">Retire ({preview.reason})</button>}
             <button type="button" onClick={() => setPreview(null)} data-testid="retire-close">Close</button>
           </div>
         </div>

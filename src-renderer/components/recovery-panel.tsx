@@ -6,8 +6,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import type { ActionChoice, ActionKind, ActionOutcome, ActionPreview, SessionDetail } from '../../src-shared/ipc.js';
 import type { PlannedRecord, RecoveryEntry, UnconfirmedCall } from '../../src-shared/replay.js';
-import { api } from '../api/api.js';
-import { keys } from '../queries.js';
+import { writes } from '../queries.js';
 import { isRefusedStatus } from '../../src-shared/status.js';
 import { actionWords, formatTime, inline, writtenWords } from './format.js';
 import { OperatorField } from './operator-field.js';
@@ -21,15 +20,13 @@ export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
   const client = useQueryClient();
   const [preview, setPreview] = useState<ActionPreview | null>(null);
   const [outcome, setOutcome] = useState<ActionOutcome | null>(null);
-  const ask = useMutation({ mutationFn: (kind: ActionKind) => api.previewAction(key, kind), onSuccess: (value) => { setOutcome(null); setPreview(value); } });
+  const ask = useMutation({ ...writes.previewAction(key), onSuccess: (value) => { setOutcome(null); setPreview(value); } });
   const [operator, setOperator] = useOperatorName();
-  const run = useMutation({
-    mutationFn: ({ value, reason }: { value: ActionPreview; reason: string }) => api.runAction(key, value.kind, value.based_on_seq, reason, operator.trim()),
-    onSuccess: (value) => {
+  const run = useMutation(writes.runAction(client, key));
+  const write = (value: ActionPreview, reason: string) => run.mutate({ preview: value, reason, operator: operator.trim() }, {
+    onSuccess: (result) => {
       setPreview(null);
-      setOutcome(value);
-      void client.invalidateQueries({ queryKey: keys.session(key) });
-      void client.invalidateQueries({ queryKey: keys.sessions });
+      setOutcome(result);
     },
   });
   // Escape or Close gives the focus back to the action button that opened the confirmation (it is disabled
@@ -40,14 +37,7 @@ export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
     opener.current?.focus();
   };
   if (detail.read_only) return null;
-  if (isRefusedStatus(detail.summary.status)) {
-    return (
-      <section className="panel recovery" aria-label="Recovery" data-testid="recovery-panel">
-        <h3>Recovery</h3>
-        <p className="muted" data-testid="no-recovery">No recovery is offered for a refused WAL: acting on the part before the refusal could contradict what follows it.</p>
-      </section>
-    );
-  }
+  if (isRefusedStatus(detail.summary.status)) return <NoRecovery />;
   const plan = detail.resume;
   const unconfirmed = (detail.summary.run?.unconfirmed ?? []).filter((call) => call.acknowledged === null);
   return (
@@ -69,21 +59,35 @@ export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
         ))}
       </div>
       {ask.error && <p className="error">{ask.error.message}</p>}
-      {preview !== null && <Confirm preview={preview} pending={run.isPending} operator={operator} onOperator={setOperator} onWrite={(reason) => run.mutate({ value: preview, reason })} onClose={close} />}
+      {preview !== null && <Confirm preview={preview} pending={run.isPending} operator={operator} onOperator={setOperator} onWrite={(reason) => write(preview, reason)} onClose={close} />}
       {run.error && <p className="error">{run.error.message}</p>}
-      {outcome !== null && (
-        <div className="outcome" data-testid="action-outcome" data-ok={outcome.ok}>
-          {outcome.ok ? (
-            <>
-              <p>{outcome.message}</p>
-              <ul>{outcome.written.map((record) => <li key={record.seq}>seq {record.seq} · {record.type} · fence {record.fence}</li>)}</ul>
-            </>
-          ) : (
-            <p className="refusal">Refused: {outcome.refusal.message}</p>
-          )}
-        </div>
-      )}
+      {outcome !== null && <OutcomeView outcome={outcome} />}
     </section>
+  );
+}
+
+function NoRecovery() {
+  return (
+    <section className="panel recovery" aria-label="Recovery" data-testid="recovery-panel">
+      <h3>Recovery</h3>
+      <p className="muted" data-testid="no-recovery">No recovery is offered for a refused WAL: acting on the part before the refusal could contradict what follows it.</p>
+    </section>
+  );
+}
+
+/** What a written action appended (each record, its seq and fence), or why it was refused. */
+function OutcomeView({ outcome }: { outcome: ActionOutcome }) {
+  return (
+    <div className="outcome" data-testid="action-outcome" data-ok={outcome.ok}>
+      {outcome.ok ? (
+        <>
+          <p>{outcome.message}</p>
+          <ul>{outcome.written.map((record) => <li key={record.seq}>seq {record.seq} · {record.type} · fence {record.fence}</li>)}</ul>
+        </>
+      ) : (
+        <p className="refusal">Refused: {outcome.refusal.message}</p>
+      )}
+    </div>
   );
 }
 

@@ -1,7 +1,7 @@
-// The sessions of the workspace: status, last activity, episodes, records, size; filter, sort, search by id.
-// It updates live from the service's events (react-query data replaced in place). One tab stop; the arrow keys
-// move the selection.
-import { useVirtualizer } from '@tanstack/react-virtual';
+// The sessions of the workspace: status, last activity, episodes, records, size; filter (by status, or the
+// attention queue), sort, search by id. It updates live from the service's events (react-query data replaced in
+// place). One tab stop; the arrow keys move the selection.
+import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { SessionSummary } from '../../src-shared/ipc.js';
 import { isRefusedStatus, LISTED_STATUSES, STATUS_LABEL, type ListedStatus } from '../../src-shared/status.js';
@@ -9,51 +9,36 @@ import { StatusChip, TornTailChip } from './chips.js';
 import { formatAgo, formatBytes } from './format.js';
 
 type SortKey = 'activity' | 'id' | 'records' | 'size' | 'status';
+type StatusFilter = ListedStatus | 'all' | 'attention';
 const ROW_PX = 52;
+type Progress = Map<string, { done_bytes: number; total_bytes: number }>;
 
-export function SessionList(props: { sessions: SessionSummary[]; selected: string | null; onSelect: (key: string) => void; progress: Map<string, { done_bytes: number; total_bytes: number }> }) {
+const ORDER: Record<SortKey, (a: SessionSummary, b: SessionSummary) => number> = {
+  activity: (a, b) => (b.last_activity_ms ?? 0) - (a.last_activity_ms ?? 0),
+  id: (a, b) => a.key.localeCompare(b.key),
+  records: (a, b) => b.records - a.records,
+  size: (a, b) => b.size_bytes - a.size_bytes,
+  status: (a, b) => LISTED_STATUSES.indexOf(a.status) - LISTED_STATUSES.indexOf(b.status) || a.key.localeCompare(b.key),
+};
+
+export function SessionList(props: { sessions: SessionSummary[]; selected: string | null; onSelect: (key: string) => void; progress: Progress }) {
   const [query, setQuery] = useState('');
-  const [status, setStatus] = useState<ListedStatus | 'all' | 'attention'>('all');
+  const [status, setStatus] = useState<StatusFilter>('all');
   const [sort, setSort] = useState<SortKey>('activity');
   const scroller = useRef<HTMLDivElement>(null);
   const shown = useMemo(() => {
     const needle = query.trim().toLowerCase();
     const kept = (session: SessionSummary) => status === 'all' || (status === 'attention' ? session.attention !== null : session.status === status);
-    const rows = props.sessions.filter((session) => kept(session) && session.key.toLowerCase().includes(needle));
-    const by: Record<SortKey, (a: SessionSummary, b: SessionSummary) => number> = {
-      activity: (a, b) => (b.last_activity_ms ?? 0) - (a.last_activity_ms ?? 0),
-      id: (a, b) => a.key.localeCompare(b.key),
-      records: (a, b) => b.records - a.records,
-      size: (a, b) => b.size_bytes - a.size_bytes,
-      status: (a, b) => LISTED_STATUSES.indexOf(a.status) - LISTED_STATUSES.indexOf(b.status) || a.key.localeCompare(b.key),
-    };
-    return rows.sort(by[sort]);
+    return props.sessions.filter((session) => kept(session) && session.key.toLowerCase().includes(needle)).sort(ORDER[sort]);
   }, [props.sessions, query, status, sort]);
   const virtualizer = useVirtualizer({ count: shown.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_PX, overscan: 8 });
-  // The list is one tab stop (the selected row, else the first); the arrow keys, Home and End move in it.
-  const [focus_key, setFocusKey] = useState<string | null>(null);
-  const stop_key = shown.some((session) => session.key === props.selected) ? props.selected : (shown[0]?.key ?? null);
-  useEffect(() => {
-    if (focus_key === null) return;
-    scroller.current?.querySelector<HTMLElement>(`[data-session="${CSS.escape(focus_key)}"]`)?.focus();
-  }, [focus_key, props.selected]);
-  const onKey = (event: KeyboardEvent<HTMLDivElement>) => {
-    const at = shown.findIndex((session) => session.key === (event.target as HTMLElement).dataset['session']);
-    const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: shown.length - 1 }[event.key];
-    if (at === -1 || to === undefined) return;
-    event.preventDefault();
-    event.stopPropagation();
-    const next = shown[Math.min(shown.length - 1, Math.max(0, to))]!;
-    virtualizer.scrollToIndex(shown.indexOf(next));
-    props.onSelect(next.key);
-    setFocusKey(next.key);
-  };
+  const { stop_key, onKey } = useListKeys(shown, props.selected, props.onSelect, virtualizer, scroller);
   const now_ms = Date.now();
   return (
     <nav className="session-list" aria-label="Sessions">
       <div className="list-tools">
         <input type="search" placeholder="Search session id" value={query} onChange={(event) => setQuery(event.target.value)} aria-label="Search session id" data-testid="session-search" />
-        <select value={status} onChange={(event) => setStatus(event.target.value as ListedStatus | 'all' | 'attention')} aria-label="Filter by status" data-testid="status-filter">
+        <select value={status} onChange={(event) => setStatus(event.target.value as StatusFilter)} aria-label="Filter by status" data-testid="status-filter">
           <option value="all">all statuses</option>
           <option value="attention">needs attention ({props.sessions.filter((session) => session.attention !== null).length})</option>
           {LISTED_STATUSES.map((value) => <option key={value} value={value}>{STATUS_LABEL[value]}</option>)}
@@ -70,44 +55,76 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {
             const session = shown[item.index]!;
-            const progress = props.progress.get(session.key);
-            return (
-              <button
-                type="button"
-                key={session.key}
-                className={`session-row${session.key === props.selected ? ' selected' : ''}`}
-                style={{ top: item.start, height: ROW_PX }}
-                onClick={() => props.onSelect(session.key)}
-                data-testid="session-row"
-                data-session={session.key}
-                data-status={session.status}
-                aria-current={session.key === props.selected}
-                tabIndex={session.key === stop_key ? 0 : -1}
-              >
-                <span className="session-id" title={session.key}>{session.key}</span>
-                <span className="session-chips">
-                  {session.torn_tail !== null && <TornTailChip tail={session.torn_tail} />}
-                  <StatusChip value={session.status} title={session.status_detail} finishReason={session.finish_reason} />
-                </span>
-                {/* While its WAL is read the counts say little: the line says how far the read has got. */}
-                {progress !== undefined ? (
-                  <span className="session-meta muted session-progress" data-testid="list-progress"><progress max={progress.total_bytes} value={progress.done_bytes} aria-label="Reading" /> read {formatBytes(progress.done_bytes)} of {formatBytes(progress.total_bytes)}</span>
-                ) : (
-                  // The counts give way to what warns: a narrow list cuts the counts, never the errors or unconfirmed calls.
-                  <span className="session-meta session-facts muted">
-                    <span className="facts">{formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}</span>
-                    {(session.run?.error_results ?? 0) > 0 && <span className="error" data-testid="list-errors"> · {session.run!.error_results} error(s)</span>}
-                    {unchecked(session) > 0 && <span className="warn-text" data-testid="list-unconfirmed"> · {unchecked(session)} unconfirmed</span>}
-                    {(isRefusedStatus(session.status) || session.status === 'failed') && <span className="error" data-testid="list-cause"> · {session.status_detail}</span>}
-                  </span>
-                )}
-              </button>
-            );
+            return <SessionRow key={session.key} session={session} top={item.start} selected={session.key === props.selected} stop={session.key === stop_key} progress={props.progress.get(session.key)} now_ms={now_ms} onSelect={props.onSelect} />;
           })}
         </div>
       </div>
       <div className="muted list-count" data-testid="list-count">{shown.length} of {props.sessions.length} {countNoun(props.sessions)}</div>
     </nav>
+  );
+}
+
+/** The list as one tab stop (the selected row, else the first); the arrow keys, Home and End move in it. */
+function useListKeys(shown: readonly SessionSummary[], selected: string | null, onSelect: (key: string) => void, virtualizer: Virtualizer<HTMLDivElement, Element>, scroller: React.RefObject<HTMLDivElement | null>) {
+  const [focus_key, setFocusKey] = useState<string | null>(null);
+  const stop_key = shown.some((session) => session.key === selected) ? selected : (shown[0]?.key ?? null);
+  useEffect(() => {
+    if (focus_key === null) return;
+    scroller.current?.querySelector<HTMLElement>(`[data-session="${CSS.escape(focus_key)}"]`)?.focus();
+  }, [focus_key, selected, scroller]);
+  const onKey = (event: KeyboardEvent<HTMLDivElement>) => {
+    const at = shown.findIndex((session) => session.key === (event.target as HTMLElement).dataset['session']);
+    const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: shown.length - 1 }[event.key];
+    if (at === -1 || to === undefined) return;
+    event.preventDefault();
+    event.stopPropagation();
+    const next = shown[Math.min(shown.length - 1, Math.max(0, to))]!;
+    virtualizer.scrollToIndex(shown.indexOf(next));
+    onSelect(next.key);
+    setFocusKey(next.key);
+  };
+  return { stop_key, onKey };
+}
+
+function SessionRow({ session, top, selected, stop, progress, now_ms, onSelect }: {
+  session: SessionSummary;
+  top: number;
+  selected: boolean;
+  stop: boolean;
+  progress: { done_bytes: number; total_bytes: number } | undefined;
+  now_ms: number;
+  onSelect: (key: string) => void;
+}) {
+  return (
+    <button
+      type="button"
+      className={`session-row${selected ? ' selected' : ''}`}
+      style={{ top, height: ROW_PX }}
+      onClick={() => onSelect(session.key)}
+      data-testid="session-row"
+      data-session={session.key}
+      data-status={session.status}
+      aria-current={selected}
+      tabIndex={stop ? 0 : -1}
+    >
+      <span className="session-id" title={session.key}>{session.key}</span>
+      <span className="session-chips">
+        {session.torn_tail !== null && <TornTailChip tail={session.torn_tail} />}
+        <StatusChip value={session.status} title={session.status_detail} finishReason={session.finish_reason} />
+      </span>
+      {/* While its WAL is read the counts say little: the line says how far the read has got. */}
+      {progress !== undefined ? (
+        <span className="session-meta muted session-progress" data-testid="list-progress"><progress max={progress.total_bytes} value={progress.done_bytes} aria-label="Reading" /> read {formatBytes(progress.done_bytes)} of {formatBytes(progress.total_bytes)}</span>
+      ) : (
+        // The counts give way to what warns: a narrow list cuts the counts, never the errors or unconfirmed calls.
+        <span className="session-meta session-facts muted">
+          <span className="facts">{formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}</span>
+          {(session.run?.error_results ?? 0) > 0 && <span className="error" data-testid="list-errors"> · {session.run!.error_results} error(s)</span>}
+          {unchecked(session) > 0 && <span className="warn-text" data-testid="list-unconfirmed"> · {unchecked(session)} unconfirmed</span>}
+          {(isRefusedStatus(session.status) || session.status === 'failed') && <span className="error" data-testid="list-cause"> · {session.status_detail}</span>}
+        </span>
+      )}
+    </button>
   );
 }
 

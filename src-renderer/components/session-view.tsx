@@ -1,33 +1,27 @@
-// One session: integrity banner, tabs (timeline, records, transcript) as windowed lists, a detail pane,
-// search (matches painted, search-highlight.ts), follow-tail, and the recovery panel with the queue beside
-// them. Keyboard: j/k move, Home/End go to the first/last row (a million rows are too many to walk), enter
-// opens, escape closes, / searches, ←/→ on the tabs. The address names the tab and record (location.ts).
-import { useQuery } from '@tanstack/react-query';
-import { useCallback, useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
+// One session: header, integrity banner, tabs (timeline, records, transcript, context) as windowed lists, search
+// (matches painted, search-highlight.ts), follow-tail, and the side pane (session-side.tsx). What is shown and
+// where is one state changed by named actions (session-state.ts); the keys are a hook of their own
+// (session-keys.ts). The address names the tab and record (location.ts).
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useReducer, useRef, useState, type Dispatch, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import type { AfterDamageView, RecordRow, RowList, SearchResult, SessionDetail, SessionTail, TranscriptRow } from '../../src-shared/ipc.js';
-import { reportHtml } from '../../src-shared/report-html.js';
-import { api } from '../api/api.js';
 import { ScaledList } from '../lists/scaled-list.js';
-import { AfterDamageNote, UnverifiedMark } from './after-damage.js';
-import { ContextView } from './context-view.js';
 import { usePagedRows } from '../lists/paged-rows.js';
 import { readLink, writeLink } from '../location.js';
-import { keys, useRecord, useTail } from '../queries.js';
-import { StatusChip, TornTailChip } from './chips.js';
-import { isRefusedStatus } from '../../src-shared/status.js';
-import { RecordDetailView, TimelineDetail } from './details.js';
+import { queries } from '../queries.js';
+import { AfterDamageNote, UnverifiedMark } from './after-damage.js';
+import { ContextView } from './context-view.js';
 import { IntegrityBanner } from './integrity-banner.js';
 import { ProvisionalTail } from './provisional-tail.js';
-import { RecoveryHistory, RecoveryPanel } from './recovery-panel.js';
-import { HistoryPanel } from './history-panel.js';
 import { useSearchHighlight } from './search-highlight.js';
-import { TranscriptLine, TranscriptMessage } from './transcript.js';
+import { SessionHeader } from './session-header.js';
+import { useSessionKeys } from './session-keys.js';
+import { SessionSide } from './session-side.js';
+import { initialViewState, nextMatch, sessionViewReducer, type SessionViewAction, type SessionViewState, type ShownTab } from './session-state.js';
 import { TimelineRowView } from './timeline-row.js';
+import { TranscriptLine } from './transcript.js';
 import { UnconfirmedCalls } from './unconfirmed-calls.js';
-import { tokenText, Waterfall } from './waterfall.js';
 
-/** How often a search still in progress is asked for more matches. */
-const SEARCH_POLL_MS = 150;
 const ROW_PX: Record<RowList, number> = { timeline: 30, records: 24, transcript: 30 };
 const TABS: { list: RowList; label: string }[] = [
   { list: 'timeline', label: 'Timeline' },
@@ -37,154 +31,128 @@ const TABS: { list: RowList; label: string }[] = [
 
 export function SessionView({ detail }: { detail: SessionDetail }) {
   const key = detail.summary.key;
+  const client = useQueryClient();
+  const reading = detail.summary.status === 'loading';
   // A deep link (location.ts) opens this session at its tab and record; only the first render reads it.
   const [link] = useState(() => { const read = readLink(); return read.session === key ? read : null; });
-  const [tab, setTab] = useState<RowList>(link?.record != null ? 'records' : link?.tab === 'context' || link?.tab == null ? 'timeline' : link.tab);
-  const [context_open, setContextOpen] = useState(link?.tab === 'context' && link.record === null);
-  const [context_step, setContextStep] = useState<{ episode: number; step_id: number } | null>(null);
-  const [selected, setSelected] = useState<Record<RowList, number | null>>({ timeline: null, records: null, transcript: null });
-  const [open, setOpen] = useState(false);
-  const [reveal, setReveal] = useState<{ index: number } | null>(null);
-  const [first, setFirst] = useState(0);
-  // A session opened while its WAL is read from the start shows its tail first (ProvisionalTail), at the end:
-  // the real list then follows its end too, so the rows in view stay the same when it replaces the tail.
-  const [follow, setFollow] = useState(detail.summary.status === 'loading' && link?.record == null);
-  const [query, setQuery] = useState('');
-  /** The match shown; null until Enter is pressed (the first Enter selects the first match). */
-  const [match, setMatch] = useState<number | null>(null);
-  /** Enter pressed before the first match arrived: the first match is selected when it does. */
-  const [enter_pending, setEnterPending] = useState(false);
-  const [locating, setLocating] = useState(link?.record != null);
+  const [state, dispatch] = useReducer(sessionViewReducer, null, () => initialViewState(link, reading));
+  const { tab, context_open } = state;
   const search_box = useRef<HTMLInputElement>(null);
   const body = useRef<HTMLDivElement>(null);
   const total = detail.rows[tab];
-  const reading = detail.summary.status === 'loading';
-  const tail = useTail(key, reading).data ?? null;
-  // Once the read ends the tail stays until the real list's last page is here (asked for around the end, where
-  // the list will show it), so no empty rows come between the two.
-  const [handed_over, setHandedOver] = useState(false);
-  const last_row = Math.max(0, total - 1);
-  const handing_over = !reading && tail !== null && !handed_over;
-  const rowAt = usePagedRows(key, tab, handing_over ? last_row : first);
-  const last_here = total === 0 || rowAt(last_row) !== undefined;
-  const tail_list = tail !== null && tab !== 'transcript' && (reading || (handing_over && !last_here)) ? tab : null;
-  useEffect(() => {
-    if (!handing_over || !last_here) return;
-    setFirst(last_row);
-    setHandedOver(true);
-  }, [handing_over, last_here, last_row]);
-  const current = selected[tab];
-
-  const select = useCallback((list: RowList, index: number | null, show = true) => {
-    setSelected((previous) => ({ ...previous, [list]: index }));
-    if (index !== null && show) setReveal({ index });
-  }, []);
-
-  const search = useQuery({
-    queryKey: ['search', key, tab, query, detail.summary.last_seq],
-    queryFn: () => api.search(key, tab, query),
-    enabled: query.trim().length > 0,
-    // A search over payloads on disk comes in steps (records, timeline and transcript alike): asked again until
-    // every row was searched.
-    refetchInterval: (current) => (current.state.data?.complete === false ? SEARCH_POLL_MS : false),
-  });
-  const matches = search.data?.rows ?? [];
-  const matched = new Set(matches);
-  useSearchHighlight(body, context_open ? '' : query);
+  const current = state.selected[tab];
+  const tail = useQuery(queries.tail(client, key, reading)).data ?? null;
+  const { rowAt, tail_list } = useHandedOverRows(detail, state, tail, dispatch);
+  const search = useQuery(queries.search(key, tab, state.query, detail.summary.last_seq));
+  useSearchHighlight(body, context_open ? '' : state.query);
+  useSessionKeys(total, current, dispatch, search_box);
 
   const jumpToRecord = useCallback(async (seq: number) => {
-    const index = await api.locateSeq(key, seq);
-    if (index === null) return;
-    setTab('records');
-    setContextOpen(false);
-    setFollow(false);
-    select('records', index);
-    setOpen(true);
-  }, [key, select]);
-
+    const index = await client.fetchQuery(queries.locate(key, seq));
+    if (index !== null) dispatch({ type: 'located', index });
+  }, [client, key]);
   useEffect(() => {
     if (link?.record == null) return;
-    void jumpToRecord(link.record).finally(() => setLocating(false));
+    void jumpToRecord(link.record).finally(() => dispatch({ type: 'located_done' }));
   }, [link, jumpToRecord]);
 
   // The address says what is shown: session, tab, and the record open in the Records tab.
   const shown_seq = tab === 'records' && current !== null ? (rowAt(current) as RecordRow | undefined)?.seq : null;
   useEffect(() => {
-    if (locating || shown_seq === undefined) return;
+    if (state.locating || shown_seq === undefined) return;
     writeLink({ session: key, tab: context_open ? 'context' : tab, record: context_open ? null : (shown_seq ?? null) });
-  }, [key, tab, context_open, shown_seq, locating]);
+  }, [key, tab, context_open, shown_seq, state.locating]);
 
-  const jumpToTimeline = useCallback((row: number) => {
-    setTab('timeline');
-    select('timeline', row);
-    setOpen(true);
-  }, [select]);
+  return (
+    <div className="session-view" data-testid="session-view" data-session={key}>
+      <SessionHeader detail={detail} tail={tail} />
+      <IntegrityBanner detail={detail} />
+      <RunBanner detail={detail} />
+      <div className="session-body" ref={body}>
+        <SessionMain detail={detail} state={state} tail={tail} tail_list={tail_list} rowAt={rowAt} search={search.data} search_box={search_box} dispatch={dispatch} />
+        <SessionSide
+          detail={detail}
+          selection={{ tab, open: state.open && current !== null ? { index: current, row: rowAt(current) } : null, episode: tab === 'timeline' && current !== null ? episodeOf(rowAt(current)) : null }}
+          onJump={(seq) => void jumpToRecord(seq)}
+          onContext={(episode, step_id) => dispatch({ type: 'open_context', step: { episode, step_id } })}
+          onTimeline={(row) => dispatch({ type: 'to_timeline', row })}
+        />
+      </div>
+    </div>
+  );
+}
 
+/** The tabs, the search, and the list shown (or the Context view, or the provisional tail while the WAL is read). */
+function SessionMain({ detail, state, tail, tail_list, rowAt, search, search_box, dispatch }: {
+  detail: SessionDetail;
+  state: SessionViewState;
+  tail: SessionTail | null;
+  tail_list: Exclude<RowList, 'transcript'> | null;
+  rowAt: (index: number) => unknown;
+  search: SearchResult | undefined;
+  search_box: React.RefObject<HTMLInputElement | null>;
+  dispatch: Dispatch<SessionViewAction>;
+}) {
+  const { tab, context_open } = state;
+  const matches = search?.rows ?? [];
+  const renderRow = useRowRenderer(detail, state, rowAt, new Set(matches), dispatch);
+  const shown_tab: ShownTab = context_open ? 'context' : tab;
+  return (
+    <div className="session-main">
+      <div className="tabs">
+        <Tabs detail={detail} shown={shown_tab} onShow={(next) => dispatch({ type: 'show', tab: next })} />
+        <SearchBar state={state} search={search} matches={matches} box={search_box} dispatch={dispatch} />
+      </div>
+      {tab === 'transcript' && !context_open && <TranscriptCheck valid={detail.transcript_valid} />}
+      {tab === 'records' && !context_open && <AfterDamageNote view={detail.after_damage} />}
+      <div className="tab-panel" role="tabpanel" id={`panel-${shown_tab}`} aria-labelledby={`tab-${shown_tab}`}>
+        {context_open ? <ContextView key={JSON.stringify(state.context_step)} sessionKey={detail.summary.key} initial={state.context_step} /> : tail_list !== null && tail !== null ? <ProvisionalTail tail={tail} list={tail_list} /> : <ScaledList
+          key={tab}
+          total={detail.rows[tab]}
+          row_height_px={ROW_PX[tab]}
+          renderRow={renderRow}
+          reveal={state.reveal}
+          follow={state.follow}
+          onScrolledAway={() => dispatch({ type: 'follow', on: false })}
+          onFirstRow={(index) => dispatch({ type: 'first_row', index })}
+          label={tab}
+          testid={`list-${tab}`}
+        />}
+      </div>
+    </div>
+  );
+}
+
+/** The rows of the list shown, and which list the provisional tail stands in for (null: none). Once the read ends
+ *  the tail stays until the real list's last page is here (asked for around the end, where the list will show
+ *  it), so no empty rows come between the two. */
+function useHandedOverRows(detail: SessionDetail, state: SessionViewState, tail: SessionTail | null, dispatch: Dispatch<SessionViewAction>) {
+  const { tab } = state;
+  const total = detail.rows[tab];
+  const reading = detail.summary.status === 'loading';
+  const last_row = Math.max(0, total - 1);
+  const handing_over = !reading && tail !== null && !state.handed_over;
+  const rowAt = usePagedRows(detail.summary.key, tab, handing_over ? last_row : state.first);
+  const last_here = total === 0 || rowAt(last_row) !== undefined;
+  const tail_list = tail !== null && tab !== 'transcript' && (reading || (handing_over && !last_here)) ? tab : null;
   useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      const target = event.target as HTMLElement | null;
-      if (target !== null && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT')) {
-        if (event.key === 'Escape') target.blur();
-        return;
-      }
-      if (event.key === 'j' || event.key === 'k') {
-        const step = event.key === 'j' ? 1 : -1;
-        const next = Math.min(total - 1, Math.max(0, (current ?? (step > 0 ? -1 : total)) + step));
-        if (total > 0) select(tab, next);
-        setFollow(false);
-      } else if (event.key === 'Home' || event.key === 'End') {
-        if (total > 0) select(tab, event.key === 'Home' ? 0 : total - 1);
-        setFollow(false);
-      } else if (event.key === 'Enter') {
-        if (current !== null) setOpen(true);
-      } else if (event.key === 'Escape') {
-        setOpen(false);
-      } else if (event.key === '/') {
-        event.preventDefault();
-        search_box.current?.focus();
-      } else return;
-      event.preventDefault();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [tab, total, current, select]);
+    if (handing_over && last_here) dispatch({ type: 'handed_over', last_row });
+  }, [handing_over, last_here, last_row, dispatch]);
+  return { rowAt, tail_list };
+}
 
-  const goMatch = (delta: number) => {
-    if (matches.length === 0) return;
-    const next = match === null ? (delta > 0 ? 0 : matches.length - 1) : (match + delta + matches.length) % matches.length;
-    setMatch(next);
-    select(tab, matches[next]!);
-    setFollow(false);
-    setOpen(true);
-  };
-
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- after every render on purpose: an Enter pressed before the matches came is taken once they do, once (it clears its own flag)
-  useEffect(() => {
-    if (!enter_pending || matches.length === 0) return;
-    setEnterPending(false);
-    goMatch(1);
-  });
-
-  const onSearchKey = (event: ReactKeyboardEvent<HTMLInputElement>) => {
-    if (event.key !== 'Enter') return;
-    if (matches.length === 0 && search.data?.complete !== true) setEnterPending(true);
-    else goMatch(event.shiftKey ? -1 : 1);
-  };
-
-  const showTab = (list: RowList | 'context') => {
-    if (list === 'context') setContextOpen(true);
-    else {
-      setTab(list);
-      setMatch(null);
-      setContextOpen(false);
-    }
-  };
-
-  const renderRow = (index: number) => {
+/** One row of the list shown: selected, matched, clicked to open its detail. */
+function useRowRenderer(detail: SessionDetail, state: SessionViewState, rowAt: (index: number) => unknown, matched: ReadonlySet<number>, dispatch: Dispatch<SessionViewAction>) {
+  const { tab } = state;
+  const current = state.selected[tab];
+  return (index: number) => {
     const row = rowAt(index);
     const isSelected = index === current;
     const className = `row-inner${isSelected ? ' selected' : ''}${matched.has(index) ? ' match' : ''}`;
-    const onClick = () => { select(tab, index, false); setOpen(true); };
+    const onClick = () => {
+      dispatch({ type: 'select', list: tab, index, reveal: false });
+      dispatch({ type: 'detail', open: true });
+    };
     if (row === undefined) return <div className={className}><span className="muted">…</span></div>;
     return (
       <div className={className} onClick={onClick} role="option" aria-selected={isSelected} data-testid={`${tab}-row`} data-match={matched.has(index) ? 'true' : undefined}>
@@ -194,83 +162,39 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
       </div>
     );
   };
+}
 
-  const shown_tab: RowList | 'context' = context_open ? 'context' : tab;
+/** The search box, its count, and follow-tail. Enter goes to the next match (Shift+Enter the one before); an Enter
+ *  pressed before the first match arrived is taken once it does. */
+function SearchBar({ state, search, matches, box, dispatch }: { state: SessionViewState; search: SearchResult | undefined; matches: readonly number[]; box: React.RefObject<HTMLInputElement | null>; dispatch: Dispatch<SessionViewAction> }) {
+  const goMatch = useCallback((delta: number) => {
+    if (matches.length === 0) return;
+    const match = nextMatch(state.match, delta, matches.length);
+    dispatch({ type: 'match', match, index: matches[match]! });
+  }, [matches, state.match, dispatch]);
+  useEffect(() => {
+    if (!state.enter_pending || matches.length === 0) return;
+    dispatch({ type: 'enter_pending', pending: false });
+    goMatch(1);
+  }, [state.enter_pending, matches.length, goMatch, dispatch]);
+  const onKey = (event: ReactKeyboardEvent<HTMLInputElement>) => {
+    if (event.key !== 'Enter') return;
+    if (matches.length === 0 && search?.complete !== true) dispatch({ type: 'enter_pending', pending: true });
+    else goMatch(event.shiftKey ? -1 : 1);
+  };
   return (
-    <div className="session-view" data-testid="session-view" data-session={key}>
-      <header className="session-head">
-        <div className="head-line">
-          <h2 className="mono" title={key}>{detail.summary.host === undefined ? key : <><span className="badge" data-testid="session-host">{detail.summary.host}</span> {detail.summary.session_id}</>}</h2>
-          <StatusChip value={detail.summary.status} title={detail.summary.status_detail} finishReason={detail.summary.finish_reason} />
-          {detail.summary.torn_tail !== null && <TornTailChip tail={detail.summary.torn_tail} />}
-          {detail.read_only && <span className="badge" data-testid="read-only">read-only export</span>}
-          <ExportReport sessionKey={key} />
-        </div>
-        {/* A refusal's detail is the banner's: said once. */}
-        {!isRefusedStatus(detail.summary.status) && (
-          <div className="head-line">
-            <span className="muted head-text" data-testid="status-detail" title={detail.summary.status_detail}>{detail.summary.status_detail}</span>
-          </div>
-        )}
-        <div className="head-line">
-          <span className="muted mono head-meta">wal_id {detail.wal_id ?? '—'} · last seq <span data-testid="last-seq">{detail.summary.last_seq}</span>{reading && <TailEnd tail={tail} />}</span>
-          <span className="muted head-meta" data-testid="session-tokens">tokens: {tokenText(detail.tokens)}</span>
-        </div>
-      </header>
-      <IntegrityBanner detail={detail} />
-      <RunBanner detail={detail} />
-      <div className="session-body" ref={body}>
-        <div className="session-main">
-          <div className="tabs">
-            <Tabs detail={detail} shown={shown_tab} onShow={showTab} />
-            <div className="search-bar">
-              <input ref={search_box} type="search" placeholder="Search (/)" value={query} onChange={(event) => { setQuery(event.target.value); setMatch(null); setEnterPending(false); }}
-                onKeyDown={onSearchKey} aria-label="Search in session" data-testid="search-input" />
-              <span className="muted search-count" role="status" data-testid="search-count">{query.trim() === '' ? '' : searchCount(search.data, match)}</span>
-              <label className="follow"><input type="checkbox" checked={follow} onChange={(event) => setFollow(event.target.checked)} data-testid="follow-tail" /> follow tail</label>
-            </div>
-          </div>
-          {tab === 'transcript' && !context_open && <TranscriptCheck valid={detail.transcript_valid} />}
-          {tab === 'records' && !context_open && <AfterDamageNote view={detail.after_damage} />}
-          <div className="tab-panel" role="tabpanel" id={`panel-${shown_tab}`} aria-labelledby={`tab-${shown_tab}`}>
-            {context_open ? <ContextView key={JSON.stringify(context_step)} sessionKey={key} initial={context_step} /> : tail_list !== null && tail !== null ? <ProvisionalTail tail={tail} list={tail_list} /> : <ScaledList
-              key={tab}
-              total={total}
-              row_height_px={ROW_PX[tab]}
-              renderRow={renderRow}
-              reveal={reveal}
-              follow={follow}
-              onScrolledAway={() => setFollow(false)}
-              onFirstRow={setFirst}
-              label={tab}
-              testid={`list-${tab}`}
-            />}
-          </div>
-        </div>
-        <aside className="session-side" aria-label="Details and recovery">
-          {open && current !== null && tab === 'timeline' && rowAt(current) !== undefined && (
-            <TimelineDetail row={rowAt(current) as Parameters<typeof TimelineDetail>[0]['row']} onJump={(seq) => void jumpToRecord(seq)}
-              onContext={(episode, step_id) => { setContextStep({ episode, step_id }); setContextOpen(true); }} />
-          )}
-          {open && current !== null && tab === 'records' && <RecordPane sessionKey={key} index={current} onBack={jumpToTimeline} />}
-          {open && current !== null && tab === 'transcript' && rowAt(current) !== undefined && <TranscriptMessage row={rowAt(current) as TranscriptRow} />}
-          <EpisodeWaterfall sessionKey={key} detail={detail} episode={tab === 'timeline' && current !== null ? episodeOf(rowAt(current)) : null} />
-          <RecoveryPanel detail={detail} />
-          <HistoryPanel sessionKey={key} lastSeq={detail.summary.last_seq} reading={reading} readOnly={detail.read_only} retire={detail.retire} />
-          {detail.read_only && <p className="muted" data-testid="no-actions">This export is read-only: no recovery action is offered.</p>}
-          <RecoveryHistory entries={detail.summary.recoveries} />
-          <QueuePanel detail={detail} />
-        </aside>
-      </div>
+    <div className="search-bar">
+      <input ref={box} type="search" placeholder="Search (/)" value={state.query} onChange={(event) => dispatch({ type: 'query', query: event.target.value })}
+        onKeyDown={onKey} aria-label="Search in session" data-testid="search-input" />
+      <span className="muted search-count" role="status" data-testid="search-count">{state.query.trim() === '' ? '' : searchCount(search, state.match)}</span>
+      <label className="follow"><input type="checkbox" checked={state.follow} onChange={(event) => dispatch({ type: 'follow', on: event.target.checked })} data-testid="follow-tail" /> follow tail</label>
     </div>
   );
 }
 
-/** While the WAL is read from its start, its last seq so far is the head's: the end found from the end is said
- *  beside it, as unverified. */
-function TailEnd({ tail }: { tail: SessionTail | null }) {
-  const last = tail?.records.at(-1);
-  return last === undefined ? null : <span data-testid="tail-last-seq"> (read so far) · at the end: seq {last.seq}, not yet verified</span>;
+function episodeOf(row: unknown): number | null {
+  const episode = (row as { episode?: unknown } | undefined)?.episode;
+  return typeof episode === 'number' ? episode : null;
 }
 
 /** "searching…" until every row was searched and nothing matched; never "no match" while it is running. */
@@ -325,54 +249,6 @@ function TranscriptCheck({ valid }: { valid: boolean }) {
   );
 }
 
-function episodeOf(row: unknown): number | null {
-  const episode = (row as { episode?: unknown } | undefined)?.episode;
-  return typeof episode === 'number' ? episode : null;
-}
-
-/** The waterfall of the selected row's episode, else of the last one. The detail carries the last one's timing
- *  without its bars; the bars are asked for, again only when the detail's digest of them changes. */
-function EpisodeWaterfall({ sessionKey, detail, episode }: { sessionKey: string; detail: SessionDetail; episode: number | null }) {
-  const last = detail.timing.at(-1);
-  const shown = episode ?? last?.episode ?? null;
-  const asked = useQuery({
-    queryKey: last !== undefined && shown === last.episode ? keys.lastTiming(sessionKey, last.episode, last.spans_digest) : keys.timing(sessionKey, shown ?? 0),
-    queryFn: () => api.getTiming(sessionKey, shown!),
-    enabled: shown !== null,
-    placeholderData: (previous) => previous,
-    // A live episode's earlier waterfalls are not kept: each is up to ~200 KB.
-    gcTime: 0,
-  });
-  return asked.data === undefined ? null : <Waterfall timing={asked.data} />;
-}
-
-/** Saves the support report as one self-contained HTML file, through the browser's download (never beside
- *  the WAL: the app writes nothing into a workspace). */
-function ExportReport({ sessionKey }: { sessionKey: string }) {
-  const [state, setState] = useState<'idle' | 'busy' | string>('idle');
-  const save = async () => {
-    setState('busy');
-    try {
-      const report = await api.getReport(sessionKey);
-      const url = URL.createObjectURL(new Blob([reportHtml(report)], { type: 'text/html' }));
-      const link = document.createElement('a');
-      link.href = url;
-      link.download = `${sessionKey.replace(/[^A-Za-z0-9._-]/g, '_')}-report.html`;
-      link.click();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
-      setState('idle');
-    } catch (error) {
-      setState(`report failed: ${(error as Error).message}`);
-    }
-  };
-  return (
-    <>
-      <button type="button" onClick={() => void save()} disabled={state === 'busy'} data-testid="export-report">Export report</button>
-      {state !== 'idle' && state !== 'busy' && <span className="error">{state}</span>}
-    </>
-  );
-}
-
 /** The session-level truth a list scan needs beyond the status: calls of unknown outcome (each to be checked and
  *  recorded), and how many tool results were errors. */
 function RunBanner({ detail }: { detail: SessionDetail }) {
@@ -392,21 +268,5 @@ function RecordLine({ row, afterDamage }: { row: RecordRow; afterDamage: AfterDa
       <span>{row.offset}</span><span>seq {row.seq}</span><span>v{row.ver}</span><span>f{row.fence}</span><strong>{row.type}</strong><span className="muted">{row.features.join(',')}</span><span className="muted">{row.digest_algorithm}</span>
       <UnverifiedMark row={row} view={afterDamage} />
     </div>
-  );
-}
-
-function RecordPane({ sessionKey, index, onBack }: { sessionKey: string; index: number; onBack: (row: number) => void }) {
-  const record = useRecord(sessionKey, index);
-  if (record.data === undefined) return <div className="detail muted">{record.error?.message ?? 'reading…'}</div>;
-  return <RecordDetailView record={record.data} onBack={onBack} />;
-}
-
-function QueuePanel({ detail }: { detail: SessionDetail }) {
-  if (detail.queue.length === 0) return null;
-  return (
-    <section className="panel" aria-label="Send queue">
-      <h3>Send queue</h3>
-      <ul>{detail.queue.map((entry) => <li key={entry.submission_id}><span className="mono">{entry.submission_id}</span> {entry.state}{entry.delivery !== null ? ` · ${entry.delivery}` : ''}{entry.title !== null ? ` · ${entry.title}` : ''}</li>)}</ul>
-    </section>
   );
 }

@@ -6,8 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { isOperatorName, type AcknowledgeResult, type SessionDetail } from '../../src-shared/ipc.js';
 import { FINDINGS, type Finding, type UnconfirmedCall } from '../../src-shared/replay.js';
-import { api } from '../api/api.js';
-import { keys } from '../queries.js';
+import { queries, writes } from '../queries.js';
 import { useOperatorName } from '../operator.js';
 import { formatTime } from './format.js';
 import { OperatorField } from './operator-field.js';
@@ -62,20 +61,9 @@ function AcknowledgeDialog({ sessionKey, call, onDone, onClose }: { sessionKey: 
   const [operator, setOperator] = useOperatorName();
   const box = useRef<HTMLDivElement>(null);
   const ref = { batch_id: call.batch_id, tool_call_id: call.tool_call_id };
-  const preview = useQuery({
-    queryKey: ['acknowledge-preview', sessionKey, call.batch_id, call.tool_call_id, finding],
-    queryFn: () => api.previewAcknowledge(sessionKey, ref, finding!),
-    enabled: finding !== null,
-    gcTime: 0,
-  });
-  const write = useMutation({
-    mutationFn: () => api.runAcknowledge(sessionKey, ref, finding!, preview.data!.based_on_seq, reason, operator.trim()),
-    onSuccess: (value) => {
-      onDone(value);
-      void client.invalidateQueries({ queryKey: keys.session(sessionKey) });
-      void client.invalidateQueries({ queryKey: keys.sessions });
-    },
-  });
+  const preview = useQuery(queries.acknowledgePreview(sessionKey, ref, finding));
+  const write = useMutation(writes.runAcknowledge(client, sessionKey));
+  const record = () => write.mutate({ call: ref, finding: finding!, based_on_seq: preview.data!.based_on_seq, reason, operator: operator.trim() }, { onSuccess: onDone });
   useEffect(() => {
     box.current?.scrollIntoView({ block: 'nearest' });
     box.current?.querySelector<HTMLInputElement>('input[type=radio]')?.focus();
@@ -117,7 +105,7 @@ function AcknowledgeDialog({ sessionKey, call, onDone, onClose }: { sessionKey: 
       {write.error && <p className="error">{write.error.message}</p>}
       <div className="actions">
         {shown !== undefined && refusal === null && (
-          <button type="button" className="danger" onClick={() => write.mutate()} disabled={write.isPending || reason.trim() === '' || !isOperatorName(operator)} data-testid="acknowledge-write">
+          <button type="button" className="danger" onClick={record} disabled={write.isPending || reason.trim() === '' || !isOperatorName(operator)} data-testid="acknowledge-write">
             Write 1 record{shown.tail_repair === null ? '' : ' and cut the torn tail'}
           </button>
         )}
