@@ -12,7 +12,7 @@ export const keys = {
   workspace: ['workspace'] as const,
   sessions: ['sessions'] as const,
   sessionPages: ['session-pages'] as const,
-  sessionPage: (filter: SessionFilter, page: number) => ['session-pages', filter.status, filter.host, page] as const,
+  sessionPage: (filter: SessionFilter, page: number) => ['session-pages', filter.status, filter.host, filter.attention, page] as const,
   session: (key: string) => ['session', key] as const,
   page: (key: string, list: RowList, page: number) => ['session', key, 'rows', list, page] as const,
   // Frames never change once written: a record is not refetched when its session grows.
@@ -39,7 +39,7 @@ export function useSessionPage(filter: SessionFilter, page: number) {
     queryKey: keys.sessionPage(filter, page),
     queryFn: () => api.listPage(filter, page * PAGE_ROWS, PAGE_ROWS),
     // While a page loads, keep showing the one before it, but never another filter's rows.
-    placeholderData: (previous) => (previous?.filter.status === filter.status && previous.filter.host === filter.host ? previous : undefined),
+    placeholderData: (previous) => (previous?.filter.status === filter.status && previous.filter.host === filter.host && previous.filter.attention === filter.attention ? previous : undefined),
   });
 }
 
