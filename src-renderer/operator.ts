@@ -4,6 +4,7 @@
 // the origin, and so the name, across runs).
 import { useCallback, useState } from 'react';
 import { isOperatorName } from '../src-shared/ipc.js';
+import { useWorkspace } from './queries.js';
 
 const OPERATOR_STORAGE_KEY = 'walscope_operator';
 
@@ -28,4 +29,10 @@ export function useOperatorName(): [string, (name: string) => void] {
     }
   }, []);
   return [name, change];
+}
+
+/** Who an operator_action names and from where, as a confirmation says it: through a fleet, the NATS user the view
+ *  logs in as (the name given goes into the fleet's audit). */
+export function useRecordedWho(): string {
+  return useWorkspace().data?.kind === 'fleet' ? 'the NATS user this view logs in as and your reason, via fleet' : 'your name and reason, via app';
 }

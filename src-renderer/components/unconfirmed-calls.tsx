@@ -8,7 +8,7 @@ import { isOperatorName, type AcknowledgeResult, type SessionDetail } from '../.
 import { FINDINGS, type Finding, type UnconfirmedCall } from '../../src-shared/replay.js';
 import { api } from '../api/api.js';
 import { keys } from '../queries.js';
-import { useOperatorName } from '../operator.js';
+import { useOperatorName, useRecordedWho } from '../operator.js';
 import { formatTime } from './format.js';
 import { OperatorField } from './operator-field.js';
 
@@ -59,6 +59,7 @@ function AcknowledgeDialog({ sessionKey, call, onDone, onClose }: { sessionKey: 
   const [finding, setFinding] = useState<Finding | null>(null);
   const [reason, setReason] = useState('');
   const [operator, setOperator] = useOperatorName();
+  const who = useRecordedWho();
   const box = useRef<HTMLDivElement>(null);
   const ref = { batch_id: call.batch_id, tool_call_id: call.tool_call_id };
   const preview = useQuery({
@@ -104,7 +105,7 @@ function AcknowledgeDialog({ sessionKey, call, onDone, onClose }: { sessionKey: 
               First, the torn tail is cut: {shown.tail_repair.bytes} byte(s) at offset {shown.tail_repair.offset} are truncated from the WAL, after a copy of them is kept at <span className="mono">{shown.tail_repair.copy_path}</span>.
             </p>
           )}
-          <p className="mono" data-testid="acknowledge-record">operator_action — action acknowledge, call {call.batch_id}/{call.tool_call_id}, finding {finding}, your name and reason, via app, based on seq {shown.based_on_seq}</p>
+          <p className="mono" data-testid="acknowledge-record">operator_action — action acknowledge, call {call.batch_id}/{call.tool_call_id}, finding {finding}, {who}, based on seq {shown.based_on_seq}</p>
           <p className="muted">It changes no class and no plan: the run reads as “finished, checked” once every unknown outcome is acknowledged.</p>
           <OperatorField name={operator} onChange={setOperator} />
           <label className="reason">
