@@ -2,7 +2,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { FleetAgent } from '../fleet/agent.js';
+import { DEFAULT_OPERATORS, FleetAgent } from '../fleet/agent.js';
+import { isOperatorName } from '../../src-shared/ipc.js';
 import { fleetRows, type FleetRow } from '../fleet/client.js';
 import { fetchSession } from '../fleet/fetch.js';
 import { BUS_FLAGS, BUS_USAGE, busOptions, connectBus } from '../fleet/connection.js';
@@ -68,10 +69,12 @@ function rowLine(row: FleetRow, attention: boolean): string {
 
 export const agentCommand: Command = {
   summary: 'put a state root\'s sessions on a NATS fleet and answer its API there',
-  usage: `walscope agent ROOT [--host NAME] ${BUS_USAGE}`,
+  usage: `walscope agent ROOT [--host NAME] [--operators USER,USER…] ${BUS_USAGE}   (--operators: the NATS users whose writes it runs; default ${DEFAULT_OPERATORS.join(',')})`,
   async run(argv) {
-    const { values, positionals } = parseCommandArgs(argv, { ...BUS_FLAGS, host: { type: 'string' } });
+    const { values, positionals } = parseCommandArgs(argv, { ...BUS_FLAGS, host: { type: 'string' }, operators: { type: 'string' } });
     if (positionals.length !== 1) throw new UsageError('expected one ROOT (a state root)');
+    const operators = values.operators === undefined ? DEFAULT_OPERATORS : values.operators.split(',');
+    if (!operators.every(isOperatorName)) throw new UsageError(`--operators ${values.operators}: NATS user names, separated by commas`);
     const root = path.resolve(positionals[0]!);
     if (classifyPath(root) !== 'state_root') throw new UsageError(`${root}: not a state root`);
     const host = values.host ?? os.hostname();
@@ -81,7 +84,7 @@ export const agentCommand: Command = {
     const api = await WorkerApi.start(WORKER_FILE, root);
     let agent: FleetAgent;
     try {
-      agent = await FleetAgent.start({ nc, api, host, root, version: walscopeVersion() });
+      agent = await FleetAgent.start({ nc, api, host, root, version: walscopeVersion(), operators: new Set(operators) });
     } catch (error) {
       await api.close();
       await nc.close();

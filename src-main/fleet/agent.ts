@@ -2,9 +2,9 @@
 // `walscope-sessions` bucket (on change, at most one write a second per session, deleted when the session goes),
 // beats into `walscope-hosts`, publishes status changes to WALSCOPE_EVENTS, and answers the WalscopeApi on
 // `walscope.api.<host>.<access>.<user>.<method>`. Every write (API_METHOD_ACCESS) is an operator's: it is
-// refused unless it came on a write subject, which the server lets only operators publish, and its request and
-// outcome are appended to WALSCOPE_AUDIT (and the server's ack awaited) before the reply goes out: no write is
-// ever reported that the audit does not hold. It needs no JetStream consumer (the server's config gives it
+// refused unless it came on a write subject, which the server lets only operators publish, from a user this agent
+// counts as an operator (`--operators`), and its request and outcome are appended to WALSCOPE_AUDIT (and the
+// server's ack awaited) before the reply goes out: no write is ever reported that the audit does not hold. It needs no JetStream consumer (the server's config gives it
 // none: a consumer may deliver a stream's messages to any subject).
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
@@ -88,7 +88,13 @@ export interface AgentOptions {
   host: string;
   root: string;
   version: string;
+  /** The NATS users whose writes this agent runs (`--operators`): a second word on who is an operator, beside the
+   *  server's permissions, so one wrong config alone lets no one else write. */
+  operators: ReadonlySet<string>;
 }
+
+/** The operator of docs/fleet-server.conf: the agent's `--operators` when none are named. */
+export const DEFAULT_OPERATORS: readonly string[] = ['operator'];
 
 export class FleetAgent {
   private readonly written = new Map<string, { status: ListedStatus; json: string; at_ms: number }>();
@@ -246,7 +252,7 @@ export class FleetAgent {
       const args = parseRequest(msg.data);
       const problem = apiCallProblem(call.method, args);
       if (problem !== null) throw problem;
-      const refusal = !to_caller ? `its reply does not go to ${call.user}'s own inbox (${inboxPrefix(call.user)}.…): nothing was done` : accessRefusal(call);
+      const refusal = !to_caller ? `its reply does not go to ${call.user}'s own inbox (${inboxPrefix(call.user)}.…): nothing was done` : accessRefusal(call, this.options.operators);
       if (isWriteMethod(call.method)) reply = { ok: true, value: await this.runAudited(call.method, call.user, args, refusal) };
       else if (refusal !== null) throw new BadRequest(refusal);
       else reply = { ok: true, value: await dispatchApi(this.options.api, call.method, args) };
@@ -322,13 +328,14 @@ function parseRequest(data: Uint8Array): unknown[] {
   return (request as FleetRequest).args;
 }
 
-/** Why the subject's access does not fit the method, or null: a write travels only on a write subject, which the
- *  server lets only operators publish. */
-function accessRefusal(call: ApiCall): string | null {
+/** Why the call may not be made as it came, or null: a write travels only on a write subject, which the server
+ *  lets only operators publish, and only from a user the agent counts as an operator. */
+function accessRefusal(call: ApiCall, operators: ReadonlySet<string>): string | null {
   const access = API_METHOD_ACCESS[call.method];
-  if (call.access === access) return null;
-  if (access === 'write') return `${call.method} writes: only an operator may call it, on walscope.api.<host>.write.<user>.${call.method}; nothing was done`;
-  return `${call.method} only reads: it travels on walscope.api.<host>.read.<user>.${call.method}`;
+  if (call.access !== access && access === 'write') return `${call.method} writes: only an operator may call it, on walscope.api.<host>.write.<user>.${call.method}; nothing was done`;
+  if (call.access !== access) return `${call.method} only reads: it travels on walscope.api.<host>.read.<user>.${call.method}`;
+  if (access === 'write' && !operators.has(call.user)) return `${call.method} writes: only an operator may call it, and ${call.user} is not among this agent's operators (--operators ${[...operators].join(',')}); nothing was done`;
+  return null;
 }
 
 function errorReply(error: unknown): FleetReply {

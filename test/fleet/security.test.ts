@@ -112,6 +112,18 @@ describe('the sample server config and the agent enforce the roles', () => {
     expect(fs.existsSync(path.join(roots.get('alpha')!, 'sessions', 'finished', 'archive'))).toBe(false);
   }, 60_000);
 
+  it('a user the server lets write but the agent does not count as an operator (--operators) is refused by the agent, audited', async () => {
+    // fleet-admin may publish anything: only the agent's own list of operators stands between it and the WAL.
+    const admin = await as('fleet-admin');
+    const preview = (await callHost(admin, 'fleet-admin', 'alpha', 'previewAction', { args: ['natural-end', 'resume'] })) as ActionPreview;
+    const before = walDigest('alpha', 'natural-end');
+    const audited_before = (await auditEntries(admin)).length;
+    await expect(callHost(admin, 'fleet-admin', 'alpha', 'runAction', { args: ['natural-end', 'resume', preview.based_on_seq, 'admin tries', 'root'] })).rejects.toThrow(/fleet-admin is not among this agent's operators \(--operators operator\)/);
+    const audit = (await auditEntries(admin)).slice(audited_before);
+    expect(audit.map((e) => `${e.phase} ${e.nats_user} ${e.result.split(':')[0]}`)).toEqual(['request fleet-admin requested', 'outcome fleet-admin refused']);
+    expect(walDigest('alpha', 'natural-end')).toBe(before);
+  }, 60_000);
+
   it('walscope serve --fleet as the support user: the list and previews work, every write is refused by the server', async () => {
     const served = await serve(['--fleet', '--nats', server.url, ...login('support')]);
     const call = async (method: string, args: unknown[]) => {
