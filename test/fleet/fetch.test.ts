@@ -53,6 +53,18 @@ async function fetchOnce(host: string, out: string): Promise<{ status: number | 
 const partials = (out: string) => (fs.existsSync(out) ? fs.readdirSync(out).filter((name) => name.includes('.partial-')) : []);
 const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
 
+/** A fetch from `host` into `out` sent `signal` once its first chunk is written and the next is asked for (and
+ *  never answered). */
+async function stoppedMidCopy(host: string, out: string, signal: NodeJS.Signals): Promise<ChildProcess> {
+  const slow = await responder(host, CONTENT.length, 256 * 1024);
+  const child = fetchChild(host, out);
+  await until('the copy under way', 10_000, async () => partials(out).length === 1 && slow.chunks >= 2);
+  child.kill(signal);
+  await exited(child);
+  slow.stop();
+  return child;
+}
+
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-fleet-fetch-'));
   server = await NatsServer.start(dir, fleetConfig([]));
@@ -87,25 +99,15 @@ describe('walscope fetch trusts no agent', () => {
   }, 60_000);
 
   it('a fetch stopped by SIGTERM mid-copy removes its temporary folder', async () => {
-    const slow = await responder('slow-term', CONTENT.length, 256 * 1024);
     const out = path.join(dir, 'term');
-    const child = fetchChild('slow-term', out);
-    await until('the copy under way', 10_000, async () => partials(out).length === 1 && slow.chunks >= 2);
-    child.kill('SIGTERM');
-    await exited(child);
-    slow.stop();
+    const child = await stoppedMidCopy('slow-term', out, 'SIGTERM');
     expect(child.signalCode).toBe('SIGTERM');
     expect(partials(out)).toEqual([]);
   }, 60_000);
 
   it('a fetch killed mid-copy leaves its temporary folder only until the next fetch into the same folder', async () => {
-    const slow = await responder('slow-kill', CONTENT.length, 256 * 1024);
     const out = path.join(dir, 'kill');
-    const child = fetchChild('slow-kill', out);
-    await until('the copy under way', 10_000, async () => partials(out).length === 1 && slow.chunks >= 2);
-    child.kill('SIGKILL');
-    await exited(child);
-    slow.stop();
+    const child = await stoppedMidCopy('slow-kill', out, 'SIGKILL');
     expect(partials(out)).toEqual([`slow-kill.s1.partial-${child.pid}`]);
     const honest = await responder('honest', CONTENT.length);
     const run = await fetchOnce('honest', out);

@@ -5,8 +5,6 @@
 // run makes it finished, checked; an agent killed with SIGKILL shows offline (its actions disabled, saying why)
 // within 15 s; a restarted server gives back the whole view within 10 s with nothing lost from the audit stream.
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -19,7 +17,7 @@ import { fleetRows } from '../../src-main/fleet/client.js';
 import { SessionService } from '../../src-main/services/session-service.js';
 import { launchChromium, serve, type LaunchedBrowser, type Served } from '../app/serve-harness.js';
 import { saveScreenshot } from '../app/screenshots.js';
-import { AgentProcess, agentUser, auditEntries, connectAs, fleetConfig, login, NatsServer, until, walscope } from './nats-harness.js';
+import { AgentProcess, agentUser, auditEntries, connectAs, demoFleet, login, NatsServer, until } from './nats-harness.js';
 
 const HOSTS = ['alpha', 'beta.dc-1', 'gamma'];
 const REASON = 'fleet ticket 7';
@@ -32,7 +30,7 @@ let admin: NatsConnection;
 let served: Served;
 let chromium: LaunchedBrowser;
 let page: Page;
-const roots = new Map<string, string>();
+let roots: Map<string, string>;
 const agents = new Map<string, AgentProcess>();
 
 
@@ -63,14 +61,7 @@ function apiCall(method: string, args: unknown[]): Promise<Response> {
 }
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-fleet-view-'));
-  server = await NatsServer.start(dir, fleetConfig(HOSTS));
-  expect(walscope(['fleet', 'init', '--nats', server.url, ...login('fleet-admin')]).status).toBe(0);
-  for (const host of HOSTS) {
-    const root = path.join(dir, `root-${host}`);
-    expect(walscope(['demo', root]).status).toBe(0);
-    roots.set(host, root);
-  }
+  ({ dir, server, roots } = await demoFleet('fleet-view', HOSTS));
   await Promise.all(HOSTS.map(async (host) => agents.set(host, await AgentProcess.start(roots.get(host)!, host, server.url, login(agentUser(host))))));
   nc = await connectAs(server.url, 'operator');
   admin = await connectAs(server.url, 'fleet-admin');

@@ -3,6 +3,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -119,6 +120,23 @@ export class NatsServer {
       child.kill('SIGTERM');
     });
   }
+}
+
+/** A fleet to test on: a real server in a fresh folder with the sample config (an agent block per host), the
+ *  fleet's topology made by fleet-admin, and a demo state root per host (no agent started). */
+export async function demoFleet(name: string, hosts: readonly string[]): Promise<{ dir: string; server: NatsServer; roots: Map<string, string> }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `walscope-${name}-`));
+  const server = await NatsServer.start(dir, fleetConfig(hosts));
+  const init = walscope(['fleet', 'init', '--nats', server.url, ...login('fleet-admin')]);
+  if (init.status !== 0) throw new Error(`fleet init: ${init.stderr}`);
+  const roots = new Map<string, string>();
+  for (const host of hosts) {
+    const root = path.join(dir, `root-${host}`);
+    const demo = walscope(['demo', root]);
+    if (demo.status !== 0) throw new Error(`demo: ${demo.stderr}`);
+    roots.set(host, root);
+  }
+  return { dir, server, roots };
 }
 
 export class AgentProcess {

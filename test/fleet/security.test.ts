@@ -4,7 +4,6 @@
 // a JetStream consumer delivering a stored message to an agent's write subject.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AckPolicy, jetstreamManager } from '@nats-io/jetstream';
@@ -15,13 +14,13 @@ import { callHost, fleetRows } from '../../src-main/fleet/client.js';
 import { apiSubject, sessionKey, SESSIONS_BUCKET } from '../../src-main/fleet/names.js';
 import { SessionService } from '../../src-main/services/session-service.js';
 import { serve } from '../app/serve-harness.js';
-import { AgentProcess, agentUser, auditEntries, connectAs, fleetConfig, login, NatsServer, until, walscope } from './nats-harness.js';
+import { AgentProcess, agentUser, auditEntries, connectAs, demoFleet, login, NatsServer, until, walscope } from './nats-harness.js';
 
 const HOSTS = ['alpha', 'beta'];
 
 let dir: string;
 let server: NatsServer;
-const roots = new Map<string, string>();
+let roots: Map<string, string>;
 const agents: AgentProcess[] = [];
 const clients: NatsConnection[] = [];
 
@@ -49,15 +48,8 @@ async function onDisk<T>(host: string, read: (service: SessionService) => Promis
 const walDigest = (host: string, session: string) => createHash('sha256').update(fs.readFileSync(path.join(roots.get(host)!, 'sessions', session, 'wal'))).digest('hex');
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-fleet-sec-'));
-  server = await NatsServer.start(dir, fleetConfig(HOSTS));
-  expect(walscope(['fleet', 'init', '--nats', server.url, ...login('fleet-admin')]).status).toBe(0);
-  for (const host of HOSTS) {
-    const root = path.join(dir, `root-${host}`);
-    expect(walscope(['demo', root]).status).toBe(0);
-    roots.set(host, root);
-    agents.push(await AgentProcess.start(root, host, server.url, login(agentUser(host))));
-  }
+  ({ dir, server, roots } = await demoFleet('fleet-sec', HOSTS));
+  for (const host of HOSTS) agents.push(await AgentProcess.start(roots.get(host)!, host, server.url, login(agentUser(host))));
   const operator = await as('operator');
   await until('both hosts listed', 20_000, async () => {
     const { rows } = await fleetRows(operator);
