@@ -71,7 +71,7 @@ async function listPage(served: { port: number; token: string }, status: ListedS
   const response = await fetch(`http://127.0.0.1:${served.port}/api/listPage`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-walscope-token': served.token },
-    body: JSON.stringify({ args: [{ status, host }, start, count] }),
+    body: JSON.stringify({ args: [{ status, host, attention: false }, start, count] }),
   });
   if (!response.ok) throw new Error(`listPage: ${response.status} ${await response.text()}`);
   return (await response.json()) as SessionPage;
@@ -126,7 +126,7 @@ export async function benchFleet(): Promise<void> {
 
     const viewer = await connect({ servers: url });
     started = performance.now();
-    const index = await FleetIndex.open(viewer, 100);
+    const index = await FleetIndex.open(viewer, () => undefined, 100);
     const first = index.page({}, 0, 100);
     const first_page_ms = performance.now() - started;
     await index.complete;
@@ -202,7 +202,7 @@ export async function benchFleet(): Promise<void> {
     for (let n = 0; n < STREAM_SAMPLE_MESSAGES; n++) {
       const value = summary(n % HOSTS, n % SESSIONS_PER_HOST, 0);
       await js.publish(eventSubject(value.host, value.session), JSON.stringify({ host: value.host, session: value.session, from: 'live', to: 'needs_operator', why: value.why, at_ms: Date.now() }));
-      const audit: AuditEntry = { phase: n % 2 === 0 ? 'request' : 'outcome', at_ms: Date.now(), host: value.host, session: value.session, action: 'resume', operator: 'ops-1', nats_user: 'operator', reason: 'ticket 4242: close out after the deploy', based_on_seq: 40, records_written: n % 2 === 0 ? null : 6, result: n % 2 === 0 ? 'requested' : 'written' };
+      const audit: AuditEntry = { phase: n % 2 === 0 ? 'request' : 'outcome', at_ms: Date.now(), host: value.host, session: value.session, action: 'resume', operator: 'operator', declared_operator: 'ops-1', nats_user: 'operator', reason: 'ticket 4242: close out after the deploy', based_on_seq: 40, records_written: n % 2 === 0 ? null : 6, result: n % 2 === 0 ? 'requested' : 'written' };
       await js.publish(auditSubject(value.host, value.session), JSON.stringify(audit));
     }
     const per_message = async (stream: string) => {

@@ -552,27 +552,41 @@ export interface DroppedFile {
 
 /** The request methods, by name: what the IPC channels and HTTP routes carry. */
 export type ApiMethod = Exclude<keyof WalscopeApi, 'subscribe' | 'openDropped'>;
-export const API_METHODS: readonly ApiMethod[] = [
-  'getWorkspace',
-  'listSessions',
-  'listPage',
-  'getSession',
-  'getRows',
-  'getRecord',
-  'locateSeq',
-  'search',
-  'previewAction',
-  'runAction',
-  'previewAcknowledge',
-  'runAcknowledge',
-  'getReport',
-  'getHistory',
-  'previewRetire',
-  'runRetire',
-  'getContext',
-  'getTiming',
-  'getTail',
-];
+/** Whether each request method only reads (`read`) or may write to a WAL, its archive or its folder (`write`):
+ *  the one classification of the API. A write is an operator's: through a fleet it travels on a write subject
+ *  the server allows only operators to publish, the agent refuses it on any other and audits it before it runs
+ *  (docs/fleet.md "Who may call what"). A method added to the API does not compile until it is classified here. */
+export const API_METHOD_ACCESS = {
+  getWorkspace: 'read',
+  listSessions: 'read',
+  listPage: 'read',
+  getSession: 'read',
+  getRows: 'read',
+  getRecord: 'read',
+  locateSeq: 'read',
+  search: 'read',
+  previewAction: 'read',
+  runAction: 'write',
+  previewAcknowledge: 'read',
+  runAcknowledge: 'write',
+  getReport: 'read',
+  getHistory: 'read',
+  previewRetire: 'read',
+  runRetire: 'write',
+  getContext: 'read',
+  getTiming: 'read',
+  getTail: 'read',
+} as const satisfies { [M in ApiMethod]: ApiAccess };
+
+export type ApiAccess = 'read' | 'write';
+/** The methods that write: each needs an operator and an audit entry first. */
+export type WriteMethod = { [M in ApiMethod]: (typeof API_METHOD_ACCESS)[M] extends 'write' ? M : never }[ApiMethod];
+
+export const API_METHODS = Object.keys(API_METHOD_ACCESS) as readonly ApiMethod[];
+
+export function isWriteMethod(method: ApiMethod): method is WriteMethod {
+  return API_METHOD_ACCESS[method] === 'write';
+}
 
 /** The main side's implementation: requests by method name with positional arguments. */
 export type ApiRequest = { [M in ApiMethod]: { method: M; args: Parameters<WalscopeApi[M]> } }[ApiMethod];
@@ -674,24 +688,32 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   getTail: [['key', key]],
 };
 
-/** Calls `method` on `api` with `args` from the wire: an unknown method is not found, arguments of the wrong
- *  number or kind are a bad request that names the argument. The one dispatcher of every transport. */
 /** The API's request methods, without its event subscription: what one transport call can reach. */
 export type ApiRequests = Pick<WalscopeApi, ApiMethod>;
 
-export function dispatchApi(api: ApiRequests, method: unknown, args: unknown): Promise<unknown> {
-  if (!isApiMethod(method)) return Promise.reject(new ApiFailure('not_found', `no API method ${String(method).slice(0, 100)}`));
+/** Why `method` cannot be called with `args` from the wire, or null: an unknown method is not found, arguments of
+ *  the wrong number or kind are a bad request that names the argument. */
+export function apiCallProblem(method: unknown, args: unknown): ApiFailure | null {
+  if (!isApiMethod(method)) return new ApiFailure('not_found', `no API method ${String(method).slice(0, 100)}`);
   const expected = API_ARGUMENTS[method];
   if (!Array.isArray(args) || args.length !== expected.length) {
-    return Promise.reject(new ApiFailure('bad_request', `${method} takes ${expected.length} argument(s): ${expected.map(([name]) => name).join(', ') || 'none'}`));
+    return new ApiFailure('bad_request', `${method} takes ${expected.length} argument(s): ${expected.map(([name]) => name).join(', ') || 'none'}`);
   }
   for (const [index, [name, check]] of expected.entries()) {
     const problem = check(args[index]);
-    if (problem !== null) return Promise.reject(new ApiFailure('bad_request', `${method}: ${name} must be ${problem}`));
+    if (problem !== null) return new ApiFailure('bad_request', `${method}: ${name} must be ${problem}`);
   }
-  const call = api[method] as (...values: unknown[]) => Promise<unknown>;
+  return null;
+}
+
+/** Calls `method` on `api` with `args` from the wire, checked by apiCallProblem: the one dispatcher of every
+ *  transport. */
+export function dispatchApi(api: ApiRequests, method: unknown, args: unknown): Promise<unknown> {
+  const problem = apiCallProblem(method, args);
+  if (problem !== null) return Promise.reject(problem);
+  const call = api[method as ApiMethod] as (...values: unknown[]) => Promise<unknown>;
   // eslint-disable-next-line walscope/no-spread-arguments -- as many as the method's arguments, checked above
-  return call.apply(api, args);
+  return call.apply(api, args as unknown[]);
 }
 
 /** The API's request methods over any transport: `send` carries one call and returns its answer. */

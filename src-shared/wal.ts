@@ -3,6 +3,10 @@
 
 export type DigestAlgorithmName = 'sha256' | 'blake3';
 
+/** A WAL file is at most this many bytes, lineage frames included (wal-format §9): here so a copy of one (a fleet
+ *  fetch) refuses a larger claim where the engine is not at hand. */
+export const WAL_BYTES_CEILING = 1_073_741_824;
+
 /** A CBOR value as the format allows it (wal-format §3). Byte strings decode to Uint8Array. */
 export type CborValue = number | string | boolean | null | Uint8Array | CborValue[] | { [key: string]: CborValue };
 

@@ -4,7 +4,6 @@
 // `walscope serve --fleet --nats URL`: the same UI over every host of a fleet (src-main/fleet/fleet-api.ts).
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { osUser } from '../engine/os-user.js';
 import { startServer } from '../server/http-server.js';
 import type { WalscopeApi } from '../../src-shared/ipc.js';
 import type { WorkspacePaths } from '../services/session-service.js';
@@ -25,18 +24,18 @@ const WORKER_FILE = new URL('./session-worker.js', import.meta.url);
 
 export const serveCommand: Command = {
   summary: 'serve the inspector UI for a state root, a session, one or more exports, or a fleet on 127.0.0.1',
-  usage: `walscope serve [ROOT | EXPORT... | EXPORTS_FOLDER] [--port N]   (no ROOT: the demo state root, written on first use; SESSION_DIR@WAL_ID: a sealed lineage, read-only; several WAL files, or a folder of them that is not a state root: each a read-only session)\n       walscope serve --fleet [--port N] [--operator NAME] ${BUS_USAGE}`,
+  usage: `walscope serve [ROOT | EXPORT... | EXPORTS_FOLDER] [--port N]   (no ROOT: the demo state root, written on first use; SESSION_DIR@WAL_ID: a sealed lineage, read-only; several WAL files, or a folder of them that is not a state root: each a read-only session)\n       walscope serve --fleet [--port N] ${BUS_USAGE}`,
   async run(argv) {
-    const { values, positionals } = parseCommandArgs(argv, { port: { type: 'string' }, fleet: { type: 'boolean' }, operator: { type: 'string' }, ...BUS_FLAGS });
+    const { values, positionals } = parseCommandArgs(argv, { port: { type: 'string' }, fleet: { type: 'boolean' }, ...BUS_FLAGS });
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port ${values.port}: not a port number`);
     if (values.fleet === true) {
       if (positionals.length > 0) throw new UsageError('--fleet serves every host of the fleet: give no ROOT');
       const bus = busOptions(values, 'walscope serve --fleet');
       if (typeof bus === 'string') throw new UsageError(bus);
-      return serveUntilStopped(() => serveFleet(bus, values.operator ?? osUser(), port), port);
+      return serveUntilStopped(() => serveFleet(bus, port), port);
     }
-    if (values.nats !== undefined || values.operator !== undefined) throw new UsageError('--nats and --operator go with --fleet');
+    if (values.nats !== undefined) throw new UsageError('--nats goes with --fleet');
     const sealed = positionals.length !== 1 ? null : sealedLineageCopy(positionals[0]!);
     if (typeof sealed === 'string') {
       process.stderr.write(`walscope serve: ${sealed}\n`);
@@ -91,8 +90,8 @@ async function serveUntilStopped(start: () => Promise<string>, port: number): Pr
 }
 
 /** Connects to the bus, opens the fleet's indexes and serves them; returns the link that opens a tab. */
-export async function serveFleet(bus: BusOptions, operator: string, port: number): Promise<string> {
-  return serveApi(await FleetApi.connect(bus, operator), port);
+export async function serveFleet(bus: BusOptions, port: number): Promise<string> {
+  return serveApi(await FleetApi.connect(bus), port);
 }
 
 /** Starts the worker and the server; returns the link that opens a tab. */

@@ -48,7 +48,7 @@ function openEntry(entry: WorkspacePaths): Promise<Workspace> {
 async function connectFleet(profile_file: string): Promise<Workspace> {
   const profile = readFleetProfile(profile_file, 'walscope app');
   if (typeof profile === 'string') throw new Error(profile);
-  return show(await FleetApi.connect(profile.bus, profile.operator), `${FLEET_RECENT_PREFIX}${profile_file}`);
+  return show(await FleetApi.connect(profile.bus), `${FLEET_RECENT_PREFIX}${profile_file}`);
 }
 
 /** Makes `next` the window's API; `recent_entry`: what Open Recent will open again ('workspace': its own path;

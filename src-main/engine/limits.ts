@@ -14,7 +14,7 @@ export const FRAME_BYTES_MAX = FRAME_BODY_BYTES_MAX + FRAME_OVERHEAD_BYTES;
 export const FRAME_VER_PLAIN = 2;
 export const FRAME_VER_GATED = 3;
 
-export const WAL_BYTES_CEILING = 1_073_741_824;
+export { WAL_BYTES_CEILING } from '../../src-shared/wal.js';
 export const WAL_BYTES_RESERVE = 65_536;
 
 /** CBOR nesting deeper than this is refused: it bounds the decoder's recursion on hostile input. */

@@ -1,15 +1,18 @@
 // The fleet agent: one host's session service on the bus. It mirrors every session's summary into the
 // `walscope-sessions` bucket (on change, at most one write a second per session, deleted when the session goes),
 // beats into `walscope-hosts`, publishes status changes to WALSCOPE_EVENTS, and answers the WalscopeApi on
-// `walscope.api.<host>.<method>`. A recovery request and its outcome are appended to WALSCOPE_AUDIT (and the
-// server's ack awaited) before the reply goes out: no action is ever reported that the audit does not hold.
+// `walscope.api.<host>.<access>.<user>.<method>`. Every write (API_METHOD_ACCESS) is an operator's: it is
+// refused unless it came on a write subject, which the server lets only operators publish, from a user this agent
+// counts as an operator (`--operators`), and its request and outcome are appended to WALSCOPE_AUDIT (and the
+// server's ack awaited) before the reply goes out: no write is ever reported that the audit does not hold. It needs no JetStream consumer (the server's config gives it
+// none: a consumer may deliver a stream's messages to any subject).
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { ApiFailure, dispatchApi, type ApiErrorCode, type ApiRequests, type SessionSummary, type WalscopeApi } from '../../src-shared/ipc.js';
+import { API_METHOD_ACCESS, ApiFailure, apiCallProblem, dispatchApi, isWriteMethod, type ApiErrorCode, type ApiRequests, type SessionSummary, type WalscopeApi, type WriteMethod } from '../../src-shared/ipc.js';
 import type { Attention, ListedStatus } from '../../src-shared/status.js';
 import type { ActionApprover } from '../services/actions.js';
-import { apiSubject, auditSubject, eventSubject, hostKey, HOSTS_BUCKET, sessionKey, SESSIONS_BUCKET } from './names.js';
+import { apiSubscription, auditSubject, eventSubject, hostKey, HOSTS_BUCKET, inboxPrefix, parseApiSubject, sessionKey, SESSIONS_BUCKET, type ApiCall } from './names.js';
 import { answerFetch } from './fetch.js';
 import { natsModules } from './nats-modules.js';
 import { requireTopology } from './topology.js';
@@ -51,12 +54,10 @@ export interface HostBeat {
   beat_ms: number;
 }
 
-/** The request body on `walscope.api.<host>.<method>`: positional arguments (checked by dispatchApi, as on
- *  every transport), and for actions who asks (the reason is runAction's own argument). */
+/** The request body on `walscope.api.<host>.<access>.<user>.<method>`: the method's positional arguments, checked
+ *  by apiCallProblem as on every transport. Who asks is the subject's user, never anything the body says. */
 export interface FleetRequest {
   args: unknown[];
-  operator?: string;
-  nats_user?: string;
 }
 
 export type FleetReply = { ok: true; value: unknown } | { ok: false; error: string; code: ApiErrorCode | 'too_large' };
@@ -67,9 +68,12 @@ export interface AuditEntry {
   host: string;
   session: string;
   action: string;
-  operator: string | null;
-  nats_user: string | null;
-  reason: string | null;
+  /** Who the WAL's operator_action names: the server's authenticated user (`nats_user`). */
+  operator: string;
+  /** The name the caller typed (the write's `operator` argument) where it is not `operator`; self-declared. */
+  declared_operator: string | null;
+  nats_user: string;
+  reason: string;
   based_on_seq: number | null;
   records_written: number | null;
   result: string;
@@ -84,7 +88,13 @@ export interface AgentOptions {
   host: string;
   root: string;
   version: string;
+  /** The NATS users whose writes this agent runs (`--operators`): a second word on who is an operator, beside the
+   *  server's permissions, so one wrong config alone lets no one else write. */
+  operators: ReadonlySet<string>;
 }
+
+/** The operator of docs/fleet-server.conf: the agent's `--operators` when none are named. */
+export const DEFAULT_OPERATORS: readonly string[] = ['operator'];
 
 export class FleetAgent {
   private readonly written = new Map<string, { status: ListedStatus; json: string; at_ms: number }>();
@@ -109,14 +119,14 @@ export class FleetAgent {
     await requireTopology(options.nc);
     const { jetstream, kv } = await natsModules();
     const kvm = new kv.Kvm(options.nc);
-    const agent = new FleetAgent(options, jetstream.jetstream(options.nc), await kvm.open(SESSIONS_BUCKET), await kvm.open(HOSTS_BUCKET));
+    const agent = new FleetAgent(options, jetstream.jetstream(options.nc), await kvm.open(SESSIONS_BUCKET, { allow_direct: true }), await kvm.open(HOSTS_BUCKET));
     await agent.forgetVanished();
     await agent.sync();
     await agent.beat();
     agent.unsubscribe = options.api.subscribe((event) => {
       if (event.type === 'sessions' || event.type === 'summaries' || event.type === 'session') agent.scheduleSync();
     });
-    agent.api_sub = options.nc.subscribe(apiSubject(options.host, '*'), {
+    agent.api_sub = options.nc.subscribe(apiSubscription(options.host), {
       callback: (error, msg) => {
         if (error === null) void agent.answer(msg);
       },
@@ -145,12 +155,18 @@ export class FleetAgent {
     this.syncing = this.syncing.then(() => this.sync()).catch(() => undefined);
   }
 
-  /** Keys this host wrote in an earlier life whose sessions are gone now. */
+  /** Keys this host wrote in an earlier life whose sessions are gone now: found by the stream's subjects (stream
+   *  info, filtered to this host's keys) and each key's last value (a direct get by subject, which the server's
+   *  permissions hold to this host's keys), with no consumer. */
   private async forgetVanished(): Promise<void> {
     const present = new Set((await this.options.api.listSessions()).map((s) => sessionKey(this.options.host, s.key)));
-    const prefix = `${hostKey(this.options.host)}.`;
-    for await (const key of await this.sessions.keys(`${prefix}*`)) {
-      if (!present.has(key)) await this.sessions.delete(key);
+    const prefix = `$KV.${SESSIONS_BUCKET}.`;
+    const jsm = await (await natsModules()).jetstream.jetstreamManager(this.options.nc);
+    const info = await jsm.streams.info(`KV_${SESSIONS_BUCKET}`, { subjects_filter: `${prefix}${hostKey(this.options.host)}.>` });
+    for (const subject of Object.keys(info.state.subjects ?? {})) {
+      const key = subject.slice(prefix.length);
+      if (present.has(key)) continue;
+      if ((await this.sessions.get(key))?.operation === 'PUT') await this.sessions.delete(key);
     }
   }
 
@@ -223,43 +239,59 @@ export class FleetAgent {
     await this.hosts.put(hostKey(this.options.host), JSON.stringify(beat));
   }
 
+  /** One API request. The subject says who asks (the server holds each user to its own name) and whether it is a
+   *  read or a write; the answer goes only to the caller's own inbox. A request whose reply names another inbox
+   *  (a caller asking for its answer elsewhere, or a JetStream consumer delivering a stored message here, whose
+   *  reply is the stream's) is not answered, and a write in it is refused, audited. */
   private async answer(msg: Msg): Promise<void> {
-    const method = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+    const call = parseApiSubject(msg.subject, this.options.host);
+    const to_caller = typeof call !== 'string' && msg.reply !== undefined && msg.reply.startsWith(`${inboxPrefix(call.user)}.`);
     let reply: FleetReply;
     try {
-      const request = parseRequest(msg.data);
-      reply = { ok: true, value: method === 'runAction' ? await this.runAudited(request) : await dispatchApi(this.options.api, method, request.args) };
+      if (typeof call === 'string') throw new BadRequest(call);
+      const args = parseRequest(msg.data);
+      const problem = apiCallProblem(call.method, args);
+      if (problem !== null) throw problem;
+      const refusal = !to_caller ? `its reply does not go to ${call.user}'s own inbox (${inboxPrefix(call.user)}.…): nothing was done` : accessRefusal(call, this.options.operators);
+      if (isWriteMethod(call.method)) reply = { ok: true, value: await this.runAudited(call.method, call.user, args, refusal) };
+      else if (refusal !== null) throw new BadRequest(refusal);
+      else reply = { ok: true, value: await dispatchApi(this.options.api, call.method, args) };
     } catch (error) {
       reply = errorReply(error);
     }
-    msg.respond(this.bounded(reply));
+    // A subject that names nobody is answered only to an inbox: never to a subject of the API or a stream's.
+    if (to_caller || (typeof call === 'string' && msg.reply?.startsWith('_INBOX') === true)) msg.respond(this.bounded(reply));
   }
 
-  /** The audit holds the request before anything is written and the outcome before the caller hears it. */
-  private async runAudited(request: FleetRequest): Promise<unknown> {
-    const [key, kind, based_on_seq, reason] = request.args as [string, string, number, string];
-    if (typeof key !== 'string') throw new BadRequest('runAction needs a session key');
+  /** A write, approved by `user` (the server's authenticated user: its operator_action names them, via "fleet"):
+   *  the audit holds the request before anything is written and the outcome before the caller hears it; a
+   *  refused one is audited too, and nothing runs. */
+  private async runAudited<M extends WriteMethod>(method: M, user: string, args: unknown[], refusal: string | null): Promise<unknown> {
+    const described = WRITES[method].request(args as Parameters<WalscopeApi[M]>);
     const base = {
       host: this.options.host,
-      session: key,
-      action: String(kind),
-      operator: request.operator ?? null,
-      nats_user: request.nats_user ?? null,
-      reason: typeof reason === 'string' ? reason : null,
-      based_on_seq: typeof based_on_seq === 'number' ? based_on_seq : null,
+      session: described.session,
+      action: described.action,
+      operator: user,
+      declared_operator: described.declared_operator === user ? null : described.declared_operator,
+      nats_user: user,
+      reason: described.reason,
+      based_on_seq: described.based_on_seq,
     };
     await this.audit({ ...base, phase: 'request', at_ms: Date.now(), records_written: null, result: 'requested' });
-    let outcome;
+    if (refusal !== null) {
+      await this.audit({ ...base, phase: 'outcome', at_ms: Date.now(), records_written: 0, result: `refused: ${refusal}` });
+      throw new BadRequest(refusal);
+    }
+    let outcome: Awaited<ReturnType<WalscopeApi[M]>>;
     try {
-      const approved = this.options.api.approvedBy({ operator: approverName(request), via: 'fleet' });
-      outcome = (await dispatchApi(approved, 'runAction', request.args)) as Awaited<ReturnType<WalscopeApi['runAction']>>;
+      const approved = this.options.api.approvedBy({ operator: user, via: 'fleet' });
+      outcome = (await dispatchApi(approved, method, args)) as Awaited<ReturnType<WalscopeApi[M]>>;
     } catch (error) {
       await this.audit({ ...base, phase: 'outcome', at_ms: Date.now(), records_written: 0, result: `error: ${(error as Error).message}` });
       throw error;
     }
-    const written = outcome.ok ? outcome.written.length : 0;
-    const result = outcome.ok ? 'written' : `refused: ${outcome.refusal.reason}`;
-    await this.audit({ ...base, phase: 'outcome', at_ms: Date.now(), records_written: written, result });
+    await this.audit({ ...base, phase: 'outcome', at_ms: Date.now(), ...WRITES[method].outcome(outcome) });
     this.scheduleSync();
     return outcome;
   }
@@ -283,15 +315,27 @@ class BadRequest extends ApiFailure {
   }
 }
 
-function parseRequest(data: Uint8Array): FleetRequest {
+/** The request body: `{"args": [...]}` and nothing else (who asks is the subject's, never the body's). */
+function parseRequest(data: Uint8Array): unknown[] {
   let request: unknown;
   try {
     request = JSON.parse(Buffer.from(data).toString('utf8'));
   } catch {
     throw new BadRequest('the request is not JSON');
   }
-  if (typeof request !== 'object' || request === null || !Array.isArray((request as FleetRequest).args)) throw new BadRequest('the request needs an "args" array');
-  return request as FleetRequest;
+  const fields = typeof request === 'object' && request !== null ? Object.keys(request) : [];
+  if (fields.length !== 1 || fields[0] !== 'args' || !Array.isArray((request as FleetRequest).args)) throw new BadRequest('the request is {"args": [...]}, nothing else: who asks is the subject\'s user');
+  return (request as FleetRequest).args;
+}
+
+/** Why the call may not be made as it came, or null: a write travels only on a write subject, which the server
+ *  lets only operators publish, and only from a user the agent counts as an operator. */
+function accessRefusal(call: ApiCall, operators: ReadonlySet<string>): string | null {
+  const access = API_METHOD_ACCESS[call.method];
+  if (call.access !== access && access === 'write') return `${call.method} writes: only an operator may call it, on walscope.api.<host>.write.<user>.${call.method}; nothing was done`;
+  if (call.access !== access) return `${call.method} only reads: it travels on walscope.api.<host>.read.<user>.${call.method}`;
+  if (access === 'write' && !operators.has(call.user)) return `${call.method} writes: only an operator may call it, and ${call.user} is not among this agent's operators (--operators ${[...operators].join(',')}); nothing was done`;
+  return null;
 }
 
 function errorReply(error: unknown): FleetReply {
@@ -301,7 +345,24 @@ function errorReply(error: unknown): FleetReply {
   return { ok: false, code: 'internal', error: message };
 }
 
-/** The name the WAL's operator_action carries: the operator the caller names, else its NATS user. */
-function approverName(request: FleetRequest): string {
-  return request.operator ?? request.nats_user ?? 'unnamed fleet operator';
+/** What the audit says of each write: its request (the arguments checked by apiCallProblem) and its outcome. */
+interface WriteAudit<M extends WriteMethod> {
+  request(args: Parameters<WalscopeApi[M]>): { session: string; action: string; reason: string; based_on_seq: number | null; declared_operator: string };
+  outcome(value: Awaited<ReturnType<WalscopeApi[M]>>): { records_written: number | null; result: string };
 }
+
+const WRITES: { [M in WriteMethod]: WriteAudit<M> } = {
+  runAction: {
+    request: ([session, kind, based_on_seq, reason, operator]) => ({ session, action: kind, reason, based_on_seq, declared_operator: operator }),
+    outcome: (outcome) => (outcome.ok ? { records_written: outcome.written.length, result: 'written' } : { records_written: 0, result: `refused: ${outcome.refusal.reason}` }),
+  },
+  runAcknowledge: {
+    request: ([session, call, finding, based_on_seq, reason, operator]) => ({ session, action: `acknowledge ${call.batch_id}/${call.tool_call_id}: ${finding}`, reason, based_on_seq, declared_operator: operator }),
+    outcome: (result) => (result.ok ? { records_written: 1, result: 'written' } : { records_written: 0, result: `refused: ${result.refusal.reason}` }),
+  },
+  runRetire: {
+    request: ([session, reason, , audit_reason, operator]) => ({ session, action: `retire (${reason})`, reason: audit_reason, based_on_seq: null, declared_operator: operator }),
+    // A retire's records are the lineage's, archived or deleted: its message says what it did.
+    outcome: (result) => (result.ok ? { records_written: null, result: `written: ${result.message}` } : { records_written: 0, result: `refused: ${result.refusal.code}` }),
+  },
+};

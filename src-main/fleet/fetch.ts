@@ -2,12 +2,16 @@
 // below the server's max payload, verified end to end by SHA-256. The agent first fixes a size (a WAL only
 // grows at its end, so the prefix up to that size no longer changes) and hashes that prefix; the copy must match.
 // The copy lands as a session folder outside any state root — an export, read-only for ever — with the file
-// mode 0444 and the folder synced, written under a temporary name and renamed only once verified.
+// mode 0444 and the folder synced, written under a temporary name and renamed only once verified. The agent's
+// word is checked first: a size above a WAL's ceiling (wal-format §9) is refused before anything is written, and
+// nothing past the size it claimed is ever written. A copy stopped by a signal removes its temporary folder; one
+// killed outright leaves it, and the next fetch into the same DIR removes it (its process is gone).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import type { WalscopeApi } from '../../src-shared/ipc.js';
+import { WAL_BYTES_CEILING } from '../../src-shared/wal.js';
 import { encodeToken, fetchSubject } from './names.js';
 import { natsModules } from './nats-modules.js';
 
@@ -82,13 +86,15 @@ export async function fetchSession(nc: NatsConnection, host: string, session: st
   const stat_msg = await nc.request(subject, JSON.stringify({ op: 'stat', session } satisfies FetchRequest), { timeout: FETCH_TIMEOUT_MS });
   const stat_error = replyError(stat_msg);
   if (stat_error !== null) throw new Error(`${host} ${session}: ${stat_error}`);
-  const stat = stat_msg.json<StatReply>();
-  if (!stat.ok) throw new Error(`${host} ${session}: ${stat.error}`);
+  const stat = statOf(stat_msg);
+  if (typeof stat === 'string') throw new Error(`${host} ${session}: ${stat}; nothing was written`);
   const folder = path.join(dir, `${encodeToken(host)}.${encodeToken(session)}`);
   if (fs.existsSync(folder)) throw new Error(`${folder} exists: fetch never overwrites; remove it or pick another DIR`);
   fs.mkdirSync(dir, { recursive: true });
-  const temp = `${folder}.partial-${process.pid}`;
+  removeAbandoned(dir);
+  const temp = `${folder}${PARTIAL_INFIX}${process.pid}`;
   fs.mkdirSync(temp);
+  const stop = removeOnSignal(temp);
   try {
     const file = path.join(temp, 'wal');
     const fd = fs.openSync(file, 'wx', 0o644);
@@ -119,7 +125,65 @@ export async function fetchSession(nc: NatsConnection, host: string, session: st
   } catch (error) {
     fs.rmSync(temp, { recursive: true, force: true });
     throw error;
+  } finally {
+    stop();
   }
+}
+
+const PARTIAL_INFIX = '.partial-';
+/** A temporary folder of fetchSession's: `<host>.<session>.partial-<pid>`, both names encoded. */
+const PARTIAL_NAME = /^[A-Za-z0-9_=-]+\.[A-Za-z0-9_=-]+\.partial-([1-9][0-9]{0,9})$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** The agent's stat reply, checked: a size a WAL can have and a SHA-256, or why not. */
+function statOf(msg: Msg): { size_bytes: number; sha256: string } | string {
+  let stat: unknown;
+  try {
+    stat = msg.json();
+  } catch {
+    return 'the agent\'s answer is not JSON';
+  }
+  const reply = stat as Partial<Record<string, unknown>>;
+  if (typeof stat !== 'object' || stat === null) return 'the agent\'s answer is not an object';
+  if (reply['ok'] === false) return String(reply['error']).slice(0, 500);
+  const size_bytes = reply['size_bytes'];
+  if (!Number.isSafeInteger(size_bytes) || (size_bytes as number) < 0) return 'the agent gave no size';
+  if ((size_bytes as number) > WAL_BYTES_CEILING) return `the agent claims ${size_bytes} bytes, over a WAL's ceiling of ${WAL_BYTES_CEILING} (wal-format §9): no WAL is that large`;
+  if (typeof reply['sha256'] !== 'string' || !SHA256_HEX.test(reply['sha256'])) return 'the agent gave no SHA-256';
+  return { size_bytes: size_bytes as number, sha256: reply['sha256'] };
+}
+
+/** Removes the temporary folders in `dir` of fetches whose process is gone (killed mid-copy). */
+function removeAbandoned(dir: string): void {
+  for (const name of fs.readdirSync(dir)) {
+    const pid = PARTIAL_NAME.exec(name)?.[1];
+    if (pid !== undefined && !processAlive(Number(pid))) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** Until the returned function is called, a stop signal removes `temp` and then stops the process as it would. */
+function removeOnSignal(temp: string): () => void {
+  const handler = (signal: NodeJS.Signals) => {
+    fs.rmSync(temp, { recursive: true, force: true });
+    unhook();
+    process.kill(process.pid, signal);
+  };
+  const unhook = () => {
+    for (const signal of STOP_SIGNALS) process.off(signal, handler);
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, handler);
+  return unhook;
 }
 
 function syncDir(dir: string): void {

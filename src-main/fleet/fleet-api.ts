@@ -31,9 +31,10 @@ import {
 import type { Finding } from '../../src-shared/replay.js';
 import { HOST_OFFLINE_MS, type FleetSummary, type HostBeat } from './agent.js';
 import { callHost, FleetCallError } from './client.js';
-import { connectBus, type BusOptions } from './connection.js';
-import { BucketIndex, FleetIndex } from './index.js';
+import { busUser, connectBus, type BusOptions } from './connection.js';
+import { BucketIndex, FleetIndex, type BadValueReport } from './index.js';
 import { hostKey, HOSTS_BUCKET, parseSessionKey } from './names.js';
+import { hostBeatAt } from './values.js';
 
 /** How often the viewer says what moved: changes are gathered and sent at most this often. */
 export const FLEET_EVENT_MS = 500;
@@ -51,9 +52,8 @@ interface FleetApiOptions {
   nc: NatsConnection;
   /** The server's URL as shown to the user (no user:password in it). */
   url: string;
-  /** Who the audit records as asking for an action. */
-  operator: string;
-  nats_user: string | null;
+  /** The NATS user this viewer calls as (connection.ts busUser): the one the agents' audits and the WAL name. */
+  user: string;
 }
 
 export class FleetApi implements WalscopeApi {
@@ -80,12 +80,13 @@ export class FleetApi implements WalscopeApi {
   }
 
   /** Connects (the connection is the FleetApi's, drained by close) and opens both indexes; resolves once the
-   *  hosts are in and the first `first_rows` summaries are. */
-  static async connect(bus: BusOptions, operator: string, first_rows = FIRST_ROWS): Promise<FleetApi> {
+   *  hosts are in and the first `first_rows` summaries are. A bucket value that is not what its agent writes is
+   *  left out and said on stderr, by key. */
+  static async connect(bus: BusOptions, first_rows = FIRST_ROWS): Promise<FleetApi> {
     const nc = await connectBus(bus);
     try {
-      const options: FleetApiOptions = { nc, url: bus.url.replace(/\/\/[^@/]*@/, '//'), operator, nats_user: bus.user };
-      const [hosts, sessions] = await Promise.all([BucketIndex.open<HostBeat>(nc, HOSTS_BUCKET), FleetIndex.open(nc, first_rows)]);
+      const options: FleetApiOptions = { nc, url: bus.url.replace(/\/\/[^@/]*@/, '//'), user: busUser(bus) };
+      const [hosts, sessions] = await Promise.all([BucketIndex.open(nc, HOSTS_BUCKET, hostBeatAt, reportBadValue), FleetIndex.open(nc, reportBadValue, first_rows)]);
       await hosts.complete;
       return new FleetApi(options, sessions, hosts);
     } catch (error) {
@@ -114,7 +115,7 @@ export class FleetApi implements WalscopeApi {
 
   async listPage(filter: SessionFilter, start: number, count: number): Promise<SessionPage> {
     const now_ms = Date.now();
-    const page = this.sessions.page({ ...(filter.status === null ? {} : { status: filter.status }), ...(filter.host === null ? {} : { host: filter.host }) }, start, count);
+    const page = this.sessions.page({ ...(filter.status === null ? {} : { status: filter.status }), ...(filter.host === null ? {} : { host: filter.host }), attention: filter.attention }, start, count);
     return {
       filter,
       start,
@@ -150,15 +151,16 @@ export class FleetApi implements WalscopeApi {
   }
 
   /** Why `host` is offline, or null when its heartbeat is current. A beat's age is measured on this process's
-   *  clock from when it arrived here, so an agent's clock being off does not matter; only the beats already in
-   *  the bucket when the viewer started are aged by the time they carry, and only until a fresh one could have
-   *  come (HOST_OFFLINE_MS). */
+   *  clock from when it arrived here, so an agent's clock (and what its beat says) does not matter; only the beats
+   *  already in the bucket when the viewer started are aged by when the server stored them, and only until a
+   *  fresh one could have come (HOST_OFFLINE_MS). */
   offlineWhy(host: string, now_ms = Date.now()): string | null {
     const key = hostKey(host);
     const beat = this.hosts.values.get(key);
     if (beat === undefined) return `host ${host} has never sent a heartbeat`;
     const arrived_ms = this.beat_arrived_ms.get(key);
-    const age_ms = arrived_ms !== undefined ? now_ms - arrived_ms : now_ms - this.started_ms <= HOST_OFFLINE_MS ? now_ms - beat.beat_ms : null;
+    const stored_ms = this.hosts.stored_ms.get(key) ?? 0;
+    const age_ms = arrived_ms !== undefined ? now_ms - arrived_ms : now_ms - this.started_ms <= HOST_OFFLINE_MS ? now_ms - stored_ms : null;
     if (age_ms === null) return `host ${host} is offline: no heartbeat in the ${Math.round((now_ms - this.started_ms) / 1_000)} s since this viewer started`;
     if (age_ms <= HOST_OFFLINE_MS) return null;
     return `host ${host} is offline: its last heartbeat was ${Math.round(age_ms / 1_000)} s ago (over ${HOST_OFFLINE_MS / 1_000} s)`;
@@ -189,7 +191,7 @@ export class FleetApi implements WalscopeApi {
 
   private async callRemote(host: string, method: ApiMethod, args: unknown[]): Promise<unknown> {
     try {
-      return await callHost(this.options.nc, host, method, { args, operator: this.options.operator, ...(this.options.nats_user === null ? {} : { nats_user: this.options.nats_user }) }, HOST_CALL_TIMEOUT_MS);
+      return await callHost(this.options.nc, this.options.user, host, method, { args }, HOST_CALL_TIMEOUT_MS);
     } catch (error) {
       throw asApiFailure(host, error);
     }
@@ -294,6 +296,11 @@ export class FleetApi implements WalscopeApi {
     for (const listener of this.listeners) listener(event);
   }
 }
+
+/** A bucket value left out of the index, said on stderr (keys are KV keys: no control characters). */
+const reportBadValue: BadValueReport = (bucket, key, why) => {
+  process.stderr.write(`walscope fleet: ${key === null ? bucket : `left out ${bucket} key ${key}`}: ${why}\n`);
+};
 
 /** An agent's error keeps its code; a host that does not answer is unavailable, saying so. */
 function asApiFailure(host: string, error: unknown): ApiFailure {

@@ -1,18 +1,16 @@
 // A fleet profile: how the app's "Connect to a Fleet…" reaches the bus, as the CLI's flags would (the same
-// names: nats, creds, user, password, tls-ca), plus the operator name the audit records. A JSON file the
-// operator writes once; relative file paths in it are relative to the profile's folder.
+// names: nats, creds, user, password, tls-ca). A JSON file the operator writes once; relative file paths in it
+// are relative to the profile's folder. Who acts is the NATS user it logs in as (docs/fleet.md "Who acts").
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { BUS_FLAGS, busOptions, type BusOptions } from './connection.js';
 
 export const PROFILE_BYTES_MAX = 65_536;
 const FILE_KEYS = ['creds', 'tls-ca'] as const;
-const KEYS: readonly string[] = [...Object.keys(BUS_FLAGS), 'operator'];
+const KEYS: readonly string[] = Object.keys(BUS_FLAGS);
 
 export interface FleetProfile {
   bus: BusOptions;
-  operator: string;
 }
 
 /** The profile in `file`, or one sentence saying what is wrong with it. */
@@ -40,5 +38,5 @@ export function readFleetProfile(file: string, name: string): FleetProfile | str
   if (values['nats'] === undefined) return `${file}: no "nats" server URL`;
   const bus = busOptions(values, name);
   if (typeof bus === 'string') return `${file}: ${bus}`;
-  return { bus, operator: values['operator'] ?? os.userInfo().username };
+  return { bus };
 }

@@ -4,7 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { isOperatorName, type WriteChoice, type RetirePreview, type RetireResult, type SessionHistory } from '../../src-shared/ipc.js';
-import { useOperatorName } from '../operator.js';
+import { useOperatorName, useRecordedWho } from '../operator.js';
 import { OperatorField } from './operator-field.js';
 import { queries, writes } from '../queries.js';
 import { formatTime } from './format.js';
@@ -60,6 +60,7 @@ export function HistoryPanel({ sessionKey, lastSeq, reading, readOnly, retire }:
 function RetireActions({ sessionKey, choice }: { sessionKey: string; choice: WriteChoice }) {
   const client = useQueryClient();
   const [operator, setOperator] = useOperatorName();
+  const who = useRecordedWho();
   const [preview, setPreview] = useState<RetirePreview | null>(null);
   const [result, setResult] = useState<RetireResult | null>(null);
   const ask = useMutation({ ...writes.previewRetire(sessionKey), onSuccess: (value) => { setResult(null); setAuditReason(''); setPreview(value); } });
@@ -96,7 +97,7 @@ function RetireActions({ sessionKey, choice }: { sessionKey: string; choice: Wri
           {plan !== null && plan.member !== null && (
             <>
               {plan.live.torn_tail !== null && <p className="warn-text" data-testid="retire-tail-repair">First, the live lineage's torn tail is cut: {plan.live.torn_tail.bytes} byte(s) at offset {plan.live.torn_tail.offset}, after a copy of them is kept beside the WAL; the member holds the valid prefix ({plan.live.valid_bytes} bytes).</p>}
-              <p className="mono" data-testid="retire-audit">first, in its own barrier: operator_action — action retire, your name and reason, via app, based on seq {plan.live.last_seq} (appended to the retiring lineage{plan.reason === 'deleted' ? '; a deleted lineage keeps only its counts, so the record goes with it' : ', so its member holds it'})</p>
+              <p className="mono" data-testid="retire-audit">first, in its own barrier: operator_action — action retire, {who}, based on seq {plan.live.last_seq} (appended to the retiring lineage{plan.reason === 'deleted' ? '; a deleted lineage keeps only its counts, so the record goes with it' : ', so its member holds it'})</p>
               <OperatorField name={operator} onChange={setOperator} />
               <label className="reason">
                 Reason (recorded in the WAL with your name):

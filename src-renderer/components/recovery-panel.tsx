@@ -10,7 +10,7 @@ import { writes } from '../queries.js';
 import { isRefusedStatus } from '../../src-shared/status.js';
 import { actionWords, formatTime, inline, writtenWords } from './format.js';
 import { OperatorField } from './operator-field.js';
-import { useOperatorName } from '../operator.js';
+import { useOperatorName, useRecordedWho } from '../operator.js';
 import { isOperatorName } from '../../src-shared/ipc.js';
 
 const LABEL: Record<ActionKind, string> = { resume: 'Resume', cancel: 'Cancel run', seal: 'Seal' };
@@ -120,6 +120,7 @@ function CompareActions({ choices, unconfirmed }: { choices: ActionChoice[]; unc
 }
 
 function Confirm({ preview, pending, operator, onOperator, onWrite, onClose }: { preview: ActionPreview; pending: boolean; operator: string; onOperator: (name: string) => void; onWrite: (reason: string) => void; onClose: () => void }) {
+  const who = useRecordedWho();
   const [reason, setReason] = useState('');
   const box = useRef<HTMLDivElement>(null);
   const field = useRef<HTMLTextAreaElement>(null);
@@ -148,7 +149,7 @@ function Confirm({ preview, pending, operator, onOperator, onWrite, onClose }: {
               after a copy of them is kept at <span className="mono">{preview.tail_repair.copy_path}</span>.
             </p>
           )}
-          <p className="mono" data-testid="confirm-audit">barrier 1 operator_action — action {preview.kind}, your name and reason, via app, based on seq {preview.based_on_seq}</p>
+          <p className="mono" data-testid="confirm-audit">barrier 1 operator_action — action {preview.kind}, {who}, based on seq {preview.based_on_seq}</p>
           <RecordList records={preview.plan.records} testid="confirm-records" />
           <OperatorField name={operator} onChange={onOperator} />
           <label className="reason">

@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'react';
 import { isOperatorName, type AcknowledgeResult, type SessionDetail } from '../../src-shared/ipc.js';
 import { FINDINGS, type Finding, type UnconfirmedCall } from '../../src-shared/replay.js';
 import { queries, writes } from '../queries.js';
-import { useOperatorName } from '../operator.js';
+import { useOperatorName, useRecordedWho } from '../operator.js';
 import { formatTime } from './format.js';
 import { OperatorField } from './operator-field.js';
 
@@ -59,6 +59,7 @@ function AcknowledgeDialog({ sessionKey, call, onDone, onClose }: { sessionKey: 
   const [finding, setFinding] = useState<Finding | null>(null);
   const [reason, setReason] = useState('');
   const [operator, setOperator] = useOperatorName();
+  const who = useRecordedWho();
   const box = useRef<HTMLDivElement>(null);
   const ref = { batch_id: call.batch_id, tool_call_id: call.tool_call_id };
   const preview = useQuery(queries.acknowledgePreview(sessionKey, ref, finding));
@@ -75,14 +76,7 @@ function AcknowledgeDialog({ sessionKey, call, onDone, onClose }: { sessionKey: 
       onKeyDown={(event) => { if (event.key === 'Escape') { event.stopPropagation(); onClose(); } }}>
       <h4>What did <span className="mono">{call.tool_call_id}</span> ({call.name}) do?</h4>
       <p>{call.may_have}.</p>
-      <fieldset>
-        <legend>Your finding</legend>
-        {FINDINGS.map((value) => (
-          <label key={value} className="finding">
-            <input type="radio" name="finding" value={value} checked={finding === value} onChange={() => setFinding(value)} data-testid={`finding-${value}`} /> {FINDING_LABEL[value]}
-          </label>
-        ))}
-      </fieldset>
+      <FindingChoice finding={finding} onChange={setFinding} />
       {preview.error && <p className="error">{preview.error.message}</p>}
       {refusal !== null && <p className="refusal" data-testid="acknowledge-refusal" data-reason={refusal.reason}>Refused: {refusal.message}</p>}
       {shown !== undefined && refusal === null && (
@@ -93,7 +87,7 @@ function AcknowledgeDialog({ sessionKey, call, onDone, onClose }: { sessionKey: 
               First, the torn tail is cut: {shown.tail_repair.bytes} byte(s) at offset {shown.tail_repair.offset} are truncated from the WAL, after a copy of them is kept at <span className="mono">{shown.tail_repair.copy_path}</span>.
             </p>
           )}
-          <p className="mono" data-testid="acknowledge-record">operator_action — action acknowledge, call {call.batch_id}/{call.tool_call_id}, finding {finding}, your name and reason, via app, based on seq {shown.based_on_seq}</p>
+          <p className="mono" data-testid="acknowledge-record">operator_action — action acknowledge, call {call.batch_id}/{call.tool_call_id}, finding {finding}, {who}, based on seq {shown.based_on_seq}</p>
           <p className="muted">It changes no class and no plan: the run reads as “finished, checked” once every unknown outcome is acknowledged.</p>
           <OperatorField name={operator} onChange={setOperator} />
           <label className="reason">
@@ -112,5 +106,18 @@ function AcknowledgeDialog({ sessionKey, call, onDone, onClose }: { sessionKey: 
         <button type="button" onClick={onClose} data-testid="acknowledge-close">Close</button>
       </div>
     </div>
+  );
+}
+
+function FindingChoice({ finding, onChange }: { finding: Finding | null; onChange: (finding: Finding) => void }) {
+  return (
+    <fieldset>
+      <legend>Your finding</legend>
+      {FINDINGS.map((value) => (
+        <label key={value} className="finding">
+          <input type="radio" name="finding" value={value} checked={finding === value} onChange={() => onChange(value)} data-testid={`finding-${value}`} /> {FINDING_LABEL[value]}
+        </label>
+      ))}
+    </fieldset>
   );
 }

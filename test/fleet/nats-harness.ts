@@ -3,15 +3,56 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { AuditEntry } from '../../src-main/fleet/agent.js';
-import { AUDIT_STREAM } from '../../src-main/fleet/names.js';
+import { AUDIT_STREAM, encodeToken, inboxPrefix } from '../../src-main/fleet/names.js';
 
 export const REPO_DIR = path.resolve(import.meta.dirname, '../..');
 export const NATS_SERVER = '/usr/sbin/nats-server';
 const READY_TIMEOUT_MS = 10_000;
+
+/** docs/fleet-server.conf as shipped: the server config every fleet test runs. */
+export const SAMPLE_CONFIG = fs.readFileSync(path.join(REPO_DIR, 'docs/fleet-server.conf'), 'utf8');
+const PASSWORDS: Record<string, string> = { operator: 'OPERATOR_PASSWORD', support: 'SUPPORT_PASSWORD', 'fleet-admin': 'ADMIN_PASSWORD' };
+const AGENT_PASSWORD = 'AGENT_ALPHA_PASSWORD';
+
+/** The NATS user of `host`'s agent, as docs/fleet.md names it. */
+export const agentUser = (host: string) => `agent-${encodeToken(host)}`;
+
+/** The password of a user of the sample config (every agent keeps agent-alpha's). */
+export const passwordOf = (user: string) => PASSWORDS[user] ?? AGENT_PASSWORD;
+
+/** The CLI's login flags for `user` of the sample config. */
+export const login = (user: string) => ['--user', user, '--password', passwordOf(user)];
+
+/** The sample config with one agent block per host, each a copy of agent-alpha's with the host's encoded name
+ *  and its user's inbox, as docs/fleet-server.conf says to add a host. */
+export function fleetConfig(hosts: readonly string[]): string {
+  const start = SAMPLE_CONFIG.indexOf('{ user: "agent-alpha"');
+  let depth = 0;
+  let end = start;
+  do {
+    if (SAMPLE_CONFIG[end] === '{') depth += 1;
+    if (SAMPLE_CONFIG[end] === '}') depth -= 1;
+    end += 1;
+  } while (depth > 0);
+  const block = SAMPLE_CONFIG.slice(start, end);
+  const blocks = hosts.map((host) => block
+    .replaceAll(inboxPrefix('agent-alpha'), '\u0000INBOX\u0000')
+    .replaceAll('"agent-alpha"', '\u0000USER\u0000')
+    .replaceAll('alpha', encodeToken(host))
+    .replaceAll('\u0000INBOX\u0000', inboxPrefix(agentUser(host)))
+    .replaceAll('\u0000USER\u0000', JSON.stringify(agentUser(host))));
+  return SAMPLE_CONFIG.slice(0, start) + blocks.join('\n    ') + SAMPLE_CONFIG.slice(end);
+}
+
+/** A client connection as `user` of the sample config, its replies on the user's own inbox as walscope's are. */
+export function connectAs(url: string, user: string): Promise<NatsConnection> {
+  return connect({ servers: url, user, pass: passwordOf(user), inboxPrefix: inboxPrefix(user), maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -79,6 +120,23 @@ export class NatsServer {
       child.kill('SIGTERM');
     });
   }
+}
+
+/** A fleet to test on: a real server in a fresh folder with the sample config (an agent block per host), the
+ *  fleet's topology made by fleet-admin, and a demo state root per host (no agent started). */
+export async function demoFleet(name: string, hosts: readonly string[]): Promise<{ dir: string; server: NatsServer; roots: Map<string, string> }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `walscope-${name}-`));
+  const server = await NatsServer.start(dir, fleetConfig(hosts));
+  const init = walscope(['fleet', 'init', '--nats', server.url, ...login('fleet-admin')]);
+  if (init.status !== 0) throw new Error(`fleet init: ${init.stderr}`);
+  const roots = new Map<string, string>();
+  for (const host of hosts) {
+    const root = path.join(dir, `root-${host}`);
+    const demo = walscope(['demo', root]);
+    if (demo.status !== 0) throw new Error(`demo: ${demo.stderr}`);
+    roots.set(host, root);
+  }
+  return { dir, server, roots };
 }
 
 export class AgentProcess {

@@ -15,9 +15,9 @@ function profile(name: string, text: string): string {
 }
 
 describe('fleet profile', () => {
-  it('reads the bus options, with file paths relative to the profile and the operator name', () => {
-    const read = readFleetProfile(profile('ok.json', JSON.stringify({ nats: 'tls://nats.example:4222', creds: 'keys/operator.creds', 'tls-ca': '/etc/ca.pem', operator: 'ops-3' })), 'app');
-    expect(read).toEqual({ bus: { url: 'tls://nats.example:4222', creds: path.join(dir, 'keys/operator.creds'), user: null, password: null, tls_ca: '/etc/ca.pem', name: 'app' }, operator: 'ops-3' });
+  it('reads the bus options, with file paths relative to the profile', () => {
+    const read = readFleetProfile(profile('ok.json', JSON.stringify({ nats: 'tls://nats.example:4222', creds: 'keys/operator.creds', 'tls-ca': '/etc/ca.pem' })), 'app');
+    expect(read).toEqual({ bus: { url: 'tls://nats.example:4222', creds: path.join(dir, 'keys/operator.creds'), user: null, password: null, tls_ca: '/etc/ca.pem', name: 'app' } });
   });
 
   it('says in one sentence what is wrong: not JSON, unknown fields, no server, both logins, too large, missing', () => {
@@ -29,5 +29,7 @@ describe('fleet profile', () => {
     expect(readFleetProfile(profile('f.json', JSON.stringify({ nats: 4222 })), 'app')).toMatch(/every field is text/);
     expect(readFleetProfile(profile('g.json', ' '.repeat(70_000)), 'app')).toMatch(/at most/);
     expect(readFleetProfile(path.join(dir, 'none.json'), 'app')).toMatch(/ENOENT/);
+    // Who acts is the NATS user the profile logs in as: a name of one's own choosing is no field of it.
+    expect(readFleetProfile(profile('h.json', JSON.stringify({ nats: 'nats://x', operator: 'ops-3' })), 'app')).toMatch(/unknown field\(s\) operator/);
   });
 });
