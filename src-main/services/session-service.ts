@@ -6,6 +6,7 @@
 // read one session per turn of the event loop, most recently active first, so requests are answered between
 // them; a session asked for is read at once. Failure stays local: one session that cannot be read shows its
 // cause in its own line, and a listing that fails keeps the last good one.
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type {
@@ -30,7 +31,7 @@ import type {
   WalscopeEvent,
   Workspace,
 } from '../../src-shared/ipc.js';
-import { apiClient, dispatchApi, pageSessions, type ApiRequests, type SessionFilter, type SessionPage } from '../../src-shared/ipc.js';
+import { apiClient, dispatchApi, isWriteMethod, pageSessions, type ApiRequests, type SessionFilter, type SessionPage, type WriteMethod } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
 import type { EpisodeTiming, Finding } from '../../src-shared/replay.js';
 import { describe } from '../engine/errors.js';
@@ -671,6 +672,8 @@ export class SessionService implements WalscopeApi {
           return writes.runAcknowledge(key, call, finding, based_on_seq, reason);
         }
         default:
+          // A write method not routed above would run unapproved: ApprovedWrites (keyed by WriteMethod) names it.
+          assert.ok(!isWriteMethod(method), `${method} is a write: route it to its approver`);
           return dispatchApi(this, method, args);
       }
     });
@@ -693,7 +696,7 @@ export class SessionService implements WalscopeApi {
 
 /** The API's write methods with their arguments but the operator's name, which the approver gives. */
 type DropLast<T extends unknown[]> = T extends [...infer Head, unknown] ? Head : never;
-type ApprovedWrites = { [M in 'runAction' | 'runRetire' | 'runAcknowledge']: (...args: DropLast<Parameters<WalscopeApi[M]>>) => ReturnType<WalscopeApi[M]> };
+type ApprovedWrites = { [M in WriteMethod]: (...args: DropLast<Parameters<WalscopeApi[M]>>) => ReturnType<WalscopeApi[M]> };
 
 /** The deepest folder holding every one of `files` (absolute paths): what the header shows of a set of exports. */
 function commonFolder(files: readonly string[]): string {
