@@ -13,6 +13,7 @@ import {
   run,
   steerQueueSession,
 } from '../runtime/catalog.js';
+import { codingAgentSession, longRunSession } from '../runtime/catalog-agents.js';
 import type { HaltRule } from '../runtime/halt-io.js';
 import type { SessionScript } from '../runtime/script.js';
 import type { RetireReason } from '../engine/archive-format.js';
@@ -61,6 +62,8 @@ export const RECIPES: Record<DemoSessionId, Recipe> = {
   'steered-queued': { kind: 'script', script: as('steered-queued', steerQueueSession) },
   approvals: { kind: 'script', script: as('approvals', approvalsSession) },
   'compaction-ceiling': { kind: 'script', script: as('compaction-ceiling', compactionSession) },
+  'coding-agent': { kind: 'script', script: as('coding-agent', codingAgentSession) },
+  'long-run': { kind: 'script', script: as('long-run', longRunSession) },
   'torn-tail': { kind: 'script', script: as('torn-tail', basicSession), halt: { before_type: 'run_finished', keep_bytes: 29 } },
   'newer-writer': { kind: 'damaged', script: as('newer-writer', basicSession), damage: 'newer_writer' },
   'corrupt-middle': { kind: 'damaged', script: as('corrupt-middle', basicSession), damage: 'corrupt_middle' },

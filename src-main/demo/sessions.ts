@@ -107,6 +107,22 @@ export const DEMO_SESSIONS = {
     finished: 'error',
     status: 'failed',
   },
+  'coding-agent': {
+    shows: 'a coding agent at work: thinking (reasoning with its signature, one redacted) before its steps, three reads at once, long shell commands with coloured test output, an edit, and a screenshot (an image) in a tool result',
+    integrity: 'ok',
+    resume: 'none',
+    state: 'finished',
+    finished: 'completed',
+    status: 'completed',
+  },
+  'long-run': {
+    shows: 'a run of 300 steps: a codemod and its tests, one package a step, each with its times, then a summary',
+    integrity: 'ok',
+    resume: 'none',
+    state: 'finished',
+    finished: 'completed',
+    status: 'completed',
+  },
   'torn-tail': {
     shows: 'a torn tail: the process died part-way through writing run_finished',
     integrity: 'torn_tail',

@@ -11,7 +11,7 @@ export function call(id: string, outcome: CallOutcomeScript, extra: Partial<Call
   return { id, name: extra.name ?? 'edit_file', args, outcome, ...extra };
 }
 
-export const done = (output: string): CallOutcomeScript => ({ kind: 'completed', output });
+export const done = (output: JsonValue): CallOutcomeScript => ({ kind: 'completed', output });
 
 export function run(run_id: string, steps: StepScript[], options: Partial<Omit<RunScript, 'run_id' | 'steps'>> & { configure?: Partial<RunConfig> } = {}): RunScript {
   return {

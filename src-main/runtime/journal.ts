@@ -9,7 +9,8 @@ import type { Payload, ReadFrame } from '../../src-shared/wal.js';
 import { requiredFeatures } from '../engine/features.js';
 import type { WritableSession } from '../engine/session.js';
 import { SessionFolder } from '../replay/fold.js';
-import { walPayloadReader, type PayloadReader } from '../replay/payloads.js';
+import { walPayloadReader, withPayloadPass, type PayloadReader } from '../replay/payloads.js';
+import { renderSessionRequest } from '../replay/transcript.js';
 import type { Plants } from './plants.js';
 
 /** Something the caller saw: it must never be a record that resume reports as lost. */
@@ -41,6 +42,7 @@ export function emptyMemory(): SessionMemory {
 
 export class Journal {
   private readonly pending_visible: VisibleUnit[] = [];
+  private last_fold: SessionFold | null = null;
 
   constructor(
     readonly session: WritableSession,
@@ -104,8 +106,17 @@ export class Journal {
     return walPayloadReader(this.session.writer.path, this.session.writer.io);
   }
 
+  /** The fold so far. Each snapshot is made from the last one (SessionFolder.snapshotSince): the episodes and
+   *  steps no append reached are shared, so a step of a long run costs what it adds, not the whole fold. */
   fold(): SessionFold {
-    return this.folder.snapshot();
+    this.last_fold = this.folder.snapshotSince(this.last_fold).fold;
+    return this.last_fold;
+  }
+
+  /** The session's next request as the library renders it, every output read back through one open file. */
+  renderRequest(): ReturnType<typeof renderSessionRequest> {
+    const writer = this.session.writer;
+    return withPayloadPass(writer.path, (payloads) => renderSessionRequest(this.fold(), payloads), writer.io);
   }
 
   nextTag(): number {

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import type { JsonPayload, RenderedMessage, StepFold, StepNote } from '../../src-shared/replay.js';
 import type { Payload } from '../../src-shared/wal.js';
-import { checkProviderValid, renderSessionRequest } from '../replay/transcript.js';
+import { checkProviderValid } from '../replay/transcript.js';
 import { replacementDigest, requestBytes, requestSize, sha256Bytes, VIEW_RECORD_TYPE, viewRecords } from '../replay/views.js';
 import { taggedEach, toolUsesOf, type RunContext } from './context.js';
 import { ProviderInvalidRequestError } from './errors.js';
@@ -39,7 +39,7 @@ export function writeStepBoundary(ctx: RunContext, step_id: number): BoundaryDec
   if (!config.compaction && config.ceiling_wait_ms === null) return SEND;
   const notes = stepFold(ctx, step_id)?.notes ?? [];
   const wrote_view = config.compaction && writeViewAndNotice(ctx, step_id, notes);
-  const rendering = renderSessionRequest(journal.fold(), journal.payloads);
+  const rendering = journal.renderRequest();
   const view_problem = rendering.problems.find((problem) => problem.kind === 'view_not_assembled');
   const ceiling = view_problem === undefined && config.ceiling_wait_ms !== null ? decideCeiling(ctx, step_id, notes, rendering.messages) : null;
   if (wrote_view || ceiling?.wrote === true) journal.barrier();
@@ -107,7 +107,7 @@ export function writeFinalNotice(ctx: RunContext, step_id: number): void {
 export function runModelStep(ctx: RunContext, step_id: number): StepResult {
   const journal = ctx.journal;
   const prior_attempts = stepFold(ctx, step_id)?.attempts.length ?? 0;
-  const rendering = renderSessionRequest(journal.fold(), journal.payloads);
+  const rendering = journal.renderRequest();
   // The boundary refused a view that no longer assembles; a rendering problem here is a runtime bug.
   const problem = rendering.problems[0];
   if (problem !== undefined) throw new ProviderInvalidRequestError(ctx.run_id, step_id, problem.message);

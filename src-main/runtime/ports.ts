@@ -66,7 +66,7 @@ export function callKeyText(key: CallKey): string {
 }
 
 export type DispatchOutcome =
-  | { kind: 'completed'; output: string }
+  | { kind: 'completed'; output: JsonValue }
   | { kind: 'not_sent'; output: string }
   | { kind: 'unknown' }
   | { kind: 'scope_drained'; sent: boolean; reason: ScopeDrainReason }

@@ -11,7 +11,8 @@ export type ScopeDrainReason = 'scope_ended' | 'scope_not_live' | 'scope_parent_
 
 /** The tool plane's answer to one dispatch (contract §3 step 3, plus the provider-held reply of step 8). */
 export type CallOutcomeScript =
-  | { kind: 'completed'; output: string }
+  /** Its output: a text, or Parts `{parts: [block]}` (a media block among them is media-content/v1). */
+  | { kind: 'completed'; output: JsonValue }
   /** It never left the process: a safe, normal error result. */
   | { kind: 'not_sent' }
   /** SentButOutcomeUnknown: the side effect applied, no result came back. */
@@ -33,10 +34,16 @@ export interface CallScript {
   safe?: boolean;
 }
 
+/** What the model thought before it answered (wal-format §6): its reasoning with the provider's signature, or
+ *  reasoning the provider redacted (its opaque data only). */
+export type ThinkingScript = { text: string; signature: string } | { redacted: string };
+
 export interface StepScript {
   /** Provider attempts that fail (and are retried) before the one that answers. */
   failed_attempts?: number;
-  /** A text-only answer: the run ends naturally there. */
+  /** The answer's first blocks. */
+  thinking?: ThinkingScript[];
+  /** The answer's words: alone, a text-only answer (the run ends naturally there); with calls, said before them. */
   text?: string;
   /** A tool-call answer: the step produces a batch. */
   calls?: CallScript[];

@@ -61,7 +61,7 @@ class ScriptIndex {
       assert.ok(new Set(boundaries).size === boundaries.length && boundaries.every((step) => step >= 1), `run ${run.run_id}: one view per step boundary`);
       for (const step of run.steps) {
         assert.ok((step.failed_attempts ?? 0) < MODEL_ATTEMPTS_MAX, `at most ${MODEL_ATTEMPTS_MAX - 1} failed attempts a step`);
-        assert.ok((step.text === undefined) !== (step.calls === undefined), 'a step answers with text or with calls');
+        assert.ok(step.text !== undefined || step.calls !== undefined, 'a step answers with text, calls or both');
         assert.ok((step.calls?.length ?? 1) >= 1 && (step.calls?.length ?? 1) <= CALLS_PER_BATCH_MAX, 'calls per step');
         for (const call of step.calls ?? []) {
           assert.ok(!this.calls.has(call.id), `call ${call.id} is scripted twice: call ids are unique in a session script`);
@@ -98,12 +98,12 @@ class ScriptIndex {
   }
 }
 
+/** The answer's blocks in the order a provider sends them: thinking, words, tool calls. */
 function assistantMessage(step: StepScript): JsonPayload {
-  if (step.text !== undefined) return { role: 'assistant', content: [{ type: 'text', text: step.text }] };
-  return {
-    role: 'assistant',
-    content: (step.calls ?? []).map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: call.args })),
-  };
+  const thinking = (step.thinking ?? []).map((block): JsonPayload => ('redacted' in block ? { type: 'redacted_reasoning', data: block.redacted } : { type: 'reasoning', text: block.text, signature: block.signature }));
+  const words: JsonPayload[] = step.text === undefined ? [] : [{ type: 'text', text: step.text }];
+  const uses = (step.calls ?? []).map((call): JsonPayload => ({ type: 'tool_use', id: call.id, name: call.name, input: call.args }));
+  return { role: 'assistant', content: [...thinking, ...words, ...uses] };
 }
 
 class ScriptedModel implements Model {

@@ -13,16 +13,19 @@ import { defaultDemoRoot, LEDGER_FILE_NAME, ledgerPathFor } from '../../src-main
 import { DEMO_SESSION_IDS, DEMO_SESSIONS, LIVE_SESSION_ID, type DemoExpectation, type DemoSessionId } from '../../src-main/demo/sessions.js';
 import { verifyArchive } from '../../src-main/engine/archive-verify.js';
 import { readHistory } from '../../src-main/engine/lineage-chain.js';
+import { readWal } from '../../src-main/engine/reader.js';
 import { LeaseHeldError } from '../../src-main/engine/errors.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { probeLease } from '../../src-main/engine/lease.js';
 import { listSessions, sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { replayJson, replayTarget } from '../../src-main/replay/report.js';
+import { REPORT_SCREENSHOT_PNG_BASE64 } from '../../src-main/runtime/catalog-agents.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { duplicateKeys, FileLedger, MemoryLedger } from '../../src-main/runtime/ledger.js';
 import { AgentRuntime } from '../../src-main/runtime/runtime.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { refusedStatus } from '../../src-shared/status.js';
+import type { Payload } from '../../src-shared/wal.js';
 
 const tempDir = useTempDirs('walscope-demo-');
 const REPO = path.resolve(import.meta.dirname, '../..');
@@ -46,6 +49,30 @@ function observed(root: string, id: DemoSessionId) {
     finished: refused ? null : (last?.finished?.reason ?? null),
     status: archive_error === null ? json.run.status : refusedStatus(archive_error.kind),
   };
+}
+
+/** The payloads of a session's records of one type, read back from its WAL. */
+function payloadsOf(root: string, id: DemoSessionId, type: string): Payload[] {
+  const found: Payload[] = [];
+  const read = readWal(walPath(sessionDir(root, id)), { on_frame: (frame) => frame.type === type && found.push(frame.payload!) });
+  expect(read.error).toBeNull();
+  return found;
+}
+
+/** What the sessions shaped like real agents' hold: thinking, parallel reads, long coloured commands, an
+ *  image in a tool result, and a run of hundreds of steps. */
+function expectAgentShapes(root: string): void {
+  const blocks = payloadsOf(root, 'coding-agent', 'model_step_finished').flatMap((step) => (step['assistant_message'] as { content: Payload[] }).content);
+  expect(blocks.filter((block) => block['type'] === 'reasoning').every((block) => String(block['signature']).length > 100)).toBe(true);
+  expect(blocks.map((block) => block['type'])).toEqual(expect.arrayContaining(['reasoning', 'redacted_reasoning', 'text', 'tool_use']));
+  const batches = payloadsOf(root, 'coding-agent', 'tool_batch_started').map((batch) => (batch['planned_calls'] as Payload[]).map((call) => call['name']));
+  expect(batches[0]).toEqual(['read_file', 'read_file', 'shell']);
+  const commands = payloadsOf(root, 'coding-agent', 'tool_dispatch_intent').map((intent) => (intent['args'] as Payload)['command']).filter((command) => typeof command === 'string');
+  expect(commands.some((command) => (command as string).length > 200)).toBe(true);
+  const results = payloadsOf(root, 'coding-agent', 'tool_result');
+  expect(results.some((result) => String(result['output']).includes('\u001b[31m'))).toBe(true);
+  expect(results.map((result) => result['output'])).toContainEqual({ parts: [expect.objectContaining({ type: 'text' }), { type: 'media', media_type: 'image/png', data: REPORT_SCREENSHOT_PNG_BASE64 }] });
+  expect(payloadsOf(root, 'long-run', 'model_step_finished')).toHaveLength(300);
 }
 
 const expected = (id: DemoSessionId) => {
@@ -101,6 +128,7 @@ describe('walscope demo', () => {
     );
     expect(replayOf(root, 'newer-writer').json.integrity.error?.features).toEqual([DEMO_FUTURE_FEATURE]);
     expect(replayOf(root, 'torn-tail').json.integrity.torn_tail?.bytes).toBe(29);
+    expectAgentShapes(root);
     expect(duplicateKeys(new FileLedger(ledgerPathFor(root)).entries())).toEqual([]);
   });
 
