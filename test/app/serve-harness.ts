@@ -88,7 +88,7 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
     executablePath: CHROMIUM_PATH,
     headless: true,
     // Tall enough that the screenshots show every demo session in the list.
-    viewport: { width: 1400, height: 900 },
+    viewport: { width: 1400, height: 1320 },
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   return {
