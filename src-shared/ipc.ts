@@ -647,10 +647,11 @@ const filter: ArgCheck = (value) => {
 };
 /** The operator's name as a person gives it: a line of text, no control characters. */
 export const OPERATOR_NAME_CHARS_MAX = 200;
-/** A name the API records as the operator's: a line of text, no control characters. */
+/** A name the API records as the operator's: a line of text, nothing that steers a terminal or reorders a page
+ *  (control characters, line separators, bidi overrides). */
 export function isOperatorName(value: unknown): value is string {
   // eslint-disable-next-line no-control-regex
-  return typeof value === 'string' && value.trim().length > 0 && value.length <= OPERATOR_NAME_CHARS_MAX && !/[\u0000-\u001f\u007f-\u009f]/.test(value);
+  return typeof value === 'string' && value.trim().length > 0 && value.length <= OPERATOR_NAME_CHARS_MAX && !/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(value);
 }
 const operatorName: ArgCheck = (value) => (isOperatorName(value) ? null : `your name (1 to ${OPERATOR_NAME_CHARS_MAX} characters of text, no control characters)`);
 const ID_CHARS_MAX = 1_024;

@@ -7,6 +7,7 @@
 // epoch) from a fresh read: that plan is the one written, barrier group by barrier group, and it must equal
 // the one the operator approved, or nothing is appended. Under the lease the WAL is read once: the read that
 // gives the lease its epoch and the writer its opening state also builds the fold the decision is made from.
+import { isOperatorName } from '../../src-shared/ipc.js';
 import type { JsonPayload, JsonValue, PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
 import type { LeaseTenure, Payload, TornTail, WalErrorInfo } from '../../src-shared/wal.js';
 import { describe, LeaseHeldError, WalReadError } from '../engine/errors.js';
@@ -123,8 +124,11 @@ export function operatorActionRecord(action: string, audit: OperatorAudit, based
 
 /** Why an audit cannot be written as given, or null. */
 export function auditProblem(audit: OperatorAudit): string | null {
-  if (audit.operator.trim().length === 0) return 'the operator name is empty';
+  if (typeof audit.operator !== 'string' || audit.operator.trim().length === 0) return 'the operator name is empty';
   if (audit.operator.length > OPERATOR_CHARS_MAX) return `the operator name is longer than ${OPERATOR_CHARS_MAX} characters`;
+  // A name goes into the WAL and from there onto terminals and pages: one line of text, nothing that steers them.
+  if (!isOperatorName(audit.operator)) return 'the operator name holds control characters: give it as one line of plain text';
+  if (typeof audit.reason !== 'string') return 'a reason is required: say why this action is taken';
   if (audit.reason.trim().length === 0) return 'a reason is required: say why this action is taken';
   if (audit.reason.length > REASON_CHARS_MAX) return `the reason is longer than ${REASON_CHARS_MAX} characters`;
   return null;

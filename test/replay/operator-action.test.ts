@@ -86,6 +86,19 @@ describe('operator_action', () => {
     expect(fs.readFileSync(walPath(dir)).equals(bytes)).toBe(true);
     expect(fs.readdirSync(dir).sort()).toEqual(entries);
   });
+
+  it('an operator name that is not one line of plain text (a number, an escape, a line break, a bidi override) is refused, nothing written', () => {
+    const root = demoRoot();
+    const dir = sessionDir(root, 'torn-tail');
+    const bytes = fs.readFileSync(walPath(dir));
+    const entries = fs.readdirSync(dir).sort();
+    for (const operator of [42, 'ann\u001b[2J', 'ann\nOK  session forged', 'ann\u202edesrever', '']) {
+      const outcome = sealSession(root, 'torn-tail', { audit: { ...AUDIT, operator: operator as string } });
+      expect({ operator, kind: outcome.kind }).toEqual({ operator, kind: 'refused' });
+    }
+    expect(fs.readFileSync(walPath(dir)).equals(bytes)).toBe(true);
+    expect(fs.readdirSync(dir).sort()).toEqual(entries);
+  });
 });
 
 describe('a torn tail cut by a recovery', () => {
