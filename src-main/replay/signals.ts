@@ -103,8 +103,8 @@ function detailOf(signal: RunSignal, facts: RunFacts, episode: EpisodeFold | nul
 /** A finished run's detail beside its end state's label: for an error its kind and message, else where it ended. */
 function endDetail(signal: RunSignal, episode: EpisodeFold): string {
   const finish = signal.finish!;
-  const where = `run ${episode.run_id ?? '(no run_id)'}, episode ${episode.episode}, run_finished at seq ${episode.finished!.seq}`;
-  if (finish.reason !== 'error') return `${finish.reason === null ? 'run_finished records no reason' : `run_finished reason "${finish.reason}"`} (${where})`;
+  const where = `episode ${episode.episode} (run ${episode.run_id ?? 'without a run_id'}) finished at seq ${episode.finished!.seq}`;
+  if (finish.reason !== 'error') return finish.reason === null ? `${where}, its run_finished recording no reason` : `${where}, reason "${finish.reason}"`;
   const kind = finish.error_kind ?? 'no error kind recorded';
   return `${finish.error_message === null ? kind : `${kind} — ${finish.error_message}`} (${where})`;
 }
