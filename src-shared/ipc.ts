@@ -20,7 +20,7 @@ import type {
 } from './replay.js';
 import { FINDINGS, type Finding } from './replay.js';
 import type { SupportReport } from './report.js';
-import { isListedStatus, type Attention, type ListedStatus } from './status.js';
+import { isListedStatus, type Attention, type ListedStatus, type ResumeAction } from './status.js';
 import type { ArchiveReport, DigestAlgorithmName, InProgressTail, LeaseTenure, RetirePlan, TornTail, WalErrorInfo } from './wal.js';
 
 /** Rows per page request; the renderer asks for windows, never whole lists (a session may hold 1M records). */
@@ -59,6 +59,9 @@ export interface SessionSummary {
   torn_tail: { offset: number; bytes: number } | null;
   /** The session's entry in the attention queue (what it waits for, what closes it), or null. */
   attention: Attention | null;
+  /** What resuming its last episode would do, in a word and a sentence (null while loading): a fleet's agent
+   *  publishes it without opening the session. */
+  plan: { action: ResumeAction; message: string } | null;
   /** mtime of the WAL, ms since the epoch. */
   last_activity_ms: number | null;
   episodes: number;

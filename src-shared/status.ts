@@ -7,6 +7,8 @@ import type { WalErrorKind } from './wal.js';
 /** What resuming a session's last episode does (wal-format §10). */
 export type ResumeAction = 'none' | 'finalize' | 'close_out' | 'cancel_close_out' | 'wait_held' | 'continue';
 
+export const RESUME_ACTIONS: readonly ResumeAction[] = ['none', 'finalize', 'close_out', 'cancel_close_out', 'wait_held', 'continue'];
+
 /** A WAL walscope will not act on. `unreadable` (the file cannot be read: permissions, a missing `wal`),
  *  `too_large` (intact, but more than walscope folds) and `needs_full_scan` (a damaged frame whose tail the
  *  default scan could not prove, in the budget it has: `verify --full-scan` can) are this project's words where

@@ -41,7 +41,7 @@ export interface FleetSummary {
   last_seq: number;
   size_bytes: number;
   last_activity_ms: number | null;
-  plan: { action: string; message: string } | null;
+  plan: SessionSummary['plan'];
   written_ms: number;
 }
 
@@ -187,7 +187,7 @@ export class FleetAgent {
         continue;
       }
       this.due.delete(key);
-      await this.sessions.put(key, JSON.stringify(await this.fleetSummary(summary, now)));
+      await this.sessions.put(key, JSON.stringify(this.fleetSummary(summary, now)));
       this.written.set(key, { status: summary.status, json: fingerprint, at_ms: now });
       if (before?.status !== summary.status && !QUIET_STATUSES.has(summary.status) && before !== undefined) {
         await this.js.publish(eventSubject(host, summary.key), JSON.stringify({ host, session: summary.key, from: before.status, to: summary.status, why: summary.status_detail, at_ms: now }));
@@ -201,14 +201,10 @@ export class FleetAgent {
     }
   }
 
-  private async fleetSummary(summary: SessionSummary, now: number): Promise<FleetSummary> {
-    let plan: FleetSummary['plan'];
-    try {
-      const resume = (await this.options.api.getSession(summary.key)).resume;
-      plan = { action: resume.action, message: resume.message };
-    } catch {
-      plan = null;
-    }
+  /** The bucket's value of a session: its summary as the service made it, which carries the plan, so publishing it
+   *  never opens the session (a getSession per changed summary made every session of a big root resident in turn,
+   *  evicting the ones an operator had open). */
+  private fleetSummary(summary: SessionSummary, now: number): FleetSummary {
     return {
       host: this.options.host,
       session: summary.key,
@@ -222,7 +218,7 @@ export class FleetAgent {
       last_seq: summary.last_seq,
       size_bytes: summary.size_bytes,
       last_activity_ms: summary.last_activity_ms,
-      plan,
+      plan: summary.plan,
       written_ms: now,
     };
   }

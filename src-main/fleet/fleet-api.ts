@@ -242,6 +242,7 @@ export class FleetApi implements WalscopeApi {
       status_detail: summary.why,
       torn_tail: summary.torn_tail,
       attention: summary.attention,
+      plan: summary.plan,
       last_activity_ms: summary.last_activity_ms,
       episodes: summary.episodes,
       records: summary.records,

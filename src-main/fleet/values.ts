@@ -4,7 +4,7 @@
 // value names must be its key's. A value that fails is skipped, saying which key and why; nothing else of the
 // viewer depends on it.
 import type { CallClass } from '../../src-shared/replay.js';
-import { ATTENTION_MEANING, isListedStatus, type Attention } from '../../src-shared/status.js';
+import { ATTENTION_MEANING, isListedStatus, RESUME_ACTIONS, type Attention } from '../../src-shared/status.js';
 import type { FleetSummary, HostBeat } from './agent.js';
 import { decodeToken, parseSessionKey } from './names.js';
 
@@ -58,7 +58,7 @@ const SUMMARY_FIELDS: Record<string, (field: unknown) => boolean> = {
   last_seq: isCount,
   size_bytes: isCount,
   last_activity_ms: (field) => field === null || isTime(field),
-  plan: (field) => field === null || (isObject(field) && isText(field['action']) && isText(field['message'])),
+  plan: (field) => field === null || (isObject(field) && (RESUME_ACTIONS as readonly unknown[]).includes(field['action']) && isText(field['message'])),
   written_ms: isTime,
 };
 

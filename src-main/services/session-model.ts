@@ -368,6 +368,7 @@ export class SessionModel {
       status_detail: run?.detail ?? 'reading the WAL',
       torn_tail: read?.torn_tail == null ? null : { offset: read.torn_tail.offset, bytes: read.torn_tail.bytes },
       attention: run?.attention ?? null,
+      plan: views === null ? null : { action: views.resume.action, message: views.resume.message },
       last_activity_ms: mtimeOf(this.target.wal_path),
       episodes: views?.fold.episodes.length ?? 0,
       records: read?.records ?? 0,

@@ -29,6 +29,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     status_detail: 'synthetic',
     torn_tail: null,
     attention: null,
+    plan: null,
     last_activity_ms: null,
     episodes: 1,
     records: rows_total,
