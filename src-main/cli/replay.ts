@@ -42,7 +42,8 @@ export function* outlinePieces(target: WalTarget, { read, fold, resume, run }: S
   const lines: string[] = [];
   const name = target.session === null ? target.wal_path : `session ${target.session} (${target.wal_path})`;
   lines.push(`${name}: ${plural(fold.episodes.length, 'episode')}, last seq ${fold.last_seq}, wal_id ${fold.wal_id ?? '(none)'}`);
-  if (read.error !== null) lines.push(`REFUSED (${STATUS_LABEL[refusedStatus(read.error.kind)]}): ${read.error.message} (shown: the intact prefix)`);
+  // The refusal's message is the status line's (runLines): said once.
+  if (read.error !== null) lines.push(`REFUSED (${STATUS_LABEL[refusedStatus(read.error.kind)]}): what follows is the intact prefix, up to offset ${read.valid_bytes}`);
   if (read.torn_tail !== null) lines.push(`torn tail: ${plural(read.torn_tail.bytes, 'byte')} at offset ${read.torn_tail.offset} never committed, not used`);
   if (read.in_progress_tail !== null) lines.push('a live writer is appending: this is a snapshot');
   appendAll(lines, runLines(run));
