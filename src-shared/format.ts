@@ -1,5 +1,6 @@
 // Display helpers that the CLI and the renderer share. Everything they return is plain text.
 import type { RecoveryEntry } from './replay.js';
+import { FINDING_WORDS } from './words.js';
 
 export function formatBytes(size_bytes: number): string {
   if (size_bytes < 1024) return `${size_bytes} B`;
@@ -17,7 +18,7 @@ export function formatBytes(size_bytes: number): string {
 export function actionWords(entry: RecoveryEntry): string {
   if (entry.retired !== null) return `retire (${entry.retired.reason}) of lineage ${entry.retired.wal_id.slice(0, 12)}…`;
   if (entry.action !== 'acknowledge' || entry.call === null) return entry.action;
-  return `acknowledge ${entry.call.tool_call_id}: ${entry.finding === null ? 'no finding' : entry.finding.replaceAll('_', ' ')}`;
+  return `acknowledge ${entry.call.tool_call_id}: ${entry.finding === null ? 'no finding' : FINDING_WORDS[entry.finding].label}`;
 }
 
 /** What a recovery wrote, in a phrase: the records after its audit record, or a retire's lineage moved and the

@@ -4,6 +4,7 @@
 import type { ReportEpisode, SupportReport } from './report.js';
 import { formatBytes } from './format.js';
 import { STATUS_TONE, statusLabel, type StatusTone } from './status.js';
+import { attentionLabel, CLASS_WORDS, FINDING_WORDS, planLabel } from './words.js';
 
 const TONE_CLASS: Record<StatusTone, string> = { good: 'ok', bad: 'bad', warn: 'warn', held: 'warn', info: '', neutral: '' };
 
@@ -40,12 +41,12 @@ export function reportHtml(report: SupportReport): string {
     ])),
     integrity(report),
     section('Run', `<p class="${TONE_CLASS[STATUS_TONE[report.run.status]]}" data-field="run-status" data-status="${e(report.run.status)}"><strong>${e(statusLabel(report.run.status, report.run.finish?.reason ?? null))}</strong>: ${e(report.run.detail)}</p>` +
-      (report.run.attention === null ? '' : `<p class="warn" data-field="attention">Needs attention: ${e(report.run.attention.message)}</p>`) +
-      (report.run.unconfirmed.length === 0 ? '' : `<ul>${report.run.unconfirmed.map((call) => `<li class="${call.acknowledged === null ? 'warn' : ''}">${e(call.tool_call_id)}: ${e(call.may_have)}${call.acknowledged === null ? '' : ` — checked: ${e(call.acknowledged.finding.replaceAll('_', ' '))}, by ${e(call.acknowledged.operator)}`}</li>`).join('')}</ul>`) +
+      (report.run.attention === null ? '' : `<p class="warn" data-field="attention">Needs attention (${e(attentionLabel(report.run.attention.kind))}): ${e(report.run.attention.message)}</p>`) +
+      (report.run.unconfirmed.length === 0 ? '' : `<ul>${report.run.unconfirmed.map((call) => `<li class="${call.acknowledged === null ? 'warn' : ''}">${e(call.tool_call_id)}: ${e(call.may_have)}${call.acknowledged === null ? '' : ` — checked: ${e(FINDING_WORDS[call.acknowledged.finding].label)}, by ${e(call.acknowledged.operator)}`}</li>`).join('')}</ul>`) +
       `<p>Tool results recorded as errors: ${e(report.run.error_results)}</p>`),
     lineage(report),
     ...report.episodes.map(episode),
-    section('Resume plan', `<p><strong>${e(report.resume.action)}</strong>: ${e(report.resume.message)}</p>` +
+    section('Resume plan', `<p><strong data-action="${e(report.resume.action)}">${e(planLabel(report.resume.action))}</strong>: ${e(report.resume.message)}</p>` +
       (report.resume.records.length === 0 ? '<p>It would append nothing.</p>' : `<ol>${report.resume.records.map((record) => `<li>barrier ${e(record.barrier + 1)}: ${e(record.type)}</li>`).join('')}</ol>`)),
     recoveries(report),
     totals(report),
@@ -87,7 +88,7 @@ function episode(entry: ReportEpisode): string {
     ['Tokens', tokens(entry.tokens)],
     ['Time', span(entry.first_ms, entry.last_ms)],
   ]);
-  const rows = entry.calls.map((call) => `<tr><td class="mono">${e(call.tool_call_id)}</td><td>${e(call.name)}</td><td class="${call.class === 'completed' && !call.is_error ? 'ok' : 'warn'}">${e(call.class)}${call.is_error ? ' <span class="bad">(is_error)</span>' : ''}</td><td>${e(call.outcome)}</td><td>${e(call.why)}</td></tr>`);
+  const rows = entry.calls.map((call) => `<tr><td class="mono">${e(call.tool_call_id)}</td><td>${e(call.name)}</td><td class="${call.class === 'completed' && !call.is_error ? 'ok' : 'warn'}" data-class="${e(call.class)}">${e(CLASS_WORDS[call.class].label)}${call.is_error ? ' <span class="bad">(is_error)</span>' : ''}</td><td>${e(call.outcome)}</td><td>${e(call.why)}</td></tr>`);
   return section(`Episode ${entry.episode}`, head + (rows.length === 0 ? '<p>No tool calls.</p>' : table(['Call', 'Tool', 'Class', 'Outcome', 'Why'], rows)));
 }
 

@@ -83,15 +83,3 @@ export interface SupportReport {
   recoveries: RecoveryEntry[];
   totals: { tokens: Record<string, number>; failed_attempts: number; first_ms: number | null; last_ms: number | null; times_recorded: boolean };
 }
-
-/** Why a call has its class, in the operator's terms (the app's chips and the report say the same). */
-export const CLASS_MEANING: Record<CallClass, string> = {
-  completed: 'Its result is recorded.',
-  no_dispatch: 'It was never dispatched (denied, invalid or skipped); its record says why.',
-  indeterminate: 'It was dispatched (its intent is durable) but no result was recorded: it may have run and had its side effect. Recovery records its outcome as unknown and never sends it again.',
-  provider_held: 'A provider holds it and owes its late result: the run stays paused until the result arrives, or the operator cancels or seals.',
-  held_successor: 'A later call of a sequential batch, waiting behind a held call: it was not sent.',
-  never_left: 'No dispatch intent was recorded: it never left the process, so it cannot have had an effect.',
-  interrupted: 'A close-out or a cancel ended it before it produced a result.',
-  max_steps: 'Closed because the run reached its step limit.',
-};

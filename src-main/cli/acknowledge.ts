@@ -4,6 +4,7 @@
 // writes only after a reason and "y" (or --yes with --reason), as resume, cancel and seal do. Refused, writing
 // nothing, for an export, under a live lease, and for a call whose outcome is known.
 import { FINDINGS, type Finding } from '../../src-shared/replay.js';
+import { FINDING_WORDS } from '../../src-shared/words.js';
 import { acknowledgeCall, previewAcknowledge, type AcknowledgePreview } from '../replay/acknowledge.js';
 import { auditProblem, type OperatorAudit } from '../replay/actions.js';
 import { osUser } from '../engine/os-user.js';
@@ -70,7 +71,7 @@ function previewLines(preview: AcknowledgePreview, operator: string): string[] {
   const lines = [
     `call ${printable(call.tool_call_id, 120)} (${printable(call.name, 120)}) of batch ${printable(call.batch_id, 120)}, episode ${call.episode}: its outcome is unknown`,
     `  ${printable(call.may_have, 400)}`,
-    `your finding: ${preview.finding.replaceAll('_', ' ')}`,
+    `your finding: ${FINDING_WORDS[preview.finding].label} (${FINDING_WORDS[preview.finding].meaning})`,
   ];
   if (preview.tail_repair !== null) {
     const repair = preview.tail_repair;

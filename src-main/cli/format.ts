@@ -1,6 +1,7 @@
 // Text helpers for the human outputs of the CLI (byte sizes come from src-shared/format.ts).
 import type { RunSignal } from '../../src-shared/replay.js';
 import { statusLabel } from '../../src-shared/status.js';
+import { attentionLabel, FINDING_WORDS } from '../../src-shared/words.js';
 
 export function plural(count: number, noun: string): string {
   return `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`;
@@ -53,10 +54,10 @@ export function runLines(run: RunSignal, indent = ''): string[] {
   const lines = [`${indent}status: ${statusLabel(run.status, run.finish?.reason ?? null)}: ${printable(run.detail, 400)}`];
   for (const call of run.unconfirmed) {
     const found = call.acknowledged;
-    const checked = found === null ? '' : ` — found ${found.finding.replaceAll('_', ' ')} by ${printable(found.operator, 120)} (seq ${found.seq})`;
+    const checked = found === null ? '' : ` — found ${FINDING_WORDS[found.finding].label} by ${printable(found.operator, 120)} (seq ${found.seq})`;
     lines.push(`${indent}  ${found === null ? 'UNCONFIRMED' : 'CHECKED'} ${printable(call.tool_call_id, 120)}: ${printable(call.may_have, 400)}${checked}`);
   }
-  if (run.attention !== null) lines.push(`${indent}needs attention (${run.attention.kind.replaceAll('_', ' ')}): ${run.attention.message}`);
+  if (run.attention !== null) lines.push(`${indent}needs attention (${attentionLabel(run.attention.kind)}): ${run.attention.message}`);
   if (run.error_results > 0) lines.push(`${indent}${plural(run.error_results, 'tool result')} recorded as errors (is_error)`);
   return lines;
 }

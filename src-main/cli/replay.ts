@@ -1,9 +1,10 @@
 // `walscope replay PATH [--json]`: the fold of one session's WAL (a session folder or a WAL file): episodes,
 // steps, batches and calls with their classes, anomalies, and the resume plan. Read-only: it never locks,
 // creates or writes anything.
-import { appendAll } from '../../src-shared/arrays.js';
+import { appendAll, largest } from '../../src-shared/arrays.js';
 import { refusedStatus, STATUS_LABEL } from '../../src-shared/status.js';
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
+import { CLASS_WORDS, PLAN_WORDS } from '../../src-shared/words.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { episodeJson, replayDocument, replayTarget, type SessionReplay } from '../replay/report.js';
@@ -99,6 +100,9 @@ function batchLines(batch: BatchFold): string[] {
   return lines;
 }
 
+/** Every call line's class column is as wide as the longest class label. */
+const CLASS_LABEL_CHARS = largest(Object.values(CLASS_WORDS).map((words) => words.label.length)) ?? 0;
+
 function callLine(call: CallFold): string {
   const terminal = call.terminals[0];
   const where = terminal === undefined ? (call.intent === null ? 'no intent' : `intent seq ${call.intent.seq}, no terminal`) : `${terminal.type} seq ${terminal.seq}`;
@@ -106,7 +110,7 @@ function callLine(call: CallFold): string {
   const failed = terminal?.is_error === true ? ' ERROR (is_error)' : '';
   const held = call.held === null ? '' : `, held by ${printable(call.held.module, TEXT_MAX)} (key ${printable(call.held.call_key, TEXT_MAX)}) at seq ${call.held.seq}`;
   const behind = call.behind === null ? '' : `, behind ${call.behind}`;
-  return `${call.class.padEnd(14)} ${printable(call.tool_call_id, TEXT_MAX)}  ${printable(call.name, TEXT_MAX)}  ${where}${failed}${detail}${held}${behind}`;
+  return `${CLASS_WORDS[call.class].label.padEnd(CLASS_LABEL_CHARS)} ${printable(call.tool_call_id, TEXT_MAX)}  ${printable(call.name, TEXT_MAX)}  ${where}${failed}${detail}${held}${behind}`;
 }
 
 function anomalyLines(anomalies: Anomaly[], indent: string): string[] {
@@ -119,7 +123,7 @@ function queueLines(fold: SessionFold): string[] {
 }
 
 export function planLines(plan: RecoveryPlan): string[] {
-  const lines = [`${plan.kind}: ${plan.action}${plan.episode === null ? '' : ` (episode ${plan.episode})`}: ${plan.message}`];
+  const lines = [`${plan.kind}: ${PLAN_WORDS[plan.action].label} (${plan.action})${plan.episode === null ? '' : ` (episode ${plan.episode})`}: ${plan.message}`];
   if (plan.indeterminate.length > 0) lines.push(`  indeterminate calls: ${plan.indeterminate.join(', ')}`);
   if (plan.redone.length > 0) lines.push(`  a runtime would dispatch: ${plan.redone.join(', ')}`);
   if (plan.records.length === 0) return [...lines, '  records it would append: none'];

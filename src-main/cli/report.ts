@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { reportHtml } from '../../src-shared/report-html.js';
 import type { SupportReport } from '../../src-shared/report.js';
+import { planLabel } from '../../src-shared/words.js';
 import { stateFolderKind } from '../engine/state-root.js';
 import { supportReport } from '../replay/support-report.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
@@ -69,7 +70,7 @@ function summary(report: SupportReport): string {
   if (report.integrity.ask_customer !== null) lines.push(`ask the customer: ${printable(report.integrity.ask_customer, 600)}`);
   appendAll(lines, runLines(report.run));
   lines.push(`${plural(report.lineage.length, 'lineage frame')}, ${plural(report.episodes.length, 'episode')}, ${report.recoveries.length} recovery action(s)`);
-  lines.push(`resume: ${report.resume.action}: ${printable(report.resume.message, 400)}`);
+  lines.push(`resume: ${planLabel(report.resume.action)} (${report.resume.action}): ${printable(report.resume.message, 400)}`);
   lines.push('(--html FILE writes the whole report as one page; --json prints it as JSON)');
   return `${lines.join('\n')}\n`;
 }

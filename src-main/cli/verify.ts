@@ -11,6 +11,7 @@ import { plural, printable, runLines, textLines } from './format.js';
 import type { RunSignal } from '../../src-shared/replay.js';
 import { attentionOf, LISTED_STATUSES, refusedStatus, STATUS_LABEL, WHAT_TO_DO, type Attention, type ListedStatus } from '../../src-shared/status.js';
 import { archiveRefusal, refusedRun } from '../replay/signals.js';
+import { attentionLabel } from '../../src-shared/words.js';
 import { replayTarget } from '../replay/report.js';
 import { archiveLines } from './lineages.js';
 
@@ -104,7 +105,7 @@ function humanReport({ report, not_folded, is_export }: Verified): string {
   if (report.run === null) lines.push(`  status: not folded (${printable(not_folded ?? '', 600)})`);
   else if (report.error === null && report.archive?.error == null) appendAll(lines, runLines(report.run, '  '));
   else if (report.error === null) lines.push(`  status: ${STATUS_LABEL[report.run.status]}: its archive is refused (below); the live WAL reads`);
-  if ((report.run === null || report.archive?.error != null) && report.attention !== null) lines.push(`  needs attention (${report.attention.kind.replaceAll('_', ' ')}): ${report.attention.message}`);
+  if ((report.run === null || report.archive?.error != null) && report.attention !== null) lines.push(`  needs attention (${attentionLabel(report.attention.kind)}): ${report.attention.message}`);
   if (report.torn_tail !== null) {
     const tail = report.torn_tail;
     lines.push(`  torn tail: ${plural(tail.bytes, 'byte')} at offset ${tail.offset} (${tail.reason.replaceAll('_', ' ')}) were never committed and are not used; ${WHAT_TO_DO.torn_tail[where]}`);

@@ -2,9 +2,10 @@
 // it), so every ending reads under its own name (src-shared/status.ts), a run that finished holding an
 // unknown-outcome call is "finished, unconfirmed" until the owner records what they found, and a WAL cut short
 // or an export frozen mid-run says what is known of its last episode.
-import type { Acknowledgement, BatchFold, CallFold, EpisodeFold, Finding, RecoveryEntry, RunSignal, SessionFold, UnconfirmedCall } from '../../src-shared/replay.js';
+import type { Acknowledgement, BatchFold, CallFold, EpisodeFold, RecoveryEntry, RunSignal, SessionFold, UnconfirmedCall } from '../../src-shared/replay.js';
 import { attentionOf, endStatus, isRefusedStatus, refusedStatus, sessionStatus, statusLabel, type ResumeAction } from '../../src-shared/status.js';
 import type { LeaseTenure, TornTail, WalErrorInfo } from '../../src-shared/wal.js';
+import { FINDING_WORDS } from '../../src-shared/words.js';
 import { isPending } from './classify.js';
 import { EpisodeSum, sharedBatches } from './resumable.js';
 import { currentBatch, lastFinishedStep } from './state.js';
@@ -118,11 +119,9 @@ function endWords(signal: RunSignal): string {
   return finish.error_message === null ? `${label}: ${kind}` : `${label}: ${kind} — ${finish.error_message}`;
 }
 
-const FINDING_WORDS: Record<Finding, string> = { applied: 'applied', not_applied: 'not applied', unknown_accepted: 'unknown, accepted' };
-
 function findingWords(call: UnconfirmedCall): string {
   const found = call.acknowledged!;
-  return `${call.tool_call_id} (${call.name}) ${FINDING_WORDS[found.finding]}, by ${found.operator}`;
+  return `${call.tool_call_id} (${call.name}) ${FINDING_WORDS[found.finding].label}, by ${found.operator}`;
 }
 
 function finishOf(reason: string | null, error: unknown): RunSignal['finish'] {

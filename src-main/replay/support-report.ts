@@ -4,8 +4,9 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { largest, smallest } from '../../src-shared/arrays.js';
 import type { EpisodeFold, SessionFold } from '../../src-shared/replay.js';
-import { CLASS_MEANING, REPORT_FORMAT, type ReportCall, type ReportEpisode, type ReportIntegrity, type ReportLineage, type SupportReport } from '../../src-shared/report.js';
+import { REPORT_FORMAT, type ReportCall, type ReportEpisode, type ReportIntegrity, type ReportLineage, type SupportReport } from '../../src-shared/report.js';
 import type { Payload, ReadFrame } from '../../src-shared/wal.js';
+import { CLASS_WORDS } from '../../src-shared/words.js';
 import { decodeCbor } from '../engine/cbor.js';
 import { scanAfterDamage } from '../engine/damage-scan.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
@@ -155,7 +156,7 @@ function reportEpisode(episode: EpisodeFold, state: string): ReportEpisode {
         tool_call_id: call.tool_call_id,
         name: call.name,
         class: call.class,
-        why: reason === null ? CLASS_MEANING[call.class] : `${CLASS_MEANING[call.class]} Recorded reason: ${reason}.`,
+        why: reason === null ? CLASS_WORDS[call.class].meaning : `${CLASS_WORDS[call.class].meaning} Recorded reason: ${reason}.`,
         outcome: terminal?.outcome ?? null,
         is_error: terminal?.is_error ?? false,
         dispatched_at_ms: call.dispatched_at_ms,

@@ -1,8 +1,9 @@
-// The §10 words as chips: colour + icon + the word itself, so neither colour nor icon alone carries meaning. The
-// words, their meanings and their tones are src-shared/status.ts's: the CLI, the report and the fleet say the same.
+// The §10 words as chips: colour + icon + a word for people, so neither colour nor icon alone carries meaning. The
+// words, their meanings and their tones are src-shared/status.ts's and words.ts's: the CLI, the report and the
+// fleet say the same. The §10 name stays in data-class / data-status.
 import type { CallClass } from '../../src-shared/replay.js';
 import { STATUS_TONE, statusLabel, type ListedStatus } from '../../src-shared/status.js';
-import { CLASS_MEANING } from '../../src-shared/report.js';
+import { CLASS_WORDS } from '../../src-shared/words.js';
 
 const CLASS_ICON: Record<CallClass, string> = {
   completed: '✓',
@@ -15,13 +16,10 @@ const CLASS_ICON: Record<CallClass, string> = {
   max_steps: '⊣',
 };
 
-/** Why a call has its class: one text for the app and the support report. */
-export { CLASS_MEANING };
-
 export function ClassChip({ value }: { value: CallClass }) {
   return (
-    <span className={`chip class-${value}`} data-testid="class-chip" data-class={value} title={CLASS_MEANING[value]}>
-      <span aria-hidden="true">{CLASS_ICON[value]}</span> {value}
+    <span className={`chip class-${value}`} data-testid="class-chip" data-class={value} title={CLASS_WORDS[value].meaning}>
+      <span aria-hidden="true">{CLASS_ICON[value]}</span> {CLASS_WORDS[value].label}
     </span>
   );
 }

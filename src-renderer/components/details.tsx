@@ -1,7 +1,8 @@
 // Detail panes: the selected timeline element (with jumps to its records), and one record (every frame field,
 // the payload tree, raw hex, and the jump back to the timeline).
 import type { RecordDetail, TimelineRow } from '../../src-shared/ipc.js';
-import { CLASS_MEANING, ClassChip } from './chips.js';
+import { CALL_PLAN_WORDS, CLASS_WORDS } from '../../src-shared/words.js';
+import { ClassChip } from './chips.js';
 import { formatTime } from './format.js';
 import { HexView } from './hex-view.js';
 import { OutputBlock, TextBlock } from './output-text.js';
@@ -13,8 +14,8 @@ export function TimelineDetail({ row, onJump, onContext }: { row: TimelineRow; o
       <h4>{row.kind}</h4>
       {row.kind === 'call' && (
         <>
-          <p><ClassChip value={row.call.class} /> <span className="mono">{row.call.tool_call_id}</span> {row.call.name} · plan {row.call.plan}{row.call.safe ? ' · safe' : ''}</p>
-          <p data-testid="class-why">{CLASS_MEANING[row.call.class]}</p>
+          <p><ClassChip value={row.call.class} /> <span className="mono">{row.call.tool_call_id}</span> {row.call.name} · {CALL_PLAN_WORDS[row.call.plan].label}{row.call.safe ? ' · declared safe to repeat' : ''}</p>
+          <p data-testid="class-why">{CLASS_WORDS[row.call.class].meaning}</p>
           <p>dispatched at {formatTime(row.call.dispatched_at_ms)} · outcome {row.call.outcome ?? '—'} · reason {row.call.reason ?? '—'}{row.call.is_error ? ' · error' : ''}</p>
           {row.call.held !== null && (
             <p data-testid="held-detail">

@@ -8,6 +8,7 @@ import type { ActionChoice, ActionKind, ActionOutcome, ActionPreview, SessionDet
 import type { PlannedRecord, RecoveryEntry, UnconfirmedCall } from '../../src-shared/replay.js';
 import { writes } from '../queries.js';
 import { isRefusedStatus } from '../../src-shared/status.js';
+import { PLAN_WORDS } from '../../src-shared/words.js';
 import { actionWords, formatTime, inline, writtenWords } from './format.js';
 import { OperatorField } from './operator-field.js';
 import { useOperatorName, useRecordedWho } from '../operator.js';
@@ -44,7 +45,7 @@ export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
     <section className="panel recovery" aria-label="Recovery" data-testid="recovery-panel">
       <h3>Recovery</h3>
       <p>
-        Recommended: <strong data-testid="plan-action">{plan.action}</strong> — {plan.message}
+        Recommended: <strong data-testid="plan-action" data-action={plan.action} title={PLAN_WORDS[plan.action].meaning}>{PLAN_WORDS[plan.action].label}</strong> — {plan.message}
       </p>
       {plan.indeterminate.length > 0 && <p>Indeterminate (may have run): {plan.indeterminate.join(', ')}</p>}
       {/* While a confirmation is open it lists the records; twice would only push it out of sight. */}

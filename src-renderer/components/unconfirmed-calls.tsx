@@ -6,16 +6,17 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { isOperatorName, type AcknowledgeResult, type SessionDetail } from '../../src-shared/ipc.js';
 import { FINDINGS, type Finding, type UnconfirmedCall } from '../../src-shared/replay.js';
+import { FINDING_WORDS } from '../../src-shared/words.js';
 import { queries, writes } from '../queries.js';
 import { useOperatorName, useRecordedWho } from '../operator.js';
 import { formatTime } from './format.js';
 import { OperatorField } from './operator-field.js';
 
-const FINDING_LABEL: Record<Finding, string> = {
-  applied: 'Applied: the side effect happened',
-  not_applied: 'Not applied: the side effect did not happen',
-  unknown_accepted: 'Still unknown, accepted: I cannot tell, and the run stands as it is',
-};
+/** A finding as its radio button offers it: "Not applied: the side effect did not happen." */
+function findingChoice(finding: Finding): string {
+  const { label, meaning } = FINDING_WORDS[finding];
+  return `${label.charAt(0).toUpperCase()}${label.slice(1)}: ${meaning.charAt(0).toLowerCase()}${meaning.slice(1)}`;
+}
 
 export function UnconfirmedCalls({ detail }: { detail: SessionDetail }) {
   const run = detail.summary.run;
@@ -32,7 +33,7 @@ export function UnconfirmedCalls({ detail }: { detail: SessionDetail }) {
             <span className="mono">{call.tool_call_id}</span> (episode {call.episode}, {call.closed_out_seq === null ? 'no result recorded' : `recorded unknown at seq ${call.closed_out_seq}`}): {call.may_have}
             {call.acknowledged !== null && (
               <div data-testid="acknowledged">
-                Checked: <strong>{call.acknowledged.finding.replaceAll('_', ' ')}</strong>, by <span className="mono">{call.acknowledged.operator}</span>
+                Checked: <strong>{FINDING_WORDS[call.acknowledged.finding].label}</strong>, by <span className="mono">{call.acknowledged.operator}</span>
                 {call.acknowledged.os_user !== null && call.acknowledged.os_user !== call.acknowledged.operator && <span className="muted"> (as {call.acknowledged.os_user})</span>} via {call.acknowledged.via}
                 {' '}· {formatTime(call.acknowledged.ts_ms)} · seq {call.acknowledged.seq}: <q>{call.acknowledged.reason}</q>
               </div>
@@ -115,7 +116,7 @@ function FindingChoice({ finding, onChange }: { finding: Finding | null; onChang
       <legend>Your finding</legend>
       {FINDINGS.map((value) => (
         <label key={value} className="finding">
-          <input type="radio" name="finding" value={value} checked={finding === value} onChange={() => onChange(value)} data-testid={`finding-${value}`} /> {FINDING_LABEL[value]}
+          <input type="radio" name="finding" value={value} checked={finding === value} onChange={() => onChange(value)} data-testid={`finding-${value}`} /> {findingChoice(value)}
         </label>
       ))}
     </fieldset>

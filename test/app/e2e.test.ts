@@ -20,6 +20,7 @@ import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { replayTarget, type SessionReplay } from '../../src-main/replay/report.js';
 import { STATUS_LABEL } from '../../src-shared/status.js';
+import { PLAN_WORDS } from '../../src-shared/words.js';
 import { cutCopy, flippedCopy, makeE2eRoot, writeXssSession, XSS_SESSION_ID, XSS_TEXT } from './e2e-root.js';
 import { saveScreenshot } from './screenshots.js';
 import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
@@ -322,7 +323,8 @@ describe('walscope serve on the demo state root, in Chromium', () => {
     expect(planned.action).toBe('close_out');
     const before = frames('indeterminate');
     await openSession('indeterminate');
-    expect(await page.locator('[data-testid=plan-action]').innerText()).toBe('close_out');
+    expect(await page.locator('[data-testid=plan-action]').getAttribute('data-action')).toBe('close_out');
+    expect(await page.locator('[data-testid=plan-action]').innerText()).toBe(PLAN_WORDS.close_out.label);
     await page.locator('[data-testid=action-resume]').click();
     await page.locator('[data-testid=confirm-dialog]').waitFor();
     const listed = await page.locator('[data-testid=confirm-records] li').allInnerTexts();

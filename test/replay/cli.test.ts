@@ -84,7 +84,7 @@ describe('walscope replay', () => {
     const { code, stdout } = await run(replayCommand, [copy]);
     expect(code).toBe(0);
     expect(stdout).toContain('indeterminate');
-    expect(stdout).toContain('resume: close_out');
+    expect(stdout).toContain('resume: close out (close_out)');
     expect(fs.readdirSync(exports)).toEqual(['customer.wal']);
     expect(fs.readFileSync(copy).equals(walBytes(root))).toBe(true);
   });
@@ -115,7 +115,7 @@ describe('walscope resume|cancel|seal', () => {
     const bytes = walBytes(root);
     const dry = await run(resumeCommand, [folder, '--dry-run']);
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toContain('resume: close_out');
+    expect(dry.stdout).toContain('resume: close out (close_out)');
     expect(dry.stdout).toContain('[barrier 2] run_finished {"reason":"interrupted"');
     const unconfirmed = await run(resumeCommand, [folder]);
     expect(unconfirmed.code).toBe(1);

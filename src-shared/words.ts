@@ -1,0 +1,64 @@
+// Words for people: every call class, call plan, resume plan action and acknowledgement finding as a label (a
+// chip, a column, a line of the CLI) and a sentence (a tooltip, the support report, a detail). The §10 names
+// stay the data (the CLI's JSON, data-* attributes, the tests); these are what a reader is shown. The session
+// status words are status.ts's.
+import type { CallClass, Finding } from './replay.js';
+import { STATUS_LABEL, type AttentionKind, type ResumeAction } from './status.js';
+
+export interface Words {
+  label: string;
+  meaning: string;
+}
+
+/** Why a call has its class, in the operator's terms (the app's chips and details, the report, the CLI). */
+export const CLASS_WORDS: Record<CallClass, Words> = {
+  completed: { label: 'completed', meaning: 'Its result is recorded.' },
+  no_dispatch: { label: 'not dispatched', meaning: 'It was never dispatched (denied, invalid or skipped); its record says why.' },
+  indeterminate: {
+    label: 'outcome unknown',
+    meaning: 'It was dispatched (its intent is durable) but no result was recorded: it may have run and had its side effect. Recovery records its outcome as unknown and never sends it again.',
+  },
+  provider_held: { label: 'held by the provider', meaning: 'A provider holds it and owes its late result: the run stays paused until the result arrives, or the operator cancels or seals.' },
+  held_successor: { label: 'waiting behind a held call', meaning: 'A later call of a sequential batch, waiting behind a held call: it was not sent.' },
+  never_left: { label: 'never sent', meaning: 'No dispatch intent was recorded: it never left the process, so it cannot have had an effect.' },
+  interrupted: { label: 'interrupted', meaning: 'A close-out or a cancel ended it before it produced a result.' },
+  max_steps: { label: 'stopped at max steps', meaning: 'Closed because the run reached its step limit.' },
+};
+
+/** What a batch planned for a call (tool_batch_started's `plan`). */
+export const CALL_PLAN_WORDS: Record<'dispatch' | 'no_dispatch', Words> = {
+  dispatch: { label: 'planned to run', meaning: 'The batch planned to dispatch it.' },
+  no_dispatch: { label: 'planned not to run', meaning: 'The batch planned not to dispatch it (denied, invalid or skipped).' },
+};
+
+/** What resuming a session's last episode does (wal-format §10), as the recovery panel, the report and `walscope
+ *  replay` name it; the plan's own message says it of this session. */
+export const PLAN_WORDS: Record<ResumeAction, Words> = {
+  none: { label: 'nothing to do', meaning: 'The run has its end recorded, or none was started: resuming appends nothing.' },
+  finalize: { label: 'finalize', meaning: 'The run reached its natural end but has no run_finished: resuming writes it.' },
+  close_out: {
+    label: 'close out',
+    meaning: 'Calls were dispatched with no recorded result: resuming records their outcome as unknown, never sends them again, and seals the run interrupted.',
+  },
+  cancel_close_out: { label: 'finish the cancel', meaning: 'A cancel was requested and never finished: resuming closes the batch and seals the run cancelled.' },
+  wait_held: { label: 'wait for the held call', meaning: 'A provider holds a call and owes its result: the run stays paused until it arrives; only cancel or seal ends it sooner.' },
+  continue: { label: 'a runtime goes on', meaning: 'Recovery owes nothing: only a runtime can go on (a model step or a dispatch is owed); walscope writes nothing.' },
+};
+
+/** What the owner found when checking a call of unknown outcome (an acknowledgement, wal-format §6). */
+export const FINDING_WORDS: Record<Finding, Words> = {
+  applied: { label: 'applied', meaning: 'The side effect happened.' },
+  not_applied: { label: 'not applied', meaning: 'The side effect did not happen.' },
+  unknown_accepted: { label: 'unknown, accepted', meaning: 'The owner cannot tell, and the run stands as it is.' },
+};
+
+/** A resume action's label by name: a report read back keeps any action as text, and one this build has no
+ *  words for is shown as it is. */
+export function planLabel(action: string): string {
+  return Object.hasOwn(PLAN_WORDS, action) ? PLAN_WORDS[action as ResumeAction].label : action;
+}
+
+/** An attention queue entry's kind in a few words: a plan's label, or the status it stands for. */
+export function attentionLabel(kind: AttentionKind): string {
+  return kind === 'finished_unconfirmed' || kind === 'damaged' ? STATUS_LABEL[kind] : PLAN_WORDS[kind].label;
+}
