@@ -1,5 +1,5 @@
 // Display helpers that the CLI and the renderer share. Everything they return is plain text.
-import type { RecoveryEntry } from './replay.js';
+import type { Cost, RecoveryEntry } from './replay.js';
 import { FINDING_WORDS } from './words.js';
 
 export function formatBytes(size_bytes: number): string {
@@ -31,4 +31,26 @@ export function writtenWords(entry: RecoveryEntry): string {
   }
   if (entry.records.length === 0) return 'nothing after its audit record';
   return `${entry.records.map((record) => `${record.type}@${record.seq}`).join(', ')}${entry.records_cut ? ', …' : ''}`;
+}
+
+/** US dollars as a reader compares them: cents from a cent up, two significant figures below it. */
+export function formatUsd(usd: number): string {
+  if (usd === 0) return '$0.00';
+  if (usd >= 0.01) return `$${usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  return `$${usd.toPrecision(2)}`;
+}
+
+/** A cost in words: its dollars, and what was left unpriced and why ("unknown model: x"); never a guess. */
+export function costText(cost: Cost): string {
+  const unpriced = cost.steps_unpriced === 0 ? null : `${cost.steps_unpriced} step${cost.steps_unpriced === 1 ? '' : 's'} not priced: ${unpricedWhy(cost)}`;
+  const undated = cost.undated_steps === 0 ? null : `${cost.undated_steps} at the table's current prices (no time recorded)`;
+  if (cost.usd === null) return unpriced === null ? 'no usage recorded' : unpriced.replace(/^\d+ steps? not priced: /, 'not priced: ');
+  const priced = `${formatUsd(cost.usd)}${cost.from_run_totals ? ' (from the run\'s totals)' : ''}`;
+  return [priced, unpriced, undated].filter((part) => part !== null).join(' · ');
+}
+
+function unpricedWhy(cost: Cost): string {
+  if (cost.unknown_models.length > 0) return `unknown model ${cost.unknown_models.join(', ')}`;
+  if (cost.models.length === 0) return 'the run names no model';
+  return 'token counts that do not add up';
 }

@@ -17,6 +17,7 @@ import type {
   RecoveryKind,
   RecoveryPlan,
   RunSignal,
+  Cost,
 } from './replay.js';
 import { FINDINGS, type Finding } from './replay.js';
 import type { SupportReport } from './report.js';
@@ -171,6 +172,8 @@ export interface SessionDetail {
   timing: EpisodeTimingSummary[];
   /** Numeric usage fields summed over every episode. */
   tokens: Record<string, number>;
+  /** What every episode's steps cost, and the price table (name, version, date) it was priced by. */
+  cost: Cost & { table: string };
   /** After a non-tail damage: the frames found past it, listed unverified at the end of the record list. */
   after_damage: AfterDamageView | null;
 }

@@ -345,6 +345,8 @@ export interface ReplayEpisodeJson {
   run_id: string | null;
   state: EpisodeState;
   finished: { seq: number; reason: string | null } | null;
+  /** What its steps cost, by the price table `price_table` names. */
+  cost: Cost;
   steps: ReplayStepJson[];
   batches: ReplayBatchJson[];
   anomalies: Anomaly[];
@@ -362,6 +364,8 @@ export interface ReplayJson {
   /** How the last run stands: the session's status word, its attention entry, its unconfirmed calls. */
   run: RunSignal;
   resume: ResumePlan;
+  /** The price table the episodes' costs come from: name, version and date. */
+  price_table: string;
 }
 
 /** A problem that makes a rendered request invalid for a provider (Anthropic rejects a tool_use without its
@@ -480,6 +484,25 @@ export interface TimedSpan {
 }
 
 /** When an episode's work happened, and what it cost, from the times and usage its records carry. */
+/** What model steps cost, priced by the price table this build ships (replay/cost.ts): never invented. */
+export interface Cost {
+  /** US dollars over the steps priced; null when none was. */
+  usd: number | null;
+  /** The models the runs' configs name (at most COST_NAMES_MAX). */
+  models: string[];
+  /** What the table priced them as ("anthropic claude-sonnet-4-0"). */
+  priced_as: string[];
+  /** Models the table does not know. */
+  unknown_models: string[];
+  steps_priced: number;
+  /** Steps with token counts that could not be priced: no model named, an unknown model, counts that do not add up. */
+  steps_unpriced: number;
+  /** Steps priced at the table's current prices, since no time was recorded for them. */
+  undated_steps: number;
+  /** Priced from a run's own totals (its run_finished usage), its steps having recorded none. */
+  from_run_totals: boolean;
+}
+
 export interface EpisodeTiming {
   episode: number;
   /** false when none of its records carries a time: then nothing here is invented, the spans are empty. */
@@ -488,6 +511,7 @@ export interface EpisodeTiming {
   last_ms: number | null;
   /** Numeric usage fields summed over its steps. */
   tokens: Record<string, number>;
+  cost: Cost;
   failed_attempts: number;
   spans: TimedSpan[];
   /** More spans than the waterfall carries were left out. */

@@ -2,10 +2,12 @@
 // steps, batches and calls with their classes, anomalies, and the resume plan. Read-only: it never locks,
 // creates or writes anything.
 import { appendAll, largest } from '../../src-shared/arrays.js';
+import { costText } from '../../src-shared/format.js';
 import { refusedStatus, STATUS_LABEL } from '../../src-shared/status.js';
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
 import { CLASS_WORDS, PLAN_WORDS } from '../../src-shared/words.js';
 import type { WalTarget } from '../engine/inspect.js';
+import { episodeCost, PRICE_TABLE_WORDS } from '../replay/cost.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { episodeJson, replayDocument, replayTarget, type SessionReplay } from '../replay/report.js';
 import { episodeWord } from '../replay/signals.js';
@@ -63,12 +65,20 @@ function* inPieces(lines: readonly string[]): Generator<string> {
 }
 
 
+/** An episode's cost, when its steps recorded usage: the dollars, the models and the price table. */
+function costLines(episode: EpisodeFold): string[] {
+  const cost = episodeCost(episode);
+  if (cost.steps_priced + cost.steps_unpriced === 0) return [];
+  const priced = cost.priced_as.length === 0 ? '' : ` (${printable(cost.models.join(', '), TEXT_MAX)} as ${cost.priced_as.join(', ')}; price table ${PRICE_TABLE_WORDS})`;
+  return [`  cost: ${printable(costText(cost), TEXT_MAX * 2)}${priced}`];
+}
+
 /** An episode's text a step (with its batch) at a time: made whole, an episode of 150,000 batches held its
  *  300,000 lines and their text at once (749 MB resident, the fold itself ~300 MB). */
 function* episodePieces(episode: EpisodeFold, word: string): Generator<string> {
   const finished = episode.finished === null ? '' : ` (${episode.finished.reason ?? 'no reason'} at seq ${episode.finished.seq})`;
   const index = EpisodeIndex.of(episode);
-  yield textLines(['', `episode ${episode.episode}  run ${printable(episode.run_id ?? '?', TEXT_MAX)}  ${word}${finished}  seq ${episode.started_seq}–${episode.last_seq}`]);
+  yield textLines(['', `episode ${episode.episode}  run ${printable(episode.run_id ?? '?', TEXT_MAX)}  ${word}${finished}  seq ${episode.started_seq}–${episode.last_seq}`, ...costLines(episode)]);
   for (const step of episode.steps) {
     const recorded = step.seq === null ? 'in flight (no model_step_finished)' : `seq ${step.seq}`;
     const ending = step.natural_end ? ', natural end' : '';

@@ -5,6 +5,7 @@ import type { ReadFrame } from '../../src-shared/wal.js';
 import type { FileIO } from '../engine/file-io.js';
 import { readTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, type TargetRead, type WalTarget } from '../engine/inspect.js';
 import { SessionFolder } from './fold.js';
+import { episodeCost, PRICE_TABLE_WORDS } from './cost.js';
 import { planResume } from './plan.js';
 import { RecoveryLog } from './recoveries.js';
 import { liveWords, runSignal } from './signals.js';
@@ -93,6 +94,7 @@ export function replayDocument<Episodes>(session: string | null, replay: Session
       indeterminate: resume.indeterminate,
       records: resume.records,
     },
+    price_table: PRICE_TABLE_WORDS,
   };
 }
 
@@ -103,6 +105,7 @@ export function episodeJson(episode: EpisodeFold): ReplayJson['episodes'][number
     run_id: episode.run_id,
     state: episode.state,
     finished: episode.finished === null ? null : { seq: episode.finished.seq, reason: episode.finished.reason },
+    cost: episodeCost(episode),
     steps: episode.steps.map((step) => ({
       step_id: step.step_id,
       seq: step.seq,

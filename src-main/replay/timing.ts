@@ -3,7 +3,8 @@
 // a record without a time adds no time, and an episode without any says so (times_recorded: false).
 import { createHash } from 'node:crypto';
 import { largest, smallest } from '../../src-shared/arrays.js';
-import type { BatchFold, EpisodeFold, EpisodeTiming, EpisodeTimingSummary, JsonPayload, StepFold, TimedSpan } from '../../src-shared/replay.js';
+import type { BatchFold, Cost, EpisodeFold, EpisodeTiming, EpisodeTimingSummary, JsonPayload, StepFold, TimedSpan } from '../../src-shared/replay.js';
+import { addStepCost, copyCost, modelOfConfig, noCost, stepPriceTime, withRunTotals } from './cost.js';
 import { EpisodeIndex, sharedStepsWithBatches } from './episode-index.js';
 import { EpisodeSum } from './resumable.js';
 
@@ -42,6 +43,7 @@ function timingOf(episode: EpisodeFold): EpisodeTiming {
     first_ms: sum.first_ms,
     last_ms: sum.last_known,
     tokens: { ...sum.tokens },
+    cost: withRunTotals(copyCost(sum.cost), episode),
     failed_attempts: sum.failed_attempts,
     spans: sum.spans.slice(),
     spans_cut: sum.spans_cut,
@@ -55,19 +57,20 @@ interface TimingSum {
   first_ms: number | null;
   last_known: number | null;
   tokens: Record<string, number>;
+  cost: Cost;
 }
 
 /** The timing, step by step (each step with its batch): a live episode's next snapshot goes on from the last
  *  one's, over the steps after the point where they stop being the same step and batch objects. */
 const timing_sums = new EpisodeSum<StepFold, TimingSum>({
   items: (episode) => episode.steps,
-  initial: () => ({ spans: [], spans_cut: false, failed_attempts: 0, first_ms: null, last_known: null, tokens: {} }),
-  copy: (sum) => ({ ...sum, spans: sum.spans.slice(), tokens: { ...sum.tokens } }),
+  initial: () => ({ spans: [], spans_cut: false, failed_attempts: 0, first_ms: null, last_known: null, tokens: {}, cost: noCost() }),
+  copy: (sum) => ({ ...sum, spans: sum.spans.slice(), tokens: { ...sum.tokens }, cost: copyCost(sum.cost) }),
   shared: sharedStepsWithBatches,
-  add: (sum, step, episode) => addStep(sum, step, EpisodeIndex.of(episode).batch(step.batch_id)),
+  add: (sum, step, episode) => addStep(sum, step, EpisodeIndex.of(episode).batch(step.batch_id), episode),
 });
 
-function addStep(sum: TimingSum, step: StepFold, batch: BatchFold | undefined): void {
+function addStep(sum: TimingSum, step: StepFold, batch: BatchFold | undefined, episode: EpisodeFold): void {
   const add = (span: TimedSpan) => {
     if (sum.spans.length < SPANS_PER_EPISODE_MAX) sum.spans.push(span);
     else sum.spans_cut = true;
@@ -82,6 +85,7 @@ function addStep(sum: TimingSum, step: StepFold, batch: BatchFold | undefined): 
   const failed = step.attempts.filter((attempt) => attempt.outcome !== null && attempt.outcome !== 'completed').length;
   sum.failed_attempts += failed;
   const end = largest(times);
+  addStepCost(sum.cost, modelOfConfig(episode.config), step.usage, stepPriceTime(step));
   if (end !== null) {
     add({ kind: 'step', label: `step ${step.step_id}`, start_ms: sum.last_known ?? smallest(times)!, end_ms: end, failed, seq: step.seq });
     for (const ms of times) note(ms);

@@ -7,6 +7,8 @@ import { createHash } from 'node:crypto';
 import { call, done, run } from './catalog.js';
 import type { SessionScript, StepScript, ThinkingScript } from './script.js';
 
+/** The coding agent's run names a model the shipped price table knows, so its steps are priced. */
+const CODING_AGENT_MODEL = 'claude-sonnet-4-5';
 const ESC = '\u001b';
 const red = (text: string) => `${ESC}[31m${text}${ESC}[39m`;
 const green = (text: string) => `${ESC}[32m${text}${ESC}[39m`;
@@ -122,7 +124,7 @@ export const codingAgentSession: SessionScript = {
           text: 'Fixed. parseRows dropped the last piece of every file, assuming it was the empty string after a final newline; a file without one lost its last row. It now drops only an empty last piece. Both parser tests and the report page test pass, and the export page shows every row.',
         },
       ],
-      { input: 'The CSV export drops the last row when the file has no trailing newline. Find out why, fix it, and show me the export page afterwards.', configure: { tool_times: true } },
+      { input: 'The CSV export drops the last row when the file has no trailing newline. Find out why, fix it, and show me the export page afterwards.', configure: { tool_times: true, model: CODING_AGENT_MODEL } },
     ),
   ],
 };

@@ -30,7 +30,7 @@ import {
 import { appendAll } from '../../src-shared/arrays.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { toJsonValue } from '../../src-shared/json.js';
-import type { JsonPayload, JsonValue, RecoveryEntry, RunSignal, SessionFold } from '../../src-shared/replay.js';
+import type { Cost, JsonPayload, JsonValue, RecoveryEntry, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import { archiveIndexPath, archivePath } from '../engine/archive-format.js';
 import { readArchive, type ArchiveError } from '../engine/archive-reader.js';
@@ -350,6 +350,11 @@ export class SessionModel {
     return this.derived().tokens;
   }
 
+  /** What every episode's steps cost, by the shipped price table. */
+  cost(): Cost {
+    return this.derived().cost;
+  }
+
   /** The list's line for this session; kept until a refresh or a lease change makes it stale. */
   summary(): SessionSummary {
     this.summary_ ??= this.makeSummary();
@@ -414,7 +419,7 @@ export class SessionModel {
 
   /** While the WAL is being read (first read, or again after a release): what is known so far. The records
    *  read so far can be paged; the timeline, transcript and plan come when the read completes. */
-  private readingDetail(): Omit<SessionDetail, 'actions' | 'retire' | 'acknowledge' | 'timing' | 'tokens'> {
+  private readingDetail(): Omit<SessionDetail, 'actions' | 'retire' | 'acknowledge' | 'timing' | 'tokens' | 'cost'> {
     const read = this.tailer_?.read ?? null;
     const done_bytes = read?.valid_bytes ?? 0;
     const total_bytes = sizeOf(this.target.wal_path);
@@ -445,7 +450,7 @@ export class SessionModel {
   }
 
   /** The header of the session view; the service adds the action choices (services/actions.ts). */
-  detail(): Omit<SessionDetail, 'actions' | 'retire' | 'acknowledge' | 'timing' | 'tokens'> {
+  detail(): Omit<SessionDetail, 'actions' | 'retire' | 'acknowledge' | 'timing' | 'tokens' | 'cost'> {
     if (!this.is_resident) return this.readingDetail();
     const views = this.derived();
     const read = this.failure_ === null ? this.tailer.read : null;

@@ -34,6 +34,7 @@ import type {
 import { apiClient, dispatchApi, isWriteMethod, pageSessions, type ApiRequests, type SessionFilter, type SessionPage, type WriteMethod } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
 import type { EpisodeTiming, Finding } from '../../src-shared/replay.js';
+import { noCost, PRICE_TABLE_WORDS } from '../replay/cost.js';
 import { describe } from '../engine/errors.js';
 import { RunDigests } from '../engine/digest-runs.js';
 import { exportTargets, resolveTargets, sessionTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, type WalTarget } from '../engine/inspect.js';
@@ -560,10 +561,10 @@ export class SessionService implements WalscopeApi {
     // While the WAL is still being read there is no plan to act on and no fold to time.
     if (!model.is_resident) {
       const reading = { applies: false, why: 'the WAL is still being read: nothing is offered until it is read' };
-      return { ...model.detail(), actions: [], retire: reading, acknowledge: reading, timing: [], tokens: {} };
+      return { ...model.detail(), actions: [], retire: reading, acknowledge: reading, timing: [], tokens: {}, cost: { ...noCost(), table: PRICE_TABLE_WORDS } };
     }
     const last = model.fold().episodes.at(-1);
-    return { ...model.detail(), actions: actionChoices(model), retire: retireChoice(model), acknowledge: acknowledgeChoice(model), timing: last === undefined ? [] : [episodeTimingSummary(last)], tokens: model.tokens() };
+    return { ...model.detail(), actions: actionChoices(model), retire: retireChoice(model), acknowledge: acknowledgeChoice(model), timing: last === undefined ? [] : [episodeTimingSummary(last)], tokens: model.tokens(), cost: { ...model.cost(), table: PRICE_TABLE_WORDS } };
   }
 
   async getTiming(key: string, episode: number): Promise<EpisodeTiming> {

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { appendAll } from '../../src-shared/arrays.js';
 import type { Parts } from '../../src-shared/parts.js';
 import type { RowList, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
-import type { BatchFold, CallClass, EpisodeFold, JsonPayload, RecoveryEntry, RecoveryPlan, RenderedMessage, RequestProblem, RunSignal, SessionFold } from '../../src-shared/replay.js';
+import type { BatchFold, CallClass, Cost, EpisodeFold, JsonPayload, RecoveryEntry, RecoveryPlan, RenderedMessage, RequestProblem, RunSignal, SessionFold } from '../../src-shared/replay.js';
+import { addCost, copyCost, episodeCost, noCost } from '../replay/cost.js';
 import { episodeWord } from '../replay/signals.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { EpisodeSum, FinishedEpisodesSum, sharedBatches, sharedByIdentityOr } from '../replay/resumable.js';
@@ -219,6 +220,8 @@ export interface SessionViews {
   class_counts: Partial<Record<CallClass, number>>;
   /** Numeric usage fields summed over every episode's steps. */
   readonly tokens: Record<string, number>;
+  /** What every episode's steps cost, by the shipped price table. */
+  readonly cost: Cost;
   /** How the run stands: finished, cut, open in an export, finished with calls of unknown outcome. */
   run: RunSignal;
   /** Every recovery an operator ran on this WAL (operator_action and the records it wrote). */
@@ -290,13 +293,16 @@ export class ViewBuilder {
     copy: (counts) => ({ ...counts }),
     add: (counts, episode) => addCounts(counts, this.episodeViews(episode).class_counts),
   });
-  readonly token_totals = new FinishedEpisodesSum<Record<string, number>>({
-    initial: () => ({}),
-    copy: (sums) => ({ ...sums }),
+  readonly token_totals = new FinishedEpisodesSum<{ tokens: Record<string, number>; cost: Cost }>({
+    initial: () => ({ tokens: {}, cost: noCost() }),
+    copy: (sums) => ({ tokens: { ...sums.tokens }, cost: copyCost(sums.cost) }),
     // A finished episode's sums are summed once from its steps' usage, as its timing sums them: the timing of
     // every episode (spans and all) was made for these sums alone, ~85 ms of the 1 GiB session's first status.
     // An open episode's come from its timing, which getSession makes anyway and an append goes on from.
-    add: (sums, episode) => addCounts(sums, episode.finished === null ? episodeTiming(episode).tokens : sumUsage(episode.steps.map((step) => step.usage))),
+    add: (sums, episode) => {
+      addCounts(sums.tokens, episode.finished === null ? episodeTiming(episode).tokens : sumUsage(episode.steps.map((step) => step.usage)));
+      addCost(sums.cost, episode.finished === null ? episodeTiming(episode).cost : episodeCost(episode));
+    },
   });
 
   /** Tool outputs shown in rows and messages are read back through `payloads`. `signals` come from the whole
@@ -326,8 +332,8 @@ export class ViewBuilder {
     let messages: Segments<RenderedMessage> | null = null;
     let valid: boolean | null = null;
     const class_counts = this.class_totals.of(fold.episodes);
-    let tokens: Record<string, number> | null = null;
-    const tokenTotals = () => (tokens ??= this.token_totals.of(fold.episodes));
+    let totals: { tokens: Record<string, number>; cost: Cost } | null = null;
+    const tokenTotals = () => (totals ??= this.token_totals.of(fold.episodes));
     const views: SessionViews = {
       fold,
       get timeline() {
@@ -341,7 +347,10 @@ export class ViewBuilder {
       resume: signals.resume,
       class_counts,
       get tokens() {
-        return tokenTotals();
+        return tokenTotals().tokens;
+      },
+      get cost() {
+        return tokenTotals().cost;
       },
       run: signals.run,
       recoveries: signals.recoveries,

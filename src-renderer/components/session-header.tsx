@@ -8,6 +8,7 @@ import { isRefusedStatus } from '../../src-shared/status.js';
 import { queries } from '../queries.js';
 import { StatusChip, TornTailChip } from './chips.js';
 import { tokenText } from './waterfall.js';
+import { costText } from '../../src-shared/format.js';
 
 export function SessionHeader({ detail, tail }: { detail: SessionDetail; tail: SessionTail | null }) {
   const { summary } = detail;
@@ -29,6 +30,7 @@ export function SessionHeader({ detail, tail }: { detail: SessionDetail; tail: S
       <div className="head-line">
         <span className="muted mono head-meta">wal_id {detail.wal_id ?? '—'} · last seq <span data-testid="last-seq">{summary.last_seq}</span>{summary.status === 'loading' && <TailEnd tail={tail} />}</span>
         <span className="muted head-meta" data-testid="session-tokens">tokens: {tokenText(detail.tokens)}</span>
+        <span className="muted head-meta" data-testid="session-cost" title={`Priced by ${detail.cost.table}`}>cost: {costText(detail.cost)} · price table {detail.cost.table}</span>
       </div>
     </header>
   );

@@ -2,14 +2,16 @@
 // and calls from dispatch to result, a held call's wait (open-ended while the provider owes its result). Times
 // are the WAL's own; an episode whose records carry none says so instead of showing invented bars.
 import type { EpisodeTiming } from '../../src-shared/replay.js';
+import { costText } from '../../src-shared/format.js';
 import { formatTime } from './format.js';
 
 export function Waterfall({ timing }: { timing: EpisodeTiming }) {
   return (
     <section className="panel" aria-label={`Episode ${timing.episode} timing`} data-testid="waterfall" data-episode={timing.episode}>
-      <h3>Episode {timing.episode}: time and tokens</h3>
+      <h3>Episode {timing.episode}: time, tokens and cost</h3>
       <dl className="fields" data-testid="episode-totals">
         <dt>tokens</dt><dd>{tokenText(timing.tokens)}</dd>
+        <dt>cost</dt><dd data-testid="episode-cost">{costText(timing.cost)}</dd>
         <dt>failed</dt><dd>{timing.failed_attempts} model attempt(s)</dd>
         <dt>time</dt><dd data-testid="episode-time">{timing.times_recorded ? `${formatTime(timing.first_ms)} → ${formatTime(timing.last_ms)} (${duration(timing.first_ms!, timing.last_ms)})` : 'This WAL records no times for this episode.'}</dd>
       </dl>

@@ -58,6 +58,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     acknowledge: { applies: false, why: 'synthetic' },
     timing: [],
     tokens: {},
+    cost: { usd: null, models: [], priced_as: [], unknown_models: [], steps_priced: 0, steps_unpriced: 0, undated_steps: 0, from_run_totals: false, table: "none" },
     after_damage: null,
     transcript_valid: true,
   };

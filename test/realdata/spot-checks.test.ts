@@ -7,6 +7,7 @@ import type { Payload } from '../../src-shared/wal.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
+import { episodeCost } from '../../src-main/replay/cost.js';
 import { replayTarget } from '../../src-main/replay/report.js';
 import { episodeTiming } from '../../src-main/replay/timing.js';
 import { realdataMissing, useRealSessions } from '../fixtures/realdata/fixtures.js';
@@ -118,5 +119,20 @@ describe.skipIf(missing !== null)('real sessions, source by source', () => {
     expect(payloads(id, 'run_finished')).toEqual([{ reason: 'completed', usage: { input_tokens: traj.info.model_stats.tokens_sent, output_tokens: traj.info.model_stats.tokens_received } }]);
     expect(payloads(id, 'tool_result').at(-1)!['output']).toBe(traj.info.submission);
     expect((payloads(id, 'run_started')[0]!['config'] as Payload)['model']).toBe('gpt4');
+  });
+
+  it("cost, where the run names a model the shipped price table knows: DeepSeek's and Claude's steps priced, SWE-agent's \"gpt4\" unknown", () => {
+    const costOf = (id: RealSessionId) => fold(id).episodes.map((episode) => episodeCost(episode));
+    const [deepseek] = costOf('real-mini-swe-agent-astroid-1333');
+    expect(deepseek).toMatchObject({ priced_as: ['deepseek deepseek-chat'], steps_priced: 176, steps_unpriced: 0, undated_steps: 0 });
+    // The source's own figure (LiteLLM's prices of its day) is of the same order as the table's.
+    const recorded = (source('real-mini-swe-agent-astroid-1333')['info'] as { model_stats: { instance_cost: number } }).model_stats.instance_cost;
+    expect(deepseek!.usd! / recorded).toBeGreaterThan(0.25);
+    expect(deepseek!.usd! / recorded).toBeLessThan(4);
+    const claude = costOf('real-claude-code');
+    expect(claude.map((cost) => cost.priced_as)).toContainEqual(['anthropic claude-haiku-4-5']);
+    expect(claude.every((cost) => cost.steps_unpriced === 0 && (cost.steps_priced === 0 || cost.usd! > 0))).toBe(true);
+    const [gpt4] = costOf('real-swe-agent-pydicom-1458');
+    expect(gpt4).toMatchObject({ usd: null, unknown_models: ['gpt4'], from_run_totals: true });
   });
 });
