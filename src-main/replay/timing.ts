@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { largest, smallest } from '../../src-shared/arrays.js';
 import type { BatchFold, Cost, EpisodeFold, EpisodeTiming, EpisodeTimingSummary, JsonPayload, StepFold, TimedSpan } from '../../src-shared/replay.js';
-import { addStepCost, copyCost, modelOfConfig, noCost, stepPriceTime, withRunTotals } from './cost.js';
+import { addStepCost, copyCost, modelOfConfig, noCost, PriceCursor, stepPriceTime, withRunTotals } from './cost.js';
 import { EpisodeIndex, sharedStepsWithBatches } from './episode-index.js';
 import { EpisodeSum } from './resumable.js';
 
@@ -58,13 +58,15 @@ interface TimingSum {
   last_known: number | null;
   tokens: Record<string, number>;
   cost: Cost;
+  /** The run's model's pricer (a cache of the price table, shared by the copies). */
+  prices: PriceCursor | null;
 }
 
 /** The timing, step by step (each step with its batch): a live episode's next snapshot goes on from the last
  *  one's, over the steps after the point where they stop being the same step and batch objects. */
 const timing_sums = new EpisodeSum<StepFold, TimingSum>({
   items: (episode) => episode.steps,
-  initial: () => ({ spans: [], spans_cut: false, failed_attempts: 0, first_ms: null, last_known: null, tokens: {}, cost: noCost() }),
+  initial: () => ({ spans: [], spans_cut: false, failed_attempts: 0, first_ms: null, last_known: null, tokens: {}, cost: noCost(), prices: null }),
   copy: (sum) => ({ ...sum, spans: sum.spans.slice(), tokens: { ...sum.tokens }, cost: copyCost(sum.cost) }),
   shared: sharedStepsWithBatches,
   add: (sum, step, episode) => addStep(sum, step, EpisodeIndex.of(episode).batch(step.batch_id), episode),
@@ -85,7 +87,7 @@ function addStep(sum: TimingSum, step: StepFold, batch: BatchFold | undefined, e
   const failed = step.attempts.filter((attempt) => attempt.outcome !== null && attempt.outcome !== 'completed').length;
   sum.failed_attempts += failed;
   const end = largest(times);
-  addStepCost(sum.cost, modelOfConfig(episode.config), step.usage, stepPriceTime(step));
+  addStepCost(sum.cost, (sum.prices ??= new PriceCursor(modelOfConfig(episode.config))), step.usage, stepPriceTime(step));
   if (end !== null) {
     add({ kind: 'step', label: `step ${step.step_id}`, start_ms: sum.last_known ?? smallest(times)!, end_ms: end, failed, seq: step.seq });
     for (const ms of times) note(ms);
