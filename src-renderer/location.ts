@@ -3,8 +3,8 @@
 // and survives the token's removal from the address (http-api.ts) and a reload.
 import type { RowList } from '../src-shared/ipc.js';
 
-export type TabName = RowList | 'context';
-const TAB_NAMES: readonly TabName[] = ['timeline', 'records', 'transcript', 'context'];
+export type TabName = RowList | 'context' | 'time';
+const TAB_NAMES: readonly TabName[] = ['timeline', 'records', 'transcript', 'context', 'time'];
 
 export interface DeepLink {
   session: string | null;

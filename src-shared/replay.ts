@@ -480,10 +480,18 @@ export interface TimedSpan {
   end_ms: number | null;
   /** Failed model attempts (steps), or a tool result with is_error (calls). */
   failed: number;
+  /** How it ended. A step whose failed attempts were followed by one that answered ended `ok` (retried, not
+   *  failed); `open`: nothing ended it before the WAL ends. */
+  ended: SpanEnd;
+  /** The step it is part of (a step's own id, its batch's, its calls'). */
+  step_id: number | null;
   seq: number | null;
 }
 
-/** When an episode's work happened, and what it cost, from the times and usage its records carry. */
+/** How a bar ended: answered or completed, an error (a failed last attempt, an is_error result), a call's result
+ *  of unknown outcome or one closed out (interrupted, max_steps), still open. */
+export type SpanEnd = 'ok' | 'error' | 'unknown' | 'closed_out' | 'open';
+
 /** What model steps cost, priced by the price table this build ships (replay/cost.ts): never invented. */
 export interface Cost {
   /** US dollars over the steps priced; null when none was. */
@@ -503,6 +511,7 @@ export interface Cost {
   from_run_totals: boolean;
 }
 
+/** When an episode's work happened, and what it cost, from the times and usage its records carry. */
 export interface EpisodeTiming {
   episode: number;
   /** false when none of its records carries a time: then nothing here is invented, the spans are empty. */

@@ -3,7 +3,7 @@
 // a record without a time adds no time, and an episode without any says so (times_recorded: false).
 import { createHash } from 'node:crypto';
 import { largest, smallest } from '../../src-shared/arrays.js';
-import type { BatchFold, Cost, EpisodeFold, EpisodeTiming, EpisodeTimingSummary, JsonPayload, StepFold, TimedSpan } from '../../src-shared/replay.js';
+import type { BatchFold, CallFold, Cost, EpisodeFold, SpanEnd, EpisodeTiming, EpisodeTimingSummary, JsonPayload, StepFold, TimedSpan } from '../../src-shared/replay.js';
 import { addStepCost, copyCost, modelOfConfig, noCost, PriceCursor, stepPriceTime, withRunTotals } from './cost.js';
 import { EpisodeIndex, sharedStepsWithBatches } from './episode-index.js';
 import { EpisodeSum } from './resumable.js';
@@ -89,7 +89,7 @@ function addStep(sum: TimingSum, step: StepFold, batch: BatchFold | undefined, e
   const end = largest(times);
   addStepCost(sum.cost, (sum.prices ??= new PriceCursor(modelOfConfig(episode.config))), step.usage, stepPriceTime(step));
   if (end !== null) {
-    add({ kind: 'step', label: `step ${step.step_id}`, start_ms: sum.last_known ?? smallest(times)!, end_ms: end, failed, seq: step.seq });
+    add({ kind: 'step', label: `step ${step.step_id}`, start_ms: sum.last_known ?? smallest(times)!, end_ms: end, failed, ended: stepEnd(step), step_id: step.step_id, seq: step.seq });
     for (const ms of times) note(ms);
   }
   if (batch === undefined) return;
@@ -98,11 +98,11 @@ function addStep(sum: TimingSum, step: StepFold, batch: BatchFold | undefined, e
   for (const call of batch.calls) {
     if (call.dispatched_at_ms !== null) {
       starts.push(call.dispatched_at_ms);
-      const failed_call = call.terminals[0]?.is_error === true ? 1 : 0;
-      add({ kind: 'call', label: `${call.tool_call_id} ${call.name}`, start_ms: call.dispatched_at_ms, end_ms: call.finished_at_ms, failed: failed_call, seq: call.intent?.seq ?? null });
+      const ended = callEnd(call);
+      add({ kind: 'call', label: `${call.tool_call_id} ${call.name}`, start_ms: call.dispatched_at_ms, end_ms: call.finished_at_ms, failed: ended === 'error' ? 1 : 0, ended, step_id: batch.step_id, seq: call.intent?.seq ?? null });
     }
     if (call.held?.held_at_ms != null) {
-      add({ kind: 'held', label: `${call.tool_call_id} held by ${call.held.module}`, start_ms: call.held.held_at_ms, end_ms: call.finished_at_ms, failed: 0, seq: call.held.seq });
+      add({ kind: 'held', label: `${call.tool_call_id} held by ${call.held.module}`, start_ms: call.held.held_at_ms, end_ms: call.finished_at_ms, failed: 0, ended: call.finished_at_ms === null ? 'open' : callEnd(call), step_id: batch.step_id, seq: call.held.seq });
       note(call.held.held_at_ms);
     }
     if (call.finished_at_ms !== null) ends.push(call.finished_at_ms);
@@ -112,8 +112,31 @@ function addStep(sum: TimingSum, step: StepFold, batch: BatchFold | undefined, e
   const start = smallest(starts);
   if (start !== null) {
     const open = batch.calls.some((call) => call.dispatched_at_ms !== null && call.finished_at_ms === null);
-    add({ kind: 'batch', label: `batch ${batch.batch_id}`, start_ms: start, end_ms: open ? null : largest(ends), failed: 0, seq: batch.started_seq });
+    add({ kind: 'batch', label: `batch ${batch.batch_id}`, start_ms: start, end_ms: open ? null : largest(ends), failed: 0, ended: open ? 'open' : batchEnd(batch), step_id: batch.step_id, seq: batch.started_seq });
   }
+}
+
+/** A step answered once its model_step_finished is durable, however many attempts failed before; without it,
+ *  its last attempt says whether it failed or is still in flight. */
+function stepEnd(step: StepFold): SpanEnd {
+  if (step.seq !== null) return 'ok';
+  const last = step.attempts.at(-1);
+  return last !== undefined && last.outcome !== null && last.outcome !== 'completed' ? 'error' : 'open';
+}
+
+function callEnd(call: CallFold): SpanEnd {
+  const terminal = call.terminals[0];
+  if (terminal === undefined) return 'open';
+  if (terminal.is_error) return 'error';
+  if (terminal.outcome === 'unknown') return 'unknown';
+  if (terminal.outcome === 'interrupted' || terminal.outcome === 'max_steps') return 'closed_out';
+  return 'ok';
+}
+
+/** A batch ends as its worst call: an error, then an unknown outcome, then a close-out. */
+function batchEnd(batch: BatchFold): SpanEnd {
+  const ends = batch.calls.map(callEnd);
+  return (['error', 'unknown', 'closed_out', 'open'] as const).find((end) => ends.includes(end)) ?? 'ok';
 }
 
 export function sumUsage(usages: readonly (JsonPayload | null)[]): Record<string, number> {

@@ -9,7 +9,8 @@ export type ShownTab = TabName;
 
 export interface SessionViewState {
   tab: RowList;
-  context_open: boolean;
+  /** What the main pane shows: the tab's list, or a view of its own over it (the Context view, the Time view). */
+  pane: 'list' | 'context' | 'time';
   /** The step the Context view opens at (from the timeline); null: its default. */
   context_step: { episode: number; step_id: number } | null;
   selected: Record<RowList, number | null>;
@@ -52,8 +53,8 @@ export type SessionViewAction =
 /** The first state, from a deep link to this session (or none) and whether its WAL is still being read. */
 export function initialViewState(link: DeepLink | null, reading: boolean): SessionViewState {
   return {
-    tab: link?.record != null ? 'records' : link?.tab === 'context' || link?.tab == null ? 'timeline' : link.tab,
-    context_open: link?.tab === 'context' && link.record === null,
+    tab: link?.record != null ? 'records' : link?.tab === 'context' || link?.tab === 'time' || link?.tab == null ? 'timeline' : link.tab,
+    pane: (link?.tab === 'context' || link?.tab === 'time') && link.record === null ? link.tab : 'list',
     context_step: null,
     selected: { timeline: null, records: null, transcript: null },
     open: false,
@@ -73,7 +74,7 @@ export function initialViewState(link: DeepLink | null, reading: boolean): Sessi
 export function sessionViewReducer(state: SessionViewState, action: SessionViewAction): SessionViewState {
   switch (action.type) {
     case 'show':
-      return action.tab === 'context' ? { ...state, context_open: true } : { ...state, tab: action.tab, match: null, context_open: false };
+      return action.tab === 'context' || action.tab === 'time' ? { ...state, pane: action.tab } : { ...state, tab: action.tab, match: null, pane: 'list' };
     case 'select':
       return withSelected(state, action.list, action.index, action.reveal);
     case 'move':
@@ -91,11 +92,11 @@ export function sessionViewReducer(state: SessionViewState, action: SessionViewA
     case 'enter_pending':
       return { ...state, enter_pending: action.pending };
     case 'located':
-      return { ...withSelected({ ...state, tab: 'records', context_open: false }, 'records', action.index, true), follow: false, open: true };
+      return { ...withSelected({ ...state, tab: 'records', pane: 'list' }, 'records', action.index, true), follow: false, open: true };
     case 'located_done':
       return { ...state, locating: false };
     case 'open_context':
-      return { ...state, context_step: action.step, context_open: true };
+      return { ...state, context_step: action.step, pane: 'context' };
     case 'to_timeline':
       return { ...withSelected({ ...state, tab: 'timeline' }, 'timeline', action.row, true), open: true };
     case 'handed_over':

@@ -19,6 +19,7 @@ import { useSessionKeys } from './session-keys.js';
 import { SessionSide } from './session-side.js';
 import { initialViewState, nextMatch, sessionViewReducer, type SessionViewAction, type SessionViewState, type ShownTab } from './session-state.js';
 import { TimelineRowView } from './timeline-row.js';
+import { TimeView } from './time-view.js';
 import { TranscriptLine } from './transcript.js';
 import { UnconfirmedCalls } from './unconfirmed-calls.js';
 
@@ -36,7 +37,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   // A deep link (location.ts) opens this session at its tab and record; only the first render reads it.
   const [link] = useState(() => { const read = readLink(); return read.session === key ? read : null; });
   const [state, dispatch] = useReducer(sessionViewReducer, null, () => initialViewState(link, reading));
-  const { tab, context_open } = state;
+  const { tab, pane } = state;
   const search_box = useRef<HTMLInputElement>(null);
   const body = useRef<HTMLDivElement>(null);
   const total = detail.rows[tab];
@@ -44,7 +45,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   const tail = useQuery(queries.tail(client, key, reading)).data ?? null;
   const { rowAt, tail_list } = useHandedOverRows(detail, state, tail, dispatch);
   const search = useQuery(queries.search(key, tab, state.query, detail.summary.last_seq));
-  useSearchHighlight(body, context_open ? '' : state.query);
+  useSearchHighlight(body, pane !== 'list' ? '' : state.query);
   useSessionKeys(total, current, dispatch, search_box);
 
   const jumpToRecord = useCallback(async (seq: number) => {
@@ -60,8 +61,8 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   const shown_seq = tab === 'records' && current !== null ? (rowAt(current) as RecordRow | undefined)?.seq : null;
   useEffect(() => {
     if (state.locating || shown_seq === undefined) return;
-    writeLink({ session: key, tab: context_open ? 'context' : tab, record: context_open ? null : (shown_seq ?? null) });
-  }, [key, tab, context_open, shown_seq, state.locating]);
+    writeLink({ session: key, tab: pane === 'list' ? tab : pane, record: pane === 'list' ? (shown_seq ?? null) : null });
+  }, [key, tab, pane, shown_seq, state.locating]);
 
   return (
     <div className="session-view" data-testid="session-view" data-session={key}>
@@ -70,13 +71,13 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
       <RunBanner detail={detail} />
       <div className="session-body" ref={body}>
         <SessionMain detail={detail} state={state} tail={tail} tail_list={tail_list} rowAt={rowAt} search={search.data} search_box={search_box} dispatch={dispatch} />
-        <SessionSide
+        {pane !== 'time' && <SessionSide
           detail={detail}
           selection={{ tab, open: state.open && current !== null ? { index: current, row: rowAt(current) } : null, episode: tab === 'timeline' && current !== null ? episodeOf(rowAt(current)) : null }}
           onJump={(seq) => void jumpToRecord(seq)}
           onContext={(episode, step_id) => dispatch({ type: 'open_context', step: { episode, step_id } })}
           onTimeline={(row) => dispatch({ type: 'to_timeline', row })}
-        />
+        />}
       </div>
     </div>
   );
@@ -93,20 +94,20 @@ function SessionMain({ detail, state, tail, tail_list, rowAt, search, search_box
   search_box: React.RefObject<HTMLInputElement | null>;
   dispatch: Dispatch<SessionViewAction>;
 }) {
-  const { tab, context_open } = state;
+  const { tab, pane } = state;
   const matches = search?.rows ?? [];
   const renderRow = useRowRenderer(detail, state, rowAt, new Set(matches), dispatch);
-  const shown_tab: ShownTab = context_open ? 'context' : tab;
+  const shown_tab: ShownTab = pane === 'list' ? tab : pane;
   return (
     <div className="session-main">
       <div className="tabs">
         <Tabs detail={detail} shown={shown_tab} onShow={(next) => dispatch({ type: 'show', tab: next })} />
         <SearchBar state={state} search={search} matches={matches} box={search_box} dispatch={dispatch} />
       </div>
-      {tab === 'transcript' && !context_open && <TranscriptCheck valid={detail.transcript_valid} />}
-      {tab === 'records' && !context_open && <AfterDamageNote view={detail.after_damage} />}
+      {tab === 'transcript' && pane === 'list' && <TranscriptCheck valid={detail.transcript_valid} />}
+      {tab === 'records' && pane === 'list' && <AfterDamageNote view={detail.after_damage} />}
       <div className="tab-panel" role="tabpanel" id={`panel-${shown_tab}`} aria-labelledby={`tab-${shown_tab}`}>
-        {context_open ? <ContextView key={JSON.stringify(state.context_step)} sessionKey={detail.summary.key} initial={state.context_step} /> : tail_list !== null && tail !== null ? <ProvisionalTail tail={tail} list={tail_list} /> : <ScaledList
+        {pane === 'context' ? <ContextView key={JSON.stringify(state.context_step)} sessionKey={detail.summary.key} initial={state.context_step} /> : pane === 'time' ? <TimeView detail={detail} /> : tail_list !== null && tail !== null ? <ProvisionalTail tail={tail} list={tail_list} /> : <ScaledList
           key={tab}
           total={detail.rows[tab]}
           row_height_px={ROW_PX[tab]}
@@ -209,8 +210,12 @@ function searchCount(result: SearchResult | undefined, match: number | null): st
 
 /** The tabs as the ARIA tabs pattern: one tab stop, the arrow keys move between tabs. Home and End stay the
  *  list's (first and last row), wherever the focus is. */
-function Tabs({ detail, shown, onShow }: { detail: SessionDetail; shown: RowList | 'context'; onShow: (tab: RowList | 'context') => void }) {
-  const all: { name: RowList | 'context'; label: string; count: number | null }[] = [...TABS.map((entry) => ({ name: entry.list, label: entry.label, count: detail.rows[entry.list] })), { name: 'context', label: 'Context', count: null }];
+function Tabs({ detail, shown, onShow }: { detail: SessionDetail; shown: ShownTab; onShow: (tab: ShownTab) => void }) {
+  const all: { name: ShownTab; label: string; count: number | null }[] = [
+    ...TABS.map((entry) => ({ name: entry.list, label: entry.label, count: detail.rows[entry.list] })),
+    { name: 'context', label: 'Context', count: null },
+    { name: 'time', label: 'Time', count: null },
+  ];
   const onKey = (event: ReactKeyboardEvent<HTMLDivElement>) => {
     const at = all.findIndex((entry) => entry.name === shown);
     const to = { ArrowRight: at + 1, ArrowLeft: at - 1 }[event.key];

@@ -35,10 +35,10 @@ function Bars({ timing }: { timing: EpisodeTiming }) {
           const width = Math.max(0.5, ((end - span.start_ms) / span_ms) * 100);
           return (
             <tr key={index} data-testid="waterfall-bar" data-kind={span.kind} data-open={span.end_ms === null}>
-              <th scope="row" className={`wf-label wf-${span.kind}`}>{span.label}{span.failed > 0 ? ` (${span.failed} failed)` : ''}</th>
+              <th scope="row" className={`wf-label wf-${span.kind}`}>{span.label}{span.failed > 0 ? (span.kind === 'step' ? ` (${span.failed} retried)` : ' (error)') : ''}</th>
               <td className="mono">+{seconds(span.start_ms - first)}</td>
               <td className="mono">{span.end_ms === null ? 'still waiting' : seconds(span.end_ms - span.start_ms)}</td>
-              <td className="wf-track"><span className={`wf-bar wf-${span.kind}${span.end_ms === null ? ' wf-open' : ''}${span.failed > 0 ? ' wf-failed' : ''}`} style={{ marginLeft: `${left}%`, width: `${Math.min(width, 100 - left)}%` }} /></td>
+              <td className="wf-track"><span className={`wf-bar wf-${span.kind}${span.end_ms === null ? ' wf-open' : ''}${span.ended === 'error' ? ' wf-failed' : ''}`} style={{ marginLeft: `${left}%`, width: `${Math.min(width, 100 - left)}%` }} /></td>
             </tr>
           );
         })}

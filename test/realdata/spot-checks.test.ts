@@ -133,6 +133,10 @@ describe.skipIf(missing !== null)('real sessions, source by source', () => {
     expect(claude.map((cost) => cost.priced_as)).toContainEqual(['anthropic claude-haiku-4-5']);
     expect(claude.every((cost) => cost.steps_unpriced === 0 && (cost.steps_priced === 0 || cost.usd! > 0))).toBe(true);
     const [gpt4] = costOf('real-swe-agent-pydicom-1458');
+    // The timeline's bars: an error result is drawn as one, every other call of the session as answered.
+    const bars = fold('real-claude-code').episodes.flatMap((episode) => episodeTiming(episode).spans).filter((span) => span.kind === 'call');
+    expect(bars.map((span) => span.ended)).toContain('error');
+    expect(bars.filter((span) => span.ended !== 'error').every((span) => span.ended === 'ok')).toBe(true);
     expect(gpt4).toMatchObject({ usd: null, unknown_models: ['gpt4'], from_run_totals: true });
   });
 });

@@ -17,7 +17,7 @@ import { replayJson, replayTarget } from '../../src-main/replay/report.js';
 import { episodeTiming } from '../../src-main/replay/timing.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { costText, formatUsd } from '../../src-shared/format.js';
-import type { JsonPayload } from '../../src-shared/replay.js';
+import type { JsonPayload, JsonValue } from '../../src-shared/replay.js';
 
 describe('the price table', () => {
   it('is the installed package, at the version and date the code names', () => {
@@ -87,7 +87,7 @@ describe('a step price', () => {
     expect(modelOfConfig({ model: 'deepseek/deepseek-chat', max_steps: 3 })).toEqual({ model: 'deepseek/deepseek-chat', provider: null });
     expect(pricerFor({ model: 'deepseek/deepseek-chat', provider: null }, null)).toMatchObject({ kind: 'priced', priced_as: 'deepseek deepseek-chat' });
     expect(pricerFor({ model: 'scripted-model-1', provider: null }, null)).toEqual({ kind: 'unknown' });
-    for (const config of [null, 'gpt-4o', ['gpt-4o'], {}, { model: 4 }, { model: '' }, { model: 'x'.repeat(201) }]) expect(modelOfConfig(config)).toBeNull();
+    for (const config of [null, 'gpt-4o', ['gpt-4o'], {}, { model: 4 }, { model: '' }, { model: 'x'.repeat(201) }] as JsonValue[]) expect(modelOfConfig(config)).toBeNull();
   });
 });
 

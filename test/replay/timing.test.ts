@@ -33,6 +33,17 @@ describe('episode timing', () => {
     }
   });
 
+  it('a step retried after a failed attempt ended answered, not failed; each call as its result says', () => {
+    const [timing] = timingOf('finished');
+    const retried = timing!.spans.find((span) => span.kind === 'step' && span.failed > 0)!;
+    expect(retried).toMatchObject({ ended: 'ok', step_id: 1 });
+    const [agent] = timingOf('coding-agent');
+    const first_batch = agent!.spans.filter((span) => span.kind === 'call' && span.step_id === 1);
+    expect(first_batch.map((span) => span.label)).toEqual(['ca1 read_file', 'ca2 read_file', 'ca3 shell']);
+    expect(first_batch.every((span) => span.ended === 'ok')).toBe(true);
+    expect(timingOf('held-sequential')[0]!.spans.find((span) => span.kind === 'held')!.ended).toBe('open');
+  });
+
   it('shows a held call\'s wait, open while its late result is owed', () => {
     const [timing] = timingOf('held-sequential');
     const held = timing!.spans.filter((span) => span.kind === 'held');
