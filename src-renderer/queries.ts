@@ -4,6 +4,7 @@ import { keepPreviousData, mutationOptions, queryOptions, skipToken, useQueryCli
 import { useEffect, useRef, useState } from 'react';
 import { withChangedSummaries, type ActionKind, type ActionPreview, type CallRef, type HostView, type Progress, type RetirePreview, type RowList, type RowPage, type SessionDetail, type SessionFilter, type SessionSummary, type SessionTail, type WalscopeEvent } from '../src-shared/ipc.js';
 import type { Finding } from '../src-shared/replay.js';
+import type { TimelineFilter } from '../src-shared/timeline-filter.js';
 import { api } from './api/api.js';
 
 export const PAGE_ROWS = 100;
@@ -64,9 +65,9 @@ export const queries = {
   /** Frames never change once written: a record is not refetched when its session grows. */
   record: (key: string, index: number | null) => queryOptions({ queryKey: ['record', key, index] as const, queryFn: index === null ? skipToken : () => api.getRecord(key, index) }),
   /** A search over payloads on disk comes in steps: asked again until every row was searched. */
-  search: (key: string, list: RowList, query: string, last_seq: number) => queryOptions({
-    queryKey: [...keys.session(key), 'search', list, query, last_seq] as const,
-    queryFn: query.trim().length === 0 ? skipToken : () => api.search(key, list, query),
+  search: (key: string, list: RowList, query: string, filter: TimelineFilter, last_seq: number) => queryOptions({
+    queryKey: [...keys.session(key), 'search', list, query, filter, last_seq] as const,
+    queryFn: query.trim().length === 0 ? skipToken : () => api.search(key, list, query, filter),
     refetchInterval: (current) => (current.state.data?.complete === false ? SEARCH_POLL_MS : false),
   }),
   /** The last episode's waterfall is asked for again when its bars change (the detail's digest of them), not at

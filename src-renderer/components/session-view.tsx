@@ -5,6 +5,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useReducer, useRef, useState, type Dispatch, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import type { AfterDamageView, RecordRow, RowList, SearchResult, SessionDetail, SessionTail, TranscriptRow } from '../../src-shared/ipc.js';
+import { ALL_ROWS } from '../../src-shared/timeline-filter.js';
 import { ScaledList } from '../lists/scaled-list.js';
 import { usePagedRows } from '../lists/paged-rows.js';
 import { readLink, writeLink } from '../location.js';
@@ -43,7 +44,7 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   const current = state.selected[tab];
   const tail = useQuery(queries.tail(client, key, reading)).data ?? null;
   const { rowAt, tail_list } = useHandedOverRows(detail, state, tail, dispatch);
-  const search = useQuery(queries.search(key, tab, state.query, detail.summary.last_seq));
+  const search = useQuery(queries.search(key, tab, state.query, ALL_ROWS, detail.summary.last_seq));
   useSearchHighlight(body, context_open ? '' : state.query);
   useSessionKeys(total, current, dispatch, search_box);
 
