@@ -52,7 +52,7 @@ function countText(counts: Omit<FilteredTimeline, 'rows'> | undefined): string {
   if (counts === undefined) return 'filtering…';
   const more = counts.complete && !counts.truncated ? '' : '+';
   const context = counts.total - counts.matched;
-  const around = context === 0 ? '' : ` · ${context.toLocaleString()} around them`;
+  const around = context === 0 ? '' : ` · ${context.toLocaleString()} more for context`;
   const walking = counts.complete ? '' : ' · filtering…';
   if (counts.complete && counts.matched === 0) return `no row of ${counts.of.toLocaleString()} matches`;
   return `${counts.matched.toLocaleString()}${more} of ${counts.of.toLocaleString()} rows${around}${walking}`;

@@ -111,7 +111,11 @@ describe('the Timeline filter, in Chromium on the real serve', () => {
     const marked = page.locator('[data-testid=timeline-row][data-match=true]');
     await expect.poll(() => marked.count()).toBe(2);
     expect(await marked.locator('[data-testid=call-row] strong').allTextContents()).toEqual(['edit_file']);
-    expect(await seriousViolations(page)).toEqual([]);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      expect(await seriousViolations(page), scheme).toEqual([]);
+    }
+    await page.emulateMedia({ colorScheme: null });
   });
 
   it.skipIf(real_missing !== null)('on a real session, errors only keeps the calls whose results were errors', async () => {
