@@ -98,9 +98,11 @@ describe('the Timeline filter, in Chromium on the real serve', () => {
     expect(await count().textContent()).toBe('');
   });
 
-  it('errors only keeps the calls that were not dispatched, and combines with search', async () => {
+  it('errors only keeps the calls that were not dispatched, combines with search, and gives way to a jump from a record', async () => {
     await page.goto(await server.link());
     await openListedSession(page, 'approvals');
+    await page.locator('[data-testid=timeline-row]').first().waitFor();
+    const all = await total();
     await page.locator('[data-testid=filter-errors]').check();
     expect(await filtered()).toMatch(/^2 of \d+ rows/);
     const calls = page.locator('[data-testid=timeline-row]:not([data-context]) [data-testid=call-row]');
@@ -116,6 +118,14 @@ describe('the Timeline filter, in Chromium on the real serve', () => {
       expect(await seriousViolations(page), scheme).toEqual([]);
     }
     await page.emulateMedia({ colorScheme: null });
+    // A record's "show in timeline" names a place in the whole timeline: the filter gives way to it.
+    await page.locator('[data-testid=tab-records]').click();
+    await page.locator('[data-testid=records-row]').nth(3).click();
+    await page.locator('[data-testid=jump-timeline]').click();
+    await expect.poll(total).toBe(all);
+    expect(await page.locator('[data-testid=filter-errors]').isChecked()).toBe(false);
+    await expect.poll(hash).not.toContain('errors=');
+    await expect.poll(() => page.locator('[data-testid=timeline-row][aria-selected=true]').count()).toBe(1);
   });
 
   it.skipIf(real_missing !== null)('on a real session, errors only keeps the calls whose results were errors', async () => {

@@ -9,7 +9,7 @@ import { sessionDir } from '../../src-main/engine/state-root.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
 import { FilterScan, isErrorRow } from '../../src-main/services/timeline-filter.js';
 import type { FilteredTimeline, SearchResult, TimelineRow } from '../../src-shared/ipc.js';
-import { ALL_ROWS, type TimelineFilter } from '../../src-shared/timeline-filter.js';
+import { ALL_ROWS, filterFromParams, filterParams, filterProblem, type TimelineFilter } from '../../src-shared/timeline-filter.js';
 import type { Payload } from '../../src-shared/wal.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
@@ -202,5 +202,30 @@ describe('the Timeline filter', () => {
     expect(after.matched).toBe(before.matched);
     expect(after.rows.map((kept) => kept.row)).toEqual(allRows(model).flatMap((row, at) => (after.rows.some((kept) => kept.at === at) ? [row] : [])));
     expect(calls(after.rows.map((kept) => kept.row)).find((row) => row.call.tool_call_id === 'open')?.call.is_error).toBe(true);
+  });
+});
+
+describe('the filter as the address and the API carry it', () => {
+  const fromAddress = (query: string) => {
+    const params = new URLSearchParams(query);
+    return filterFromParams((name) => params.get(name));
+  };
+
+  it('is named by the parameters of the fields set, and read back the same', () => {
+    const filter: TimelineFilter = { errors: true, call_class: 'indeterminate', tool: 'bash & co=1', record_type: 'tool_result' };
+    expect(filterParams(filter)).toEqual([['errors', '1'], ['class', 'indeterminate'], ['tool', 'bash & co=1'], ['type', 'tool_result']]);
+    expect(fromAddress(new URLSearchParams(filterParams(filter)).toString())).toEqual(filter);
+    expect(filterParams(ALL_ROWS)).toEqual([]);
+    expect(fromAddress('session=s&tab=timeline')).toEqual(ALL_ROWS);
+  });
+
+  it('leaves out what names nothing a filter takes, and the API refuses it', () => {
+    expect(fromAddress(`errors=yes&class=toString&tool=${'x'.repeat(201)}&type=`)).toEqual(ALL_ROWS);
+    expect(fromAddress('class=__proto__')).toEqual(ALL_ROWS);
+    expect(filterProblem({ ...ALL_ROWS, call_class: 'hasOwnProperty' })).not.toBeNull();
+    expect(filterProblem({ ...ALL_ROWS, tool: '' })).not.toBeNull();
+    expect(filterProblem({ ...ALL_ROWS, extra: 1 })).not.toBeNull();
+    expect(filterProblem(null)).not.toBeNull();
+    expect(filterProblem({ errors: true, call_class: 'max_steps', tool: 'bash', record_type: 'tool_result' })).toBeNull();
   });
 });
