@@ -11,6 +11,7 @@ import { FleetList, FleetOverview } from './components/fleet-list.js';
 import type { HostView, SessionDetail, Workspace } from '../src-shared/ipc.js';
 import { KeyboardHelp } from './components/keyboard-help.js';
 import { readLink, writeLink } from './location.js';
+import { ALL_ROWS } from '../src-shared/timeline-filter.js';
 
 export function App() {
   const client = useQueryClient();
@@ -83,7 +84,7 @@ function useSelectedSession(): [string | null, (key: string | null) => void] {
   }, []);
   const select = (key: string | null) => {
     setSelected(key);
-    if (key !== null) writeLink({ session: key, tab: null, record: null });
+    if (key !== null) writeLink({ session: key, tab: null, record: null, filter: ALL_ROWS });
   };
   return [selected, select];
 }

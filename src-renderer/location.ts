@@ -1,7 +1,8 @@
-// Deep links: the address's fragment names the session, its tab and a record (by seq, which a reload or a
-// grown WAL does not move): `#session=KEY&tab=records&record=SEQ`. The fragment never reaches the server
-// and survives the token's removal from the address (http-api.ts) and a reload.
+// Deep links: the address's fragment names the session, its tab, a record (by seq, which a reload or a grown WAL
+// does not move) and the Timeline's filter: `#session=KEY&tab=records&record=SEQ&errors=1&tool=bash`. The
+// fragment never reaches the server and survives the token's removal from the address (http-api.ts) and a reload.
 import type { RowList } from '../src-shared/ipc.js';
+import { filterFromParams, filterParams, type TimelineFilter } from '../src-shared/timeline-filter.js';
 
 export type TabName = RowList | 'context' | 'time';
 const TAB_NAMES: readonly TabName[] = ['timeline', 'records', 'transcript', 'context', 'time'];
@@ -10,6 +11,7 @@ export interface DeepLink {
   session: string | null;
   tab: TabName | null;
   record: number | null;
+  filter: TimelineFilter;
 }
 
 export function readLink(): DeepLink {
@@ -20,6 +22,7 @@ export function readLink(): DeepLink {
     session: params.get('session'),
     tab: TAB_NAMES.includes(tab as TabName) ? (tab as TabName) : null,
     record: Number.isSafeInteger(record) && record >= 0 ? record : null,
+    filter: filterFromParams((name) => params.get(name)),
   };
 }
 
@@ -29,6 +32,7 @@ export function writeLink(link: DeepLink): void {
   if (link.session !== null) params.set('session', link.session);
   if (link.session !== null && link.tab !== null) params.set('tab', link.tab);
   if (link.session !== null && link.record !== null) params.set('record', String(link.record));
+  if (link.session !== null) for (const [name, value] of filterParams(link.filter)) params.set(name, value);
   const hash = params.size === 0 ? '' : `#${params.toString()}`;
   if (hash !== window.location.hash) window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}${hash}`);
 }

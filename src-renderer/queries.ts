@@ -4,6 +4,7 @@ import { keepPreviousData, mutationOptions, queryOptions, skipToken, useQueryCli
 import { useEffect, useRef, useState } from 'react';
 import { withChangedSummaries, type ActionKind, type ActionPreview, type CallRef, type HostView, type Progress, type RetirePreview, type RowList, type RowPage, type SessionDetail, type SessionFilter, type SessionSummary, type SessionTail, type WalscopeEvent } from '../src-shared/ipc.js';
 import type { Finding } from '../src-shared/replay.js';
+import { filterSet, sameTimelineFilter, type TimelineFilter } from '../src-shared/timeline-filter.js';
 import { api } from './api/api.js';
 
 export const PAGE_ROWS = 100;
@@ -61,12 +62,20 @@ export const queries = {
     // While a page loads, keep showing the one before it, but never another list's or session's rows.
     placeholderData: (previous) => (previous?.list === list && previous.key === key ? previous : undefined),
   }),
+  /** A page of the filtered timeline; asked again while the filter's walk is under way, as a search is. */
+  filtered: (key: string, filter: TimelineFilter, page: number) => queryOptions({
+    queryKey: [...keys.session(key), 'filtered', filter, page] as const,
+    queryFn: filterSet(filter) ? () => api.filterTimeline(key, filter, page * PAGE_ROWS, PAGE_ROWS) : skipToken,
+    refetchInterval: (current) => (current.state.data?.complete === false ? SEARCH_POLL_MS : false),
+    // While a page loads, keep showing the one before it, but never another filter's rows.
+    placeholderData: (previous) => (previous?.key === key && sameTimelineFilter(previous.filter, filter) ? previous : undefined),
+  }),
   /** Frames never change once written: a record is not refetched when its session grows. */
   record: (key: string, index: number | null) => queryOptions({ queryKey: ['record', key, index] as const, queryFn: index === null ? skipToken : () => api.getRecord(key, index) }),
   /** A search over payloads on disk comes in steps: asked again until every row was searched. */
-  search: (key: string, list: RowList, query: string, last_seq: number) => queryOptions({
-    queryKey: [...keys.session(key), 'search', list, query, last_seq] as const,
-    queryFn: query.trim().length === 0 ? skipToken : () => api.search(key, list, query),
+  search: (key: string, list: RowList, query: string, filter: TimelineFilter, last_seq: number) => queryOptions({
+    queryKey: [...keys.session(key), 'search', list, query, filter, last_seq] as const,
+    queryFn: query.trim().length === 0 ? skipToken : () => api.search(key, list, query, filter),
     refetchInterval: (current) => (current.state.data?.complete === false ? SEARCH_POLL_MS : false),
   }),
   /** The last episode's waterfall is asked for again when its bars change (the detail's digest of them), not at

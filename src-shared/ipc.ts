@@ -21,6 +21,7 @@ import type {
 } from './replay.js';
 import { FINDINGS, type Finding } from './replay.js';
 import type { SupportReport } from './report.js';
+import { filterProblem, type TimelineFilter } from './timeline-filter.js';
 import { isListedStatus, type Attention, type ListedStatus, type ResumeAction } from './status.js';
 import type { ArchiveReport, DigestAlgorithmName, InProgressTail, LeaseTenure, RetirePlan, TornTail, WalErrorInfo } from './wal.js';
 
@@ -176,6 +177,15 @@ export interface SessionDetail {
   cost: Cost & { table: string };
   /** After a non-tail damage: the frames found past it, listed unverified at the end of the record list. */
   after_damage: AfterDamageView | null;
+  /** What the Timeline's filter offers beside the classes of `summary.class_counts`. */
+  filter_choices: FilterChoices;
+}
+
+/** The tools the session called (calls per name, most called first, at most FILTER_TOOLS_MAX names) and its
+ *  records' types. */
+export interface FilterChoices {
+  tools: { name: string; calls: number }[];
+  record_types: string[];
 }
 
 /** One recovery action as offered in the session view: computed by the service, shown by the renderer. */
@@ -390,6 +400,31 @@ export interface SearchResult {
   complete: boolean;
 }
 
+/** One row the Timeline's filter keeps: where it is in the whole timeline, and whether it is only there so a
+ *  kept row reads in place (its episode, step or batch). */
+export interface FilteredRow {
+  at: number;
+  context: boolean;
+  row: TimelineRow;
+}
+
+/** A window of the filtered timeline. The filter walks the timeline as a search does (for about SEARCH_STEP_MS
+ *  an answer): while `complete` is false, `total` and `matched` are the rows found so far; ask again for more. */
+export interface FilteredTimeline {
+  key: string;
+  filter: TimelineFilter;
+  start: number;
+  /** Rows kept so far: the matched ones and their context. */
+  total: number;
+  matched: number;
+  /** Rows of the whole timeline. */
+  of: number;
+  complete: boolean;
+  /** FILTER_ROWS_MAX rows were kept: the rest are not. */
+  truncated: boolean;
+  rows: FilteredRow[];
+}
+
 export type ActionKind = Exclude<RecoveryKind, 'stop'>;
 
 /** What an action would write, and whether this workspace may do it now. */
@@ -517,7 +552,11 @@ export interface WalscopeApi {
   getRecord(key: string, index: number): Promise<RecordDetail>;
   /** The record list index of a seq (jump-to-record), or null. */
   locateSeq(key: string, seq: number): Promise<number | null>;
-  search(key: string, list: RowList, query: string): Promise<SearchResult>;
+  /** `filter` narrows a timeline search to the rows it keeps (the matches are then places in the filtered
+   *  timeline); the other lists take ALL_ROWS. */
+  search(key: string, list: RowList, query: string, filter: TimelineFilter): Promise<SearchResult>;
+  /** A window of the timeline's rows that `filter` keeps (a filter that keeps everything is getRows'). */
+  filterTimeline(key: string, filter: TimelineFilter, start: number, count: number): Promise<FilteredTimeline>;
   previewAction(key: string, kind: ActionKind): Promise<ActionPreview>;
   /** Writes only when the session is still at `based_on_seq`: what was confirmed is what gets written, with
    *  the operator's `reason` in its operator_action record (required), and the name `operator` gave (self-declared:
@@ -571,6 +610,7 @@ export const API_METHOD_ACCESS = {
   getRecord: 'read',
   locateSeq: 'read',
   search: 'read',
+  filterTimeline: 'read',
   previewAction: 'read',
   runAction: 'write',
   previewAcknowledge: 'read',
@@ -681,7 +721,8 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   getRows: [['key', key], ['list', list], ['start', count], ['count', count]],
   getRecord: [['key', key], ['index', count]],
   locateSeq: [['key', key], ['seq', count]],
-  search: [['key', key], ['list', list], ['query', text]],
+  search: [['key', key], ['list', list], ['query', text], ['filter', filterProblem]],
+  filterTimeline: [['key', key], ['filter', filterProblem], ['start', count], ['count', count]],
   previewAction: [['key', key], ['kind', action]],
   runAction: [['key', key], ['kind', action], ['based_on_seq', count], ['reason', text], ['operator', operatorName]],
   previewAcknowledge: [['key', key], ['call', callRef], ['finding', finding]],

@@ -25,6 +25,12 @@ export const CLASS_WORDS: Record<CallClass, Words> = {
   max_steps: { label: 'stopped at max steps', meaning: 'Closed because the run reached its step limit.' },
 };
 
+/** The Timeline's "errors only" filter (src-shared/timeline-filter.ts): which rows it keeps. */
+export const ERRORS_ONLY_WORDS: Words = {
+  label: 'errors only',
+  meaning: 'Calls that ended in error (is_error) or did not complete (outcome unknown, not dispatched, interrupted, stopped at max steps), steps whose last model attempt failed, runs that finished in error, and anomalies.',
+};
+
 /** What a batch planned for a call (tool_batch_started's `plan`). */
 export const CALL_PLAN_WORDS: Record<'dispatch' | 'no_dispatch', Words> = {
   dispatch: { label: 'planned to run', meaning: 'The batch planned to dispatch it.' },

@@ -132,6 +132,7 @@ export class FleetApi implements WalscopeApi {
   getRecord = this.routed.getRecord;
   locateSeq = this.routed.locateSeq;
   search = this.routed.search;
+  filterTimeline = this.routed.filterTimeline;
   previewAction = this.routed.previewAction;
   runAction = this.routed.runAction;
   previewAcknowledge = this.routed.previewAcknowledge;

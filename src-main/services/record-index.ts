@@ -105,6 +105,11 @@ export class RecordIndex {
     return this.type_names.values[this.types[index]!]!;
   }
 
+  /** The types of the records indexed (at most INTERNED_MAX, "(other)" standing for the rest). */
+  typeNames(): readonly string[] {
+    return this.type_names.values;
+  }
+
   private grow(): void {
     const capacity = this.offsets.length * 2;
     this.offsets = grown(this.offsets, capacity);

@@ -6,6 +6,8 @@
 import fs from 'node:fs';
 import type {
   AfterDamageView,
+  FilteredRow,
+  FilteredTimeline,
   LeaseView,
   RecordDetail,
   RecordRow,
@@ -25,8 +27,8 @@ import {
   RECORD_PAYLOAD_CHARS_MAX,
   SEARCH_MATCHES_MAX,
   SEARCH_QUERY_CHARS_MAX,
-  SEARCH_STEP_MS,
 } from '../../src-shared/ipc.js';
+import { filterSet, type TimelineFilter } from '../../src-shared/timeline-filter.js';
 import { appendAll } from '../../src-shared/arrays.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { toJsonValue } from '../../src-shared/json.js';
@@ -54,6 +56,8 @@ import { stepContext } from './context.js';
 import { findTail, type FoundTail } from './session-tail.js';
 import { SessionTailer, type ReadPlan, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { listLength, ViewBuilder, type SearchedList, type Segments, type SessionViews } from './session-views.js';
+import { scanStep, sharedParts } from './stepped-scan.js';
+import { FilterChoiceSums, FilterScan } from './timeline-filter.js';
 import { valuePreview } from './value-preview.js';
 
 /** Recoveries a session summary carries (the most recent); the WAL keeps them all. */
@@ -74,6 +78,9 @@ export class SessionModel {
   private summary_only = false;
   private records_search: RecordsSearch | null = null;
   private list_search: ListSearch | null = null;
+  /** The Timeline's last filter and how far it walked; what it offers, summed as the session grows. */
+  private filter_scan: FilterScan | null = null;
+  private filter_choices = new FilterChoiceSums();
   private payloads_: PayloadReader | null = null;
   /** The recovery history of the records indexed so far (`logged` of them), for the index it was read from. */
   private recovery_log: { index: RecordIndex; log: RecoveryLog; logged: number } | null = null;
@@ -129,6 +136,8 @@ export class SessionModel {
     this.recovery_log = null;
     this.builder = new ViewBuilder();
     this.views = null;
+    this.filter_scan = null;
+    this.filter_choices = new FilterChoiceSums();
     this.after_damage_ = undefined;
     this.tail_ = undefined;
   }
@@ -191,6 +200,11 @@ export class SessionModel {
   /** Row texts the timeline and transcript searches made (not found kept), for the tests that count them. */
   get search_texts_made(): number {
     return this.builder.search_texts.made;
+  }
+
+  /** Rows the Timeline filter's last walk went over, for the tests that count them. */
+  get filter_rows_walked(): number {
+    return this.filter_scan?.walked ?? 0;
   }
 
   get episodes_rebuilt(): { fold: number; views: number } {
@@ -446,6 +460,7 @@ export class SessionModel {
       queue: [],
       transcript_valid: true,
       after_damage: null,
+      filter_choices: { tools: [], record_types: [] },
     };
   }
 
@@ -468,6 +483,7 @@ export class SessionModel {
       queue: views.fold.queue.map((entry) => ({ submission_id: entry.submission_id, seq: entry.seq, state: entry.state, delivery: entry.delivery, title: entry.title })),
       transcript_valid: views.transcriptValid(),
       after_damage: this.afterDamage()?.view ?? null,
+      filter_choices: this.filter_choices.of(views.fold.episodes, this.tailer.index.typeNames()),
     };
   }
 
@@ -551,29 +567,61 @@ export class SessionModel {
     };
   }
 
-  search(list: RowList, query: string): SearchResult {
+  /** A timeline search with a filter set searches the rows the filter keeps, once it has walked the timeline
+   *  (until then it answers incomplete, with no match), and its matches are places in the filtered timeline. */
+  search(list: RowList, query: string, filter: TimelineFilter): SearchResult {
     const needle = query.slice(0, SEARCH_QUERY_CHARS_MAX).toLowerCase();
     if (list === 'records') return this.searchRecords(needle);
     if (needle.length === 0 || !this.is_resident) return { list, query: needle, rows: [], truncated: false, complete: true };
-    const search = this.listSearch(list, needle, this.derived());
+    const views = this.derived();
+    const filtered = list === 'timeline' && filterSet(filter) ? this.filterScan(filter, views) : null;
+    if (filtered !== null && !filtered.done) {
+      filtered.step(this.recordType);
+      return { list, query: needle, rows: [], truncated: false, complete: false };
+    }
+    const search = this.listSearch(list, needle, views, filtered);
     if (!listSearchDone(search)) this.listSearchStep(search);
     return { list, query: needle, rows: [...search.rows], truncated: search.truncated, complete: listSearchDone(search) };
   }
 
-  /** The search of `list` for `needle` in `views`: the one under way when it is the same search; when the views
-   *  changed (an append), it goes on from the first part they no longer share with the ones searched, keeping
-   *  the matches before it. */
-  private listSearch(list: SearchedList, needle: string, views: SessionViews): ListSearch {
+  /** A window of the timeline's rows `filter` keeps, its walk taken on by one step first. */
+  filterTimeline(filter: TimelineFilter, start: number, count: number): FilteredTimeline {
+    const first = clampInt(start, 0, Number.MAX_SAFE_INTEGER);
+    const size = clampInt(count, 0, PAGE_ROWS_MAX);
+    if (!this.is_resident) return { key: this.key, filter, start: first, total: 0, matched: 0, of: 0, complete: false, truncated: false, rows: [] };
+    const views = this.derived();
+    const scan = this.filterScan(filter, views);
+    if (!scan.done) scan.step(this.recordType);
+    const rows: FilteredRow[] = [];
+    for (let k = first; k < Math.min(scan.rows.length, first + size); k++) {
+      const { at, context } = scan.kept(k);
+      rows.push({ at, context, row: views.timelineRows(at, 1)[0]! });
+    }
+    return { key: this.key, filter, start: first, total: scan.rows.length, matched: scan.matched, of: views.timeline.length, complete: scan.done, truncated: scan.truncated, rows };
+  }
+
+  private filterScan(filter: TimelineFilter, views: SessionViews): FilterScan {
+    return (this.filter_scan = FilterScan.of(filter, views.timeline, this.filter_scan));
+  }
+
+  /** The type of record `seq`, or null when the WAL holds none. */
+  private readonly recordType = (seq: number): string | null => {
+    const index = this.tailer.index.frameOfSeq(seq);
+    return index === null ? null : this.tailer.index.typeName(index);
+  };
+
+  /** The search of `list` for `needle` in `views` (over the rows `filtered` keeps, when set): the one under way
+   *  when it is the same search; when the views changed (an append), an unfiltered search goes on from the first
+   *  part they no longer share with the ones searched, keeping the matches before it. */
+  private listSearch(list: SearchedList, needle: string, views: SessionViews, filtered: FilterScan | null): ListSearch {
     const segments = list === 'timeline' ? views.timeline : views.messages;
     const known = this.list_search;
-    if (known?.list === list && known.needle === needle && known.segments === segments) return known;
+    if (known?.list === list && known.needle === needle && known.segments === segments && known.filtered === filtered) return known;
     this.builder.search_texts.retainOnly(segments.readyParts());
-    const search: ListSearch = { list, needle, views, segments, part: 0, index: 0, rows: [], truncated: false };
-    if (known?.list === list && known.needle === needle) {
-      let shared = 0;
-      while (shared < known.part && shared < segments.part_count && segments.part(shared) === known.segments.part(shared)) shared++;
-      const end = shared === 0 ? 0 : segments.startOf(shared);
-      search.part = shared;
+    const search: ListSearch = { list, needle, views, segments, filtered, part: 0, index: 0, rows: [], truncated: false };
+    if (known?.list === list && known.needle === needle && known.filtered === null && filtered === null) {
+      search.part = sharedParts(known.segments, known.part, segments);
+      const end = search.part === 0 ? 0 : segments.startOf(search.part);
       search.rows = known.rows.filter((row) => row < end);
     }
     return (this.list_search = search);
@@ -581,7 +629,13 @@ export class SessionModel {
 
   /** One step of a list search, its payloads read through one open file. */
   private listSearchStep(search: ListSearch): void {
-    withPayloadPass(this.target.wal_path, (read) => searchStep(search, () => !listSearchDone(search), () => {
+    withPayloadPass(this.target.wal_path, (read) => scanStep(search, () => !listSearchDone(search), () => {
+      if (search.filtered !== null) {
+        const k = search.index++;
+        const { at } = search.filtered.kept(k);
+        const part = search.segments.partOf(at);
+        return search.views.searchText(search.list, part, at - search.segments.startOf(part), read).includes(search.needle) ? k : null;
+      }
       const rows = search.segments.part(search.part);
       if (search.index >= rows.length) {
         search.part += 1;
@@ -590,7 +644,7 @@ export class SessionModel {
       }
       const at = search.index++;
       return search.views.searchText(search.list, search.part, at, read).includes(search.needle) ? search.segments.startOf(search.part) + at : null;
-    }));
+    }, SEARCH_MATCHES_MAX));
   }
 
   /** Records match on their type, seq and payload text. Payloads are on disk, so a search over many records
@@ -616,13 +670,13 @@ export class SessionModel {
     // lowercasing on both sides: no decoding per record.
     const needle_bytes = Buffer.from(search.needle, 'utf8').toString('latin1').toLowerCase();
     try {
-      searchStep(search, () => search.next < search.index.length, () => {
+      scanStep(search, () => search.next < search.index.length, () => {
         const at = search.next++;
         const row = search.index.row(at);
         if (`${row.type} seq ${row.seq}`.toLowerCase().includes(search.needle)) return at;
         const frame = file.checked(row.offset);
         return frame.kind === 'ok' && frame.bytes.toString('latin1', FRAME_HEADER_BYTES, frame.bytes.length - FRAME_DIGEST_BYTES).toLowerCase().includes(needle_bytes) ? at : null;
-      });
+      }, SEARCH_MATCHES_MAX);
     } finally {
       file.close();
     }
@@ -672,26 +726,14 @@ function projectionId(projection: PayloadProjection): number {
   return id;
 }
 
-/** Runs `next` (which searches one more row and returns its index in the list when it matched) while `more` and
- *  for about SEARCH_STEP_MS, keeping the first SEARCH_MATCHES_MAX matches. The clock is read at every row: a row
- *  of a 1 GiB session can decode an output of up to 16 MiB, and 64 rows between readings made a step of seconds. */
-function searchStep(search: { rows: number[]; truncated: boolean }, more: () => boolean, next: () => number | null): void {
-  const deadline_ms = performance.now() + SEARCH_STEP_MS;
-  for (let made = 0; more() && !search.truncated; made++) {
-    if (made > 0 && performance.now() > deadline_ms) return;
-    const matched = next();
-    if (matched === null) continue;
-    if (search.rows.length === SEARCH_MATCHES_MAX) search.truncated = true;
-    else search.rows.push(matched);
-  }
-}
-
 interface ListSearch {
   list: SearchedList;
   needle: string;
   views: SessionViews;
   /** The list searched, as parts: an append makes new views, and the parts they share with these are kept. */
   segments: Segments<unknown>;
+  /** The filter whose rows are searched (its walk complete): `index` is then the next of its kept rows. */
+  filtered: FilterScan | null;
   /** The next row to match: row `index` of part `part`. */
   part: number;
   index: number;
@@ -700,7 +742,7 @@ interface ListSearch {
 }
 
 function listSearchDone(search: ListSearch): boolean {
-  return search.truncated || search.part >= search.segments.part_count;
+  return search.truncated || (search.filtered === null ? search.part >= search.segments.part_count : search.index >= search.filtered.rows.length);
 }
 
 interface RecordsSearch {

@@ -20,6 +20,7 @@ import type {
   RetireResult,
   SessionHistory,
   RecordDetail,
+  FilteredTimeline,
   RowList,
   RowPage,
   SearchResult,
@@ -33,6 +34,7 @@ import type {
 } from '../../src-shared/ipc.js';
 import { apiClient, dispatchApi, isWriteMethod, pageSessions, type ApiRequests, type SessionFilter, type SessionPage, type WriteMethod } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
+import type { TimelineFilter } from '../../src-shared/timeline-filter.js';
 import type { EpisodeTiming, Finding } from '../../src-shared/replay.js';
 import { noCost, PRICE_TABLE_WORDS } from '../replay/cost.js';
 import { describe } from '../engine/errors.js';
@@ -591,8 +593,12 @@ export class SessionService implements WalscopeApi {
     return this.model(key).locateSeq(seq);
   }
 
-  async search(key: string, list: RowList, query: string): Promise<SearchResult> {
-    return this.model(key).search(list, query);
+  async search(key: string, list: RowList, query: string, filter: TimelineFilter): Promise<SearchResult> {
+    return this.model(key).search(list, query, filter);
+  }
+
+  async filterTimeline(key: string, filter: TimelineFilter, start: number, count: number): Promise<FilteredTimeline> {
+    return this.model(key).filterTimeline(filter, start, count);
   }
 
   /** The live lineage as the session's own read has it (never read again here): while a big session's first

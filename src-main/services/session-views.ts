@@ -91,7 +91,7 @@ export class Segments<T> {
   }
 
   /** The part holding index `index` (0 ≤ index < length): the last part starting at or before it. */
-  private partOf(index: number): number {
+  partOf(index: number): number {
     let low = 0;
     let high = this.lengths.length - 1;
     while (low < high) {

@@ -88,6 +88,7 @@ export class WorkerApi implements WalscopeApi {
   getRecord = this.client.getRecord;
   locateSeq = this.client.locateSeq;
   search = this.client.search;
+  filterTimeline = this.client.filterTimeline;
   previewAction = this.client.previewAction;
   runAction = this.client.runAction;
   previewAcknowledge = this.client.previewAcknowledge;

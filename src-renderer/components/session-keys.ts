@@ -1,10 +1,10 @@
 // The session view's keys, anywhere but in a text field: j / k move, Home / End go to the first / last row (a
 // million rows are too many to walk), Enter opens the row's detail, Escape closes it (or leaves a text field),
-// / goes to the search box.
+// / goes to the search box, f to the Timeline's filter bar (showing the Timeline first).
 import { useEffect, type Dispatch, type RefObject } from 'react';
 import type { SessionViewAction } from './session-state.js';
 
-export function useSessionKeys(total: number, current: number | null, dispatch: Dispatch<SessionViewAction>, search_box: RefObject<HTMLInputElement | null>): void {
+export function useSessionKeys(total: number, current: number | null, dispatch: Dispatch<SessionViewAction>, search_box: RefObject<HTMLInputElement | null>, filter_box: RefObject<HTMLInputElement | null>): void {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement | null;
@@ -16,15 +16,28 @@ export function useSessionKeys(total: number, current: number | null, dispatch: 
       if (action === undefined) return;
       event.preventDefault();
       if (action === 'search') search_box.current?.focus();
+      else if (action === 'filter') focusFilter(dispatch, filter_box);
       else if (action !== null) dispatch(action);
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [total, current, dispatch, search_box]);
+  }, [total, current, dispatch, search_box, filter_box]);
 }
 
-/** What a key does: an action, 'search', null (taken, but nothing to do: an empty list), or undefined (not ours). */
-function actionOf(key: string, total: number, current: number | null): SessionViewAction | 'search' | null | undefined {
+/** The filter bar is on the Timeline only: on another tab, `f` shows the Timeline and focuses the bar once it is
+ *  drawn. */
+function focusFilter(dispatch: Dispatch<SessionViewAction>, filter_box: RefObject<HTMLInputElement | null>): void {
+  if (filter_box.current !== null) {
+    filter_box.current.focus();
+    return;
+  }
+  dispatch({ type: 'show', tab: 'timeline' });
+  requestAnimationFrame(() => filter_box.current?.focus());
+}
+
+/** What a key does: an action, 'search' or 'filter', null (taken, but nothing to do: an empty list), or undefined
+ *  (not ours). */
+function actionOf(key: string, total: number, current: number | null): SessionViewAction | 'search' | 'filter' | null | undefined {
   switch (key) {
     case 'j':
     case 'k': {
@@ -41,6 +54,8 @@ function actionOf(key: string, total: number, current: number | null): SessionVi
       return { type: 'detail', open: false };
     case '/':
       return 'search';
+    case 'f':
+      return 'filter';
     default:
       return undefined;
   }

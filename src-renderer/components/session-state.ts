@@ -3,6 +3,7 @@
 // moving (a click, a key, a search match, a jump to a record) is one action here, so two of them cannot leave the
 // view half moved.
 import type { RowList } from '../../src-shared/ipc.js';
+import { ALL_ROWS, type TimelineFilter } from '../../src-shared/timeline-filter.js';
 import type { DeepLink, TabName } from '../location.js';
 
 export type ShownTab = TabName;
@@ -30,6 +31,8 @@ export interface SessionViewState {
   locating: boolean;
   /** The provisional tail gave way to the real list's rows (at its end). */
   handed_over: boolean;
+  /** The Timeline's filter: while one is set, the timeline's places are places in the rows it keeps. */
+  filter: TimelineFilter;
 }
 
 export type SessionViewAction =
@@ -48,7 +51,8 @@ export type SessionViewAction =
   | { type: 'located_done' }
   | { type: 'open_context'; step: { episode: number; step_id: number } }
   | { type: 'to_timeline'; row: number }
-  | { type: 'handed_over'; last_row: number };
+  | { type: 'handed_over'; last_row: number }
+  | { type: 'filter'; filter: TimelineFilter };
 
 /** The first state, from a deep link to this session (or none) and whether its WAL is still being read. */
 export function initialViewState(link: DeepLink | null, reading: boolean): SessionViewState {
@@ -68,6 +72,7 @@ export function initialViewState(link: DeepLink | null, reading: boolean): Sessi
     enter_pending: false,
     locating: link?.record != null,
     handed_over: false,
+    filter: link?.filter ?? ALL_ROWS,
   };
 }
 
@@ -98,9 +103,13 @@ export function sessionViewReducer(state: SessionViewState, action: SessionViewA
     case 'open_context':
       return { ...state, context_step: action.step, pane: 'context' };
     case 'to_timeline':
-      return { ...withSelected({ ...state, tab: 'timeline' }, 'timeline', action.row, true), open: true };
+      // `row` is a place in the whole timeline: the filter gives way.
+      return { ...withSelected({ ...state, tab: 'timeline', filter: ALL_ROWS }, 'timeline', action.row, true), open: true };
     case 'handed_over':
       return { ...state, first: action.last_row, handed_over: true };
+    case 'filter':
+      // Another list: what was selected and matched in the one before names other rows here.
+      return { ...withSelected({ ...state, filter: action.filter, match: null, first: 0, follow: false }, 'timeline', null, false), reveal: null };
   }
 }
 

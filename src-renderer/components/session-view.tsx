@@ -1,10 +1,13 @@
 // One session: header, integrity banner, tabs (timeline, records, transcript, context) as windowed lists, search
 // (matches painted, search-highlight.ts), follow-tail, and the side pane (session-side.tsx). What is shown and
 // where is one state changed by named actions (session-state.ts); the keys are a hook of their own
-// (session-keys.ts). The address names the tab and record (location.ts).
+// (session-keys.ts). The address names the tab, the record and the Timeline's filter (location.ts); while a filter
+// is set the timeline shows the rows it keeps (timeline-filter-bar.tsx, lists/filtered-rows.ts).
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useReducer, useRef, useState, type Dispatch, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import type { AfterDamageView, RecordRow, RowList, SearchResult, SessionDetail, SessionTail, TranscriptRow } from '../../src-shared/ipc.js';
+import { ALL_ROWS, filterSet } from '../../src-shared/timeline-filter.js';
+import { useFilteredRows } from '../lists/filtered-rows.js';
 import { ScaledList } from '../lists/scaled-list.js';
 import { usePagedRows } from '../lists/paged-rows.js';
 import { readLink, writeLink } from '../location.js';
@@ -16,6 +19,7 @@ import { ProvisionalTail } from './provisional-tail.js';
 import { useSearchHighlight } from './search-highlight.js';
 import { SessionHeader } from './session-header.js';
 import { useSessionKeys } from './session-keys.js';
+import { TimelineFilterBar } from './timeline-filter-bar.js';
 import { SessionSide } from './session-side.js';
 import { initialViewState, nextMatch, sessionViewReducer, type SessionViewAction, type SessionViewState, type ShownTab } from './session-state.js';
 import { TimelineRowView } from './timeline-row.js';
@@ -39,14 +43,15 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   const [state, dispatch] = useReducer(sessionViewReducer, null, () => initialViewState(link, reading));
   const { tab, pane } = state;
   const search_box = useRef<HTMLInputElement>(null);
+  const filter_box = useRef<HTMLInputElement>(null);
   const body = useRef<HTMLDivElement>(null);
-  const total = detail.rows[tab];
   const current = state.selected[tab];
   const tail = useQuery(queries.tail(client, key, reading)).data ?? null;
-  const { rowAt, tail_list } = useHandedOverRows(detail, state, tail, dispatch);
-  const search = useQuery(queries.search(key, tab, state.query, detail.summary.last_seq));
+  const shown_rows = useShownRows(detail, state, tail, dispatch);
+  const { rowAt, tail_list, total } = shown_rows;
+  const search = useQuery(queries.search(key, tab, state.query, tab === 'timeline' ? state.filter : ALL_ROWS, detail.summary.last_seq));
   useSearchHighlight(body, pane !== 'list' ? '' : state.query);
-  useSessionKeys(total, current, dispatch, search_box);
+  useSessionKeys(total, current, dispatch, search_box, filter_box);
 
   const jumpToRecord = useCallback(async (seq: number) => {
     const index = await client.fetchQuery(queries.locate(key, seq));
@@ -58,11 +63,11 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   }, [link, jumpToRecord]);
 
   // The address says what is shown: session, tab, and the record open in the Records tab.
-  const shown_seq = tab === 'records' && current !== null ? (rowAt(current) as RecordRow | undefined)?.seq : null;
+  const shown_seq = tab === 'records' && current !== null ? (rowAt(current)?.row as RecordRow | undefined)?.seq : null;
   useEffect(() => {
     if (state.locating || shown_seq === undefined) return;
-    writeLink({ session: key, tab: pane === 'list' ? tab : pane, record: pane === 'list' ? (shown_seq ?? null) : null });
-  }, [key, tab, pane, shown_seq, state.locating]);
+    writeLink({ session: key, tab: pane === 'list' ? tab : pane, record: pane === 'list' ? (shown_seq ?? null) : null, filter: state.filter });
+  }, [key, tab, pane, shown_seq, state.locating, state.filter]);
 
   return (
     <div className="session-view" data-testid="session-view" data-session={key}>
@@ -70,10 +75,10 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
       <IntegrityBanner detail={detail} />
       <RunBanner detail={detail} />
       <div className="session-body" ref={body}>
-        <SessionMain detail={detail} state={state} tail={tail} tail_list={tail_list} rowAt={rowAt} search={search.data} search_box={search_box} dispatch={dispatch} />
+        <SessionMain detail={detail} state={state} tail={tail} tail_list={tail_list} rows={shown_rows} search={search.data} boxes={{ search: search_box, filter: filter_box }} dispatch={dispatch} />
         {pane !== 'time' && <SessionSide
           detail={detail}
-          selection={{ tab, open: state.open && current !== null ? { index: current, row: rowAt(current) } : null, episode: tab === 'timeline' && current !== null ? episodeOf(rowAt(current)) : null }}
+          selection={{ tab, open: state.open && current !== null ? { index: current, row: rowAt(current)?.row } : null, episode: tab === 'timeline' && current !== null ? episodeOf(rowAt(current)?.row) : null }}
           onJump={(seq) => void jumpToRecord(seq)}
           onContext={(episode, step_id) => dispatch({ type: 'open_context', step: { episode, step_id } })}
           onTimeline={(row) => dispatch({ type: 'to_timeline', row })}
@@ -84,32 +89,36 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
 }
 
 /** The tabs, the search, and the list shown (or the Context view, or the provisional tail while the WAL is read). */
-function SessionMain({ detail, state, tail, tail_list, rowAt, search, search_box, dispatch }: {
+function SessionMain({ detail, state, tail, tail_list, rows, search, boxes, dispatch }: {
   detail: SessionDetail;
   state: SessionViewState;
   tail: SessionTail | null;
   tail_list: Exclude<RowList, 'transcript'> | null;
-  rowAt: (index: number) => unknown;
+  rows: ShownRows;
   search: SearchResult | undefined;
-  search_box: React.RefObject<HTMLInputElement | null>;
+  boxes: { search: React.RefObject<HTMLInputElement | null>; filter: React.RefObject<HTMLInputElement | null> };
   dispatch: Dispatch<SessionViewAction>;
 }) {
   const { tab, pane } = state;
   const matches = search?.rows ?? [];
-  const renderRow = useRowRenderer(detail, state, rowAt, new Set(matches), dispatch);
+  const renderRow = useRowRenderer(detail, state, rows.rowAt, new Set(matches), dispatch);
   const shown_tab: ShownTab = pane === 'list' ? tab : pane;
+  const filtering = tab === 'timeline' && filterSet(state.filter);
   return (
     <div className="session-main">
       <div className="tabs">
         <Tabs detail={detail} shown={shown_tab} onShow={(next) => dispatch({ type: 'show', tab: next })} />
-        <SearchBar state={state} search={search} matches={matches} box={search_box} dispatch={dispatch} />
+        <SearchBar state={state} search={search} matches={matches} box={boxes.search} dispatch={dispatch} />
+        {tab === 'timeline' && pane === 'list' && tail_list === null && (
+          <TimelineFilterBar detail={detail} filter={state.filter} counts={rows.counts} box={boxes.filter} onFilter={(filter) => dispatch({ type: 'filter', filter })} />
+        )}
       </div>
       {tab === 'transcript' && pane === 'list' && <TranscriptCheck valid={detail.transcript_valid} />}
       {tab === 'records' && pane === 'list' && <AfterDamageNote view={detail.after_damage} />}
       <div className="tab-panel" role="tabpanel" id={`panel-${shown_tab}`} aria-labelledby={`tab-${shown_tab}`}>
         {pane === 'context' ? <ContextView key={JSON.stringify(state.context_step)} sessionKey={detail.summary.key} initial={state.context_step} /> : pane === 'time' ? <TimeView detail={detail} /> : tail_list !== null && tail !== null ? <ProvisionalTail tail={tail} list={tail_list} /> : <ScaledList
-          key={tab}
-          total={detail.rows[tab]}
+          key={filtering ? `${tab} ${JSON.stringify(state.filter)}` : tab}
+          total={rows.total}
           row_height_px={ROW_PX[tab]}
           renderRow={renderRow}
           reveal={state.reveal}
@@ -124,39 +133,56 @@ function SessionMain({ detail, state, tail, tail_list, rowAt, search, search_box
   );
 }
 
-/** The rows of the list shown, and which list the provisional tail stands in for (null: none). Once the read ends
- *  the tail stays until the real list's last page is here (asked for around the end, where the list will show
- *  it), so no empty rows come between the two. */
-function useHandedOverRows(detail: SessionDetail, state: SessionViewState, tail: SessionTail | null, dispatch: Dispatch<SessionViewAction>) {
+/** The list shown: how many rows, each row (and whether the filter shows it only as context), and the filter's
+ *  counts while one is set. */
+interface ShownRows {
+  total: number;
+  rowAt: (index: number) => { row: unknown; context: boolean } | undefined;
+  counts?: ReturnType<typeof useFilteredRows>['counts'];
+}
+
+/** The rows of the list shown (the filter's while one is set on the timeline), and which list the provisional
+ *  tail stands in for (null: none). Once the read ends the tail stays until the real list's last page is here
+ *  (asked for around the end, where the list will show it), so no empty rows come between the two. */
+function useShownRows(detail: SessionDetail, state: SessionViewState, tail: SessionTail | null, dispatch: Dispatch<SessionViewAction>): ShownRows & { tail_list: Exclude<RowList, 'transcript'> | null } {
   const { tab } = state;
   const total = detail.rows[tab];
   const reading = detail.summary.status === 'loading';
   const last_row = Math.max(0, total - 1);
   const handing_over = !reading && tail !== null && !state.handed_over;
-  const rowAt = usePagedRows(detail.summary.key, tab, handing_over ? last_row : state.first);
-  const last_here = total === 0 || rowAt(last_row) !== undefined;
+  const listed = usePagedRows(detail.summary.key, tab, handing_over ? last_row : state.first);
+  const filtering = tab === 'timeline' && filterSet(state.filter);
+  const kept = useFilteredRows(detail.summary.key, filtering ? state.filter : ALL_ROWS, state.first);
+  const last_here = total === 0 || listed(last_row) !== undefined;
   const tail_list = tail !== null && tab !== 'transcript' && (reading || (handing_over && !last_here)) ? tab : null;
   useEffect(() => {
     if (handing_over && last_here) dispatch({ type: 'handed_over', last_row });
   }, [handing_over, last_here, last_row, dispatch]);
-  return { rowAt, tail_list };
+  if (filtering) return { total: kept.counts?.total ?? 0, rowAt: kept.rowAt, counts: kept.counts, tail_list };
+  const rowAt = (index: number) => {
+    const row = listed(index);
+    return row === undefined ? undefined : { row, context: false };
+  };
+  return { total, rowAt, tail_list };
 }
 
-/** One row of the list shown: selected, matched, clicked to open its detail. */
-function useRowRenderer(detail: SessionDetail, state: SessionViewState, rowAt: (index: number) => unknown, matched: ReadonlySet<number>, dispatch: Dispatch<SessionViewAction>) {
+/** One row of the list shown: selected, matched, clicked to open its detail; a row the filter shows only as
+ *  context is marked so. */
+function useRowRenderer(detail: SessionDetail, state: SessionViewState, rowAt: ShownRows['rowAt'], matched: ReadonlySet<number>, dispatch: Dispatch<SessionViewAction>) {
   const { tab } = state;
   const current = state.selected[tab];
   return (index: number) => {
-    const row = rowAt(index);
+    const shown = rowAt(index);
+    const row = shown?.row;
     const isSelected = index === current;
-    const className = `row-inner${isSelected ? ' selected' : ''}${matched.has(index) ? ' match' : ''}`;
+    const className = `row-inner${isSelected ? ' selected' : ''}${matched.has(index) ? ' match' : ''}${shown?.context === true ? ' context' : ''}`;
     const onClick = () => {
       dispatch({ type: 'select', list: tab, index, reveal: false });
       dispatch({ type: 'detail', open: true });
     };
     if (row === undefined) return <div className={className}><span className="muted">…</span></div>;
     return (
-      <div className={className} onClick={onClick} role="option" aria-selected={isSelected} data-testid={`${tab}-row`} data-match={matched.has(index) ? 'true' : undefined}>
+      <div className={className} onClick={onClick} role="option" aria-selected={isSelected} data-testid={`${tab}-row`} data-match={matched.has(index) ? 'true' : undefined} data-context={shown?.context === true ? 'true' : undefined}>
         {tab === 'timeline' && <TimelineRowView row={row as Parameters<typeof TimelineRowView>[0]['row']} />}
         {tab === 'records' && <RecordLine row={row as RecordRow} afterDamage={detail.after_damage} />}
         {tab === 'transcript' && <TranscriptLine row={row as TranscriptRow} />}

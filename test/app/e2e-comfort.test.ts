@@ -6,7 +6,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeFileIO } from '../../src-main/engine/file-io.js';
@@ -17,6 +16,7 @@ import { MemoryLedger } from '../../src-main/runtime/ledger.js';
 import { AgentRuntime } from '../../src-main/runtime/runtime.js';
 import { scriptedWorld } from '../../src-main/runtime/scripted.js';
 import type { SessionScript } from '../../src-main/runtime/script.js';
+import { openListedSession, seriousViolations as seriousViolationsOf } from './e2e-page.js';
 import { cutCopy, flippedCopy, makeE2eRoot } from './e2e-root.js';
 import { saveScreenshot } from './screenshots.js';
 import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
@@ -36,7 +36,6 @@ const CROWDED_SCRIPT: SessionScript = {
 };
 const WIDTHS_PX = [1024, 1400] as const;
 const HEIGHT_PX = 900;
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let work: string;
 let root: string;
@@ -77,34 +76,8 @@ afterAll(async () => {
 
 const row = (key: string) => page.locator(`[data-testid=session-row][data-session="${key}"]`);
 
-/** Opens a session from the list, found by its id first: the list is virtualized, and a row out of view is not in
- *  the page. The search is cleared after, so the list is whole again. */
-async function openSession(key: string): Promise<void> {
-  const search = page.locator('[data-testid=session-search]');
-  await search.fill(key);
-  await row(key).click();
-  await page.locator(`[data-testid=session-view][data-session="${key}"]`).waitFor();
-  await search.fill('');
-}
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-/** axe-core's serious and critical violations on the page as it is now (injected past the CSP by the driver). */
-async function seriousViolations(): Promise<{ id: string; help: string; targets: string[] }[]> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> } }).axe;
-    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => ({ id: violation.id, help: violation.help, targets: violation.nodes.slice(0, 5).map((node) => node.target.join(' ')) }));
-}
+const openSession = (key: string) => openListedSession(page, key);
+const seriousViolations = () => seriousViolationsOf(page);
 
 /** Every text the element with `testid` shows from now on, collected in the page (a flash is caught too). */
 async function recordTexts(testid: string): Promise<void> {

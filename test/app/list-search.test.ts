@@ -9,6 +9,7 @@ import { sessionDir } from '../../src-main/engine/state-root.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
 import { SearchTexts } from '../../src-main/services/session-views.js';
 import type { RowList, SearchResult } from '../../src-shared/ipc.js';
+import { ALL_ROWS } from '../../src-shared/timeline-filter.js';
 import type { Payload } from '../../src-shared/wal.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
@@ -35,10 +36,10 @@ function steps(append: Append, run: number, step: number): void {
 }
 
 function searchAll(model: SessionModel, list: RowList, query: string): SearchResult {
-  let result = model.search(list, query);
+  let result = model.search(list, query, ALL_ROWS);
   for (let asked = 1; !result.complete; asked++) {
     expect(asked).toBeLessThan(10_000);
-    result = model.search(list, query);
+    result = model.search(list, query, ALL_ROWS);
   }
   return result;
 }

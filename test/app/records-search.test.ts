@@ -5,16 +5,17 @@ import { sessionTarget } from '../../src-main/engine/inspect.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
 import type { SearchResult } from '../../src-shared/ipc.js';
+import { ALL_ROWS } from '../../src-shared/timeline-filter.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
 
 const tempDir = useTempDirs('walscope-search-');
 
 function searchAll(model: SessionModel, query: string): SearchResult {
-  let result = model.search('records', query);
+  let result = model.search('records', query, ALL_ROWS);
   for (let step = 0; !result.complete; step++) {
     expect(step).toBeLessThan(10_000);
-    result = model.search('records', query);
+    result = model.search('records', query, ALL_ROWS);
   }
   return result;
 }
@@ -48,7 +49,7 @@ describe('records search', () => {
     expect(searchAll(model, 'marker').rows).toHaveLength(1);
     withSession(root, 's', (append) => append('run_note', { note: 'second marker' }));
     model.refresh();
-    const again = model.search('records', 'marker');
+    const again = model.search('records', 'marker', ALL_ROWS);
     expect(again.rows).toHaveLength(2);
   });
 });

@@ -61,6 +61,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     cost: { usd: null, models: [], priced_as: [], unknown_models: [], steps_priced: 0, steps_unpriced: 0, undated_steps: 0, from_run_totals: false, table: "none" },
     after_damage: null,
     transcript_valid: true,
+    filter_choices: { tools: [], record_types: [] },
   };
   const refused = () => Promise.reject(new Error('not in the synthetic session'));
   const api: WalscopeApi = {
@@ -77,6 +78,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     getRecord: refused,
     locateSeq: (_key, seq) => Promise.resolve(seq >= 1 && seq <= rows_total ? seq - 1 : null),
     search: (_key, list, query) => Promise.resolve({ list, query, rows: [], truncated: false, complete: true }),
+    filterTimeline: refused,
     previewAction: refused,
     getHistory: async () => ({ lineages: [], problems: [], archive: null, live_reading: false }),
     previewRetire: refused,
