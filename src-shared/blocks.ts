@@ -23,6 +23,9 @@ export type ShownBlock =
   /** Blocks past BLOCKS_SHOWN_MAX, counted. */
   | { type: 'left_out'; blocks: number };
 
+/** Base64 image data carried at most (about 192 KiB of image); a larger image is shown as its type and size. */
+export const IMAGE_DATA_CHARS_MAX = 262_144;
+
 /** Blocks of one message or output shown at most; the rest are counted. */
 export const BLOCKS_SHOWN_MAX = 256;
 /** Tool results nested in tool results shown at most (a hostile WAL may nest them as deep as CBOR allows);
@@ -255,11 +258,13 @@ function firstText(args: { [key: string]: unknown }, keys: readonly string[]): s
 
 /** The first line of an output with text on it, its terminal escapes and control characters dropped (a row has
  *  one line for it; the output view draws the colours): a text output's, or a Parts output's first text part's. */
-export function outputLine(output: unknown): string | null {
-  if (typeof output === 'string') return firstLine(output);
+export function outputLine(output: unknown, textOf: (value: unknown) => ReadText | null = plainText): string | null {
+  const text = textOf(output);
+  if (text !== null) return firstLine(text.text);
   const parts = isMap(output) && Array.isArray(output['parts']) ? output['parts'] : Array.isArray(output) ? output : [];
   for (const part of parts.slice(0, BLOCKS_SHOWN_MAX)) {
-    const line = isMap(part) && (part['type'] === 'text' || part['type'] === 'text_with_state') && typeof part['text'] === 'string' ? firstLine(part['text']) : null;
+    const part_text = isMap(part) && (part['type'] === 'text' || part['type'] === 'text_with_state') ? textOf(part['text']) : null;
+    const line = part_text === null ? null : firstLine(part_text.text);
     if (line !== null) return line;
   }
   return null;
