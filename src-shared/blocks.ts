@@ -41,71 +41,104 @@ export interface ReadText {
 export interface BlockLimits {
   /** A text (or thinking) longer than this is cut to it. */
   text_chars_max: number;
+  /** A message's texts and values share this many characters, in order; past it they are cut to what is left. */
+  message_chars_max: number;
   /** Base64 data at most this long is carried as an image. */
   image_chars_max: number;
   /** A text a leaf value holds (a string, or a text the main side cut as it read it), or null. */
   textOf?: (value: unknown) => ReadText | null;
-  /** A value shown as JSON (a tool call's input, an unknown block's field) as it is carried (a preview). */
-  shownValue?: (value: unknown) => JsonValue;
+  /** A value shown as JSON (a tool call's input, an unknown block's field) as it is carried: a preview of about
+   *  `chars_max` characters of JSON text. */
+  shownValue?: (value: unknown, chars_max: number) => JsonValue;
 }
 
+/** One message's reading: its limits and the characters it has left. */
+interface Reading {
+  limits: BlockLimits;
+  chars_left: number;
+  images_left: number;
+}
+
+/** Images one message carries at most; later ones are shown as their type and size. */
+export const IMAGES_SHOWN_MAX = 8;
+
 const plainText = (value: unknown): ReadText | null => (typeof value === 'string' ? { text: value, chars: value.length } : null);
-const plainValue = (value: unknown): JsonValue => value as JsonValue;
 
 /** A message's content (a text, or a list of blocks) as shown blocks. */
-export function shownBlocks(content: unknown, limits: BlockLimits, depth = 0): ShownBlock[] {
-  const text = (limits.textOf ?? plainText)(content);
-  if (text !== null) return [textBlock(text, limits)];
-  if (!Array.isArray(content)) return content === null || content === undefined ? [] : [unknownBlock(content, limits)];
-  const blocks = content.slice(0, BLOCKS_SHOWN_MAX).map((block) => shownBlock(block, limits, depth));
+export function shownBlocks(content: unknown, limits: BlockLimits): ShownBlock[] {
+  return blocksOf(content, { limits, chars_left: limits.message_chars_max, images_left: IMAGES_SHOWN_MAX }, 0);
+}
+
+/** A tool output (a text, or {parts: [block]}) as shown blocks; any other value as its fields. */
+export function shownOutput(output: unknown, limits: BlockLimits): ShownBlock[] {
+  return outputOf(output, { limits, chars_left: limits.message_chars_max, images_left: IMAGES_SHOWN_MAX }, 0);
+}
+
+function blocksOf(content: unknown, reading: Reading, depth: number): ShownBlock[] {
+  const text = textOf(reading, content);
+  if (text !== null) return [{ type: 'text', ...cutText(text, reading) }];
+  if (!Array.isArray(content)) return content === null || content === undefined ? [] : [unknownBlock(content, reading)];
+  const blocks = content.slice(0, BLOCKS_SHOWN_MAX).map((block) => shownBlock(block, reading, depth));
   if (content.length > BLOCKS_SHOWN_MAX) blocks.push({ type: 'left_out', blocks: content.length - BLOCKS_SHOWN_MAX });
   return blocks;
 }
 
-/** A tool output (a text, or {parts: [block]}) as shown blocks; any other value as its fields. */
-export function shownOutput(output: unknown, limits: BlockLimits, depth = 0): ShownBlock[] {
-  if (isMap(output) && Array.isArray(output['parts'])) return shownBlocks(output['parts'], limits, depth);
-  return shownBlocks(output, limits, depth);
+function outputOf(output: unknown, reading: Reading, depth: number): ShownBlock[] {
+  return blocksOf(isMap(output) && Array.isArray(output['parts']) ? output['parts'] : output, reading, depth);
 }
 
-function shownBlock(block: unknown, limits: BlockLimits, depth: number): ShownBlock {
-  if (!isMap(block) || depth >= BLOCKS_DEPTH_MAX) return unknownBlock(block, limits);
-  const read = (key: string) => (limits.textOf ?? plainText)(block[key]);
+function shownBlock(block: unknown, reading: Reading, depth: number): ShownBlock {
+  if (!isMap(block) || depth >= BLOCKS_DEPTH_MAX) return unknownBlock(block, reading);
+  const read = (key: string) => textOf(reading, block[key]);
   const word = (key: string) => (typeof block[key] === 'string' ? block[key] : null);
   switch (block['type']) {
     case 'text': {
       const text = read('text');
-      return text === null ? unknownBlock(block, limits) : textBlock(text, limits);
+      return text === null ? unknownBlock(block, reading) : { type: 'text', ...cutText(text, reading) };
     }
     case 'text_with_state': {
       const text = read('text');
       const state = block['state'];
-      return text === null ? unknownBlock(block, limits) : { type: 'text_with_state', ...cutText(text, limits), state_format: isMap(state) && typeof state['format'] === 'string' ? state['format'] : null };
+      return text === null ? unknownBlock(block, reading) : { type: 'text_with_state', ...cutText(text, reading), state_format: isMap(state) && typeof state['format'] === 'string' ? state['format'] : null };
     }
     case 'reasoning': {
       const text = read('text') ?? { text: '', chars: 0 };
-      const shown = cutText(text, limits);
+      const shown = cutText(text, reading);
       return { type: 'reasoning', text: shown.text, chars: text.chars, more_chars: shown.more_chars, signed: block['signature'] !== undefined && block['signature'] !== null };
     }
     case 'redacted_reasoning':
       return { type: 'redacted_reasoning', data_chars: read('data')?.chars ?? 0, provider_format: word('provider_format') };
     case 'media':
-      return mediaBlock(word('media_type'), read('data'), word('ref'), limits);
+      return mediaBlock(word('media_type'), read('data'), word('ref'), reading);
     case 'tool_use':
-      return { type: 'tool_use', id: word('id') ?? '', name: word('name') ?? '', input: (limits.shownValue ?? plainValue)(block['input'] ?? null) };
+      return { type: 'tool_use', id: word('id') ?? '', name: word('name') ?? '', input: shownValue(reading, block['input'] ?? null) };
     case 'tool_result':
-      return { type: 'tool_result', tool_use_id: word('tool_use_id') ?? '', is_error: block['is_error'] === true, output: shownOutput(block['output'] ?? block['content'] ?? null, limits, depth + 1) };
+      return { type: 'tool_result', tool_use_id: word('tool_use_id') ?? '', is_error: block['is_error'] === true, output: outputOf(block['output'] ?? block['content'] ?? null, reading, depth + 1) };
     default:
-      return unknownBlock(block, limits);
+      return unknownBlock(block, reading);
   }
 }
 
-function textBlock(text: ReadText, limits: BlockLimits): ShownBlock {
-  return { type: 'text', ...cutText(text, limits) };
+function textOf(reading: Reading, value: unknown): ReadText | null {
+  return (reading.limits.textOf ?? plainText)(value);
 }
 
-function cutText(text: ReadText, limits: BlockLimits): { text: string; more_chars: number } {
-  const shown = text.text.length > limits.text_chars_max ? wholeChars(text.text.slice(0, limits.text_chars_max)) : text.text;
+/** A value as carried, its preview's characters taken from what the message has left. */
+function shownValue(reading: Reading, value: unknown): JsonValue {
+  const preview = reading.limits.shownValue;
+  if (preview === undefined) return value as JsonValue;
+  const shown = preview(value, Math.max(VALUE_CHARS_MIN, reading.chars_left));
+  reading.chars_left -= Math.min(reading.chars_left, JSON.stringify(shown).length);
+  return shown;
+}
+
+/** The least a value's preview is given, however little the message has left: enough to say what it is. */
+const VALUE_CHARS_MIN = 64;
+
+function cutText(text: ReadText, reading: Reading): { text: string; more_chars: number } {
+  const chars_max = Math.min(reading.limits.text_chars_max, reading.chars_left);
+  const shown = text.text.length > chars_max ? wholeChars(text.text.slice(0, chars_max)) : text.text;
+  reading.chars_left -= shown.length;
   return { text: shown, more_chars: Math.max(0, text.chars - shown.length) };
 }
 
@@ -148,20 +181,20 @@ function base64Head(base64: string, count: number): number[] {
   return bytes.slice(0, count);
 }
 
-function mediaBlock(media_type: string | null, data: ReadText | null, ref: string | null, limits: BlockLimits): ShownBlock {
+function mediaBlock(media_type: string | null, data: ReadText | null, ref: string | null, reading: Reading): ShownBlock {
   // A text of base64 data: 4 characters for 3 bytes, less its padding.
   const padding = data === null || data.text.length !== data.chars ? 0 : (/=*$/.exec(data.text)?.[0].length ?? 0);
   const size_bytes = data === null ? null : Math.floor((data.chars * 3) / 4) - padding;
-  const whole = data !== null && data.text.length === data.chars && data.chars <= limits.image_chars_max;
-  const image = whole && media_type !== null && isImageData(media_type, data.text) ? data.text : null;
+  const whole = data !== null && data.text.length === data.chars && data.chars <= reading.limits.image_chars_max;
+  const image = whole && reading.images_left > 0 && media_type !== null && isImageData(media_type, data.text) ? data.text : null;
+  if (image !== null) reading.images_left -= 1;
   return { type: 'media', media_type, size_bytes, ref, image };
 }
 
-function unknownBlock(block: unknown, limits: BlockLimits): ShownBlock {
-  const shownValue = limits.shownValue ?? plainValue;
-  if (!isMap(block)) return { type: 'unknown', block_type: null, fields: [['value', shownValue(block)]] };
+function unknownBlock(block: unknown, reading: Reading): ShownBlock {
+  if (!isMap(block)) return { type: 'unknown', block_type: null, fields: [['value', shownValue(reading, block)]] };
   const type = block['type'];
-  const fields = Object.entries(block).filter(([key]) => key !== 'type').map(([key, value]): [string, JsonValue] => [key, shownValue(value)]);
+  const fields = Object.entries(block).filter(([key]) => key !== 'type').map(([key, value]): [string, JsonValue] => [key, shownValue(reading, value)]);
   return { type: 'unknown', block_type: typeof type === 'string' ? type : null, fields };
 }
 

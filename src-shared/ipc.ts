@@ -763,7 +763,7 @@ export interface ContextMessage {
   /** Where it came from, in words: "input", "view r1.compact v2", "step 3", "steer (seq 9)". */
   label: string;
   role: string;
-  /** Its blocks as shown (blocks.ts), each text cut past CONTEXT_TEXT_CHARS_MAX. */
+  /** Its blocks as shown (blocks.ts), its texts and values within CONTEXT_TEXT_CHARS_MAX characters. */
   blocks: ShownBlock[];
 }
 

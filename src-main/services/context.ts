@@ -87,9 +87,13 @@ function pickStep(episode: EpisodeFold | undefined, step_id: number | null): num
   return step_id;
 }
 
-/** A message's blocks as the view shows them: each text cut past CONTEXT_TEXT_CHARS_MAX, each value to a preview
- *  of as many characters. */
-const CONTEXT_BLOCK_LIMITS: BlockLimits = { text_chars_max: CONTEXT_TEXT_CHARS_MAX, image_chars_max: IMAGE_DATA_CHARS_MAX, shownValue: (value) => valuePreview(value as JsonValue, CONTEXT_TEXT_CHARS_MAX) };
+/** A message's blocks as the view shows them: its texts and values within CONTEXT_TEXT_CHARS_MAX characters. */
+const CONTEXT_BLOCK_LIMITS: BlockLimits = {
+  text_chars_max: CONTEXT_TEXT_CHARS_MAX,
+  message_chars_max: CONTEXT_TEXT_CHARS_MAX,
+  image_chars_max: IMAGE_DATA_CHARS_MAX,
+  shownValue: (value, chars_max) => valuePreview(value as JsonValue, chars_max),
+};
 
 function contextMessage(rendered: RenderedMessage, episode: number): ContextMessage {
   const role = rendered.message['role'];

@@ -415,9 +415,20 @@ export function transcriptRow(message: JsonPayload, index: number): TranscriptRo
   return { index, role: roleOf(message), blocks: messageBlocks(message) };
 }
 
-/** How a row shows blocks: texts cut past ROW_TEXT_CHARS_MAX, values to a preview, an image whole up to
- *  IMAGE_DATA_CHARS_MAX; a text cut as it was read (OUTPUT_CUT) is shown as far as it was read. */
-const ROW_BLOCK_LIMITS: BlockLimits = { text_chars_max: ROW_TEXT_CHARS_MAX, image_chars_max: IMAGE_DATA_CHARS_MAX, textOf: readText, shownValue: (value) => preview(value as JsonValue) };
+/** A row's message: its texts and values share this many characters (a page of rows stays light however many
+ *  blocks a message has). */
+export const ROW_MESSAGE_CHARS_MAX = 2 * ROW_VALUE_CHARS_MAX;
+
+/** How a row shows blocks: texts cut past ROW_TEXT_CHARS_MAX, values to a preview, both within
+ *  ROW_MESSAGE_CHARS_MAX, an image whole up to IMAGE_DATA_CHARS_MAX; a text cut as it was read (OUTPUT_CUT) is
+ *  shown as far as it was read. */
+const ROW_BLOCK_LIMITS: BlockLimits = {
+  text_chars_max: ROW_TEXT_CHARS_MAX,
+  message_chars_max: ROW_MESSAGE_CHARS_MAX,
+  image_chars_max: IMAGE_DATA_CHARS_MAX,
+  textOf: readText,
+  shownValue: (value, chars_max) => valuePreview(value as JsonValue | JsonTextCut, Math.min(chars_max, ROW_VALUE_CHARS_MAX), '; open the record'),
+};
 
 /** A message's content as a row shows its blocks. */
 function messageBlocks(message: JsonValue): ShownBlock[] {

@@ -2,9 +2,9 @@
 // a call's gist and first output line; hostile blocks (huge, deep, an SVG or not-an-image under an image type,
 // a signature) are shown bounded, as their type, and never as an image or the signature's text.
 import { describe, expect, it } from 'vitest';
-import { argsGist, BLOCKS_DEPTH_MAX, BLOCKS_SHOWN_MAX, GIST_CHARS_MAX, messageWords, outputLine, shownBlocks, shownOutput, spokenText, thinkingWords, type BlockLimits } from '../../src-shared/blocks.js';
+import { argsGist, BLOCKS_DEPTH_MAX, BLOCKS_SHOWN_MAX, GIST_CHARS_MAX, IMAGES_SHOWN_MAX, messageWords, outputLine, shownBlocks, shownOutput, spokenText, thinkingWords, type BlockLimits } from '../../src-shared/blocks.js';
 
-const LIMITS: BlockLimits = { text_chars_max: 100, image_chars_max: 10_000 };
+const LIMITS: BlockLimits = { text_chars_max: 100, message_chars_max: 1_000, image_chars_max: 10_000 };
 /** A 1×1 PNG. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 const SIGNATURE = 'EqQBCkYIBxgCKkD3signature'.repeat(40);
@@ -74,6 +74,14 @@ describe('hostile blocks are shown bounded and as their type', () => {
     const blocks = shownBlocks(Array.from({ length: BLOCKS_SHOWN_MAX + 7 }, () => ({ type: 'text', text: 'x' })), LIMITS);
     expect(blocks).toHaveLength(BLOCKS_SHOWN_MAX + 1);
     expect(blocks.at(-1)).toEqual({ type: 'left_out', blocks: 7 });
+  });
+
+  it("shares a message's characters among its texts in order, and carries at most IMAGES_SHOWN_MAX images", () => {
+    const blocks = shownBlocks(Array.from({ length: 30 }, (_, index) => ({ type: 'text', text: `${index}`.padEnd(100, '.') })), LIMITS);
+    expect(blocks.map((block) => (block.type === 'text' ? block.text.length : -1))).toEqual([...Array.from({ length: 10 }, () => 100), ...Array.from({ length: 20 }, () => 0)]);
+    expect(blocks.at(-1)).toEqual({ type: 'text', text: '', more_chars: 100 });
+    const images = shownOutput({ parts: Array.from({ length: IMAGES_SHOWN_MAX + 2 }, () => ({ type: 'media', media_type: 'image/png', data: PNG })) }, LIMITS);
+    expect(images.map((block) => block.type === 'media' && block.image !== null)).toEqual([...Array.from({ length: IMAGES_SHOWN_MAX }, () => true), false, false]);
   });
 
   it('stops following tool results nested in tool results past BLOCKS_DEPTH_MAX', () => {
