@@ -53,7 +53,7 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
           <strong className="tool-name" title={call.tool_call_id}>{call.name}</strong>
           {call.args_gist !== null && <span className="mono call-gist" data-testid="call-gist" title={call.args_gist}>{call.args_gist}</span>}
           {ended !== '' && <span className="muted call-ended">{ended}</span>}
-          <RowTime at_ms={call.dispatched_at_ms} until_ms={call.finished_at_ms} episode_first_ms={row.episode_first_ms} open={callAnswered(call) ? 'no finish time recorded' : call.held !== null ? 'still held' : 'no result yet'} />
+          <RowTime at_ms={call.dispatched_at_ms} until_ms={call.finished_at_ms} episode_first_ms={row.episode_first_ms} open={callAnswered(call) ? 'no finish time recorded' : call.held !== null ? 'still held' : 'no result yet'} duration_only />
           {call.held !== null && <span className="badge held" data-testid="held-info">held by {call.held.module} · key {call.held.call_key}{call.successors.length > 0 ? ` · waiting: ${call.successors.join(', ')}` : ''}</span>}
           {call.behind !== null && <span className="badge" data-testid="behind-info">behind {call.behind}</span>}
           {call.output_line !== null && <span className="mono muted call-output-line" data-testid="call-output-line">{call.output_line}</span>}
