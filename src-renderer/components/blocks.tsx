@@ -3,7 +3,7 @@
 // its base64 data (main checked it is a raster image of its type; the CSP allows data: images only), a tool call
 // as a card with its arguments, a result as its output's blocks, an unknown block as its fields. Every WAL text
 // is a React text node.
-import { mediaWords, thinkingWords, type ShownBlock } from '../../src-shared/blocks.js';
+import { mediaWords, outputLine, thinkingWords, type ShownBlock } from '../../src-shared/blocks.js';
 import type { JsonValue } from '../../src-shared/replay.js';
 import { inline } from './format.js';
 import { TextBlock } from './output-text.js';
@@ -127,10 +127,10 @@ function BlockChip({ block }: { block: ShownBlock }) {
   }
 }
 
-/** A result's output in a few words: its first text's start, else its first block's kind. */
+/** A result's output in a few words: its first line with text (no terminal escapes), else its media's kind. */
 function resultWords(output: readonly ShownBlock[]): string {
-  const text = output.find((block) => block.type === 'text' || block.type === 'text_with_state');
-  if (text !== undefined && text.text.trim() !== '') return `: ${inline(text.text.trim(), 60)}`;
+  const line = outputLine({ parts: output });
+  if (line !== null) return `: ${inline(line, 60)}`;
   const media = output.find((block) => block.type === 'media');
   return media === undefined ? '' : `: ${mediaWords(media)}`;
 }
