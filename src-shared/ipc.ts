@@ -19,6 +19,7 @@ import type {
   RunSignal,
   Cost,
 } from './replay.js';
+import type { ShownBlock } from './blocks.js';
 import { FINDINGS, type Finding } from './replay.js';
 import type { SupportReport } from './report.js';
 import { filterProblem, type TimelineFilter } from './timeline-filter.js';
@@ -233,8 +234,16 @@ export interface CallRow {
   class: CallClass;
   plan: 'dispatch' | 'no_dispatch';
   safe: boolean;
+  /** Previews (timeline.ts ROW_VALUE_CHARS_MAX): the detail shows them, the search reads them. */
   args: JsonValue;
   output: JsonValue;
+  /** What the call was asked to do, in one line: a shell tool's command, a file tool's path, else its first short
+   *  text argument (null: no intent, or no argument to show). */
+  args_gist: string | null;
+  /** An output other than a text (Parts: a screenshot and its caption) as its blocks; null for a text. */
+  output_blocks: ShownBlock[] | null;
+  /** The first line of its output with text on it, its terminal escapes dropped, or null. */
+  output_line: string | null;
   outcome: string | null;
   reason: string | null;
   is_error: boolean;
@@ -247,6 +256,15 @@ export interface CallRow {
   successors: string[];
   /** Every record of the call (intent, held, terminals), for jump-to-record. */
   seqs: number[];
+}
+
+/** What a batch's row says of it (a batch of one call says it in its call's row). */
+export interface BatchHead {
+  step_id: number | null;
+  sequential: boolean;
+  finished: boolean;
+  committable: boolean;
+  mixed_crash: boolean;
 }
 
 /** One row of the session timeline: episodes → turns → steps → batches, flattened so it can be windowed. */
@@ -272,7 +290,8 @@ export type TimelineRow =
       kind: 'step';
       episode: number;
       step_id: number;
-      text: string;
+      /** The assistant message's blocks (blocks.ts): the model's words, its thinking (folded), its calls. */
+      blocks: ShownBlock[];
       tool_calls: number;
       usage: JsonPayload | null;
       attempts: { attempt: number | null; outcome: string | null; http_status: number | null }[];
@@ -284,8 +303,9 @@ export type TimelineRow =
       seqs: number[];
     }
   | { kind: 'note'; episode: number; step_id: number | null; type: string; summary: string; seqs: number[] }
-  | { kind: 'batch'; episode: number; batch_id: string; step_id: number | null; sequential: boolean; finished: boolean; committable: boolean; mixed_crash: boolean; seqs: number[] }
-  | { kind: 'call'; episode: number; batch_id: string; call: CallRow; episode_first_ms: number | null; seqs: number[] }
+  | ({ kind: 'batch'; episode: number; batch_id: string; seqs: number[] } & BatchHead)
+  /** `batch`: the batch of this one call, folded into its row (a batch of several calls has a row of its own). */
+  | { kind: 'call'; episode: number; batch_id: string; call: CallRow; batch: BatchHead | null; episode_first_ms: number | null; seqs: number[] }
   | { kind: 'approval'; episode: number; tool_call_id: string; decision: string | null; seqs: number[] }
   | { kind: 'event'; episode: number | null; type: string; summary: string; seqs: number[] }
   | { kind: 'anomaly'; episode: number | null; anomaly: string; message: string; seqs: number[] };
@@ -328,8 +348,8 @@ export const AFTER_DAMAGE_ROWS_MAX = 10_000;
 export interface TranscriptRow {
   index: number;
   role: string;
-  /** Blocks as the provider would see them; text is shown as text. */
-  content: JsonValue;
+  /** Its blocks as shown (blocks.ts): each as what it is, a tool result naming the record of its whole output. */
+  blocks: ShownBlock[];
 }
 
 export interface RowTypes {
@@ -787,8 +807,8 @@ export interface ContextMessage {
   /** Where it came from, in words: "input", "view r1.compact v2", "step 3", "steer (seq 9)". */
   label: string;
   role: string;
-  text: string;
-  text_truncated: boolean;
+  /** Its blocks as shown (blocks.ts), its texts and values within CONTEXT_TEXT_CHARS_MAX characters. */
+  blocks: ShownBlock[];
 }
 
 /** One step in the context lane: the prompt's size at that step and whether a view applied there. */

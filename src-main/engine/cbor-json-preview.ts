@@ -8,7 +8,7 @@
 // JS object gives its keys (array indices first, ascending): test/engine/cbor-json-preview.test.ts holds it
 // to JSON.stringify on random and hostile values.
 import type { CborValue } from '../../src-shared/wal.js';
-import { CborDecoder, MAJOR_ARRAY, MAJOR_BYTES, MAJOR_MAP, MAJOR_TEXT, ReadBy } from './cbor.js';
+import { CborDecoder, MAJOR_ARRAY, MAJOR_BYTES, MAJOR_MAP, MAJOR_TEXT, ReadBy, setOwn } from './cbor.js';
 
 /** The first characters of a value's JSON text (at most the cut's `chars_max`) and its length in all. Inside a
  *  value, it stands for an item too long to build (`jsonCut`), and `jsonValueCut` writes it as that text. */
@@ -34,6 +34,63 @@ export function jsonCut(chars_max: number): ReadBy {
     decoder.position = end;
     return value;
   });
+}
+
+/** Items of an array, or members of a map, that `jsonShapeCut` builds; the rest are counted in a last item or
+ *  member ("…"). */
+export const SHAPE_ITEMS_MAX = 64;
+
+/** Like `jsonCut`, but an item too long for `chars_max` keeps its shape: a map stays a map and a list a list,
+ *  each text or byte string in it longer than `chars_max` a JsonTextCut of its own. A tool's Parts output of a
+ *  screenshot and a line of text then reads as its parts (the text as text, the image's type and size), where
+ *  `jsonCut` made the whole output one JSON text. A map's `data` member (a media block's) is built up to
+ *  `data_chars_max`, so an image small enough to show is whole. Validated whole first, as `jsonCut` is. */
+export function jsonShapeCut(chars_max: number, data_chars_max = chars_max): ReadBy {
+  return new ReadBy((decoder, depth) => {
+    const start = decoder.position;
+    decoder.skipItem(depth);
+    const end = decoder.position;
+    decoder.position = start;
+    const value = shapeCut(decoder, { chars_max, data_chars_max }, chars_max, depth);
+    decoder.position = end;
+    return value;
+  });
+}
+
+function shapeCut(decoder: CborDecoder, cut: { chars_max: number; data_chars_max: number }, chars_max: number, depth: number): CborValue {
+  const start = decoder.position;
+  const text = jsonTextCut(decoder.bytes, start, chars_max);
+  decoder.nextHead();
+  const major = decoder.head_major;
+  const count = decoder.head_argument;
+  const long = text.chars > chars_max;
+  if (!long || (major !== MAJOR_TEXT && major !== MAJOR_BYTES && major !== MAJOR_ARRAY && major !== MAJOR_MAP)) {
+    decoder.position = start;
+    return decoder.readItem(depth);
+  }
+  if (major === MAJOR_TEXT || major === MAJOR_BYTES) {
+    decoder.position = start;
+    decoder.skipItem(depth);
+    return text as unknown as CborValue;
+  }
+  const more = count > SHAPE_ITEMS_MAX ? `… (${count - SHAPE_ITEMS_MAX} more ${major === MAJOR_MAP ? 'members' : 'items'})` : null;
+  if (major === MAJOR_ARRAY) {
+    const items: CborValue[] = [];
+    for (let index = 0; index < count; index++) {
+      if (index < SHAPE_ITEMS_MAX) items.push(shapeCut(decoder, cut, cut.chars_max, depth + 1));
+      else decoder.skipItem(depth + 1);
+    }
+    if (more !== null) items.push(more);
+    return items;
+  }
+  const map: { [key: string]: CborValue } = {};
+  for (let index = 0; index < count; index++) {
+    const key = decoder.readKey();
+    if (index < SHAPE_ITEMS_MAX) setOwn(map, key, shapeCut(decoder, cut, key === 'data' ? cut.data_chars_max : cut.chars_max, depth + 1));
+    else decoder.skipItem(depth + 1);
+  }
+  if (more !== null) setOwn(map, '…', more);
+  return map;
 }
 
 /** The JSON text of a JSON value, cut after `chars_max` characters, a JsonTextCut in it written as its text. */

@@ -3,7 +3,8 @@
 // view that applied and what it replaced; the step's notices and ceiling records in words; and the context
 // lane: the prompt's size at each step around it and where views applied. Bounded: at most
 // CONTEXT_MESSAGES_MAX messages of CONTEXT_TEXT_CHARS_MAX characters, and CONTEXT_LANE_STEPS_MAX lane steps.
-import { messageText, noteLabel, noteSummary, originLabel } from '../../src-shared/compaction.js';
+import { IMAGE_DATA_CHARS_MAX, shownBlocks, type BlockLimits } from '../../src-shared/blocks.js';
+import { noteLabel, noteSummary, originLabel } from '../../src-shared/compaction.js';
 import {
   CONTEXT_HEAD_MESSAGES,
   CONTEXT_LANE_STEPS_MAX,
@@ -19,6 +20,7 @@ import type { EpisodeFold, JsonValue, RenderedMessage, SessionFold, StepNote } f
 import type { PayloadReader } from '../replay/payloads.js';
 import { laneSizes, renderStepRequest } from '../replay/transcript.js';
 import { NotFoundError } from './errors.js';
+import { valuePreview } from './value-preview.js';
 
 export function stepContext(fold: SessionFold, payloads: PayloadReader, episode_arg: unknown, step_arg: unknown): StepContext {
   const episodes = fold.episodes.map((episode) => ({ episode: episode.episode, run_id: episode.run_id, steps: episode.steps.map((step) => step.step_id) }));
@@ -85,15 +87,21 @@ function pickStep(episode: EpisodeFold | undefined, step_id: number | null): num
   return step_id;
 }
 
+/** A message's blocks as the view shows them: its texts and values within CONTEXT_TEXT_CHARS_MAX characters. */
+const CONTEXT_BLOCK_LIMITS: BlockLimits = {
+  text_chars_max: CONTEXT_TEXT_CHARS_MAX,
+  message_chars_max: CONTEXT_TEXT_CHARS_MAX,
+  image_chars_max: IMAGE_DATA_CHARS_MAX,
+  shownValue: (value, chars_max) => valuePreview(value as JsonValue, chars_max),
+};
+
 function contextMessage(rendered: RenderedMessage, episode: number): ContextMessage {
-  const text = messageText(rendered.message);
   const role = rendered.message['role'];
   return {
     origin: rendered.origin,
     label: originLabel(rendered.origin, episode),
     role: typeof role === 'string' ? role : '?',
-    text: text.length > CONTEXT_TEXT_CHARS_MAX ? text.slice(0, CONTEXT_TEXT_CHARS_MAX) : text,
-    text_truncated: text.length > CONTEXT_TEXT_CHARS_MAX,
+    blocks: shownBlocks(rendered.message['content'] ?? null, CONTEXT_BLOCK_LIMITS),
   };
 }
 

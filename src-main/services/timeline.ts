@@ -4,15 +4,16 @@
 import assert from 'node:assert/strict';
 import { appendAll } from '../../src-shared/arrays.js';
 import { noteSummary } from '../../src-shared/compaction.js';
-import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
+import type { BatchHead, CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, RecoveryEntry, SessionFold, StepFold } from '../../src-shared/replay.js';
 import { actionWords } from '../../src-shared/format.js';
-import { jsonCut, type JsonTextCut } from '../engine/cbor-json-preview.js';
+import { argsGist, IMAGE_DATA_CHARS_MAX, messageWords, outputLine, shownBlocks, shownOutput, type BlockLimits, type ReadText, type ShownBlock } from '../../src-shared/blocks.js';
+import { jsonShapeCut, JsonTextCut } from '../engine/cbor-json-preview.js';
 import { EpisodeIndex, sharedStepsWithBatches } from '../replay/episode-index.js';
 import { intentArgs, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from '../replay/payloads.js';
 import { EpisodeSum } from '../replay/resumable.js';
 import { episodeTiming } from '../replay/timing.js';
-import { valuePreview } from './value-preview.js';
+import { textOfJsonHead, valuePreview } from './value-preview.js';
 
 /** A row's text is cut past this; the record view shows the rest. */
 export const ROW_TEXT_CHARS_MAX = 4_000;
@@ -70,7 +71,7 @@ const unread_calls = new WeakMap<TimelineRow, CallFold>();
  *  messages and args most of what they weigh once built); only the rows of a page read theirs. */
 export function shownRow(row: TimelineRow, payloads: PayloadReader): TimelineRow {
   const step = unread_steps.get(row);
-  if (step !== undefined && row.kind === 'step') return { ...row, text: messageText(stepMessage(step, payloads)) };
+  if (step !== undefined && row.kind === 'step') return { ...row, blocks: messageBlocks(stepMessage(step, payloads)) };
   const call = unread_calls.get(row);
   return call === undefined || row.kind !== 'call' ? row : shownCall(row, call, payloads);
 }
@@ -188,9 +189,9 @@ function stepRowCount(step: StepFold, batch: BatchFold | undefined): number {
   return 1 + step.notes.length + (batch === undefined ? 0 : batchRowCount(batch));
 }
 
-/** `batchRows(…).length`: the batch's row and its calls'. */
+/** `batchRows(…).length`: the batch's row and its calls' (a batch of one call, its call's row alone). */
 function batchRowCount(batch: BatchFold): number {
-  return 1 + batch.calls.length;
+  return batch.calls.length === 1 ? 1 : 1 + batch.calls.length;
 }
 
 const byKey = (a: Keyed, b: Keyed) => a.key - b.key || a.order - b.order;
@@ -324,7 +325,7 @@ function stepRows(n: number, step: StepFold, batch: BatchFold | undefined, first
     kind: 'step',
     episode: n,
     step_id: step.step_id,
-    text: '',
+    blocks: [],
     tool_calls: step.tool_use_ids.length,
     usage: step.usage,
     attempts: step.attempts.map((a) => ({ attempt: a.attempt, outcome: a.outcome, http_status: a.http_status })),
@@ -345,32 +346,34 @@ function event(episode: number, type: string, summary: string, seq: number): Tim
   return { kind: 'event', episode, type, summary, seqs: [seq] };
 }
 
+/** A batch's row and its calls' rows; a batch of one call is folded into its call's row (its head and records
+ *  with the call's), which says all the batch's row would. */
 function batchRows(episode: number, batch: BatchFold, episode_first_ms: number | null): TimelineRow[] {
-  const head: TimelineRow = {
-    kind: 'batch',
-    episode,
-    batch_id: batch.batch_id,
-    step_id: batch.step_id,
-    sequential: batch.sequential,
-    finished: batch.finished_seq !== null,
-    committable: batch.committable,
-    mixed_crash: batch.mixed_crash,
-    seqs: batch.finished_seq === null ? [batch.started_seq] : [batch.started_seq, batch.finished_seq],
-  };
-  return [head, ...batch.calls.map((call): TimelineRow => {
+  const head: BatchHead = { step_id: batch.step_id, sequential: batch.sequential, finished: batch.finished_seq !== null, committable: batch.committable, mixed_crash: batch.mixed_crash };
+  const batch_seqs = batch.finished_seq === null ? [batch.started_seq] : [batch.started_seq, batch.finished_seq];
+  const folded = batch.calls.length === 1;
+  const calls = batch.calls.map((call): TimelineRow => {
     const row = callRow(call);
-    const laid_out: CallTimelineRow = { kind: 'call', episode, batch_id: batch.batch_id, call: row, episode_first_ms, seqs: row.seqs };
+    const seqs = folded ? exactly([batch.started_seq, ...row.seqs, ...batch_seqs.slice(1)]) : row.seqs;
+    const laid_out: CallTimelineRow = { kind: 'call', episode, batch_id: batch.batch_id, call: row, batch: folded ? head : null, episode_first_ms, seqs };
     if (call.intent !== null || call.terminals[0]?.type === 'tool_result') unread_calls.set(laid_out, call);
     return laid_out;
-  })];
+  });
+  return folded ? calls : [{ kind: 'batch', episode, batch_id: batch.batch_id, ...head, seqs: batch_seqs }, ...calls];
 }
 
 type CallTimelineRow = Extract<TimelineRow, { kind: 'call' }>;
 
 function shownCall(laid_out: CallTimelineRow, call: CallFold, payloads: PayloadReader): CallTimelineRow {
   const terminal = call.terminals[0];
-  const output = terminal === undefined ? null : preview(terminalOutput(terminal, payloads, OUTPUT_CUT));
-  return { ...laid_out, call: { ...laid_out.call, args: preview(intentArgs(call, payloads, ARGS_CUT)), output } };
+  const read = terminal === undefined ? null : (terminalOutput(terminal, payloads, OUTPUT_CUT) as JsonValue | JsonTextCut);
+  const args = preview(intentArgs(call, payloads, ARGS_CUT));
+  // A text output is the output view's to show; any other (Parts: a screenshot and its caption) as its blocks.
+  const output_blocks = read === null || readText(read) !== null ? null : shownOutput(read, ROW_BLOCK_LIMITS);
+  return {
+    ...laid_out,
+    call: { ...laid_out.call, args, args_gist: argsGist(args), output: read === null ? null : preview(read), output_blocks, output_line: outputLine(read, readText) },
+  };
 }
 
 /** A call's row, its args and output left out (null) until `shownRow` reads them. */
@@ -388,7 +391,10 @@ function callRow(call: CallFold): CallRow {
     plan: call.plan,
     safe: call.safe,
     args: null,
+    args_gist: null,
     output: null,
+    output_blocks: null,
+    output_line: null,
     outcome: terminal?.outcome ?? null,
     reason: terminal?.reason ?? null,
     is_error: terminal?.is_error ?? false,
@@ -406,7 +412,34 @@ export function buildTranscript(messages: readonly JsonPayload[]): TranscriptRow
 }
 
 export function transcriptRow(message: JsonPayload, index: number): TranscriptRow {
-  return { index, role: roleOf(message), content: preview(message['content'] ?? null) };
+  return { index, role: roleOf(message), blocks: messageBlocks(message) };
+}
+
+/** A row's message: its texts and values share this many characters (a page of rows stays light however many
+ *  blocks a message has). */
+export const ROW_MESSAGE_CHARS_MAX = 2 * ROW_VALUE_CHARS_MAX;
+
+/** How a row shows blocks: texts cut past ROW_TEXT_CHARS_MAX, values to a preview, both within
+ *  ROW_MESSAGE_CHARS_MAX, an image whole up to IMAGE_DATA_CHARS_MAX; a text cut as it was read (OUTPUT_CUT) is
+ *  shown as far as it was read. */
+const ROW_BLOCK_LIMITS: BlockLimits = {
+  text_chars_max: ROW_TEXT_CHARS_MAX,
+  message_chars_max: ROW_MESSAGE_CHARS_MAX,
+  image_chars_max: IMAGE_DATA_CHARS_MAX,
+  textOf: readText,
+  shownValue: (value, chars_max) => valuePreview(value as JsonValue | JsonTextCut, Math.min(chars_max, ROW_VALUE_CHARS_MAX), '; open the record'),
+};
+
+/** A message's content as a row shows its blocks. */
+function messageBlocks(message: JsonValue): ShownBlock[] {
+  return message !== null && typeof message === 'object' && !Array.isArray(message) ? shownBlocks(message['content'] ?? null, ROW_BLOCK_LIMITS) : [];
+}
+
+/** A text, or a text cut as it was read (its first characters, and its length in all less the JSON quotes: exact
+ *  for a text without escapes); null for any other value. */
+function readText(value: unknown): ReadText | null {
+  if (typeof value === 'string') return { text: value, chars: value.length };
+  return value instanceof JsonTextCut && value.head.startsWith('"') ? { text: textOfJsonHead(value.head), chars: value.chars - 2 } : null;
 }
 
 function asList(value: JsonValue): JsonValue[] {
@@ -417,19 +450,9 @@ function roleOf(message: JsonValue): string {
   return message !== null && typeof message === 'object' && !Array.isArray(message) && typeof message['role'] === 'string' ? message['role'] : '?';
 }
 
-/** What a message says, as plain text: text blocks verbatim, other blocks as a bracketed word. */
+/** What a message says, as plain text: text blocks verbatim, other blocks in a few words (blocks.ts). */
 export function messageText(message: JsonValue): string {
-  if (message === null || typeof message !== 'object' || Array.isArray(message)) return '';
-  const parts: string[] = [];
-  for (const block of asList(message['content'] ?? null)) {
-    if (block === null || typeof block !== 'object' || Array.isArray(block)) continue;
-    const type = block['type'];
-    if ((type === 'text' || type === 'text_with_state') && typeof block['text'] === 'string') parts.push(block['text']);
-    else if (type === 'tool_use') parts.push(`[tool_use ${String(block['name'] ?? '?')} ${String(block['id'] ?? '')}]`);
-    else if (type === 'tool_result') parts.push(`[tool_result ${String(block['tool_use_id'] ?? '')}]`);
-    else parts.push(`[${String(type ?? 'block')}]`);
-  }
-  return cut(parts.join('\n'));
+  return cut(messageWords(messageBlocks(message)));
 }
 
 function cut(text: string): string {
@@ -445,8 +468,8 @@ function preview(value: JsonValue | JsonTextCut): JsonValue {
 
 /** A call's output and args as a row shows them: past a preview's length, cut as they are read from their
  *  record's bytes (a 16 MiB output is decoded only as far as the preview shows it), then written by `preview`. */
-export const OUTPUT_CUT: PayloadProjection = { output: jsonCut(ROW_VALUE_CHARS_MAX) };
-const ARGS_CUT: PayloadProjection = { args: jsonCut(ROW_VALUE_CHARS_MAX) };
+export const OUTPUT_CUT: PayloadProjection = { output: jsonShapeCut(ROW_VALUE_CHARS_MAX, IMAGE_DATA_CHARS_MAX) };
+const ARGS_CUT: PayloadProjection = { args: jsonShapeCut(ROW_VALUE_CHARS_MAX) };
 
 function lastTime(times: readonly (number | null)[]): number | null {
   let last: number | null = null;

@@ -58,7 +58,7 @@ function cutText({ head, chars }: JsonTextCut, chars_max: number, more: string):
 }
 
 /** The text a JSON string literal cut short begins with: the cut may fall inside an escape, which is dropped. */
-function textOfJsonHead(head: string): string {
+export function textOfJsonHead(head: string): string {
   for (let dropped = 0; dropped < JSON_ESCAPE_CHARS_MAX && dropped < head.length; dropped++) {
     try {
       return JSON.parse(`${head.slice(0, head.length - dropped)}"`) as string;

@@ -9,7 +9,7 @@ import type { ContextLaneStep, ContextMessage, StepContext } from '../../src-sha
 import type { ViewInRequest } from '../../src-shared/replay.js';
 import { queries } from '../queries.js';
 import { formatBytes } from './format.js';
-import { TextBlock } from './output-text.js';
+import { Blocks } from './blocks.js';
 
 /** `initial`: the step to open first (from the timeline); null opens the last episode's first step. */
 export function ContextView({ sessionKey, initial }: { sessionKey: string; initial: { episode: number; step_id: number } | null }) {
@@ -148,7 +148,7 @@ function MessageItem({ message }: { message: ContextMessage }) {
   return (
     <li className={`context-message origin-${message.origin.kind}`} data-testid="context-message" data-origin={message.label}>
       <div className="context-message-head"><span className="role">{message.role}</span> <span className="badge label">{message.label}</span></div>
-      <TextBlock text={`${message.text}${message.text_truncated ? '…' : ''}`} />
+      <Blocks blocks={message.blocks} />
     </li>
   );
 }

@@ -1,7 +1,8 @@
 // Detail panes: the selected timeline element (with jumps to its records), and one record (every frame field,
 // the payload tree, raw hex, and the jump back to the timeline).
-import type { RecordDetail, TimelineRow } from '../../src-shared/ipc.js';
+import type { BatchHead, RecordDetail, TimelineRow } from '../../src-shared/ipc.js';
 import { CALL_PLAN_WORDS, CLASS_WORDS } from '../../src-shared/words.js';
+import { Arguments, Blocks } from './blocks.js';
 import { ClassChip } from './chips.js';
 import { formatTime } from './format.js';
 import { HexView } from './hex-view.js';
@@ -22,11 +23,13 @@ export function TimelineDetail({ row, onJump, onContext }: { row: TimelineRow; o
               Held: key <span className="mono">{row.call.held.call_key}</span>, module {row.call.held.module}, since <HeldSince ms={row.call.held.held_at_ms} />; successors waiting: {row.call.successors.join(', ') || 'none'}
             </p>
           )}
-          <PayloadTree value={row.call.args} label="args" />
-          {row.call.output !== null && <OutputBlock value={row.call.output} testid="call-output" />}
+          {row.batch !== null && <p className="muted" data-testid="call-batch">its batch <span className="mono">{row.batch_id}</span>, of this call alone · {batchWords(row.batch)}</p>}
+          <Arguments value={row.call.args} />
+          {row.call.output_blocks !== null ? <Blocks blocks={row.call.output_blocks} testid="call-output" /> : row.call.output !== null && <OutputBlock value={row.call.output} testid="call-output" />}
         </>
       )}
-      {row.kind === 'step' && <><TextBlock text={row.text} /><PayloadTree value={row.usage} label="usage" /></>}
+      {row.kind === 'step' && <><Blocks blocks={row.blocks} testid="step-blocks" />{row.usage !== null && <PayloadTree value={row.usage} label="usage" />}</>}
+      {row.kind === 'batch' && <p>{batchWords(row)}</p>}
       {(row.kind === 'input' || row.kind === 'steer') && <TextBlock text={row.text} />}
       {(row.kind === 'event' || row.kind === 'note') && <TextBlock text={row.summary} />}
       {row.kind === 'anomaly' && <TextBlock text={row.message} />}
@@ -40,6 +43,11 @@ export function TimelineDetail({ row, onJump, onContext }: { row: TimelineRow; o
       </div>
     </div>
   );
+}
+
+/** A batch in words: how its calls ran, its step, whether it finished and can be committed. */
+export function batchWords(batch: BatchHead): string {
+  return [batch.sequential ? 'sequential' : 'parallel', `step ${batch.step_id ?? '—'}`, batch.finished ? 'finished' : 'open', ...(batch.committable ? [] : ['not committable']), ...(batch.mixed_crash ? ['mixed crash'] : [])].join(' · ');
 }
 
 /** A machine-readable instant beside the local-time text: tests and assistive tools read the ISO form. */

@@ -1,11 +1,11 @@
 // One row of the session timeline. All WAL content goes through React text nodes.
+import { compactCount } from '../../src-shared/blocks.js';
 import type { CallRow, TimelineRow } from '../../src-shared/ipc.js';
 import type { JsonPayload } from '../../src-shared/replay.js';
 import { noteLabel } from '../../src-shared/compaction.js';
+import { BlocksInline } from './blocks.js';
 import { ClassChip, ErrorChip } from './chips.js';
-import { inline } from './format.js';
 import { EpisodeTime, RowTime } from './row-time.js';
-import { tokenText } from './waterfall.js';
 
 export function TimelineRowView({ row }: { row: TimelineRow }) {
   switch (row.kind) {
@@ -24,13 +24,14 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
     case 'steer':
       return <div className="tl tl-steer"><span className="role">steer</span> {row.title !== null && <strong>{row.title} </strong>}<span className="muted">{row.delivery ?? ''}</span> <span className="text">{row.text}</span></div>;
     case 'step':
+      // The model's words first; its calls have rows of their own below.
       return (
-        <div className="tl tl-step">
+        <div className="tl tl-step" data-testid="step-row" data-step={row.step_id}>
           <span className="role">step {row.step_id}</span>
-          <RowTime at_ms={row.ts_ms} episode_first_ms={row.episode_first_ms} />{' '}
           {row.in_flight && <span className="badge">in flight</span>}
-          <span className="text">{row.text}</span>
-          <span className="muted"> {row.tool_calls} call(s) · {row.attempts.length} attempt(s){failedAttempts(row.attempts)}{row.usage !== null ? ` · ${usageText(row.usage)}` : ''}</span>
+          <BlocksInline blocks={row.blocks.filter((block) => block.type !== 'tool_use')} />
+          <span className="muted tl-meta" data-testid="step-meta">{stepMeta(row)}</span>
+          <RowTime at_ms={row.ts_ms} episode_first_ms={row.episode_first_ms} />
         </div>
       );
     case 'note':
@@ -43,16 +44,19 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
       );
     case 'call': {
       const call = row.call;
+      const ended = endedText(call);
+      // What it did, how it ended, how long it took, what it said first; its id is in the detail.
       return (
-        <div className="tl tl-call" data-testid="call-row" data-call={call.tool_call_id} data-class={call.class} data-error={call.is_error}>
+        <div className={`tl tl-call${row.batch === null ? '' : ' tl-call-alone'}`} data-testid="call-row" data-call={call.tool_call_id} data-class={call.class} data-error={call.is_error}>
           <ClassChip value={call.class} />
           {call.is_error && <ErrorChip />}
-          <span className="mono">{call.tool_call_id}</span> <strong>{call.name}</strong>{' '}
-          <RowTime at_ms={call.dispatched_at_ms} until_ms={call.finished_at_ms} episode_first_ms={row.episode_first_ms} open={callAnswered(call) ? 'no finish time recorded' : call.held !== null ? 'still held' : 'no result yet'} />
+          <strong className="tool-name" title={call.tool_call_id}>{call.name}</strong>
+          {call.args_gist !== null && <span className="mono call-gist" data-testid="call-gist" title={call.args_gist}>{call.args_gist}</span>}
+          {ended !== '' && <span className="muted call-ended">{ended}</span>}
+          <RowTime at_ms={call.dispatched_at_ms} until_ms={call.finished_at_ms} episode_first_ms={row.episode_first_ms} open={callAnswered(call) ? 'no finish time recorded' : call.held !== null ? 'still held' : 'no result yet'} duration_only />
           {call.held !== null && <span className="badge held" data-testid="held-info">held by {call.held.module} · key {call.held.call_key}{call.successors.length > 0 ? ` · waiting: ${call.successors.join(', ')}` : ''}</span>}
           {call.behind !== null && <span className="badge" data-testid="behind-info">behind {call.behind}</span>}
-          <span className="mono muted cell">{inline(call.args, 80)}</span>
-          <span className="mono cell">{outcomeText(call)}</span>
+          {call.output_line !== null && <span className="mono muted call-output-line" data-testid="call-output-line">{call.output_line}</span>}
         </div>
       );
     }
@@ -65,12 +69,11 @@ export function TimelineRowView({ row }: { row: TimelineRow }) {
   }
 }
 
-/** Outcome, error, reason and output, leaving out what is not there (a call without a result shows nothing). */
-export function outcomeText(call: CallRow): string {
-  const outcome = call.outcome === null ? null : call.is_error ? `${call.outcome}, is_error` : call.outcome;
+/** How a call ended, beyond its class chip: an outcome its class does not already say, and the reason. */
+function endedText(call: CallRow): string {
+  const outcome = call.outcome === null || call.outcome === call.class ? null : call.outcome;
   const reason = call.reason === null ? null : `(${call.reason})`;
-  const output = call.output === null ? null : inline(call.output, 80);
-  return [outcome, reason, output].filter((part) => part !== null).join(' ');
+  return [outcome, reason].filter((part) => part !== null).join(' ');
 }
 
 /** A terminal record is there (a result, an error, a no-dispatch), whether or not it carries a finish time. */
@@ -78,13 +81,22 @@ function callAnswered(call: CallRow): boolean {
   return call.outcome !== null || call.reason !== null || call.is_error || call.output !== null;
 }
 
-function failedAttempts(attempts: { outcome: string | null }[]): string {
-  const failed = attempts.filter((attempt) => attempt.outcome !== null && attempt.outcome !== 'completed').length;
-  return failed === 0 ? '' : ` (${failed} failed)`;
+/** A step's calls, its retried or failed attempts and its tokens, leaving out what is not there. */
+function stepMeta(row: Extract<TimelineRow, { kind: 'step' }>): string {
+  const failed = row.attempts.filter((attempt) => attempt.outcome !== null && attempt.outcome !== 'completed').length;
+  const parts = [
+    row.tool_calls === 0 ? '' : `${row.tool_calls} call${row.tool_calls === 1 ? '' : 's'}`,
+    row.attempts.length > 1 ? `${row.attempts.length} attempts` : '',
+    failed === 0 ? '' : `${failed} failed`,
+    row.usage === null ? '' : usageWords(row.usage),
+  ];
+  return parts.filter((part) => part !== '').join(' · ');
 }
 
-/** A step's usage as its token counts (the provider's numeric fields), the way the header and waterfall say them. */
-function usageText(usage: JsonPayload): string {
-  const counts = Object.fromEntries(Object.entries(usage).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
-  return Object.keys(counts).length === 0 ? inline(usage, 60) : `tokens ${tokenText(counts)}`;
+/** Input and output tokens, compact ("5.6k in · 101 out"); cache counts and the rest are in the detail. */
+function usageWords(usage: JsonPayload): string {
+  const count = (key: string) => (typeof usage[key] === 'number' ? compactCount(usage[key]) : null);
+  const input = count('input_tokens');
+  const output = count('output_tokens');
+  return [input === null ? '' : `${input} in`, output === null ? '' : `${output} out`].filter((part) => part !== '').join(' · ');
 }

@@ -160,7 +160,9 @@ describe('reading comfort, in Chromium on the real serve', () => {
     expect(await output.innerText()).toContain('line one of the file\n  indented line two\n');
     expect(await page.locator('[data-testid=timeline-detail] img, [data-testid=timeline-detail] b').count()).toBe(0);
     // In the record too: the tool_result's payload shows the output's lines, not a JSON string with \n.
-    await page.locator('[data-testid=timeline-detail] [data-testid=jump-record]').last().click();
+    // The call's result: its records, then its batch's end (a batch of one call is folded into the call's row).
+    const jumps = page.locator('[data-testid=timeline-detail] [data-testid=jump-record]');
+    await jumps.nth((await jumps.count()) - 2).click();
     const record = page.locator('[data-testid=record-detail]');
     await record.waitFor();
     expect(await record.locator('pre', { hasText: 'indented line two' }).textContent()).toBe(MULTILINE_OUTPUT);
@@ -183,7 +185,7 @@ describe('reading comfort, in Chromium on the real serve', () => {
     await page.locator('[data-testid=transcript-message][data-role=assistant]').first().click();
     const card = page.locator('[data-testid=tool-use-card]');
     expect(await card.textContent()).toContain('read_file');
-    expect(await card.locator('pre').textContent()).toBe(JSON.stringify({ target: 'm1.txt' }, null, 2));
+    expect(await card.locator('.tree-leaf').innerText()).toBe('target: "m1.txt"');
     await page.locator('[data-testid=transcript-message][data-role=tool]').click();
     const result = page.locator('[data-testid=tool-result-card]');
     expect(await result.getAttribute('data-error')).toBe('false');

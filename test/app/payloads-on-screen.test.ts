@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { sessionTarget } from '../../src-main/engine/inspect.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
-import { ROW_VALUE_CHARS_MAX } from '../../src-main/services/timeline.js';
+import { ROW_MESSAGE_CHARS_MAX, ROW_TEXT_CHARS_MAX, ROW_VALUE_CHARS_MAX } from '../../src-main/services/timeline.js';
 import { RECORD_PAYLOAD_CHARS_MAX } from '../../src-shared/ipc.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
@@ -39,7 +39,8 @@ describe('tool outputs are read for the rows on screen only', () => {
     model.refresh();
     model.detail();
     const counts = model.rowCounts();
-    expect(counts.timeline).toBeGreaterThan(3 * STEPS);
+    // A step row and its call's row (a batch of one call has no row of its own) a step.
+    expect(counts.timeline).toBeGreaterThan(2 * STEPS);
     expect(model.payloads_read).toBe(0);
 
     const page = model.rows('timeline', counts.timeline - PAGE_ROWS, PAGE_ROWS).rows;
@@ -94,13 +95,23 @@ describe('a large output or args is shown as a preview decoded only as far as it
     try {
       const rows = model.rows('timeline', 0, model.rowCounts().timeline).rows;
       const call = rows.find((row) => row.kind === 'call');
-      expect(call?.kind === 'call' && call.call.output).toBe(previewAsBuilt(output));
-      expect(call?.kind === 'call' && call.call.args).toBe(previewAsBuilt(args));
+      if (call?.kind !== 'call') throw new Error('no call row');
+      // Each keeps its shape, its long member cut to the preview's length less its short members'.
+      const shown_output = call.call.output as { text: string; exit: number };
+      expect(shown_output.exit).toBe(0);
+      expectTextPreview(shown_output.text, output.text, ROW_VALUE_CHARS_MAX - JSON.stringify(0).length);
+      const shown_args = call.call.args as { path: string; content: string };
+      expect(shown_args.path).toBe('big.txt');
+      expect(shown_args.content.endsWith(`… (${JSON.stringify(args.content).length - (ROW_VALUE_CHARS_MAX - JSON.stringify('big.txt').length)} more characters of JSON; open the record)`)).toBe(true);
+      expect(args.content.startsWith(shown_args.content.slice(0, 1_000))).toBe(true);
+      expect(call.call.args_gist).toBe('big.txt');
       const messages = model.rows('transcript', 0, model.rowCounts().transcript).rows;
       const tool = messages.find((message) => message.role === 'tool');
-      // The message keeps its block; its output shares the preview with the block's short members.
-      const short_chars = JSON.stringify('tool_result').length + JSON.stringify('c1').length + JSON.stringify(false).length;
-      expect(tool?.content).toEqual([{ type: 'tool_result', tool_use_id: 'c1', output: previewAsBuilt(output, ROW_VALUE_CHARS_MAX - short_chars), is_error: false }]);
+      // The result's output, a map and not Parts, is shown as its fields.
+      const [result] = tool!.blocks;
+      expect(result).toMatchObject({ type: 'tool_result', tool_use_id: 'c1', is_error: false, output: [{ type: 'unknown', block_type: null, fields: [['text', expect.any(String)], ['exit', 0]] }] });
+      const fields = result?.type === 'tool_result' && result.output[0]?.type === 'unknown' ? result.output[0].fields : [];
+      expectTextPreview(fields[0]![1] as string, output.text, ROW_VALUE_CHARS_MAX);
       // Bytes made into strings (the frame's digest and validation read every byte without making one): for each
       // of the three previews up to three bytes a character of it, and its copy; 11 MB when the values were built
       // whole.
@@ -137,19 +148,25 @@ describe('a long text previews as text, and a long message keeps its blocks', ()
     const call = model.rows('timeline', 0, model.rowCounts().timeline).rows.find((row) => row.kind === 'call');
     const shown = call?.kind === 'call' ? String(call.call.output) : '';
     expectTextPreview(shown, output, ROW_VALUE_CHARS_MAX);
+    expect(call?.kind === 'call' && call.call.output_line).toBe('line "one"');
 
     const message = model.rows('transcript', 0, model.rowCounts().transcript).rows.find((row) => row.role === 'tool');
-    const blocks = message?.content as { type: string; tool_use_id: string; output: string; is_error: boolean }[];
-    // One block per 256 characters of the preview, each given an equal share of it.
-    const blocks_shown = Math.floor(ROW_VALUE_CHARS_MAX / 256);
-    expect(blocks.length).toBe(blocks_shown + 1);
-    expect(blocks.at(-1)).toBe(`… (${CALLS - blocks_shown} more items; open the record)`);
-    blocks.slice(0, blocks_shown).forEach((block, index) => {
-      expect(block).toMatchObject({ type: 'tool_result', tool_use_id: `c${index}`, is_error: false });
-      const short_chars = JSON.stringify('tool_result').length + JSON.stringify(`c${index}`).length + JSON.stringify(false).length;
-      expectTextPreview(block.output, output, Math.floor(ROW_VALUE_CHARS_MAX / blocks_shown) - short_chars);
-    });
-    expect(JSON.stringify(blocks).length).toBeLessThan(2 * ROW_VALUE_CHARS_MAX);
+    const blocks = message!.blocks;
+    // Every result a block; their outputs' texts share the message's characters in order, each as text (its
+    // lines, not its JSON) up to ROW_TEXT_CHARS_MAX, counting what is left out.
+    expect(blocks.map((block) => block.type === 'tool_result' && block.tool_use_id)).toEqual(calls);
+    const texts = blocks.map((block) => (block.type === 'tool_result' && block.output[0]?.type === 'text' ? block.output[0] : null));
+    let shown_chars = 0;
+    for (const text of texts) {
+      expect(text).not.toBeNull();
+      expect(output.startsWith(text!.text)).toBe(true);
+      expect(text!.text.length).toBeLessThanOrEqual(ROW_TEXT_CHARS_MAX);
+      expect(text!.more_chars).toBeGreaterThanOrEqual(output.length - text!.text.length);
+      shown_chars += text!.text.length;
+    }
+    expect(texts[0]!.text).toContain('\n');
+    expect(shown_chars).toBe(ROW_MESSAGE_CHARS_MAX);
+    expect(JSON.stringify(blocks).length).toBeLessThan(2 * ROW_MESSAGE_CHARS_MAX);
   });
 
   it('shows a record\'s payload past the detail\'s length as its members, its long output cut as text', () => {
@@ -188,12 +205,4 @@ function expectTextPreview(shown: string, text: string, chars_max: number, more 
   expect(text.startsWith(head.endsWith('\uFFFD') ? head.slice(0, -1) : head)).toBe(true);
   expect(JSON.stringify(head).length - 1).toBeGreaterThan(chars_max - 6);
   expect(JSON.stringify(head).length - 1).toBeLessThanOrEqual(chars_max);
-}
-
-/** The preview as it was made from the value built whole: its JSON text cut, half a surrogate pair at the cut
- *  made U+FFFD by the round trip through UTF-8. */
-function previewAsBuilt(value: unknown, chars_max = ROW_VALUE_CHARS_MAX): string {
-  const text = JSON.stringify(value);
-  const head = Buffer.from(text.slice(0, chars_max), 'utf8').toString('utf8');
-  return `${head}… (${text.length - chars_max} more characters of JSON; open the record)`;
 }

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toJsonValue } from '../../src-shared/json.js';
 import type { CborValue } from '../../src-shared/wal.js';
-import { jsonCut, JsonTextCut, jsonTextCut, jsonValueCut } from '../../src-main/engine/cbor-json-preview.js';
+import { jsonCut, jsonShapeCut, JsonTextCut, jsonTextCut, jsonValueCut, SHAPE_ITEMS_MAX } from '../../src-main/engine/cbor-json-preview.js';
 import { CborDecoder, encodeCbor } from '../../src-main/engine/cbor.js';
 
 function jsonText(bytes: Buffer): string {
@@ -135,6 +135,46 @@ describe('a JSON cut projection', () => {
         }
       }),
       { numRuns: 2_000 },
+    );
+  });
+});
+
+describe('a JSON cut that keeps the shape', () => {
+  it('keeps a long map a map and a long list a list, each long text cut alone, a media block\'s data up to its own limit', () => {
+    const png = 'iVBORw0KGgo'.repeat(20);
+    const output = { parts: [{ type: 'text', text: 't'.repeat(5_000) }, { type: 'media', media_type: 'image/png', data: png }, ...Array.from({ length: SHAPE_ITEMS_MAX + 3 }, () => 'z'.repeat(50))] };
+    const bytes = Buffer.from(encodeCbor({ output, other: 1 }));
+    const decoder = new CborDecoder(bytes);
+    const read = decoder.readProjected({ output: jsonShapeCut(40, 1_000) }) as { output: { parts: unknown[] } };
+    expect(decoder.position).toBe(bytes.length);
+    expect(read.output.parts.slice(0, 3)).toEqual([
+      { type: 'text', text: new JsonTextCut(`"${'t'.repeat(39)}`, 5_002) },
+      { type: 'media', media_type: 'image/png', data: png },
+      new JsonTextCut(`"${'z'.repeat(39)}`, 52),
+    ]);
+    expect(read.output.parts).toHaveLength(SHAPE_ITEMS_MAX + 1);
+    expect(read.output.parts.at(-1)).toBe(`… (${output.parts.length - SHAPE_ITEMS_MAX} more items)`);
+    // A value whose text fits is built as it is.
+    expect(new CborDecoder(Buffer.from(encodeCbor({ output: { a: [1, 'x'] } }))).readProjected({ output: jsonShapeCut(40) })).toEqual({ output: { a: [1, 'x'] } });
+  });
+
+  it('refuses exactly what building refuses', () => {
+    const good = Buffer.from(encodeCbor({ output: { parts: ['z'.repeat(3_000), { data: 'q'.repeat(500) }] } }));
+    const refusal = (build: () => unknown) => {
+      try {
+        build();
+        return null;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    fc.assert(
+      fc.property(fc.nat(), fc.integer({ min: 1, max: 255 }), (at, flip) => {
+        const flipped = Buffer.from(good);
+        flipped[at % flipped.length]! ^= flip;
+        expect(refusal(() => new CborDecoder(flipped).readProjected({ output: jsonShapeCut(40, 100) }))).toBe(refusal(() => new CborDecoder(flipped).readItem()));
+      }),
+      { numRuns: 1_000 },
     );
   });
 });
