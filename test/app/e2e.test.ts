@@ -20,7 +20,7 @@ import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { replayTarget, type SessionReplay } from '../../src-main/replay/report.js';
 import { STATUS_LABEL } from '../../src-shared/status.js';
-import { PLAN_WORDS } from '../../src-shared/words.js';
+import { CLASS_WORDS, PLAN_WORDS } from '../../src-shared/words.js';
 import { cutCopy, flippedCopy, makeE2eRoot, writeXssSession, XSS_SESSION_ID, XSS_TEXT } from './e2e-root.js';
 import { saveScreenshot } from './screenshots.js';
 import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
@@ -201,7 +201,7 @@ describe('walscope serve on the demo state root, in Chromium', () => {
       expect({ id: call.tool_call_id, chip: await callRow(call.tool_call_id).locator('[data-testid=class-chip]').getAttribute('data-class') }).toEqual({ id: call.tool_call_id, chip: call.class });
     }
     const chip = callRow(uncertain[0]!).locator('[data-testid=class-chip]');
-    expect(await chip.innerText()).toContain('indeterminate');
+    expect(await chip.innerText()).toContain(CLASS_WORDS.indeterminate.label);
     await callRow(uncertain[0]!).click();
     expect(await page.locator('[data-testid=class-why]').innerText()).toMatch(/no result was recorded: it may have run/);
     expect(await page.locator('[data-testid=recovery-panel]').innerText()).toContain(`Indeterminate (may have run): ${uncertain[0]}`);
