@@ -17,9 +17,10 @@ const LABEL_PX = 220;
 /** Ticks are at least this far apart on the axis. */
 const TICK_GAP_PX_MIN = 90;
 const TICK_STEPS_MS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000];
-/** Zoom: a factor per step, and the closest in (a millisecond this wide). */
+/** Zoom: a factor per step; in as far as a millisecond this wide or 64 times the fitted scale, out to a quarter. */
 const ZOOM_STEP = 2;
 const PX_PER_MS_MAX = 4;
+const ZOOM_IN_OVER_FIT_MAX = 64;
 /** Rows drawn beyond the visible ones. */
 const OVERSCAN_ROWS = 12;
 
@@ -176,7 +177,7 @@ function useZoom(scroller: React.RefObject<HTMLDivElement | null>, timing: Episo
     // eslint-disable-next-line react-hooks/exhaustive-deps -- the fitted scale is remade when the episode's span changes
   }, [span_ms]);
   const current = scale ?? fitted_px_per_ms;
-  const bounded = (next: number) => Math.min(PX_PER_MS_MAX, Math.max(fitted_px_per_ms / 4, next));
+  const bounded = (next: number) => Math.min(Math.max(PX_PER_MS_MAX, fitted_px_per_ms * ZOOM_IN_OVER_FIT_MAX), Math.max(fitted_px_per_ms / 4, next));
   const zoom = (by: number, pointer_px?: number) => {
     const element = scroller.current;
     const next = bounded(current * by);
