@@ -294,6 +294,8 @@ export type TimelineRow =
       blocks: ShownBlock[];
       tool_calls: number;
       usage: JsonPayload | null;
+      /** What the step cost by the shipped price table (replay/cost.ts); null when it could not be priced. */
+      cost_usd: number | null;
       attempts: { attempt: number | null; outcome: string | null; http_status: number | null }[];
       /** The last model attempt's recorded time (ts_ms), or null when none carries one. */
       ts_ms: number | null;

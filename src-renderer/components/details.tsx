@@ -4,6 +4,7 @@ import type { BatchHead, RecordDetail, TimelineRow } from '../../src-shared/ipc.
 import { CALL_PLAN_WORDS, CLASS_WORDS } from '../../src-shared/words.js';
 import { Arguments, Blocks } from './blocks.js';
 import { ClassChip } from './chips.js';
+import { formatUsd } from '../../src-shared/format.js';
 import { formatTime } from './format.js';
 import { HexView } from './hex-view.js';
 import { OutputBlock, TextBlock } from './output-text.js';
@@ -28,7 +29,7 @@ export function TimelineDetail({ row, onJump, onContext }: { row: TimelineRow; o
           {row.call.output_blocks !== null ? <Blocks blocks={row.call.output_blocks} testid="call-output" /> : row.call.output !== null && <OutputBlock value={row.call.output} testid="call-output" />}
         </>
       )}
-      {row.kind === 'step' && <><Blocks blocks={row.blocks} testid="step-blocks" />{row.usage !== null && <PayloadTree value={row.usage} label="usage" />}</>}
+      {row.kind === 'step' && <><Blocks blocks={row.blocks} testid="step-blocks" />{row.usage !== null && <PayloadTree value={row.usage} label="usage" />}{row.cost_usd !== null && <p className="muted" data-testid="step-cost">cost {formatUsd(row.cost_usd)}, by the price table named in the header</p>}</>}
       {row.kind === 'batch' && <p>{batchWords(row)}</p>}
       {(row.kind === 'input' || row.kind === 'steer') && <TextBlock text={row.text} />}
       {(row.kind === 'event' || row.kind === 'note') && <TextBlock text={row.summary} />}

@@ -4,6 +4,7 @@ import type { CallRow, TimelineRow } from '../../src-shared/ipc.js';
 import type { JsonPayload } from '../../src-shared/replay.js';
 import { noteLabel } from '../../src-shared/compaction.js';
 import { BlocksInline } from './blocks.js';
+import { formatUsd } from '../../src-shared/format.js';
 import { ClassChip, ErrorChip } from './chips.js';
 import { EpisodeTime, RowTime } from './row-time.js';
 
@@ -89,6 +90,7 @@ function stepMeta(row: Extract<TimelineRow, { kind: 'step' }>): string {
     row.attempts.length > 1 ? `${row.attempts.length} attempts` : '',
     failed === 0 ? '' : `${failed} failed`,
     row.usage === null ? '' : usageWords(row.usage),
+    row.cost_usd === null ? '' : formatUsd(row.cost_usd),
   ];
   return parts.filter((part) => part !== '').join(' · ');
 }

@@ -2,7 +2,7 @@
 // batches and calls on one axis across the main pane (the side pane gives way), each bar coloured by how it ended
 // (a step retried after a failed attempt answered: not failed), read on hover, zoomed by the buttons and keys, in
 // the address across a reload, and passing an axe-core audit; the header says what the run cost and by which
-// price table.
+// price table, and each step what it cost.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,6 +40,11 @@ describe('the Time view, in Chromium on the real serve', () => {
     await page.goto(await server.link());
     await openListedSession(page, 'coding-agent');
     expect(await page.locator('[data-testid=session-cost]').innerText()).toMatch(/^cost: \$\d+\.\d{2} \(price table @pydantic\/genai-prices \d+\.\d+\.\d+, prices as of \d{4}-\d{2}-\d{2}\)$/);
+    // Each step says what it cost, in its row and its detail.
+    const step = page.locator('[data-testid=step-row][data-step="1"]');
+    expect(await step.locator('[data-testid=step-meta]').innerText()).toMatch(/ · \$0\.\d+$/);
+    await step.click();
+    expect(await page.locator('[data-testid=step-cost]').innerText()).toMatch(/^cost \$0\.\d+, by the price table named in the header$/);
     await page.locator('[data-testid=tab-time]').click();
     await page.locator('[data-testid=time-chart]').waitFor();
     expect(await page.locator('.session-side').count()).toBe(0);
