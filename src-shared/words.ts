@@ -68,3 +68,8 @@ export function planLabel(action: string): string {
 export function attentionLabel(kind: AttentionKind): string {
   return kind === 'finished_unconfirmed' || kind === 'damaged' ? STATUS_LABEL[kind] : PLAN_WORDS[kind].label;
 }
+
+/** Tool results recorded as errors, in words that do not read as damage to the WAL: "1 tool error", "8 tool errors". */
+export function errorResultsWords(count: number): string {
+  return `${count.toLocaleString()} tool error${count === 1 ? '' : 's'}`;
+}

@@ -5,6 +5,7 @@ import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { SessionSummary } from '../../src-shared/ipc.js';
 import { isRefusedStatus, LISTED_STATUSES, STATUS_LABEL, type ListedStatus } from '../../src-shared/status.js';
+import { errorResultsWords } from '../../src-shared/words.js';
 import { StatusChip, TornTailChip } from './chips.js';
 import { formatAgo, formatBytes } from './format.js';
 
@@ -119,7 +120,7 @@ function SessionRow({ session, top, selected, stop, progress, now_ms, onSelect }
         // The counts give way to what warns: a narrow list cuts the counts, never the errors or unconfirmed calls.
         <span className="session-meta session-facts muted">
           <span className="facts">{formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}</span>
-          {(session.run?.error_results ?? 0) > 0 && <span className="error" data-testid="list-errors"> · {session.run!.error_results} error(s)</span>}
+          {(session.run?.error_results ?? 0) > 0 && <span className="error" data-testid="list-errors" title="tool results recorded as errors (is_error): what the tools said, not damage to the WAL"> · {errorResultsWords(session.run!.error_results)}</span>}
           {unchecked(session) > 0 && <span className="warn-text" data-testid="list-unconfirmed"> · {unchecked(session)} unconfirmed</span>}
           {(isRefusedStatus(session.status) || session.status === 'failed') && <span className="error" data-testid="list-cause"> · {session.status_detail}</span>}
         </span>

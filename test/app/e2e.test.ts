@@ -20,7 +20,7 @@ import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { replayTarget, type SessionReplay } from '../../src-main/replay/report.js';
 import { STATUS_LABEL } from '../../src-shared/status.js';
-import { CLASS_WORDS, PLAN_WORDS } from '../../src-shared/words.js';
+import { CLASS_WORDS, errorResultsWords, PLAN_WORDS } from '../../src-shared/words.js';
 import { cutCopy, flippedCopy, makeE2eRoot, writeXssSession, XSS_SESSION_ID, XSS_TEXT } from './e2e-root.js';
 import { saveScreenshot } from './screenshots.js';
 import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
@@ -279,7 +279,7 @@ describe('walscope serve on the demo state root, in Chromium', () => {
   it('marks error results in the timeline and counts them in the list', async () => {
     const run = replayOf('approvals').run;
     expect(run.error_results).toBeGreaterThan(0);
-    expect(await row('approvals').locator('[data-testid=list-errors]').innerText()).toContain(`${run.error_results} error(s)`);
+    expect(await row('approvals').locator('[data-testid=list-errors]').innerText()).toContain(errorResultsWords(run.error_results));
     await openSession('approvals');
     await page.locator('[data-testid=call-row]').first().waitFor();
     expect(await page.locator('[data-testid=call-row][data-error=true] [data-testid=error-chip]').count()).toBe(run.error_results);
