@@ -99,10 +99,10 @@ function addStep(sum: TimingSum, step: StepFold, batch: BatchFold | undefined, e
     if (call.dispatched_at_ms !== null) {
       starts.push(call.dispatched_at_ms);
       const ended = callEnd(call);
-      add({ kind: 'call', label: `${call.tool_call_id} ${call.name}`, start_ms: call.dispatched_at_ms, end_ms: call.finished_at_ms, failed: ended === 'error' ? 1 : 0, ended, step_id: batch.step_id, seq: call.intent?.seq ?? null });
+      add({ kind: 'call', label: `${call.name} ${call.tool_call_id}`, start_ms: call.dispatched_at_ms, end_ms: call.finished_at_ms, failed: ended === 'error' ? 1 : 0, ended, step_id: batch.step_id, seq: call.intent?.seq ?? null });
     }
     if (call.held?.held_at_ms != null) {
-      add({ kind: 'held', label: `${call.tool_call_id} held by ${call.held.module}`, start_ms: call.held.held_at_ms, end_ms: call.finished_at_ms, failed: 0, ended: call.finished_at_ms === null ? 'open' : callEnd(call), step_id: batch.step_id, seq: call.held.seq });
+      add({ kind: 'held', label: `${call.name} ${call.tool_call_id} held by ${call.held.module}`, start_ms: call.held.held_at_ms, end_ms: call.finished_at_ms, failed: 0, ended: call.finished_at_ms === null ? 'open' : callEnd(call), step_id: batch.step_id, seq: call.held.seq });
       note(call.held.held_at_ms);
     }
     if (call.finished_at_ms !== null) ends.push(call.finished_at_ms);

@@ -31,8 +31,8 @@ export function SessionHeader({ detail, tail }: { detail: SessionDetail; tail: S
         <span className="muted mono head-meta">wal_id {detail.wal_id ?? '—'} · last seq <span data-testid="last-seq">{summary.last_seq}</span>{summary.status === 'loading' && <TailEnd tail={tail} />}</span>
       </div>
       <div className="head-line">
-        <span className="muted head-meta" data-testid="session-tokens">tokens: {tokenText(detail.tokens)}</span>
         <span className="muted head-meta" data-testid="session-cost" title={`Priced by the price table ${detail.cost.table}`}>cost: {costText(detail.cost)}{detail.cost.usd === null ? '' : ` (price table ${detail.cost.table})`}</span>
+        <span className="muted head-meta" data-testid="session-tokens">tokens: {tokenText(detail.tokens)}</span>
       </div>
     </header>
   );

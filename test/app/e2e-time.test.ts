@@ -51,11 +51,11 @@ describe('the Time view, in Chromium on the real serve', () => {
     // 6 steps, 5 batches, 7 calls (the first batch's three calls in parallel).
     await expect.poll(() => rows().count()).toBe(18);
     const kinds = await rows().evaluateAll((all) => all.map((row) => `${row.getAttribute('data-kind')}:${row.getAttribute('data-ended')}:${row.querySelector('.tv-label')?.textContent}`));
-    expect(kinds.slice(0, 5)).toEqual(['step:ok:step 1', 'batch:ok:batch fix-csv-export.b1', 'call:ok:ca1 read_file', 'call:ok:ca2 read_file', 'call:ok:ca3 shell']);
+    expect(kinds.slice(0, 5)).toEqual(['step:ok:step 1', 'batch:ok:batch fix-csv-export.b1', 'call:ok:read_file ca1', 'call:ok:read_file ca2', 'call:ok:shell ca3']);
 
     const bar = rows().nth(4).locator('[data-testid=time-bar]');
     await bar.hover();
-    expect(await page.locator('[data-testid=time-hover]').innerText()).toMatch(/^ca3 shell: from \+\d+ ms, took \d+ ms, answered or completed \(seq \d+\)$/);
+    expect(await page.locator('[data-testid=time-hover]').innerText()).toMatch(/^shell ca3: from \+\d+ ms, took \d+ ms, answered or completed \(seq \d+\)$/);
     expect(await bar.getAttribute('aria-label')).toBe(await page.locator('[data-testid=time-hover]').innerText());
 
     const fitted = await scale();

@@ -39,7 +39,7 @@ describe('episode timing', () => {
     expect(retried).toMatchObject({ ended: 'ok', step_id: 1 });
     const [agent] = timingOf('coding-agent');
     const first_batch = agent!.spans.filter((span) => span.kind === 'call' && span.step_id === 1);
-    expect(first_batch.map((span) => span.label)).toEqual(['ca1 read_file', 'ca2 read_file', 'ca3 shell']);
+    expect(first_batch.map((span) => span.label)).toEqual(['read_file ca1', 'read_file ca2', 'shell ca3']);
     expect(first_batch.every((span) => span.ended === 'ok')).toBe(true);
     expect(timingOf('held-sequential')[0]!.spans.find((span) => span.kind === 'held')!.ended).toBe('open');
   });
