@@ -17,7 +17,7 @@ import {
   type RecoveryOptions,
   type RecoveryOutcome,
   type RecoveryPreview,
-} from '../replay/actions.js';
+} from '../recovery/actions.js';
 import { contradiction } from '../replay/choices.js';
 import { planCancel, planResume, planSeal } from '../replay/plan.js';
 import { osUser } from '../engine/os-user.js';

@@ -5,7 +5,7 @@
 import type { RetireReason } from '../engine/archive-format.js';
 import { describe } from '../engine/errors.js';
 import { previewRetire, retireLineage, type RetirePlan } from '../engine/retire.js';
-import { auditProblem } from '../replay/actions.js';
+import { auditProblem } from '../recovery/actions.js';
 import { osUser } from '../engine/os-user.js';
 import { walPath } from '../engine/state-root.js';
 import { tornTailCopyPath } from '../engine/writer.js';

@@ -14,7 +14,7 @@ import type { JsonPayload, SessionFold } from '../../src-shared/replay.js';
 import type { VisibleUnit } from '../runtime/journal.js';
 import type { DispatchRecord } from '../runtime/scripted.js';
 import { duplicateKeys, type LedgerEntry } from '../runtime/ledger.js';
-import { bufferPayloadReader, PAYLOADS_UNREAD } from '../replay/payloads.js';
+import { bufferPayloadReader, PAYLOADS_UNREAD } from '../recovery/payloads.js';
 import { checkProviderValid, renderStepRequest, renderTranscript } from '../replay/transcript.js';
 import { requestBytes, sha256Hex, viewRecords } from '../replay/views.js';
 import type { DiskView } from './view.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { probeLease } from '../engine/lease.js';
 import { nodeFileIO } from '../engine/file-io.js';
 import { sessionDir, sessionsDir, walPath } from '../engine/state-root.js';
-import { acknowledgeCall } from '../replay/acknowledge.js';
+import { acknowledgeCall } from '../recovery/acknowledge.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import { driveSession } from '../runtime/driver.js';
 import { haltingIO, type HaltRule } from '../runtime/halt-io.js';

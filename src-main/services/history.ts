@@ -12,7 +12,7 @@ import { probeLease } from '../engine/lease.js';
 import { historySteps, type LineageRead, type MemberReads } from '../engine/lineage-chain.js';
 import { previewRetire, retireLineage } from '../engine/retire.js';
 import { walPath } from '../engine/state-root.js';
-import { auditProblem } from '../replay/actions.js';
+import { auditProblem } from '../recovery/actions.js';
 import type { ActionApprover } from './actions.js';
 import { RecoveryLog } from '../replay/recoveries.js';
 import { NotFoundError } from './errors.js';

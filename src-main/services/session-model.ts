@@ -43,7 +43,7 @@ import { MemberReads } from '../engine/lineage-chain.js';
 import { probeLease } from '../engine/lease.js';
 import { hex, ioError } from '../engine/reader.js';
 import { SessionFolder } from '../replay/fold.js';
-import { walPayloadReader, withPayloadPass, type PayloadProjection, type PayloadReader } from '../replay/payloads.js';
+import { walPayloadReader, withPayloadPass, type PayloadProjection, type PayloadReader } from '../recovery/payloads.js';
 import { RecoveryLog } from '../replay/recoveries.js';
 import { archiveRefusal, liveRun, liveWords, refusedRun, runSignal } from '../replay/signals.js';
 import { planFor } from '../replay/plan.js';

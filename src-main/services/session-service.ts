@@ -40,7 +40,7 @@ import { exportTargets, resolveTargets, sessionTarget, VERIFY_DIGEST_WORKER_FILE
 import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
 import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import type { SupportReport } from '../../src-shared/report.js';
-import { supportReport } from '../replay/support-report.js';
+import { supportReport } from '../recovery/support-report.js';
 import { episodeTiming, episodeTimingSummary } from '../replay/timing.js';
 import { acknowledgeChoice, actionChoices, retireChoice, previewAcknowledge, previewAction, runAcknowledge, runAction, type ActionApprover } from './actions.js';
 import { NotFoundError } from './errors.js';

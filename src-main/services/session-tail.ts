@@ -9,7 +9,7 @@ import { formatBytes } from '../../src-shared/format.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { findLastFrames, type LastFrame, type LastFrames } from '../engine/last-frames.js';
 import { SessionFolder } from '../replay/fold.js';
-import { checkedPayloadReader, type PayloadReader } from '../replay/payloads.js';
+import { checkedPayloadReader, type PayloadReader } from '../recovery/payloads.js';
 import { runSignal } from '../replay/signals.js';
 import { planFor } from '../replay/plan.js';
 import { listLength, ViewBuilder } from './session-views.js';

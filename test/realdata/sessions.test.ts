@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { VerifyReport } from '../../src-shared/wal.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
-import { walPayloadReader } from '../../src-main/replay/payloads.js';
+import { walPayloadReader } from '../../src-main/recovery/payloads.js';
 import { replayJson, replayTarget } from '../../src-main/replay/report.js';
 import { renderSessionRequest } from '../../src-main/replay/transcript.js';
 import { realdataMissing, useRealSessions } from '../fixtures/realdata/fixtures.js';

@@ -9,7 +9,7 @@ import type { Payload } from '../../src-shared/wal.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { FOLD_RECORD_ITEMS_MAX, SessionFolder } from '../../src-main/replay/fold.js';
-import { terminalOutput, walPayloadReader } from '../../src-main/replay/payloads.js';
+import { terminalOutput, walPayloadReader } from '../../src-main/recovery/payloads.js';
 import { planResume } from '../../src-main/replay/plan.js';
 import { episodeJson, replayDocument, replayJson, replayTarget } from '../../src-main/replay/report.js';
 import { outline, outlinePieces } from '../../src-main/cli/replay.js';

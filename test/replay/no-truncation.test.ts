@@ -8,7 +8,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readWal } from '../../src-main/engine/reader.js';
-import { cancelSession, resumeSession, sealSession, type RecoveryOutcome } from '../../src-main/replay/actions.js';
+import { cancelSession, resumeSession, sealSession, type RecoveryOutcome } from '../../src-main/recovery/actions.js';
 import { hostileFrame, type HostileFrame } from '../helpers/hostile-frames.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { intactFrameSize } from '../helpers/wal-bytes.js';

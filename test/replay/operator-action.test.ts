@@ -10,7 +10,7 @@ import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { tornTailCopyPath } from '../../src-main/engine/writer.js';
-import { previewRecovery, resumeSession, sealSession, type OperatorAudit } from '../../src-main/replay/actions.js';
+import { previewRecovery, resumeSession, sealSession, type OperatorAudit } from '../../src-main/recovery/actions.js';
 import { planResume, planSeal } from '../../src-main/replay/plan.js';
 import { RecoveryLog } from '../../src-main/replay/recoveries.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';

@@ -8,7 +8,7 @@ import { CborDecoder, type CborProjection } from '../engine/cbor.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import { FrameFile, frameInBuffer, readFrameAt, type FrameAt } from '../engine/frame-access.js';
 import type { PayloadDecoder } from '../engine/frame-codec.js';
-import { isMap, toJsonPayload } from './values.js';
+import { isMap, toJsonPayload } from '../replay/values.js';
 
 /** The payload of the record whose frame starts at `offset`, in its JSON form: whole, or only the members
  *  `projection` names, as it builds them (a preview of a 16 MiB output: timeline.ts). */

@@ -12,7 +12,7 @@ import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import { sessionDir, walPath } from '../engine/state-root.js';
 import { tornTailCopyPath } from '../engine/writer.js';
 import { auditProblem, lookWithoutLease, operatorActionRecord, underLease, type OperatorAudit, type Refusal, type TailRepairPlan } from './actions.js';
-import { mayHave } from './signals.js';
+import { mayHave } from '../replay/signals.js';
 
 /** The call an acknowledgement names: its tool_call_id, and its batch when the id alone is ambiguous. */
 export interface CallChoice {

@@ -20,8 +20,8 @@ import { FRAME_VER_PLAIN } from '../engine/limits.js';
 import { leaseSession, type FrameSink } from '../engine/session.js';
 import { isValidSessionId, leasePath, sessionDir, walPath } from '../engine/state-root.js';
 import { tornTailCopyPath, type WalWriter } from '../engine/writer.js';
-import { SessionFolder } from './fold.js';
-import { planCancel, planResume, planSeal, planStop } from './plan.js';
+import { SessionFolder } from '../replay/fold.js';
+import { planCancel, planResume, planSeal, planStop } from '../replay/plan.js';
 
 export interface RecoveryOptions {
   io?: FileIO;

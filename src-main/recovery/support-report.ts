@@ -14,9 +14,9 @@ import type { WalTarget } from '../engine/inspect.js';
 import { READ_CHUNK_BYTES } from '../engine/limits.js';
 import { looksLike, readHead } from '../engine/not-a-wal.js';
 import { hex, type ReadResult } from '../engine/reader.js';
-import { replayTarget } from './report.js';
-import { episodeWord } from './signals.js';
-import { episodeTiming, sumUsage } from './timing.js';
+import { replayTarget } from '../replay/report.js';
+import { episodeWord } from '../replay/signals.js';
+import { episodeTiming, sumUsage } from '../replay/timing.js';
 
 export function supportReport(target: WalTarget, now_ms: number, io: FileIO = nodeFileIO): SupportReport {
   // Hash first: the report speaks of the file as received, before anything else reads it.
