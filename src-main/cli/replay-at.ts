@@ -5,7 +5,7 @@ import { appendAll } from '../../src-shared/arrays.js';
 import { originLabel, messageText, noteLabel, noteSummary } from '../../src-shared/compaction.js';
 import type { EpisodeFold, ReplayAtJson, StepRequest } from '../../src-shared/replay.js';
 import type { WalTarget } from '../engine/inspect.js';
-import { replayTarget } from '../replay/report.js';
+import { replayTarget } from '../recovery/replay-target.js';
 import { withPayloadPass } from '../recovery/payloads.js';
 import { renderStepRequest } from '../replay/transcript.js';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeOut } from './command.js';

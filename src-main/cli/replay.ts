@@ -7,7 +7,8 @@ import type { Anomaly, BatchFold, CallFold, EpisodeFold, PlannedRecord, Recovery
 import { CLASS_WORDS, PLAN_WORDS } from '../../src-shared/words.js';
 import type { WalTarget } from '../engine/inspect.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
-import { episodeJson, replayDocument, replayTarget, type SessionReplay } from '../replay/report.js';
+import { episodeJson, replayDocument, type SessionReplay } from '../replay/report.js';
+import { replayTarget } from '../recovery/replay-target.js';
 import { episodeWord } from '../replay/signals.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writePieces, type Command } from './command.js';
 import { plural, printable, runLines, textLines } from './format.js';

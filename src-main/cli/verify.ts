@@ -12,7 +12,7 @@ import type { RunSignal } from '../../src-shared/replay.js';
 import { attentionOf, LISTED_STATUSES, refusedStatus, STATUS_LABEL, WHAT_TO_DO, type Attention, type ListedStatus } from '../../src-shared/status.js';
 import { archiveRefusal, refusedRun } from '../replay/signals.js';
 import { attentionLabel } from '../../src-shared/words.js';
-import { replayTarget } from '../replay/report.js';
+import { replayTarget } from '../recovery/replay-target.js';
 import { archiveLines } from './lineages.js';
 
 export const verifyCommand: Command = {

@@ -1,22 +1,16 @@
 // Reading back what the fold leaves on disk. The fold keeps where each tool output, assistant message and
 // intent's args are (their record's offset), not the values: outputs are most of a WAL's bytes (up to 16 MiB
 // each), assistant messages and args most of what a million small records weigh once built. Whoever shows or
-// sends one reads its record back here, digest re-checked, when it needs it.
-import type { CallFold, CallTerminal, JsonPayload, JsonValue, StepFold } from '../../src-shared/replay.js';
+// sends one reads its record back here, digest re-checked, when it needs it (what is built from a payload read
+// back is replay/payloads.ts').
+import type { JsonPayload } from '../../src-shared/replay.js';
 import type { CborValue, Payload } from '../../src-shared/wal.js';
-import { CborDecoder, type CborProjection } from '../engine/cbor.js';
+import { CborDecoder } from '../engine/cbor.js';
 import { nodeFileIO, type FileIO } from '../engine/file-io.js';
 import { FrameFile, frameInBuffer, readFrameAt, type FrameAt } from '../engine/frame-access.js';
 import type { PayloadDecoder } from '../engine/frame-codec.js';
-import { isMap, toJsonPayload } from '../replay/values.js';
-
-/** The payload of the record whose frame starts at `offset`, in its JSON form: whole, or only the members
- *  `projection` names, as it builds them (a preview of a 16 MiB output: timeline.ts). */
-export type PayloadReader = (offset: number, projection?: PayloadProjection) => JsonPayload;
-
-/** What to build of a payload map: the members named, each by its projection (`CborDecoder.readProjected`);
- *  the rest is validated, not built. */
-export type PayloadProjection = { readonly [member: string]: CborProjection };
+import type { PayloadProjection, PayloadReader } from '../replay/payloads.js';
+import { toJsonPayload } from '../replay/values.js';
 
 /** Reads payloads from the WAL at `wal_path`, one open per read: a file replaced since the fold fails the
  *  digest or the decode and names the offset (FrameReadError), never returns another record's bytes. */
@@ -81,32 +75,4 @@ export class FrameReadError extends Error {
   ) {
     super(`the record at offset ${offset} no longer reads back (${reason}): the WAL changed since it was read; reopen it`);
   }
-}
-
-/** For what only counts or checks the shape of messages (resume_started.replayed, provider validity): nothing
- *  is read; every output reads as absent, every assistant message as its shape (`stepMessage`). Never for a
- *  request that is sent or shown. */
-export const PAYLOADS_UNREAD: PayloadReader = () => ({});
-
-/** A tool_result terminal's output, read back from its record (as `projection`'s `output` builds it). */
-export function terminalOutput(terminal: CallTerminal, payloads: PayloadReader, projection?: PayloadProjection): JsonValue {
-  if (terminal.type !== 'tool_result') return null;
-  return payloads(terminal.offset, projection)['output'] ?? null;
-}
-
-/** A recorded step's assistant message as a request carries it, read back from its model_step_finished (a
- *  message that is not a map is rendered as an empty assistant message). Through PAYLOADS_UNREAD (nothing
- *  read), its shape: the role and one tool_use block per id, which is all a count or a provider-validity check
- *  looks at, and exactly the message itself when the record has none. */
-export function stepMessage(step: StepFold, payloads: PayloadReader): JsonPayload {
-  const message = step.offset === null ? undefined : payloads(step.offset)['assistant_message'];
-  if (message !== undefined) return isMap(message) ? message : { role: 'assistant', content: [] };
-  const content = step.tool_use_ids.map((id): JsonPayload => ({ type: 'tool_use', id }));
-  return step.role === null ? { content } : { role: step.role, content };
-}
-
-/** A call's args as its intent recorded them (null without an intent), read back from the intent's record (as
- *  `projection`'s `args` builds them). */
-export function intentArgs(call: CallFold, payloads: PayloadReader, projection?: PayloadProjection): JsonValue {
-  return call.intent === null ? null : (payloads(call.intent.offset, projection)['args'] ?? null);
 }

@@ -14,7 +14,7 @@ import type { WalTarget } from '../engine/inspect.js';
 import { READ_CHUNK_BYTES } from '../engine/limits.js';
 import { looksLike, readHead } from '../engine/not-a-wal.js';
 import { hex, type ReadResult } from '../engine/reader.js';
-import { replayTarget } from '../replay/report.js';
+import { replayTarget } from './replay-target.js';
 import { episodeWord } from '../replay/signals.js';
 import { episodeTiming, sumUsage } from '../replay/timing.js';
 

@@ -31,7 +31,7 @@ import type {
 } from '../../src-shared/replay.js';
 import { EpisodeIndex, sharedStepsAndBatches } from './episode-index.js';
 import { EpisodeSum, sharedBatches, sharedSteps } from './resumable.js';
-import { PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from '../recovery/payloads.js';
+import { PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from './payloads.js';
 import { isMap, text } from './values.js';
 import { cborArrayHead, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
 

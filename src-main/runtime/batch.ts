@@ -10,7 +10,7 @@
 // A batch is built fresh from a model step, or resumed from the replay library's classification of a batch
 // found in the WAL; both then run the same code.
 import { HELD_OUTPUT, NOT_SENT_OUTPUT as CLOSE_OUT_NOT_SENT_OUTPUT } from '../replay/close-out.js';
-import { intentArgs, stepMessage } from '../recovery/payloads.js';
+import { intentArgs, stepMessage } from '../replay/payloads.js';
 import assert from 'node:assert/strict';
 import type { BatchFold, EpisodeFold } from '../../src-shared/replay.js';
 import type { Payload } from '../../src-shared/wal.js';

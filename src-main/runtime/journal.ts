@@ -9,7 +9,8 @@ import type { Payload, ReadFrame } from '../../src-shared/wal.js';
 import { requiredFeatures } from '../engine/features.js';
 import type { WritableSession } from '../engine/session.js';
 import { SessionFolder } from '../replay/fold.js';
-import { walPayloadReader, withPayloadPass, type PayloadReader } from '../recovery/payloads.js';
+import type { PayloadReader } from '../replay/payloads.js';
+import { walPayloadReader, withPayloadPass } from '../recovery/payloads.js';
 import { renderSessionRequest } from '../replay/transcript.js';
 import type { Plants } from './plants.js';
 

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import type { EpisodeFold } from '../../src-shared/replay.js';
 import type { Payload } from '../../src-shared/wal.js';
-import { stepMessage } from '../recovery/payloads.js';
+import { stepMessage } from '../replay/payloads.js';
 import { currentBatch, lastFinishedStep } from '../replay/state.js';
 import { BatchRun, type BatchOutcome } from './batch.js';
 import { toolUsesOf, type RunContext } from './context.js';

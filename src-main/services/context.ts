@@ -16,7 +16,7 @@ import {
   type StepContext,
 } from '../../src-shared/ipc.js';
 import type { EpisodeFold, JsonValue, RenderedMessage, SessionFold, StepNote } from '../../src-shared/replay.js';
-import type { PayloadReader } from '../recovery/payloads.js';
+import type { PayloadReader } from '../replay/payloads.js';
 import { laneSizes, renderStepRequest } from '../replay/transcript.js';
 import { NotFoundError } from './errors.js';
 

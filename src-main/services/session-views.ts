@@ -11,7 +11,7 @@ import { episodeWord } from '../replay/signals.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { EpisodeSum, FinishedEpisodesSum, sharedBatches, sharedByIdentityOr } from '../replay/resumable.js';
 import { episodeTiming, sumUsage } from '../replay/timing.js';
-import type { PayloadReader } from '../recovery/payloads.js';
+import type { PayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
 import { episodeRowCount, episodeRows, episodeRowsPage, OUTPUT_CUT, outsideRows, sessionAnomalyRows, shownRow, StepRowCache, transcriptRow } from './timeline.js';
 

@@ -9,7 +9,7 @@ import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue,
 import { actionWords } from '../../src-shared/format.js';
 import { jsonCut, type JsonTextCut } from '../engine/cbor-json-preview.js';
 import { EpisodeIndex, sharedStepsWithBatches } from '../replay/episode-index.js';
-import { intentArgs, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from '../recovery/payloads.js';
+import { intentArgs, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from '../replay/payloads.js';
 import { EpisodeSum } from '../replay/resumable.js';
 import { episodeTiming } from '../replay/timing.js';
 import { valuePreview } from './value-preview.js';

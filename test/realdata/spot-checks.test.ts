@@ -7,7 +7,7 @@ import type { Payload } from '../../src-shared/wal.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
-import { replayTarget } from '../../src-main/replay/report.js';
+import { replayTarget } from '../../src-main/recovery/replay-target.js';
 import { episodeTiming } from '../../src-main/replay/timing.js';
 import { realdataMissing, useRealSessions } from '../fixtures/realdata/fixtures.js';
 import { realdataDir, REAL_SOURCES, sourcePath, type RealSessionId } from '../fixtures/realdata/sources.js';

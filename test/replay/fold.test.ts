@@ -5,7 +5,7 @@ import type { JsonPayload } from '../../src-shared/replay.js';
 import type { Payload, ReadFrame } from '../../src-shared/wal.js';
 import { foldFrames, SessionFolder } from '../../src-main/replay/fold.js';
 import { planResume } from '../../src-main/replay/plan.js';
-import type { PayloadReader } from '../../src-main/recovery/payloads.js';
+import type { PayloadReader } from '../../src-main/replay/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
 
 /** Frames with consecutive seqs (lineage frames, seq 0, in between do not count). */

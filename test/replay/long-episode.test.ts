@@ -8,7 +8,7 @@ import { refusedRead } from '../../src-main/engine/reader.js';
 import { foldFrames } from '../../src-main/replay/fold.js';
 import { planResume } from '../../src-main/replay/plan.js';
 import { runSignal } from '../../src-main/replay/signals.js';
-import { PAYLOADS_UNREAD } from '../../src-main/recovery/payloads.js';
+import { PAYLOADS_UNREAD } from '../../src-main/replay/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
 import { buildTimeline } from '../../src-main/services/timeline.js';
 

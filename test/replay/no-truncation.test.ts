@@ -1,4 +1,4 @@
-// Issue 13: no recovery action (resume, cancel, seal, through replay/actions.ts) ever truncates a digest-valid
+// Issue 13: no recovery action (resume, cancel, seal, through recovery/actions.ts) ever truncates a digest-valid
 // frame. A real session is damaged (cut or a bit flipped in its records) and followed by hostile digest-valid
 // frames; after the action the disk is re-read: every intact frame is still there byte for byte, except lineage
 // frames of the WAL's own identity after the damage, which §5 step 2 lets a writer discard with the torn tail.

@@ -14,7 +14,7 @@ import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { readTarget, resolveTargets } from '../../src-main/engine/inspect.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
 import { walPayloadReader } from '../../src-main/recovery/payloads.js';
-import { replayTarget } from '../../src-main/replay/report.js';
+import { replayTarget } from '../../src-main/recovery/replay-target.js';
 import { laneSizes, renderStepRequest } from '../../src-main/replay/transcript.js';
 import { toJsonPayload } from '../../src-main/replay/values.js';
 import { requestBytes, sha256Hex } from '../../src-main/replay/views.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonPayload, MessageOrigin } from '../../src-shared/replay.js';
 import type { CborValue, Payload, ReadFrame } from '../../src-shared/wal.js';
 import { foldFrames } from '../../src-main/replay/fold.js';
-import { type PayloadReader } from '../../src-main/recovery/payloads.js';
+import { type PayloadReader } from '../../src-main/replay/payloads.js';
 import { toJsonPayload } from '../../src-main/replay/values.js';
 import { laneSizes, renderStepRequest, renderTranscript } from '../../src-main/replay/transcript.js';
 import { replacementDigest } from '../../src-main/replay/views.js';
