@@ -7,7 +7,7 @@ import { FINDINGS, type Finding } from '../../src-shared/replay.js';
 import { FINDING_WORDS } from '../../src-shared/words.js';
 import { acknowledgeCall, previewAcknowledge, type AcknowledgePreview } from '../recovery/acknowledge.js';
 import { auditProblem, type OperatorAudit } from '../recovery/actions.js';
-import { osUser } from '../engine/os-user.js';
+import { osUser } from '../engine/index.js';
 import { askReason, confirm, refuse, sessionOf } from './actions.js';
 import { EXIT_OK, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable, textLines } from './format.js';

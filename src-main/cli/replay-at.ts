@@ -4,7 +4,7 @@
 import { appendAll } from '../../src-shared/arrays.js';
 import { originLabel, messageText, noteLabel, noteSummary } from '../../src-shared/compaction.js';
 import type { EpisodeFold, ReplayAtJson, StepRequest } from '../../src-shared/replay.js';
-import type { WalTarget } from '../engine/inspect.js';
+import type { WalTarget } from '../engine/index.js';
 import { replayTarget } from '../recovery/replay-target.js';
 import { withPayloadPass } from '../recovery/payloads.js';
 import { renderStepRequest } from '../replay/transcript.js';

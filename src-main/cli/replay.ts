@@ -5,7 +5,7 @@ import { appendAll, largest } from '../../src-shared/arrays.js';
 import { refusedStatus, STATUS_LABEL } from '../../src-shared/status.js';
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
 import { CLASS_WORDS, PLAN_WORDS } from '../../src-shared/words.js';
-import type { WalTarget } from '../engine/inspect.js';
+import type { WalTarget } from '../engine/index.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { episodeJson, replayDocument, type SessionReplay } from '../replay/report.js';
 import { replayTarget } from '../recovery/replay-target.js';

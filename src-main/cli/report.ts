@@ -7,7 +7,7 @@ import path from 'node:path';
 import { reportHtml } from '../../src-shared/report-html.js';
 import type { SupportReport } from '../../src-shared/report.js';
 import { planLabel } from '../../src-shared/words.js';
-import { stateFolderKind } from '../engine/state-root.js';
+import { stateFolderKind } from '../engine/index.js';
 import { supportReport } from '../recovery/support-report.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable, runLines } from './format.js';

@@ -2,8 +2,7 @@
 import { appendAll } from '../../src-shared/arrays.js';
 import type { VerifyReport, WalErrorInfo } from '../../src-shared/wal.js';
 import fs from 'node:fs';
-import { verifyReportOf, verifyTarget, type WalTarget } from '../engine/inspect.js';
-import { classifyPath } from '../engine/state-root.js';
+import { verifyReportOf, verifyTarget, type WalTarget, classifyPath } from '../engine/index.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { targetsOf } from './targets.js';

@@ -5,10 +5,9 @@
 // back is replay/payloads.ts').
 import type { JsonPayload } from '../../src-shared/replay.js';
 import type { CborValue, Payload } from '../../src-shared/wal.js';
-import { CborDecoder } from '../engine/cbor.js';
-import { nodeFileIO, type FileIO } from '../engine/file-io.js';
-import { FrameFile, frameInBuffer, readFrameAt, type FrameAt } from '../engine/frame-access.js';
-import type { PayloadDecoder } from '../engine/frame-codec.js';
+import {
+  CborDecoder, nodeFileIO, type FileIO, FrameFile, frameInBuffer, readFrameAt, type FrameAt, type PayloadDecoder,
+} from '../engine/index.js';
 import type { PayloadProjection, PayloadReader } from '../replay/payloads.js';
 import { toJsonPayload } from '../replay/values.js';
 

@@ -2,8 +2,7 @@
 // (inspect.ts), never locked, created or written.
 import type { JsonValue } from '../../src-shared/replay.js';
 import type { ReadFrame } from '../../src-shared/wal.js';
-import type { FileIO } from '../engine/file-io.js';
-import { readTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, type WalTarget } from '../engine/inspect.js';
+import { type FileIO, readTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, type WalTarget } from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
 import { planResume } from '../replay/plan.js';
 import { RecoveryLog } from '../replay/recoveries.js';

@@ -2,7 +2,7 @@
 // reader's shape and what is built from one. The fold keeps where each tool output, assistant message and
 // intent's args are, not the values; these read them through the reader they are handed.
 import type { CallFold, CallTerminal, JsonPayload, JsonValue, StepFold } from '../../src-shared/replay.js';
-import type { CborProjection } from '../engine/cbor.js';
+import type { CborProjection } from '../engine/index.js';
 import { isMap } from './values.js';
 
 /** The payload of the record whose frame starts at `offset`, in its JSON form: whole, or only the members

@@ -1,6 +1,6 @@
 // A WAL's replay (read by recovery/replay-target.ts) and the `walscope replay --json` object made from it.
 import type { EpisodeFold, RecoveryEntry, RecoveryPlan, ReplayJson, RunSignal, SessionFold } from '../../src-shared/replay.js';
-import type { TargetRead } from '../engine/inspect.js';
+import type { TargetRead } from '../engine/index.js';
 
 export interface SessionReplay {
   read: TargetRead;

@@ -32,16 +32,10 @@ import { formatBytes } from '../../src-shared/format.js';
 import { toJsonValue } from '../../src-shared/json.js';
 import type { JsonPayload, JsonValue, RecoveryEntry, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
-import { archiveIndexPath, archivePath } from '../engine/archive-format.js';
-import { readArchive, type ArchiveError } from '../engine/archive-reader.js';
-import { scanAfterDamage } from '../engine/damage-scan.js';
-import { describe } from '../engine/errors.js';
-import type { WalTarget } from '../engine/inspect.js';
-import { FrameFile, readFrameAt } from '../engine/frame-access.js';
-import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES } from '../engine/limits.js';
-import { MemberReads } from '../engine/lineage-chain.js';
-import { probeLease } from '../engine/lease.js';
-import { hex, ioError } from '../engine/reader.js';
+import {
+  archiveIndexPath, archivePath, readArchive, type ArchiveError, scanAfterDamage, describe, type WalTarget,
+  FrameFile, readFrameAt, FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, MemberReads, probeLease, hex, ioError,
+} from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
 import type { PayloadProjection, PayloadReader } from '../replay/payloads.js';
 import { walPayloadReader, withPayloadPass } from '../recovery/payloads.js';

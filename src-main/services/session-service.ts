@@ -34,11 +34,11 @@ import type {
 import { apiClient, dispatchApi, isWriteMethod, pageSessions, type ApiRequests, type SessionFilter, type SessionPage, type WriteMethod } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
 import type { EpisodeTiming, Finding } from '../../src-shared/replay.js';
-import { describe } from '../engine/errors.js';
-import { RunDigests } from '../engine/digest-runs.js';
-import { exportTargets, resolveTargets, sessionTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, type WalTarget } from '../engine/inspect.js';
+import {
+  describe, RunDigests, exportTargets, resolveTargets, sessionTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN,
+  type WalTarget, classifyPath, listSessions, sessionDir,
+} from '../engine/index.js';
 import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
-import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../recovery/support-report.js';
 import { episodeTiming, episodeTimingSummary } from '../replay/timing.js';

@@ -6,8 +6,7 @@
 import type { SessionTail, TailRecordRow, TimelineRow } from '../../src-shared/ipc.js';
 import { TAIL_ROWS_MAX } from '../../src-shared/ipc.js';
 import { formatBytes } from '../../src-shared/format.js';
-import type { WalTarget } from '../engine/inspect.js';
-import { findLastFrames, type LastFrame, type LastFrames } from '../engine/last-frames.js';
+import { type WalTarget, findLastFrames, type LastFrame, type LastFrames } from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
 import type { PayloadReader } from '../replay/payloads.js';
 import { checkedPayloadReader } from '../recovery/payloads.js';

@@ -7,7 +7,7 @@ import { noteSummary } from '../../src-shared/compaction.js';
 import type { CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, RecoveryEntry, SessionFold, StepFold } from '../../src-shared/replay.js';
 import { actionWords } from '../../src-shared/format.js';
-import { jsonCut, type JsonTextCut } from '../engine/cbor-json-preview.js';
+import { jsonCut, type JsonTextCut } from '../engine/index.js';
 import { EpisodeIndex, sharedStepsWithBatches } from '../replay/episode-index.js';
 import { intentArgs, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from '../replay/payloads.js';
 import { EpisodeSum } from '../replay/resumable.js';
