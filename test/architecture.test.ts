@@ -51,6 +51,11 @@ const ENGINE_DIR = path.join(ROOT, 'src-main/engine');
 const ENGINE_FACE = path.join(ENGINE_DIR, 'index.ts');
 const NAMED_PATTERN = /(?:^|\n)\s*(?:import|export)\s+(type\s+)?\{([^}]*)\}\s*from\s+['"]([^'"]+)['"]/g;
 
+/** The source file a relative specifier names (`./x.js` is `x.ts`); any other specifier as it is. */
+function resolved(file: string, specifier: string): string {
+  return specifier.startsWith('.') ? path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts') : specifier;
+}
+
 interface NamedImport {
   name: string;
   is_type: boolean;
@@ -62,8 +67,7 @@ interface NamedImport {
 function namedImportsOf(file: string): NamedImport[] {
   const text = fs.readFileSync(file, 'utf8');
   return [...text.matchAll(NAMED_PATTERN)].flatMap((match) => {
-    const specifier = match[3]!;
-    const from = specifier.startsWith('.') ? path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts') : specifier;
+    const from = resolved(file, match[3]!);
     return match[2]!.split(',').map((part) => part.trim()).filter((part) => part !== '').map((part) => ({
       name: part.replace(/^type\s+/, '').split(/\s+as\s+/).pop()!,
       is_type: match[1] !== undefined || part.startsWith('type '),
@@ -76,7 +80,7 @@ const isEngineFile = (file: string) => path.dirname(file) === ENGINE_DIR;
 const engineFiles = sourceFiles(ENGINE_DIR).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
 
 /** What reaches the disk, a thread or the OS: file-io.ts (the seam every file operation goes through) and the
- *  Node modules below it. An engine file that imports any of them, or an engine file that does, reaches them too. */
+ *  Node modules below it. An engine file reaches out when it imports one of them, or an engine file that does. */
 const OUTSIDE_WORLD = ['node:fs', 'node:fs/promises', 'node:os', 'node:worker_threads', 'node:child_process', 'node:net', 'fs-native-extensions'];
 const FILE_IO = path.join(ENGINE_DIR, 'file-io.ts');
 
@@ -86,7 +90,7 @@ function engineFilesReachingOut(): Set<string> {
     grew = false;
     for (const file of engineFiles) {
       if (reaching.has(file) || file === ENGINE_FACE) continue;
-      const targets = importsOf(file).map((specifier) => (specifier.startsWith('.') ? path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts') : specifier));
+      const targets = importsOf(file).map((specifier) => resolved(file, specifier));
       if (targets.some((target) => reaching.has(target) || OUTSIDE_WORLD.includes(target))) {
         reaching.add(file);
         grew = true;
@@ -130,14 +134,14 @@ describe("the engine's face", () => {
 
   it.each(above.map((file) => [path.relative(ROOT, file), file]))('%s reaches the engine only through engine/index.ts', (_name, file) => {
     for (const specifier of importsOf(file).filter((specifier) => specifier.startsWith('.'))) {
-      const target = path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts');
+      const target = resolved(file, specifier);
       if (isEngineFile(target)) expect(target, `${specifier}: import it from the engine's face (engine/index.ts), adding the name there`).toBe(ENGINE_FACE);
     }
   });
 
   it('is not used by the engine itself (its files import each other)', () => {
     for (const file of engineFiles.filter((file) => file !== ENGINE_FACE)) {
-      const targets = importsOf(file).map((specifier) => path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts'));
+      const targets = importsOf(file).map((specifier) => resolved(file, specifier));
       expect(targets, path.relative(ROOT, file)).not.toContain(ENGINE_FACE);
     }
   });
