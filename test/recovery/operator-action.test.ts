@@ -16,7 +16,7 @@ import { RecoveryLog } from '../../src-main/replay/recoveries.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { FaultyIO } from '../helpers/faulty-io.js';
 import { useTempDirs } from '../helpers/temp.js';
-import { writesPerBarrier } from './session-script.js';
+import { writesPerBarrier } from '../replay/session-script.js';
 
 const tempDir = useTempDirs('walscope-audit-');
 const REPO = path.resolve(import.meta.dirname, '../..');

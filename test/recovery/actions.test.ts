@@ -16,8 +16,8 @@ import { checkProviderValid, renderTranscript } from '../../src-main/replay/tran
 import { killHard, runFixture } from '../fixtures/run-fixture.js';
 import { FaultyIO } from '../helpers/faulty-io.js';
 import { useTempDirs } from '../helpers/temp.js';
-import { batchFinished, closedResult, resumeStarted, runFinished, turnFinished, unknownResult, type ExpectedRecord } from './expect.js';
-import { diskFold, diskRecords, lastSeq, maxFence, SessionScript, userMessage, walBytes, walOf, writesPerBarrier } from './session-script.js';
+import { batchFinished, closedResult, resumeStarted, runFinished, turnFinished, unknownResult, type ExpectedRecord } from '../replay/expect.js';
+import { diskFold, diskRecords, lastSeq, maxFence, SessionScript, userMessage, walBytes, walOf, writesPerBarrier } from '../replay/session-script.js';
 
 const tempDir = useTempDirs('walscope-actions-');
 

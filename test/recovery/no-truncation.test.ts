@@ -12,7 +12,7 @@ import { cancelSession, resumeSession, sealSession, type RecoveryOutcome } from 
 import { hostileFrame, type HostileFrame } from '../helpers/hostile-frames.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { intactFrameSize } from '../helpers/wal-bytes.js';
-import { SESSION, SessionScript, walBytes, walOf } from './session-script.js';
+import { SESSION, SessionScript, walBytes, walOf } from '../replay/session-script.js';
 
 const tempDir = useTempDirs('walscope-no-truncation-');
 const A = { id: 'a', name: 'read_file' };
