@@ -24,7 +24,7 @@ import { requiredFeatures } from '../src-main/engine/features.js';
 import { encodeFrame } from '../src-main/engine/frame-codec.js';
 import { FRAME_VER_GATED, FRAME_VER_PLAIN, MIB } from '../src-main/engine/limits.js';
 import { sessionTarget } from '../src-main/engine/inspect.js';
-import { replayTarget } from '../src-main/replay/report.js';
+import { replayTarget } from '../src-main/recovery/replay-target.js';
 import { openSessionForWrite, type WritableSession } from '../src-main/engine/session.js';
 import { sessionDir, walPath } from '../src-main/engine/state-root.js';
 

@@ -96,7 +96,7 @@ export interface CallTerminal {
   /** tool_result.reason, or tool_no_dispatch.reason. */
   reason: string | null;
   /** Where the terminal record's frame starts in the WAL. The fold keeps no tool output (most of a WAL's
-   *  bytes); read it back from here (replay/payloads.ts). */
+   *  bytes); read it back from here (recovery/payloads.ts). */
   offset: number;
 }
 

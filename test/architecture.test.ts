@@ -1,5 +1,7 @@
 // The layering of docs/architecture.md, checked on every import: a layer imports only itself and the layers
-// below it, and the renderer reaches the main process only through src-shared's contract.
+// below it, and the renderer reaches the main process only through src-shared's contract. Two walls more: the
+// layers above the engine reach it only through its face (engine/index.ts), and replay, the definitions, does no
+// I/O (that is recovery's).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,15 +13,16 @@ const LAYERS: { name: string; dir: string; may_import: string[]; node_builtins: 
   { name: 'shared', dir: 'src-shared', may_import: [], node_builtins: false },
   { name: 'engine', dir: 'src-main/engine', may_import: ['shared'], node_builtins: true },
   { name: 'replay', dir: 'src-main/replay', may_import: ['shared', 'engine'], node_builtins: true },
-  { name: 'runtime', dir: 'src-main/runtime', may_import: ['shared', 'engine', 'replay'], node_builtins: true },
-  { name: 'crashsim', dir: 'src-main/crashsim', may_import: ['shared', 'engine', 'replay', 'runtime'], node_builtins: true },
-  { name: 'demo', dir: 'src-main/demo', may_import: ['shared', 'engine', 'replay', 'runtime'], node_builtins: true },
+  { name: 'recovery', dir: 'src-main/recovery', may_import: ['shared', 'engine', 'replay'], node_builtins: true },
+  { name: 'runtime', dir: 'src-main/runtime', may_import: ['shared', 'engine', 'replay', 'recovery'], node_builtins: true },
+  { name: 'crashsim', dir: 'src-main/crashsim', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime'], node_builtins: true },
+  { name: 'demo', dir: 'src-main/demo', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime'], node_builtins: true },
   { name: 'preload', dir: 'src-main/preload', may_import: ['shared'], node_builtins: false },
-  { name: 'services', dir: 'src-main/services', may_import: ['shared', 'engine', 'replay', 'runtime', 'demo'], node_builtins: true },
-  { name: 'server', dir: 'src-main/server', may_import: ['shared', 'engine', 'replay', 'runtime', 'demo', 'services'], node_builtins: true },
+  { name: 'services', dir: 'src-main/services', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'demo'], node_builtins: true },
+  { name: 'server', dir: 'src-main/server', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'demo', 'services'], node_builtins: true },
   { name: 'fleet', dir: 'src-main/fleet', may_import: ['shared', 'services'], node_builtins: true },
-  { name: 'electron', dir: 'src-main/electron', may_import: ['shared', 'engine', 'replay', 'runtime', 'demo', 'services', 'server', 'fleet'], node_builtins: true },
-  { name: 'cli', dir: 'src-main/cli', may_import: ['shared', 'engine', 'replay', 'runtime', 'crashsim', 'demo', 'services', 'server', 'fleet'], node_builtins: true },
+  { name: 'electron', dir: 'src-main/electron', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'demo', 'services', 'server', 'fleet'], node_builtins: true },
+  { name: 'cli', dir: 'src-main/cli', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'crashsim', 'demo', 'services', 'server', 'fleet'], node_builtins: true },
   { name: 'renderer', dir: 'src-renderer', may_import: ['shared'], node_builtins: false },
 ];
 
@@ -44,6 +47,68 @@ function importsOf(file: string): string[] {
 
 const allFiles = LAYERS.flatMap((layer) => sourceFiles(path.join(ROOT, layer.dir)));
 
+const ENGINE_DIR = path.join(ROOT, 'src-main/engine');
+const ENGINE_FACE = path.join(ENGINE_DIR, 'index.ts');
+const NAMED_PATTERN = /(?:^|\n)\s*(?:import|export)\s+(type\s+)?\{([^}]*)\}\s*from\s+['"]([^'"]+)['"]/g;
+
+/** The source file a relative specifier names (`./x.js` is `x.ts`); any other specifier as it is. */
+function resolved(file: string, specifier: string): string {
+  return specifier.startsWith('.') ? path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts') : specifier;
+}
+
+interface NamedImport {
+  name: string;
+  is_type: boolean;
+  /** The file it names, resolved (a relative specifier), or the specifier itself. */
+  from: string;
+}
+
+/** The names a file imports or re-exports by name (`import { a, type B } from './x.js'`). */
+function namedImportsOf(file: string): NamedImport[] {
+  const text = fs.readFileSync(file, 'utf8');
+  return [...text.matchAll(NAMED_PATTERN)].flatMap((match) => {
+    const from = resolved(file, match[3]!);
+    return match[2]!.split(',').map((part) => part.trim()).filter((part) => part !== '').map((part) => ({
+      name: part.replace(/^type\s+/, '').split(/\s+as\s+/).pop()!,
+      is_type: match[1] !== undefined || part.startsWith('type '),
+      from,
+    }));
+  });
+}
+
+const isEngineFile = (file: string) => path.dirname(file) === ENGINE_DIR;
+const engineFiles = sourceFiles(ENGINE_DIR).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
+
+/** What reaches the disk, a thread or the OS: file-io.ts (the seam every file operation goes through) and the
+ *  Node modules below it. An engine file reaches out when it imports one of them, or an engine file that does. */
+const OUTSIDE_WORLD = ['node:fs', 'node:fs/promises', 'node:os', 'node:worker_threads', 'node:child_process', 'node:net', 'fs-native-extensions'];
+const FILE_IO = path.join(ENGINE_DIR, 'file-io.ts');
+
+function engineFilesReachingOut(): Set<string> {
+  const reaching = new Set([FILE_IO]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const file of engineFiles) {
+      if (reaching.has(file) || file === ENGINE_FACE) continue;
+      const targets = importsOf(file).map((specifier) => resolved(file, specifier));
+      if (targets.some((target) => reaching.has(target) || OUTSIDE_WORLD.includes(target))) {
+        reaching.add(file);
+        grew = true;
+      }
+    }
+  }
+  return reaching;
+}
+
+/** Each name the face exports, and the engine file it comes from. */
+function faceNames(): Map<string, string> {
+  return new Map(namedImportsOf(ENGINE_FACE).map((named) => [named.name, named.from]));
+}
+
+/** Modules replay's definitions may use: none of them reaches outside the process. The price table's package is
+ *  its bundled data and `calcPrice` over it; its `updatePrices`, which fetches, is never called (cost.test.ts). */
+const REPLAY_MODULES = ['node:assert/strict', 'node:crypto', '@pydantic/genai-prices'];
+
 describe('layering', () => {
   it('finds the layers', () => {
     expect(allFiles.length).toBeGreaterThan(10);
@@ -60,6 +125,55 @@ describe('layering', () => {
       } else if (specifier.startsWith('node:')) {
         expect(layer.node_builtins, `${layer.name} may not import ${specifier}`).toBe(true);
       }
+    }
+  });
+});
+
+describe("the engine's face", () => {
+  const face = faceNames();
+  const above = allFiles.filter((file) => file.startsWith(path.join(ROOT, 'src-main') + path.sep) && !isEngineFile(file));
+
+  it.each(above.map((file) => [path.relative(ROOT, file), file]))('%s reaches the engine only through engine/index.ts', (_name, file) => {
+    for (const specifier of importsOf(file).filter((specifier) => specifier.startsWith('.'))) {
+      const target = resolved(file, specifier);
+      if (isEngineFile(target)) expect(target, `${specifier}: import it from the engine's face (engine/index.ts), adding the name there`).toBe(ENGINE_FACE);
+    }
+  });
+
+  it('is not used by the engine itself (its files import each other)', () => {
+    for (const file of engineFiles.filter((file) => file !== ENGINE_FACE)) {
+      const targets = importsOf(file).map((specifier) => resolved(file, specifier));
+      expect(targets, path.relative(ROOT, file)).not.toContain(ENGINE_FACE);
+    }
+  });
+
+  it('exports only what a layer above uses', () => {
+    const used = new Set(above.flatMap((file) => namedImportsOf(file).filter((named) => named.from === ENGINE_FACE).map((named) => named.name)));
+    const unused = [...face.keys()].filter((name) => !used.has(name));
+    expect(unused, 'exported by engine/index.ts and used by nothing above the engine: drop them').toEqual([]);
+  });
+});
+
+describe('replay: definitions, no I/O', () => {
+  const reaching = engineFilesReachingOut();
+  const face = faceNames();
+  const replay = sourceFiles(path.join(ROOT, 'src-main/replay'));
+
+  it('knows which engine files reach the disk', () => {
+    for (const file of ['reader.ts', 'writer.ts', 'lease.ts', 'inspect.ts', 'frame-access.ts', 'session.ts']) expect(reaching, file).toContain(path.join(ENGINE_DIR, file));
+    for (const file of ['cbor.ts', 'frame-codec.ts', 'limits.ts']) expect(reaching, file).not.toContain(path.join(ENGINE_DIR, file));
+  });
+
+  it.each(replay.map((file) => [path.relative(ROOT, file), file]))('%s does no I/O', (_name, file) => {
+    for (const specifier of importsOf(file).filter((specifier) => !specifier.startsWith('.'))) {
+      expect(REPLAY_MODULES, `replay may not import ${specifier}: what reads or writes belongs in recovery/`).toContain(specifier);
+    }
+    for (const named of namedImportsOf(file).filter((named) => named.from === ENGINE_FACE)) {
+      const origin = face.get(named.name);
+      expect(origin, `${named.name} is not in engine/index.ts`).toBeDefined();
+      // A type does nothing, but FileIO is the seam every file operation goes through.
+      const reaches = reaching.has(origin!) && (!named.is_type || origin === FILE_IO);
+      expect(reaches, `${named.name} (engine/${path.basename(origin!)}) reaches the disk: what reads or writes belongs in recovery/`).toBe(false);
     }
   });
 });

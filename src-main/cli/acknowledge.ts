@@ -5,9 +5,9 @@
 // nothing, for an export, under a live lease, and for a call whose outcome is known.
 import { FINDINGS, type Finding } from '../../src-shared/replay.js';
 import { FINDING_WORDS } from '../../src-shared/words.js';
-import { acknowledgeCall, previewAcknowledge, type AcknowledgePreview } from '../replay/acknowledge.js';
-import { auditProblem, type OperatorAudit } from '../replay/actions.js';
-import { osUser } from '../engine/os-user.js';
+import { acknowledgeCall, previewAcknowledge, type AcknowledgePreview } from '../recovery/acknowledge.js';
+import { auditProblem, type OperatorAudit } from '../recovery/actions.js';
+import { osUser } from '../engine/index.js';
 import { askReason, confirm, refuse, sessionOf } from './actions.js';
 import { EXIT_OK, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable, textLines } from './format.js';

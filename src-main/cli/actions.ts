@@ -5,7 +5,7 @@
 // export and is refused: actions need the session's lease, which only a session folder of a state root has.
 import path from 'node:path';
 import type { RecoveryKind } from '../../src-shared/replay.js';
-import { classifyPath, isValidSessionId, SESSIONS_DIR_NAME } from '../engine/state-root.js';
+import { classifyPath, isValidSessionId, SESSIONS_DIR_NAME, osUser } from '../engine/index.js';
 import {
   auditProblem,
   cancelSession,
@@ -17,10 +17,9 @@ import {
   type RecoveryOptions,
   type RecoveryOutcome,
   type RecoveryPreview,
-} from '../replay/actions.js';
+} from '../recovery/actions.js';
 import { contradiction } from '../replay/choices.js';
 import { planCancel, planResume, planSeal } from '../replay/plan.js';
-import { osUser } from '../engine/os-user.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable, textLines } from './format.js';
 import { planLines } from './replay.js';

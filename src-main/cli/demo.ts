@@ -4,8 +4,7 @@
 // keeps the live session appending a step every interval through the real lease until SIGINT or SIGTERM, and
 // on either it drains, syncs, closes the writer and releases the lease before exiting.
 import path from 'node:path';
-import { LeaseHeldError } from '../engine/errors.js';
-import { sessionsDir } from '../engine/state-root.js';
+import { LeaseHeldError, sessionsDir } from '../engine/index.js';
 import { buildDemoRoot, DemoRootError, isDemoRoot } from '../demo/build.js';
 import { LIVE_INTERVAL_MS_DEFAULT, LIVE_INTERVAL_MS_MIN, startLiveSession } from '../demo/live.js';
 import { defaultDemoRoot } from '../demo/paths.js';

@@ -3,7 +3,7 @@
 // one frame, at the pace of whoever reads the output, and `dump | head` stops quietly when head does.
 import { toJsonValue } from '../../src-shared/json.js';
 import type { CborValue, ReadFrame } from '../../src-shared/wal.js';
-import { readTarget } from '../engine/inspect.js';
+import { readTarget } from '../engine/index.js';
 import { EXIT_OK, EXIT_READER_GONE, EXIT_REFUSED, parseCommandArgs, UsageError, type Command } from './command.js';
 import { FdOutput, OutputClosedError } from './fd-output.js';
 import { printable, terminalSafe, textLines } from './format.js';

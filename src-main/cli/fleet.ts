@@ -8,7 +8,7 @@ import { fleetRows, type FleetRow } from '../fleet/client.js';
 import { fetchSession } from '../fleet/fetch.js';
 import { BUS_FLAGS, BUS_USAGE, busOptions, connectBus } from '../fleet/connection.js';
 import { initTopology, TopologyMissingError } from '../fleet/topology.js';
-import { classifyPath } from '../engine/state-root.js';
+import { classifyPath } from '../engine/index.js';
 import { WorkerApi } from '../services/worker-client.js';
 import { isListedStatus, LISTED_STATUSES, statusLabel } from '../../src-shared/status.js';
 import { plural, printable, textLines } from './format.js';

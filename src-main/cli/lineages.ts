@@ -3,11 +3,10 @@
 // chain shows. --find answers where one lineage is, and says "absent" only after reading the whole archive.
 // Read-only: nothing is locked, created or written, so exports are read like sessions of a state root.
 import type { ArchiveReport } from '../../src-shared/wal.js';
-import { readFloor } from '../engine/feature-floor.js';
-import type { WalTarget } from '../engine/inspect.js';
-import { probeLease } from '../engine/lease.js';
-import { walPath } from '../engine/state-root.js';
-import { findLineage, readHistory, type HistoryOptions, type LineageEntry, type LineageProblem } from '../engine/lineage-chain.js';
+import {
+  readFloor, type WalTarget, probeLease, walPath, findLineage, readHistory, type HistoryOptions, type LineageEntry,
+  type LineageProblem,
+} from '../engine/index.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural } from './format.js';
 import { singleTarget } from './targets.js';

@@ -4,9 +4,9 @@
 import { appendAll } from '../../src-shared/arrays.js';
 import { originLabel, messageText, noteLabel, noteSummary } from '../../src-shared/compaction.js';
 import type { EpisodeFold, ReplayAtJson, StepRequest } from '../../src-shared/replay.js';
-import type { WalTarget } from '../engine/inspect.js';
-import { replayTarget } from '../replay/report.js';
-import { withPayloadPass } from '../replay/payloads.js';
+import type { WalTarget } from '../engine/index.js';
+import { replayTarget } from '../recovery/replay-target.js';
+import { withPayloadPass } from '../recovery/payloads.js';
 import { renderStepRequest } from '../replay/transcript.js';
 import { EXIT_OK, EXIT_REFUSED, UsageError, writeOut } from './command.js';
 import { indentedLines, plural, printable, textLines } from './format.js';

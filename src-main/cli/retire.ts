@@ -2,13 +2,10 @@
 // retires the session's live lineage (wal-format §11): prints exactly what it will write — the archive member,
 // the successor's lineage frame, the index — and writes only after an interactive "y" (or --yes), under the
 // session's lease. Refused under a live lease and for exports (a WAL file, a folder outside a state root).
-import type { RetireReason } from '../engine/archive-format.js';
-import { describe } from '../engine/errors.js';
-import { previewRetire, retireLineage, type RetirePlan } from '../engine/retire.js';
-import { auditProblem } from '../replay/actions.js';
-import { osUser } from '../engine/os-user.js';
-import { walPath } from '../engine/state-root.js';
-import { tornTailCopyPath } from '../engine/writer.js';
+import {
+  type RetireReason, describe, previewRetire, retireLineage, type RetirePlan, osUser, walPath, tornTailCopyPath,
+} from '../engine/index.js';
+import { auditProblem } from '../recovery/actions.js';
 import { confirm, refuse, sessionOf } from './actions.js';
 import { EXIT_OK, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable } from './format.js';

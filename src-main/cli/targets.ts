@@ -1,8 +1,8 @@
 // What a PATH argument names, for every read-only command: a path that names no WAL is a usage error. A PATH of
 // the form SESSION_DIR@WAL_ID names a sealed lineage of that session's archive (engine/inspect.ts parses it).
-import { extractSealedLineage } from '../engine/archive-member.js';
-import { parseMemberTarget, resolveTargets, TargetError, type WalTarget } from '../engine/inspect.js';
-import { classifyPath } from '../engine/state-root.js';
+import {
+  extractSealedLineage, parseMemberTarget, resolveTargets, TargetError, type WalTarget, classifyPath,
+} from '../engine/index.js';
 import { UsageError } from './command.js';
 
 export function targetsOf(path: string): WalTarget[] {

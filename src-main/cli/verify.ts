@@ -2,8 +2,7 @@
 import { appendAll } from '../../src-shared/arrays.js';
 import type { VerifyReport, WalErrorInfo } from '../../src-shared/wal.js';
 import fs from 'node:fs';
-import { verifyReportOf, verifyTarget, type WalTarget } from '../engine/inspect.js';
-import { classifyPath } from '../engine/state-root.js';
+import { verifyReportOf, verifyTarget, type WalTarget, classifyPath } from '../engine/index.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { targetsOf } from './targets.js';
@@ -12,7 +11,7 @@ import type { RunSignal } from '../../src-shared/replay.js';
 import { attentionOf, LISTED_STATUSES, refusedStatus, STATUS_LABEL, WHAT_TO_DO, type Attention, type ListedStatus } from '../../src-shared/status.js';
 import { archiveRefusal, refusedRun } from '../replay/signals.js';
 import { attentionLabel } from '../../src-shared/words.js';
-import { replayTarget } from '../replay/report.js';
+import { replayTarget } from '../recovery/replay-target.js';
 import { archiveLines } from './lineages.js';
 
 export const verifyCommand: Command = {

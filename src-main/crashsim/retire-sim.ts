@@ -15,15 +15,11 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { appendAll } from '../../src-shared/arrays.js';
-import { openMember } from '../engine/archive-member.js';
-import { latestMember, readArchive } from '../engine/archive-reader.js';
-import { describe } from '../engine/errors.js';
-import type { FileIO } from '../engine/file-io.js';
-import { findLineage, readHistory } from '../engine/lineage-chain.js';
-import { hex, readWal } from '../engine/reader.js';
-import { sessionDir, walPath } from '../engine/state-root.js';
+import {
+  openMember, latestMember, readArchive, describe, type FileIO, findLineage, readHistory, hex, readWal, sessionDir,
+  walPath, type RetireReason,
+} from '../engine/index.js';
 import { driveRetireScript, retireSession, type RetireScript } from '../runtime/retire-script.js';
-import type { RetireReason } from '../engine/archive-format.js';
 import { CRASHES_PER_CASE_MAX, type CrashPoint } from './case.js';
 import { IMAGE_KINDS, SimDisk, type ImageKind } from './disk.js';
 import { Prng } from './prng.js';

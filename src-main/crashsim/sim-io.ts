@@ -9,7 +9,7 @@
 // restarted process would be.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import type { FileIO, FileStat, OpenMode } from '../engine/file-io.js';
+import type { FileIO, FileStat, OpenMode } from '../engine/index.js';
 import { SimDisk } from './disk.js';
 
 export class SimulatedCrash extends Error {

@@ -5,7 +5,7 @@
 // The world — the tool plane's ledger, the late results providers owe, the clock — outlives every process.
 import assert from 'node:assert/strict';
 import type { ResumeAction } from '../../src-shared/replay.js';
-import { describe } from '../engine/errors.js';
+import { describe } from '../engine/index.js';
 import { CRASH_SESSIONS } from '../runtime/catalog.js';
 import { steppedClock, type Clock } from '../runtime/clock.js';
 import { driveSession, type DriveEnd } from '../runtime/driver.js';

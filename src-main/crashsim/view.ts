@@ -3,11 +3,9 @@
 // lease's tenure. It mounts the disk as a process of its own that never writes.
 import type { SessionFold } from '../../src-shared/replay.js';
 import type { ReadFrame } from '../../src-shared/wal.js';
-import { describe } from '../engine/errors.js';
-import { readFloor } from '../engine/feature-floor.js';
-import { readTenureFile } from '../engine/lease.js';
-import { readWal, type ReadResult } from '../engine/reader.js';
-import { leasePath, sessionDir, walPath } from '../engine/state-root.js';
+import {
+  describe, readFloor, readTenureFile, readWal, type ReadResult, leasePath, sessionDir, walPath,
+} from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
 import { integer, text, toJsonPayload } from '../replay/values.js';
 import type { SimDisk } from './disk.js';

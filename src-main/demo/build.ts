@@ -5,10 +5,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { probeLease } from '../engine/lease.js';
-import { nodeFileIO } from '../engine/file-io.js';
-import { sessionDir, sessionsDir, walPath } from '../engine/state-root.js';
-import { acknowledgeCall } from '../replay/acknowledge.js';
+import { probeLease, nodeFileIO, sessionDir, sessionsDir, walPath } from '../engine/index.js';
+import { acknowledgeCall } from '../recovery/acknowledge.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import { driveSession } from '../runtime/driver.js';
 import { haltingIO, type HaltRule } from '../runtime/halt-io.js';

@@ -4,9 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import type { ReadFrame } from '../../src-shared/wal.js';
-import { encodeFrame } from '../engine/frame-codec.js';
-import { FRAME_HEADER_BYTES } from '../engine/limits.js';
-import { readWal } from '../engine/reader.js';
+import { encodeFrame, FRAME_HEADER_BYTES, readWal } from '../engine/index.js';
 
 /** A feature no build of this project knows: the reader refuses its frame as NewerWriter. */
 export const DEMO_FUTURE_FEATURE = 'demo-future-feature/v9';

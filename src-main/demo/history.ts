@@ -4,10 +4,9 @@
 // none, a torn tail (a retire that died mid-member), or a damaged header with a valid one after it (refused).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { archiveIndexPath, archivePath, type RetireReason } from '../engine/archive-format.js';
-import { readArchive } from '../engine/archive-reader.js';
-import { retireLineage } from '../engine/retire.js';
-import { sessionDir } from '../engine/state-root.js';
+import {
+  archiveIndexPath, archivePath, type RetireReason, readArchive, retireLineage, sessionDir,
+} from '../engine/index.js';
 import type { Clock } from '../runtime/clock.js';
 
 export type ArchiveState = 'index_valid' | 'index_stale' | 'index_missing' | 'torn_tail' | 'damaged_header';

@@ -16,7 +16,7 @@ import {
 import { codingAgentSession, longRunSession } from '../runtime/catalog-agents.js';
 import type { HaltRule } from '../runtime/halt-io.js';
 import type { SessionScript } from '../runtime/script.js';
-import type { RetireReason } from '../engine/archive-format.js';
+import type { RetireReason } from '../engine/index.js';
 import type { ArchiveState } from './history.js';
 import type { DemoSessionId } from './sessions.js';
 import type { Finding } from '../../src-shared/replay.js';

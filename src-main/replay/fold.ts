@@ -18,7 +18,7 @@ import type {
   StepFold,
 } from '../../src-shared/replay.js';
 import type { CborValue, Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
-import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, MAJOR_ARRAY, MAJOR_MAP, memberTable, ReadBy, SCALAR, setOwn, ShortText, WHOLE, type CborProjection, type MemberTable } from '../engine/cbor.js';
+import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, MAJOR_ARRAY, MAJOR_MAP, memberTable, ReadBy, SCALAR, setOwn, ShortText, WHOLE, type CborProjection, type MemberTable } from '../engine/index.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
 import { noteMadeFrom } from './resumable.js';

@@ -70,4 +70,4 @@ export function targetHint(args: JsonValue): string | null {
 }
 
 /** One definition for the fold and the engine's lineage counters (wal-format §11). */
-export { highestTag } from '../engine/lineage-counters.js';
+export { highestTag } from '../engine/index.js';

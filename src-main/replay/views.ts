@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { EpisodeFold, JsonPayload, RequestProblem, StepFold, StepNote, ViewProblemCause } from '../../src-shared/replay.js';
 import type { CborValue, Payload } from '../../src-shared/wal.js';
-import { encodeCbor } from '../engine/cbor.js';
+import { encodeCbor } from '../engine/index.js';
 import { EpisodeSum, sharedSteps } from './resumable.js';
 import { integer, isMap, text } from './values.js';
 

@@ -3,10 +3,7 @@
 // on every call fails with ProcessHalted, except close and unlock, which the OS does for a dead process. The
 // demo uses it to leave sessions exactly where a real crash would — written by the runtime, not by hand.
 import path from 'node:path';
-import type { FileIO } from '../engine/file-io.js';
-import { decodeBody } from '../engine/frame-codec.js';
-import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES } from '../engine/limits.js';
-import { WAL_FILE_NAME } from '../engine/state-root.js';
+import { type FileIO, decodeBody, FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, WAL_FILE_NAME } from '../engine/index.js';
 
 export class ProcessHalted extends Error {
   override name = 'ProcessHalted';

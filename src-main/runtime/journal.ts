@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import type { JsonPayload, SessionFold } from '../../src-shared/replay.js';
 import type { Payload, ReadFrame } from '../../src-shared/wal.js';
-import { requiredFeatures } from '../engine/features.js';
-import type { WritableSession } from '../engine/session.js';
+import { requiredFeatures, type WritableSession } from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
-import { walPayloadReader, withPayloadPass, type PayloadReader } from '../replay/payloads.js';
+import type { PayloadReader } from '../replay/payloads.js';
+import { walPayloadReader, withPayloadPass } from '../recovery/payloads.js';
 import { renderSessionRequest } from '../replay/transcript.js';
 import type { Plants } from './plants.js';
 

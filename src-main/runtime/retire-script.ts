@@ -6,14 +6,10 @@
 // Driving is idempotent, so every process of a crashed session runs the same function: where it stands is read
 // from the disk (how many lineages the archive holds, how many records the live one has), never remembered.
 import type { Payload } from '../../src-shared/wal.js';
-import type { RetireReason } from '../engine/archive-format.js';
-import { latestMember, readArchive } from '../engine/archive-reader.js';
-import type { FileIO } from '../engine/file-io.js';
-import { readHistory } from '../engine/lineage-chain.js';
-import { hex } from '../engine/reader.js';
-import { retireLineage } from '../engine/retire.js';
-import { openSessionForWrite } from '../engine/session.js';
-import { sessionDir, walPath } from '../engine/state-root.js';
+import {
+  type RetireReason, latestMember, readArchive, type FileIO, readHistory, hex, retireLineage, openSessionForWrite,
+  sessionDir, walPath,
+} from '../engine/index.js';
 
 export interface LineageScript {
   records: number;

@@ -4,9 +4,7 @@
 // syncs and closes the writer before the lease is released.
 import assert from 'node:assert/strict';
 import type { EpisodeFold, JsonPayload, ResumeAction } from '../../src-shared/replay.js';
-import { WalReadError } from '../engine/errors.js';
-import { nodeFileIO, type FileIO } from '../engine/file-io.js';
-import { leaseSession, type FrameSink } from '../engine/session.js';
+import { WalReadError, nodeFileIO, type FileIO, leaseSession, type FrameSink } from '../engine/index.js';
 import { pendingInDrainOrder, SessionFolder } from '../replay/fold.js';
 import { isMap } from '../replay/values.js';
 import type { Clock } from './clock.js';

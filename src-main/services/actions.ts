@@ -4,9 +4,9 @@
 // every action that writes carries the operator's reason in its operator_action record.
 import type { AcknowledgePreview, AcknowledgeResult, ActionChoice, ActionKind, ActionOutcome, ActionPreview, ActionRefusal, CallRef, WriteChoice, TailRepair } from '../../src-shared/ipc.js';
 import type { Finding, PlannedRecord, RecoveryPlan } from '../../src-shared/replay.js';
-import { tornTailCopyPath } from '../engine/writer.js';
-import { auditProblem, cancelSession, resumeSession, sealSession, type OperatorAudit, type RecoveryOptions, type RecoveryOutcome } from '../replay/actions.js';
-import { acknowledgeCall, previewAcknowledge as previewAcknowledgeOf } from '../replay/acknowledge.js';
+import { tornTailCopyPath } from '../engine/index.js';
+import { auditProblem, cancelSession, resumeSession, sealSession, type OperatorAudit, type RecoveryOptions, type RecoveryOutcome } from '../recovery/actions.js';
+import { acknowledgeCall, previewAcknowledge as previewAcknowledgeOf } from '../recovery/acknowledge.js';
 import { contradiction, finishesAs } from '../replay/choices.js';
 import { planFor } from '../replay/plan.js';
 import type { SessionModel } from './session-model.js';

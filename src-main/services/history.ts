@@ -5,14 +5,11 @@ import type { RetirePreview, RetireResult, SessionHistory } from '../../src-shar
 import { toJsonValue } from '../../src-shared/json.js';
 import type { RecoveryEntry } from '../../src-shared/replay.js';
 import type { ReadFrame, RetirePlan } from '../../src-shared/wal.js';
-import { readFloor } from '../engine/feature-floor.js';
-import { extractSealedLineage } from '../engine/archive-member.js';
-import { resolveTargets, type WalTarget } from '../engine/inspect.js';
-import { probeLease } from '../engine/lease.js';
-import { historySteps, type LineageRead, type MemberReads } from '../engine/lineage-chain.js';
-import { previewRetire, retireLineage } from '../engine/retire.js';
-import { walPath } from '../engine/state-root.js';
-import { auditProblem } from '../replay/actions.js';
+import {
+  readFloor, extractSealedLineage, resolveTargets, type WalTarget, probeLease, historySteps, type LineageRead,
+  type MemberReads, previewRetire, retireLineage, walPath,
+} from '../engine/index.js';
+import { auditProblem } from '../recovery/actions.js';
 import type { ActionApprover } from './actions.js';
 import { RecoveryLog } from '../replay/recoveries.js';
 import { NotFoundError } from './errors.js';

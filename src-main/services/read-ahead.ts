@@ -8,7 +8,7 @@
 // the page cache when the real read, which checks everything, comes. A failure here is ignored: the real read
 // meets it and reports it.
 import type { Worker } from 'node:worker_threads';
-import { startScriptWorker } from '../engine/script-worker.js';
+import { startScriptWorker } from '../engine/index.js';
 
 /** At most this many bytes of the planned files are read ahead of the real read: the page cache keeps them until
  *  it comes (a file larger than this is read ahead up to this many bytes of its start). */

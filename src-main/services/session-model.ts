@@ -34,18 +34,13 @@ import { formatBytes } from '../../src-shared/format.js';
 import { toJsonValue } from '../../src-shared/json.js';
 import type { Cost, JsonPayload, JsonValue, RecoveryEntry, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
-import { archiveIndexPath, archivePath } from '../engine/archive-format.js';
-import { readArchive, type ArchiveError } from '../engine/archive-reader.js';
-import { scanAfterDamage } from '../engine/damage-scan.js';
-import { describe } from '../engine/errors.js';
-import type { WalTarget } from '../engine/inspect.js';
-import { FrameFile, readFrameAt } from '../engine/frame-access.js';
-import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES } from '../engine/limits.js';
-import { MemberReads } from '../engine/lineage-chain.js';
-import { probeLease } from '../engine/lease.js';
-import { hex, ioError } from '../engine/reader.js';
+import {
+  archiveIndexPath, archivePath, readArchive, type ArchiveError, scanAfterDamage, describe, type WalTarget,
+  FrameFile, readFrameAt, FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, MemberReads, probeLease, hex, ioError,
+} from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
-import { walPayloadReader, withPayloadPass, type PayloadProjection, type PayloadReader } from '../replay/payloads.js';
+import type { PayloadProjection, PayloadReader } from '../replay/payloads.js';
+import { walPayloadReader, withPayloadPass } from '../recovery/payloads.js';
 import { RecoveryLog } from '../replay/recoveries.js';
 import { archiveRefusal, liveRun, liveWords, refusedRun, runSignal } from '../replay/signals.js';
 import { planFor } from '../replay/plan.js';
@@ -63,6 +58,13 @@ import { valuePreview } from './value-preview.js';
 /** Recoveries a session summary carries (the most recent); the WAL keeps them all. */
 const RECOVERIES_LISTED_MAX = 50;
 
+/** Where a session is in its life. `unread`: listed, nothing read yet (the list shows it as being read).
+ *  `resident`: read, its fold and views held (`summary_only`: read for its summary alone, and released once that
+ *  is made). `released`: only the summary kept, to bound memory (a root holds thousands of sessions; only the ones
+ *  on screen stay resident). `stale`: released, and its file or lease changed since the summary was made, so the
+ *  next refresh reads the WAL afresh. */
+type Lifecycle = { readonly state: 'unread' } | { readonly state: 'resident'; readonly summary_only: boolean } | { readonly state: 'released' } | { readonly state: 'stale' };
+
 export class SessionModel {
   /** Made on first use and dropped on release: thousands of listed sessions hold no index or fold. */
   private tailer_: SessionTailer | null = null;
@@ -73,9 +75,7 @@ export class SessionModel {
   /** What made this session unreadable beyond what the reader reports (an exception while reading, folding
    *  or laying out); cleared by the next refresh that succeeds. */
   private failure_: WalErrorInfo | null = null;
-  private refreshed = false;
-  /** The last refresh was for the session's summary only: it is released once the summary is made. */
-  private summary_only = false;
+  private life: Lifecycle = { state: 'unread' };
   private records_search: RecordsSearch | null = null;
   private list_search: ListSearch | null = null;
   /** The Timeline's last filter and how far it walked; what it offers, summed as the session grows. */
@@ -84,11 +84,6 @@ export class SessionModel {
   private payloads_: PayloadReader | null = null;
   /** The recovery history of the records indexed so far (`logged` of them), for the index it was read from. */
   private recovery_log: { index: RecordIndex; log: RecoveryLog; logged: number } | null = null;
-  /** Only the summary is kept: the fold and views were dropped to bound memory (a root holds thousands of
-   *  sessions; only the ones on screen stay resident). The next refresh reads the WAL afresh. */
-  private released = false;
-  /** A released session's file or lease changed since its summary was made. */
-  private stale = false;
   /** Frames found after a non-tail damage (undefined: not scanned since the last refresh). */
   private after_damage_: { view: AfterDamageView; rows: RecordRow[] } | null | undefined = undefined;
   /** The tail found from the end while the read from the start is under way (session-tail.ts); undefined:
@@ -112,25 +107,27 @@ export class SessionModel {
 
   /** False until the first refresh: the list shows the session as still being read. */
   get is_read(): boolean {
-    return this.refreshed;
+    return this.life.state !== 'unread';
   }
 
   /** Unread, or released with a summary that no longer holds. */
   get needs_read(): boolean {
-    return !this.refreshed || (this.released && this.stale);
+    return this.life.state === 'unread' || this.life.state === 'stale';
   }
 
   get is_resident(): boolean {
-    return this.refreshed && !this.released;
+    return this.life.state === 'resident';
+  }
+
+  private get is_released(): boolean {
+    return this.life.state === 'released' || this.life.state === 'stale';
   }
 
   /** Keeps the summary, drops everything else. */
   release(): void {
-    if (!this.refreshed || this.released) return;
+    if (!this.is_resident) return;
     this.summary();
-    this.released = true;
-    this.summary_only = false;
-    this.stale = false;
+    this.life = { state: 'released' };
     this.tailer_ = null;
     this.payloads_ = null;
     this.recovery_log = null;
@@ -169,9 +166,7 @@ export class SessionModel {
     const run = archive === null || summary.run === null ? summary.run : refusedRun(summary.run, archiveRefusal(archive), this.target.is_export);
     const laid = run === null ? {} : { status: run.status, status_detail: run.detail, attention: run.attention, run };
     this.summary_ = { ...summary, key: this.key, last_activity_ms: mtimeOf(this.target.wal_path), ...laid };
-    this.refreshed = true;
-    this.released = true;
-    this.stale = false;
+    this.life = { state: 'released' };
   }
 
   /** The extent of the file this session's summary was made from, when that summary may be kept in the
@@ -185,7 +180,7 @@ export class SessionModel {
 
   /** The file changed under a released session: its summary is re-made by the next refresh. */
   markStale(): void {
-    if (this.released) this.stale = true;
+    if (this.is_released) this.life = { state: 'stale' };
   }
 
   get failure(): WalErrorInfo | null {
@@ -242,7 +237,7 @@ export class SessionModel {
     }
     // Only live or not changes a status: a cached summary stays good when the lease is merely found free.
     if ((before === 'live') !== (this.lease_.state === 'live')) {
-      if (this.released) this.stale = true;
+      if (this.is_released) this.life = { state: 'stale' };
       else this.summary_ = null;
     }
     return before !== this.lease_.state;
@@ -252,7 +247,6 @@ export class SessionModel {
    *  views start over from an empty fold, so the next refresh reads it afresh. */
   refresh(on_progress?: (progress: TailProgress) => void, plan: ReadPlan = {}, summary_only = false): TailUpdate {
     const failed_before = this.failure_ !== null;
-    this.summary_only = summary_only;
     this.failure_ = null;
     this.probeLease();
     let update: TailUpdate;
@@ -262,12 +256,12 @@ export class SessionModel {
       if (!update.complete) return update;
       if (update.restarted) this.payloads_ = null;
       if (update.frames_added > 0 || update.restarted || failed_before) this.views = null;
-      this.settle();
+      this.settle(summary_only);
       // The real rows are here: the provisional tail gives way to them.
       this.tail_ = undefined;
       this.derived();
     } catch (error) {
-      this.settle();
+      this.settle(summary_only);
       this.tail_ = undefined;
       this.fail(error);
       update = { frames_added: 0, restarted: true, complete: true };
@@ -277,10 +271,8 @@ export class SessionModel {
     return update;
   }
 
-  private settle(): void {
-    this.refreshed = true;
-    this.released = false;
-    this.stale = false;
+  private settle(summary_only: boolean): void {
+    this.life = { state: 'resident', summary_only };
   }
 
   private fail(error: unknown): void {
@@ -294,7 +286,7 @@ export class SessionModel {
 
   private derived(): SessionViews {
     if (this.views !== null) return this.views;
-    const fold = this.failure_ !== null ? new SessionFolder().snapshot() : this.summary_only ? this.tailer.finalFold() : this.tailer.fold();
+    const fold = this.failure_ !== null ? new SessionFolder().snapshot() : this.life.state === 'resident' && this.life.summary_only ? this.tailer.finalFold() : this.tailer.fold();
     const read = this.failure_ !== null ? null : this.tailer.read;
     const end = { torn_tail: read?.torn_tail ?? null, error: this.withMissingWal(this.failure_ ?? read?.error ?? null) };
     const recoveries = this.failure_ !== null ? [] : this.recoveries();
@@ -377,7 +369,7 @@ export class SessionModel {
 
   private makeSummary(): SessionSummary {
     const read = this.tailer_?.read ?? null;
-    const views = this.refreshed ? this.derived() : null;
+    const views = this.life.state === 'unread' ? null : this.derived();
     const last = views?.fold.episodes.at(-1) ?? null;
     const run = views === null ? null : this.runNow(views.run);
     return {

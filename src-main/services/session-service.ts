@@ -36,14 +36,14 @@ import { apiClient, dispatchApi, isWriteMethod, pageSessions, type ApiRequests, 
 import type { RetirePlan } from '../../src-shared/wal.js';
 import type { TimelineFilter } from '../../src-shared/timeline-filter.js';
 import type { EpisodeTiming, Finding } from '../../src-shared/replay.js';
+import {
+  describe, RunDigests, exportTargets, resolveTargets, sessionTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN,
+  type WalTarget, classifyPath, listSessions, sessionDir,
+} from '../engine/index.js';
 import { noCost, PRICE_TABLE_WORDS } from '../replay/cost.js';
-import { describe } from '../engine/errors.js';
-import { RunDigests } from '../engine/digest-runs.js';
-import { exportTargets, resolveTargets, sessionTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, type WalTarget } from '../engine/inspect.js';
 import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
-import { classifyPath, listSessions, sessionDir } from '../engine/state-root.js';
 import type { SupportReport } from '../../src-shared/report.js';
-import { supportReport } from '../replay/support-report.js';
+import { supportReport } from '../recovery/support-report.js';
 import { episodeTiming, episodeTimingSummary } from '../replay/timing.js';
 import { acknowledgeChoice, actionChoices, retireChoice, previewAcknowledge, previewAction, runAcknowledge, runAction, type ActionApprover } from './actions.js';
 import { NotFoundError } from './errors.js';

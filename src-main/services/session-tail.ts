@@ -6,10 +6,10 @@
 import type { SessionTail, TailRecordRow, TimelineRow } from '../../src-shared/ipc.js';
 import { TAIL_ROWS_MAX } from '../../src-shared/ipc.js';
 import { formatBytes } from '../../src-shared/format.js';
-import type { WalTarget } from '../engine/inspect.js';
-import { findLastFrames, type LastFrame, type LastFrames } from '../engine/last-frames.js';
+import { type WalTarget, findLastFrames, type LastFrame, type LastFrames } from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
-import { checkedPayloadReader, type PayloadReader } from '../replay/payloads.js';
+import type { PayloadReader } from '../replay/payloads.js';
+import { checkedPayloadReader } from '../recovery/payloads.js';
 import { runSignal } from '../replay/signals.js';
 import { planFor } from '../replay/plan.js';
 import { listLength, ViewBuilder } from './session-views.js';

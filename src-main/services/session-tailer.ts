@@ -5,12 +5,10 @@
 import fs from 'node:fs';
 import type { SessionFold } from '../../src-shared/replay.js';
 import type { ReadFrame } from '../../src-shared/wal.js';
-import { readTarget, type WalTarget } from '../engine/inspect.js';
-import type { RunDigests } from '../engine/digest-runs.js';
-import { nodeFileIO, type FileIO } from '../engine/file-io.js';
-import { FRAME_DIGEST_BYTES } from '../engine/limits.js';
-import { LineageFacts, type LineageRead } from '../engine/lineage-chain.js';
-import type { ReadCheckpoint, ReadResult } from '../engine/reader.js';
+import {
+  readTarget, type WalTarget, type RunDigests, nodeFileIO, type FileIO, FRAME_DIGEST_BYTES, LineageFacts,
+  type LineageRead, type ReadCheckpoint, type ReadResult,
+} from '../engine/index.js';
 import { keptFacts, SessionFolder } from '../replay/fold.js';
 import { RecordIndex } from './record-index.js';
 

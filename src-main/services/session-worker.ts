@@ -2,7 +2,7 @@
 // happen here and the thread that serves the window or the HTTP requests never blocks on them.
 import { parentPort, workerData } from 'node:worker_threads';
 import { dispatchApi, toApiError } from '../../src-shared/ipc.js';
-import { describe } from '../engine/errors.js';
+import { describe } from '../engine/index.js';
 import { SessionService } from './session-service.js';
 import type { FromWorker, ToWorker, WorkerInit } from './worker-protocol.js';
 

@@ -14,8 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SessionSummary } from '../../src-shared/ipc.js';
-import { FRAME_DIGEST_BYTES, MIB } from '../engine/limits.js';
-import { floorPath } from '../engine/state-root.js';
+import { FRAME_DIGEST_BYTES, MIB, floorPath } from '../engine/index.js';
 
 /** Overrides the cache folder (tests, and users who keep caches elsewhere). */
 export const CACHE_DIR_ENV = 'WALSCOPE_CACHE_DIR';

@@ -8,7 +8,7 @@ import type { BatchHead, CallRow, TimelineRow, TranscriptRow } from '../../src-s
 import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, RecoveryEntry, SessionFold, StepFold } from '../../src-shared/replay.js';
 import { actionWords } from '../../src-shared/format.js';
 import { argsGist, IMAGE_DATA_CHARS_MAX, messageWords, outputLine, shownBlocks, shownOutput, type BlockLimits, type ReadText, type ShownBlock } from '../../src-shared/blocks.js';
-import { jsonShapeCut, JsonTextCut } from '../engine/cbor-json-preview.js';
+import { jsonShapeCut, JsonTextCut } from '../engine/index.js';
 import { modelOfConfig, pricerFor, stepPrice, stepPriceTime } from '../replay/cost.js';
 import { EpisodeIndex, sharedStepsWithBatches } from '../replay/episode-index.js';
 import { intentArgs, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from '../replay/payloads.js';

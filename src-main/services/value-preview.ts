@@ -5,7 +5,7 @@
 // `"{\"batch_id\":…` wherever an output was longer than the preview.
 import assert from 'node:assert/strict';
 import type { JsonValue } from '../../src-shared/replay.js';
-import { jsonValueCut, JsonTextCut } from '../engine/cbor-json-preview.js';
+import { jsonValueCut, JsonTextCut } from '../engine/index.js';
 
 /** Members and items at most this long (as JSON) are kept whole; the least a cut one is given. */
 const PART_CHARS_MIN = 64;

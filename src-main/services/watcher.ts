@@ -3,7 +3,7 @@
 // one more at most DEBOUNCE_MS after the burst ends, never later than DEBOUNCE_WAIT_MS_MAX after it began.
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { LEASE_FILE_NAME, SESSIONS_DIR_NAME, WAL_FILE_NAME } from '../engine/state-root.js';
+import { LEASE_FILE_NAME, SESSIONS_DIR_NAME, WAL_FILE_NAME } from '../engine/index.js';
 
 export const DEBOUNCE_MS = 30;
 export const DEBOUNCE_WAIT_MS_MAX = 150;

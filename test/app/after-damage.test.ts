@@ -11,7 +11,7 @@ import { scanAfterDamage } from '../../src-main/engine/damage-scan.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
-import { replayTarget } from '../../src-main/replay/report.js';
+import { replayTarget } from '../../src-main/recovery/replay-target.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { SessionService } from '../../src-main/services/session-service.js';
 import { useTempDirs } from '../helpers/temp.js';

@@ -6,8 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { sessionTarget } from '../../src-main/engine/inspect.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
-import { walPayloadReader, type PayloadReader } from '../../src-main/replay/payloads.js';
-import { replayTarget } from '../../src-main/replay/report.js';
+import type { PayloadReader } from '../../src-main/replay/payloads.js';
+import { walPayloadReader } from '../../src-main/recovery/payloads.js';
+import { replayTarget } from '../../src-main/recovery/replay-target.js';
 import { renderStepRequest } from '../../src-main/replay/transcript.js';
 import { requestBytes } from '../../src-main/replay/views.js';
 import { SessionModel } from '../../src-main/services/session-model.js';

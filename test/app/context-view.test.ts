@@ -14,8 +14,8 @@ import { messageText, noteLabel, originLabel } from '../../src-shared/compaction
 import type { Payload } from '../../src-shared/wal.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
-import { walPayloadReader } from '../../src-main/replay/payloads.js';
-import { replayTarget } from '../../src-main/replay/report.js';
+import { walPayloadReader } from '../../src-main/recovery/payloads.js';
+import { replayTarget } from '../../src-main/recovery/replay-target.js';
 import { renderStepRequest } from '../../src-main/replay/transcript.js';
 import { replacementDigest } from '../../src-main/replay/views.js';
 import { makeE2eRoot, XSS_TEXT } from './e2e-root.js';

@@ -15,7 +15,7 @@ import { resolveTargets, verifyTarget } from '../../src-main/engine/inspect.js';
 import { readHistory } from '../../src-main/engine/lineage-chain.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
-import { replayTarget } from '../../src-main/replay/report.js';
+import { replayTarget } from '../../src-main/recovery/replay-target.js';
 import { cutCopy, flippedCopy, makeE2eRoot } from './e2e-root.js';
 import { saveScreenshot } from './screenshots.js';
 import { launchChromium, REPO_DIR, serve, type LaunchedBrowser, type Served } from './serve-harness.js';

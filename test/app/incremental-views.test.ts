@@ -18,7 +18,7 @@ import { planFor } from '../../src-main/replay/plan.js';
 import { renderEpisodeRequest } from '../../src-main/replay/transcript.js';
 import { EpisodeSum, unknown_lists_walked } from '../../src-main/replay/resumable.js';
 import { episodeTiming } from '../../src-main/replay/timing.js';
-import { walPayloadReader } from '../../src-main/replay/payloads.js';
+import { walPayloadReader } from '../../src-main/recovery/payloads.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
 import { turn_checks_made } from '../../src-main/services/session-views.js';
 import { buildDemoRoot } from '../../src-main/demo/build.js';

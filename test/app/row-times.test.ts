@@ -8,7 +8,7 @@ import type { TimelineRow } from '../../src-shared/ipc.js';
 import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
-import { replayTarget } from '../../src-main/replay/report.js';
+import { replayTarget } from '../../src-main/recovery/replay-target.js';
 import { episodeTiming } from '../../src-main/replay/timing.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { SessionService } from '../../src-main/services/session-service.js';

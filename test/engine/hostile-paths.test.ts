@@ -12,7 +12,7 @@ import { resolveTargets, TargetError, verifyTarget } from '../../src-main/engine
 import { acquireLease } from '../../src-main/engine/lease.js';
 import { openSessionForWrite } from '../../src-main/engine/session.js';
 import { floorPath, leasePath, sessionDir, walPath } from '../../src-main/engine/state-root.js';
-import { resumeSession } from '../../src-main/replay/actions.js';
+import { resumeSession } from '../../src-main/recovery/actions.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { SessionScript } from '../replay/session-script.js';
 

@@ -8,7 +8,7 @@ import { readWal } from '../../src-main/engine/reader.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { episodeCost } from '../../src-main/replay/cost.js';
-import { replayTarget } from '../../src-main/replay/report.js';
+import { replayTarget } from '../../src-main/recovery/replay-target.js';
 import { episodeTiming } from '../../src-main/replay/timing.js';
 import { realdataMissing, useRealSessions } from '../fixtures/realdata/fixtures.js';
 import { realdataDir, REAL_SOURCES, sourcePath, type RealSessionId } from '../fixtures/realdata/sources.js';

@@ -13,7 +13,8 @@ import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
 import { episodeCost, modelOfConfig, PRICE_TABLE, pricerFor, stepPrice, stepPriceTime, tableUsage } from '../../src-main/replay/cost.js';
-import { replayJson, replayTarget } from '../../src-main/replay/report.js';
+import { replayTarget } from '../../src-main/recovery/replay-target.js';
+import { replayJson } from '../../src-main/replay/report.js';
 import { episodeTiming } from '../../src-main/replay/timing.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { costText, formatUsd } from '../../src-shared/format.js';
@@ -26,6 +27,13 @@ describe('the price table', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(path.dirname(main), '..', 'package.json'), 'utf8')) as { name: string; version: string };
     expect({ name: manifest.name, version: manifest.version }).toEqual({ name: PRICE_TABLE.name, version: PRICE_TABLE.version });
     expect(PRICE_TABLE.published).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it('is used offline: nothing of ours asks the package to fetch newer prices', () => {
+    const sources = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sources(path.join(dir, entry.name)) : /\.tsx?$/.test(entry.name) ? [path.join(dir, entry.name)] : []));
+    const repo = path.resolve(import.meta.dirname, '../..');
+    const fetching = ['src-main', 'src-shared', 'src-renderer'].flatMap((dir) => sources(path.join(repo, dir))).filter((file) => /\b(updatePrices|enableAutoUpdate|waitForUpdate)\b/.test(fs.readFileSync(file, 'utf8')));
+    expect(fetching).toEqual([]);
   });
 });
 

@@ -9,8 +9,9 @@ import type { Payload } from '../../src-shared/wal.js';
 import { sessionTarget } from '../../src-main/engine/inspect.js';
 import { openSessionForWrite } from '../../src-main/engine/session.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
-import { intentArgs, PAYLOADS_UNREAD, stepMessage, walPayloadReader, type PayloadReader } from '../../src-main/replay/payloads.js';
-import { replayTarget } from '../../src-main/replay/report.js';
+import { intentArgs, PAYLOADS_UNREAD, stepMessage, type PayloadReader } from '../../src-main/replay/payloads.js';
+import { walPayloadReader } from '../../src-main/recovery/payloads.js';
+import { replayTarget } from '../../src-main/recovery/replay-target.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
 import { useTempDirs } from '../helpers/temp.js';
 

@@ -11,7 +11,7 @@ import { CborDecoder, encodeCbor } from '../../src-main/engine/cbor.js';
 import { resolveTargets, verifyTarget } from '../../src-main/engine/inspect.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { FOLD_RECORD_ITEMS_MAX, foldFrames, SessionFolder } from '../../src-main/replay/fold.js';
-import { replayTarget } from '../../src-main/replay/report.js';
+import { replayTarget } from '../../src-main/recovery/replay-target.js';
 import { rawFrame, sampleBodies, walBytes } from '../helpers/wal-bytes.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-fold-one-pass-'));

@@ -3,7 +3,7 @@
 // Every case is checked on disk: what a successful action appended, and that a refused one appended nothing.
 import { describe, expect, it } from 'vitest';
 import type { JsonPayload } from '../../src-shared/replay.js';
-import { resumeSession, sealSession } from '../../src-main/replay/actions.js';
+import { resumeSession, sealSession } from '../../src-main/recovery/actions.js';
 import { planResume } from '../../src-main/replay/plan.js';
 import { FRAME_BODY_BYTES_MAX } from '../../src-main/engine/limits.js';
 import { encodeCbor } from '../../src-main/engine/cbor.js';

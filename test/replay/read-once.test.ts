@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { leasePath, sessionDir } from '../../src-main/engine/state-root.js';
-import { cancelSession, resumeSession, sealSession, type RecoveryOutcome } from '../../src-main/replay/actions.js';
+import { cancelSession, resumeSession, sealSession, type RecoveryOutcome } from '../../src-main/recovery/actions.js';
 import { basicSession } from '../../src-main/runtime/catalog.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { driveSession } from '../../src-main/runtime/driver.js';

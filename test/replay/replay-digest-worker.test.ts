@@ -1,4 +1,4 @@
-// `replay` (replay/report.ts replayTarget) checks a big WAL's frames on a digest worker (engine/digest-runs.ts),
+// `replay` (recovery/replay-target.ts) checks a big WAL's frames on a digest worker (engine/digest-runs.ts),
 // while its own thread folds: the same read and fold as hashing in place, the hashing counted on the worker,
 // and the worker ended with the read. Counted, never timed.
 import fs from 'node:fs';
@@ -8,7 +8,7 @@ import { digestWorkers } from '../../src-main/engine/digest-stage.js';
 import { resolveTargets, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN } from '../../src-main/engine/inspect.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
-import { replayTarget } from '../../src-main/replay/report.js';
+import { replayTarget } from '../../src-main/recovery/replay-target.js';
 import { longTailOutputBytes, writeSessionWal } from '../../scripts/bench-data.js';
 import { useTempDirs } from '../helpers/temp.js';
 

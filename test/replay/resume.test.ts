@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CallClass, ResumeAction } from '../../src-shared/replay.js';
-import { resumeSession } from '../../src-main/replay/actions.js';
-import { walPayloadReader } from '../../src-main/replay/payloads.js';
+import { resumeSession } from '../../src-main/recovery/actions.js';
+import { walPayloadReader } from '../../src-main/recovery/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
 import { FaultyIO } from '../helpers/faulty-io.js';
 import { useTempDirs } from '../helpers/temp.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonPayload } from '../../src-shared/replay.js';
 import { readFloor } from '../../src-main/engine/feature-floor.js';
 import { readWal } from '../../src-main/engine/reader.js';
-import { cancelSession, resumeSession, sealSession, stopRun, type RecoveryOutcome } from '../../src-main/replay/actions.js';
+import { cancelSession, resumeSession, sealSession, stopRun, type RecoveryOutcome } from '../../src-main/recovery/actions.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { diskFold, lastSeq, SessionScript, USAGE, userMessage, walOf } from './session-script.js';
 

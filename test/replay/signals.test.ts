@@ -14,10 +14,11 @@ import { DEMO_SESSION_IDS, DEMO_SESSIONS } from '../../src-main/demo/sessions.js
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { openSessionForWrite } from '../../src-main/engine/session.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
-import { acknowledgeCall } from '../../src-main/replay/acknowledge.js';
-import { resumeSession, sealSession } from '../../src-main/replay/actions.js';
+import { acknowledgeCall } from '../../src-main/recovery/acknowledge.js';
+import { resumeSession, sealSession } from '../../src-main/recovery/actions.js';
 import { retireLineage } from '../../src-main/engine/retire.js';
-import { episodeJson, replayTarget } from '../../src-main/replay/report.js';
+import { episodeJson } from '../../src-main/replay/report.js';
+import { replayTarget } from '../../src-main/recovery/replay-target.js';
 import { episodeWord } from '../../src-main/replay/signals.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { useTempDirs } from '../helpers/temp.js';

@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cancelSession, resumeSession, sealSession, stopRun, type RecoveryOutcome } from '../../src-main/replay/actions.js';
-import { walPayloadReader } from '../../src-main/replay/payloads.js';
+import { cancelSession, resumeSession, sealSession, stopRun, type RecoveryOutcome } from '../../src-main/recovery/actions.js';
+import { walPayloadReader } from '../../src-main/recovery/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
 import { diskFold, SessionScript, walBytes, walOf } from './session-script.js';
 

@@ -10,9 +10,10 @@ import { readFloor } from '../../src-main/engine/feature-floor.js';
 import { nodeFileIO } from '../../src-main/engine/file-io.js';
 import { resolveTargets } from '../../src-main/engine/inspect.js';
 import { readWal } from '../../src-main/engine/reader.js';
-import { resumeSession } from '../../src-main/replay/actions.js';
-import { replayTarget } from '../../src-main/replay/report.js';
-import { terminalOutput, walPayloadReader } from '../../src-main/replay/payloads.js';
+import { resumeSession } from '../../src-main/recovery/actions.js';
+import { replayTarget } from '../../src-main/recovery/replay-target.js';
+import { terminalOutput } from '../../src-main/replay/payloads.js';
+import { walPayloadReader } from '../../src-main/recovery/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
 import {
   approvalsSession,

@@ -7,16 +7,13 @@ import type { EpisodeFold, SessionFold } from '../../src-shared/replay.js';
 import { REPORT_FORMAT, type ReportCall, type ReportEpisode, type ReportIntegrity, type ReportLineage, type SupportReport } from '../../src-shared/report.js';
 import type { Payload, ReadFrame } from '../../src-shared/wal.js';
 import { CLASS_WORDS } from '../../src-shared/words.js';
-import { decodeCbor } from '../engine/cbor.js';
-import { scanAfterDamage } from '../engine/damage-scan.js';
-import { nodeFileIO, type FileIO } from '../engine/file-io.js';
-import type { WalTarget } from '../engine/inspect.js';
-import { READ_CHUNK_BYTES } from '../engine/limits.js';
-import { looksLike, readHead } from '../engine/not-a-wal.js';
-import { hex, type ReadResult } from '../engine/reader.js';
-import { replayTarget } from './report.js';
-import { episodeWord } from './signals.js';
-import { episodeTiming, sumUsage } from './timing.js';
+import {
+  decodeCbor, scanAfterDamage, nodeFileIO, type FileIO, type WalTarget, READ_CHUNK_BYTES, looksLike, readHead, hex,
+  type ReadResult,
+} from '../engine/index.js';
+import { replayTarget } from './replay-target.js';
+import { episodeWord } from '../replay/signals.js';
+import { episodeTiming, sumUsage } from '../replay/timing.js';
 
 export function supportReport(target: WalTarget, now_ms: number, io: FileIO = nodeFileIO): SupportReport {
   // Hash first: the report speaks of the file as received, before anything else reads it.

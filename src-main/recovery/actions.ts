@@ -10,18 +10,13 @@
 import { isOperatorName } from '../../src-shared/ipc.js';
 import type { JsonPayload, JsonValue, PlannedRecord, RecoveryPlan, SessionFold } from '../../src-shared/replay.js';
 import type { LeaseTenure, Payload, TornTail, WalErrorInfo } from '../../src-shared/wal.js';
-import { describe, LeaseHeldError, WalReadError } from '../engine/errors.js';
-import { encodeFrame } from '../engine/frame-codec.js';
-import { nodeFileIO, type FileIO } from '../engine/file-io.js';
-import { readTarget, sessionTarget } from '../engine/inspect.js';
-import { probeLease } from '../engine/lease.js';
-import { osUser } from '../engine/os-user.js';
-import { FRAME_VER_PLAIN } from '../engine/limits.js';
-import { leaseSession, type FrameSink } from '../engine/session.js';
-import { isValidSessionId, leasePath, sessionDir, walPath } from '../engine/state-root.js';
-import { tornTailCopyPath, type WalWriter } from '../engine/writer.js';
-import { SessionFolder } from './fold.js';
-import { planCancel, planResume, planSeal, planStop } from './plan.js';
+import {
+  describe, LeaseHeldError, WalReadError, encodeFrame, nodeFileIO, type FileIO, readTarget, sessionTarget,
+  probeLease, osUser, FRAME_VER_PLAIN, leaseSession, type FrameSink, isValidSessionId, leasePath, sessionDir,
+  walPath, tornTailCopyPath, type WalWriter,
+} from '../engine/index.js';
+import { SessionFolder } from '../replay/fold.js';
+import { planCancel, planResume, planSeal, planStop } from '../replay/plan.js';
 
 export interface RecoveryOptions {
   io?: FileIO;

@@ -10,13 +10,13 @@ import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { tornTailCopyPath } from '../../src-main/engine/writer.js';
-import { previewRecovery, resumeSession, sealSession, type OperatorAudit } from '../../src-main/replay/actions.js';
+import { previewRecovery, resumeSession, sealSession, type OperatorAudit } from '../../src-main/recovery/actions.js';
 import { planResume, planSeal } from '../../src-main/replay/plan.js';
 import { RecoveryLog } from '../../src-main/replay/recoveries.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { FaultyIO } from '../helpers/faulty-io.js';
 import { useTempDirs } from '../helpers/temp.js';
-import { writesPerBarrier } from './session-script.js';
+import { writesPerBarrier } from '../replay/session-script.js';
 
 const tempDir = useTempDirs('walscope-audit-');
 const REPO = path.resolve(import.meta.dirname, '../..');

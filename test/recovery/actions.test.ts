@@ -9,15 +9,15 @@ import { readHistory } from '../../src-main/engine/lineage-chain.js';
 import { hex, readWal } from '../../src-main/engine/reader.js';
 import { retireLineage } from '../../src-main/engine/retire.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
-import { cancelSession, resumeSession, sealSession, startRun, stopRun, type RecoveryOutcome } from '../../src-main/replay/actions.js';
+import { cancelSession, resumeSession, sealSession, startRun, stopRun, type RecoveryOutcome } from '../../src-main/recovery/actions.js';
 import { WalIoError } from '../../src-main/engine/writer.js';
-import { walPayloadReader } from '../../src-main/replay/payloads.js';
+import { walPayloadReader } from '../../src-main/recovery/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
 import { killHard, runFixture } from '../fixtures/run-fixture.js';
 import { FaultyIO } from '../helpers/faulty-io.js';
 import { useTempDirs } from '../helpers/temp.js';
-import { batchFinished, closedResult, resumeStarted, runFinished, turnFinished, unknownResult, type ExpectedRecord } from './expect.js';
-import { diskFold, diskRecords, lastSeq, maxFence, SessionScript, userMessage, walBytes, walOf, writesPerBarrier } from './session-script.js';
+import { batchFinished, closedResult, resumeStarted, runFinished, turnFinished, unknownResult, type ExpectedRecord } from '../replay/expect.js';
+import { diskFold, diskRecords, lastSeq, maxFence, SessionScript, userMessage, walBytes, walOf, writesPerBarrier } from '../replay/session-script.js';
 
 const tempDir = useTempDirs('walscope-actions-');
 

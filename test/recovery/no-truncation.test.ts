@@ -1,4 +1,4 @@
-// Issue 13: no recovery action (resume, cancel, seal, through replay/actions.ts) ever truncates a digest-valid
+// Issue 13: no recovery action (resume, cancel, seal, through recovery/actions.ts) ever truncates a digest-valid
 // frame. A real session is damaged (cut or a bit flipped in its records) and followed by hostile digest-valid
 // frames; after the action the disk is re-read: every intact frame is still there byte for byte, except lineage
 // frames of the WAL's own identity after the damage, which §5 step 2 lets a writer discard with the torn tail.
@@ -8,11 +8,11 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readWal } from '../../src-main/engine/reader.js';
-import { cancelSession, resumeSession, sealSession, type RecoveryOutcome } from '../../src-main/replay/actions.js';
+import { cancelSession, resumeSession, sealSession, type RecoveryOutcome } from '../../src-main/recovery/actions.js';
 import { hostileFrame, type HostileFrame } from '../helpers/hostile-frames.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { intactFrameSize } from '../helpers/wal-bytes.js';
-import { SESSION, SessionScript, walBytes, walOf } from './session-script.js';
+import { SESSION, SessionScript, walBytes, walOf } from '../replay/session-script.js';
 
 const tempDir = useTempDirs('walscope-no-truncation-');
 const A = { id: 'a', name: 'read_file' };

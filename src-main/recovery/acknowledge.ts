@@ -8,11 +8,9 @@
 // still be of unknown outcome and the WAL still at the seq the operator confirmed.
 import type { CallFold, Finding, PlannedRecord, SessionFold } from '../../src-shared/replay.js';
 import type { TornTail } from '../../src-shared/wal.js';
-import { nodeFileIO, type FileIO } from '../engine/file-io.js';
-import { sessionDir, walPath } from '../engine/state-root.js';
-import { tornTailCopyPath } from '../engine/writer.js';
+import { nodeFileIO, type FileIO, sessionDir, walPath, tornTailCopyPath } from '../engine/index.js';
 import { auditProblem, lookWithoutLease, operatorActionRecord, underLease, type OperatorAudit, type Refusal, type TailRepairPlan } from './actions.js';
-import { mayHave } from './signals.js';
+import { mayHave } from '../replay/signals.js';
 
 /** The call an acknowledgement names: its tool_call_id, and its batch when the id alone is ambiguous. */
 export interface CallChoice {
