@@ -18,6 +18,7 @@ import { toJsonValue } from '../../src-shared/json.js';
 import type { JsonPayload, JsonValue } from '../../src-shared/replay.js';
 import { realdataMissing, realSessionsRoot } from '../fixtures/realdata/fixtures.js';
 import { REAL_SOURCES } from '../fixtures/realdata/sources.js';
+import { seriousViolations } from './e2e-page.js';
 import { saveScreenshot } from './screenshots.js';
 import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
 
@@ -118,11 +119,12 @@ describe("the demo's coding agent reads like its work", () => {
     const intents = payloadsOf(demo_root, 'coding-agent', 'tool_dispatch_intent');
     const long_command = intents.find((intent) => String((intent['args'] as { command?: string }).command ?? '').length > 200)!;
     for (const intent of [intents[0]!, long_command]) await expectGistShown(intent);
-    // Tokens compact on the row, cache counts only in the detail.
-    expect(await stepRow(1).locator('[data-testid=step-meta]').innerText()).toMatch(/^3 calls · [\d.]+k? in · [\d.]+k? out$/);
+    // Tokens compact on the row, cache counts only in the detail; then what the step cost.
+    expect(await stepRow(1).locator('[data-testid=step-meta]').innerText()).toMatch(/^3 calls · [\d.]+k? in · [\d.]+k? out · \$0\.\d+$/);
     const batches = payloadsOf(demo_root, 'coding-agent', 'tool_batch_started');
     expect(await page.locator('.tl-batch').count()).toBe(batches.filter((batch) => (batch['planned_calls'] as JsonValue[]).length > 1).length);
     expect(await page.locator('body').innerText()).not.toContain('no time recorded');
+    expect(await seriousViolations(page)).toEqual([]);
     await saveScreenshot(page, 'reading-timeline');
   });
 
@@ -143,6 +145,7 @@ describe("the demo's coding agent reads like its work", () => {
     await expect.poll(() => image.evaluate((element) => (element as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
     const html = await page.content();
     for (const signature of steps.flatMap(blocksOf).flatMap((block) => (typeof block.signature === 'string' ? [block.signature] : []))) expect(html).not.toContain(signature.slice(0, 32));
+    expect(await seriousViolations(page)).toEqual([]);
     await saveScreenshot(page, 'reading-transcript');
   });
 });
