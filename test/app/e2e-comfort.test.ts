@@ -288,7 +288,8 @@ describe('reading comfort, in Chromium on the real serve', () => {
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('tab-records');
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('ArrowLeft');
-    expect(await page.locator('[data-testid=tab-context]').getAttribute('aria-selected')).toBe('true');
+    // From the first tab, ArrowLeft wraps to the last one (Time).
+    expect(await page.locator('[data-testid=tab-time]').getAttribute('aria-selected')).toBe('true');
     await page.keyboard.press('ArrowRight');
     expect(await page.locator('[data-testid=tab-timeline]').getAttribute('aria-selected')).toBe('true');
 
