@@ -20,6 +20,7 @@ import type {
 } from './replay.js';
 import { FINDINGS, type Finding } from './replay.js';
 import type { SupportReport } from './report.js';
+import type { TerminalRow } from './terminal-text.js';
 import { isListedStatus, type Attention, type ListedStatus, type ResumeAction } from './status.js';
 import type { ArchiveReport, DigestAlgorithmName, InProgressTail, LeaseTenure, RetirePlan, TornTail, WalErrorInfo } from './wal.js';
 
@@ -234,6 +235,8 @@ export interface CallRow {
   successors: string[];
   /** Every record of the call (intent, held, terminals), for jump-to-record. */
   seqs: number[];
+  /** The seq of the tool_result whose output `output` previews: the whole of it reads with `getOutput`. */
+  output_seq: number | null;
 }
 
 /** One row of the session timeline: episodes → turns → steps → batches, flattened so it can be windowed. */
@@ -365,6 +368,20 @@ export interface SessionTail {
   note: string;
   /** A partial last frame after the tail's last record. */
   torn_tail: { offset: number; bytes: number } | null;
+}
+
+/** Rows of a tool output per `getOutput` answer at most (each at most OUTPUT_ROW_CHARS_MAX characters). */
+export const OUTPUT_PAGE_ROWS_MAX = 500;
+
+/** A window of a tool output's rows as a terminal shows them (terminal-text.ts), read from its record. */
+export interface OutputPage {
+  seq: number;
+  start: number;
+  rows: TerminalRow[];
+  /** The output's rows, lines and characters of text (escape codes included) in all. */
+  total_rows: number;
+  lines: number;
+  chars: number;
 }
 
 export interface RecordDetail extends RecordRow {
@@ -512,6 +529,8 @@ export interface WalscopeApi {
   getSession(key: string): Promise<SessionDetail>;
   getRows<L extends RowList>(key: string, list: L, start: number, count: number): Promise<RowPage<L>>;
   getRecord(key: string, index: number): Promise<RecordDetail>;
+  /** Rows [start, start + count) of the output of the tool_result at `seq` (count at most OUTPUT_PAGE_ROWS_MAX). */
+  getOutput(key: string, seq: number, start: number, count: number): Promise<OutputPage>;
   /** The record list index of a seq (jump-to-record), or null. */
   locateSeq(key: string, seq: number): Promise<number | null>;
   search(key: string, list: RowList, query: string): Promise<SearchResult>;
@@ -566,6 +585,7 @@ export const API_METHOD_ACCESS = {
   getSession: 'read',
   getRows: 'read',
   getRecord: 'read',
+  getOutput: 'read',
   locateSeq: 'read',
   search: 'read',
   previewAction: 'read',
@@ -677,6 +697,7 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   getSession: [['key', key]],
   getRows: [['key', key], ['list', list], ['start', count], ['count', count]],
   getRecord: [['key', key], ['index', count]],
+  getOutput: [['key', key], ['seq', count], ['start', count], ['count', count]],
   locateSeq: [['key', key], ['seq', count]],
   search: [['key', key], ['list', list], ['query', text]],
   previewAction: [['key', key], ['kind', action]],

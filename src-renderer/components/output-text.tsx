@@ -1,17 +1,9 @@
 // Tool output and message text as preformatted text: a string shows its own lines (not a JSON string with
 // `\n`), text blocks are joined, anything else is indented JSON. Always a React text node inside <pre>.
 import type { JsonValue } from '../../src-shared/replay.js';
+import { outputText } from '../../src-shared/terminal-text.js';
 
-/** The text a value reads as: a string as it is, a list of text blocks as their texts, else indented JSON. */
-export function outputText(value: JsonValue): string {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value) && value.length > 0 && value.every(isTextBlock)) return value.map((block) => (block as { text: string }).text).join('\n');
-  return JSON.stringify(value, null, 2);
-}
-
-function isTextBlock(value: JsonValue): boolean {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && value['type'] === 'text' && typeof value['text'] === 'string';
-}
+export { outputText };
 
 /** A scrollable block of text; focusable, so a keyboard can scroll it too. */
 export function TextBlock({ text, testid }: { text: string; testid?: string }) {
