@@ -224,11 +224,20 @@ function sameStyle(a: TerminalSpan, b: TerminalSpan): boolean {
   return a.fg === b.fg && a.bg === b.bg && a.control === b.control && (a.decorations ?? []).join() === (b.decorations ?? []).join();
 }
 
-/** A row's text as a copy takes it: the output's characters without escapes or shown controls. */
-export function rowText(row: TerminalRow): string {
-  let text = '';
-  for (const span of row.spans) if (span.control !== true) text += span.text;
-  return text;
+/** `text` as a terminal shows it, unstyled: its escape sequences dropped, other controls as visible escapes. */
+export function terminalPlain(text: string): string {
+  return rowsText(terminalRows(text).rows, true);
+}
+
+/** Rows as text, a row that continues a line joined to it: with the controls shown as escapes, or as a copy
+ *  takes them (the output's own characters only). */
+export function rowsText(rows: readonly TerminalRow[], controls: boolean): string {
+  const parts: string[] = [];
+  rows.forEach((row, index) => {
+    if (index > 0 && !row.continued) parts.push('\n');
+    for (const span of row.spans) if (controls || span.control !== true) parts.push(span.text);
+  });
+  return parts.join('');
 }
 
 /** The text a tool output reads as: a string as it is, a list of text blocks as their texts, else indented JSON. */

@@ -5,10 +5,11 @@ import { CALL_PLAN_WORDS, CLASS_WORDS } from '../../src-shared/words.js';
 import { ClassChip } from './chips.js';
 import { formatTime } from './format.js';
 import { HexView } from './hex-view.js';
-import { OutputBlock, TextBlock } from './output-text.js';
+import { TextBlock } from './output-text.js';
 import { PayloadTree } from './payload-tree.js';
+import { RecordedOutput } from './terminal-output.js';
 
-export function TimelineDetail({ row, onJump, onContext }: { row: TimelineRow; onJump: (seq: number) => void; onContext: (episode: number, step_id: number) => void }) {
+export function TimelineDetail({ session_key, row, onJump, onContext }: { session_key: string; row: TimelineRow; onJump: (seq: number) => void; onContext: (episode: number, step_id: number) => void }) {
   return (
     <div className="detail" data-testid="timeline-detail">
       <h4>{row.kind}</h4>
@@ -23,7 +24,7 @@ export function TimelineDetail({ row, onJump, onContext }: { row: TimelineRow; o
             </p>
           )}
           <PayloadTree value={row.call.args} label="args" />
-          {row.call.output !== null && <OutputBlock value={row.call.output} testid="call-output" />}
+          {row.call.output_seq !== null && <RecordedOutput session_key={session_key} seq={row.call.output_seq} preview={row.call.output} testid="call-output" />}
         </>
       )}
       {row.kind === 'step' && <><TextBlock text={row.text} /><PayloadTree value={row.usage} label="usage" /></>}

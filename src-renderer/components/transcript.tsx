@@ -4,7 +4,9 @@
 import type { TranscriptRow } from '../../src-shared/ipc.js';
 import type { JsonValue } from '../../src-shared/replay.js';
 import { inline } from './format.js';
-import { outputText, TextBlock } from './output-text.js';
+import { outputText } from '../../src-shared/terminal-text.js';
+import { TextBlock } from './output-text.js';
+import { TerminalText } from './terminal-output.js';
 
 type Block =
   | { kind: 'text'; text: string }
@@ -79,7 +81,7 @@ function BlockWhole({ block }: { block: Block }) {
       return (
         <section className={`call-card result-card${block.is_error ? ' is-error' : ''}`} aria-label={`Result of ${block.tool_use_id}`} data-testid="tool-result-card" data-error={block.is_error}>
           <div className="call-card-head">result of <span className="mono">{block.tool_use_id}</span>{block.is_error && <span className="badge warn">is_error</span>}</div>
-          <TextBlock text={outputText(block.output)} testid="tool-result-output" />
+          <TerminalText text={outputText(block.output)} testid="tool-result-output" />
         </section>
       );
     case 'other':
