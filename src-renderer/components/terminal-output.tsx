@@ -4,7 +4,7 @@
 // at a time (`getOutput`); a preview (a transcript's tool result) is laid out here.
 import { useQueries, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
+import { useEffect, useMemo, useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
 import type { OutputPage } from '../../src-shared/ipc.js';
 import type { JsonValue } from '../../src-shared/replay.js';
 import { outputText, rowsText, terminalRows, type TerminalRow, type TerminalSpan } from '../../src-shared/terminal-text.js';
@@ -74,7 +74,7 @@ function TerminalBox({ label, testid, about, total_rows, rowAt, onPages, copy }:
     }
   };
   return (
-    <div className="output-block terminal-output" data-testid={testid}>
+    <div className="output-block terminal-output">
       <div className="terminal-bar">
         <span className="tree-key">{label}</span>
         <span className="muted" data-testid="output-about">{about}</span>
@@ -82,7 +82,7 @@ function TerminalBox({ label, testid, about, total_rows, rowAt, onPages, copy }:
         <button type="button" onClick={() => void onCopy()} data-testid="output-copy">copy</button>
         <span className="muted" role="status" data-testid="output-copied">{copied}</span>
       </div>
-      <div className={`terminal-scroll${wrap ? ' wrapped' : ''}`} ref={scroller} tabIndex={0} role="region" aria-label={`${label}, ${about}`} data-testid="output-scroll">
+      <div className={`terminal-scroll${wrap ? ' wrapped' : ''}`} ref={scroller} tabIndex={0} onKeyDown={keepScrollKeys} role="region" aria-label={`${label}, ${about}`} data-testid={testid}>
         <div className="terminal-rows" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
             const row = rowAt(item.index);
@@ -96,6 +96,12 @@ function TerminalBox({ label, testid, about, total_rows, rowAt, onPages, copy }:
       </div>
     </div>
   );
+}
+
+/** Home and End in the output go to its first and last line (the browser scrolls the box), not to the
+ *  timeline's first and last row (session-keys.ts listens on the window). */
+function keepScrollKeys(event: KeyboardEvent): void {
+  if (event.key === 'Home' || event.key === 'End') event.stopPropagation();
 }
 
 function Span({ span }: { span: TerminalSpan }) {

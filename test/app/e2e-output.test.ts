@@ -1,0 +1,115 @@
+// Tool output as a terminal shows it (issue 34, item 4), end to end: the real `walscope serve` on the demo root
+// (its coding-agent session's test runs are coloured) and a session whose one call printed 10,000 coloured
+// lines, driven in Debian's Chromium. No escape code reaches the page as text; colours are styles; the last line
+// of the long output is reached in place by the keyboard, the rows are virtualized, lines wrap on demand, and
+// a copy is the whole output's plain text.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeE2eRoot } from './e2e-root.js';
+import { saveScreenshot } from './screenshots.js';
+import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
+import { colouredTestOutput, writeOutputSession } from './wal-fixture.js';
+
+const LONG_SESSION = 'long-output';
+const LONG_LINES = 10_000;
+/** What no page may show as text: an ESC, or an SGR's remains (`[38;5;21m`, `[31m`). */
+const ESCAPE_REMAINS = /\u001b|\[(?:\d+;)*\d*m/;
+
+let work: string;
+let server: Served;
+let chromium: LaunchedBrowser;
+let page: Page;
+const long_output = colouredTestOutput(LONG_LINES);
+
+beforeAll(async () => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-output-'));
+  const { root } = makeE2eRoot(work);
+  writeOutputSession(root, LONG_SESSION, long_output);
+  [server, chromium] = await Promise.all([serve(root), launchChromium()]);
+  page = await chromium.context.newPage();
+}, 120_000);
+
+afterAll(async () => {
+  await chromium?.close();
+  await server?.stop();
+  if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
+});
+
+async function openCall(session: string, call: string): Promise<void> {
+  await page.goto(`${await server.link()}#session=${session}&tab=timeline`);
+  await page.locator(`[data-testid=call-row][data-call="${call}"]`).click();
+  await page.locator('[data-testid=call-output] [data-testid=output-row]').first().waitFor();
+}
+
+describe('tool output as a terminal shows it, in Chromium on the real serve', () => {
+  it('shows a coloured test run with its colours as styles and no escape code as text', async () => {
+    expect(long_output.length).toBeGreaterThan(24 * 1024);
+    await openCall('coding-agent', 'ca4');
+    const output = page.locator('[data-testid=call-output]');
+    expect(await output.innerText()).toContain('AssertionError: expected');
+    expect(await page.locator('body').innerText()).not.toMatch(ESCAPE_REMAINS);
+    // The failure mark (SGR 31) in a red, the verdict (SGR 1) in bold: inline styles, no markup of the WAL's.
+    const cross = output.locator('span', { hasText: /^×$/ }).first();
+    const [red, green, blue] = (await cross.evaluate((element) => getComputedStyle(element).color)).match(/\d+/g)!.map(Number) as [number, number, number];
+    expect(red).toBeGreaterThan(green + 80);
+    expect(red).toBeGreaterThan(blue + 80);
+    expect(await output.locator('span', { hasText: /^ FAIL $/ }).evaluate((element) => getComputedStyle(element).fontWeight)).toBe('700');
+    await saveScreenshot(page, 'tool-output-colours');
+
+    // The transcript's tool results show their text the same way.
+    await page.locator('[data-testid=tab-transcript]').click();
+    await page.locator('[data-testid=transcript-message][data-role=tool]').nth(1).click();
+    await page.locator('[data-testid=tool-result-output] [data-testid=output-row]').first().waitFor();
+    expect(await page.locator('body').innerText()).not.toMatch(ESCAPE_REMAINS);
+  });
+
+  it('reads a 10,000-line output whole in place: virtualized, the last line reached by the keyboard', async () => {
+    await openCall(LONG_SESSION, 'call-1');
+    const output = page.locator('[data-testid=call-output]');
+    expect(await page.locator('[data-testid=output-about]').textContent()).toBe(`10,000 lines · ${long_output.length.toLocaleString('en-US')} characters`);
+    // Only the rows in view (and a few around them) are in the page.
+    expect(await output.locator('[data-testid=output-row]').count()).toBeLessThan(200);
+    await output.focus();
+    await page.keyboard.press('End');
+    const last = output.locator('[data-testid=output-row]', { hasText: 'last line of the output' });
+    await last.waitFor();
+    // Seen in the box, not only in the page: the row lies within the scroll region's bounds.
+    const box = (await output.boundingBox())!;
+    await expect.poll(async () => {
+      const row = await last.boundingBox();
+      return row !== null && row.y >= box.y && row.y + row.height <= box.y + box.height + 1;
+    }).toBe(true);
+    expect(await last.locator('span').evaluate((element) => getComputedStyle(element).fontWeight)).toBe('700');
+    // A colour set 9,000 lines above the end carried into rows read from a page of their own.
+    await output.evaluate((element) => element.scrollTo({ top: 1_000 * 18, behavior: 'instant' }));
+    const frame = output.locator('[data-testid=output-row]', { hasText: 'at frame 1001' });
+    await frame.waitFor();
+    expect(await frame.locator('span').evaluate((element) => getComputedStyle(element).color)).not.toBe(await output.evaluate((element) => getComputedStyle(element).color));
+    expect(await page.locator('body').innerText()).not.toMatch(ESCAPE_REMAINS);
+    await saveScreenshot(page, 'tool-output-long');
+  });
+
+  it('wraps long lines on demand, and copies the whole output as plain text', async () => {
+    await chromium.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${server.port}` });
+    await openCall(LONG_SESSION, 'call-1');
+    const output = page.locator('[data-testid=call-output]');
+    const wrap = page.locator('[data-testid=output-wrap]');
+    expect(await wrap.getAttribute('aria-pressed')).toBe('false');
+    expect(await output.locator('[data-testid=output-row]').first().evaluate((element) => getComputedStyle(element).whiteSpace)).toBe('pre');
+    await wrap.click();
+    expect(await wrap.getAttribute('aria-pressed')).toBe('true');
+    expect(await output.locator('[data-testid=output-row]').first().evaluate((element) => getComputedStyle(element).whiteSpace)).toBe('pre-wrap');
+
+    await page.locator('[data-testid=output-copy]').click();
+    await expect.poll(() => page.locator('[data-testid=output-copied]').textContent(), { timeout: 30_000 }).toBe('Copied 10,000 lines, without escape codes.');
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied).not.toMatch(ESCAPE_REMAINS);
+    const lines = copied.split('\n');
+    expect(lines).toHaveLength(LONG_LINES);
+    expect(lines[0]).toBe('✓ test 1 passes 1ms');
+    expect(lines.at(-1)).toBe('last line of the output');
+  });
+});
