@@ -17,7 +17,7 @@ const LONG_SESSION = 'long-output';
 const LONG_LINES = 10_000;
 /** What no page may show as text: an ESC, or an SGR's remains (`[38;5;21m`, `[31m`). */
 // eslint-disable-next-line no-control-regex
-const ESCAPE_REMAINS = /\u001b|\[(?:\d+;)*\d*m/;
+const ESCAPE_REMAINS = /\u001b|\[(?:\d+;)*\d+m/;
 
 let work: string;
 let server: Served;
