@@ -54,6 +54,8 @@ function TerminalBox({ label, testid, about, total_rows, rowAt, onPages, copy }:
   copy: () => Promise<{ text: string; note: string }>;
 }) {
   const [wrap, setWrap] = useState(false);
+  /** Over the whole window rather than in the side pane: a long line needs the width. */
+  const [full, setFull] = useState(false);
   const [copied, setCopied] = useState('');
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: total_rows, getScrollElement: () => scroller.current, estimateSize: () => ROW_PX, overscan: 30 });
@@ -62,7 +64,7 @@ function TerminalBox({ label, testid, about, total_rows, rowAt, onPages, copy }:
   const last_page = Math.floor((items.at(-1)?.index ?? 0) / OUTPUT_VIEW_PAGE_ROWS);
   useEffect(() => onPages({ first: first_page, last: last_page }), [onPages, first_page, last_page]);
   // Wrapped rows differ in height: measured as they are drawn, and again when the setting changes.
-  useEffect(() => virtualizer.measure(), [virtualizer, wrap]);
+  useEffect(() => virtualizer.measure(), [virtualizer, wrap, full]);
   const onCopy = async () => {
     setCopied('copying…');
     try {
@@ -74,15 +76,19 @@ function TerminalBox({ label, testid, about, total_rows, rowAt, onPages, copy }:
     }
   };
   return (
-    <div className="output-block terminal-output">
+    <div className={`output-block terminal-output${full ? ' full' : ''}`} data-testid="output-box">
       <div className="terminal-bar">
         <span className="tree-key">{label}</span>
         <span className="muted" data-testid="output-about">{about}</span>
         <button type="button" aria-pressed={wrap} onClick={() => setWrap(!wrap)} data-testid="output-wrap">wrap lines</button>
+        <button type="button" aria-pressed={full} onClick={() => {
+          setFull(!full);
+          scroller.current?.focus();
+        }} data-testid="output-full">full size</button>
         <button type="button" onClick={() => void onCopy()} data-testid="output-copy">copy</button>
         <span className="muted" role="status" data-testid="output-copied">{copied}</span>
       </div>
-      <div className={`terminal-scroll${wrap ? ' wrapped' : ''}`} ref={scroller} tabIndex={0} onKeyDown={keepScrollKeys} role="region" aria-label={`${label}, ${about}`} data-testid={testid}>
+      <div className={`terminal-scroll${wrap ? ' wrapped' : ''}`} ref={scroller} tabIndex={0} onKeyDown={(event) => onBoxKey(event, full, setFull)} role="region" aria-label={`${label}, ${about}`} data-testid={testid}>
         <div className="terminal-rows" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
             const row = rowAt(item.index);
@@ -99,9 +105,12 @@ function TerminalBox({ label, testid, about, total_rows, rowAt, onPages, copy }:
 }
 
 /** Home and End in the output go to its first and last line (the browser scrolls the box), not to the
- *  timeline's first and last row (session-keys.ts listens on the window). */
-function keepScrollKeys(event: KeyboardEvent): void {
+ *  timeline's first and last row (session-keys.ts listens on the window); Escape leaves full size first. */
+function onBoxKey(event: KeyboardEvent, full: boolean, setFull: (full: boolean) => void): void {
   if (event.key === 'Home' || event.key === 'End') event.stopPropagation();
+  if (event.key !== 'Escape' || !full) return;
+  event.stopPropagation();
+  setFull(false);
 }
 
 function Span({ span }: { span: TerminalSpan }) {

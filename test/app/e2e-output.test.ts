@@ -1,8 +1,8 @@
 // Tool output as a terminal shows it (issue 34, item 4), end to end: the real `walscope serve` on the demo root
 // (its coding-agent session's test runs are coloured) and a session whose one call printed 10,000 coloured
 // lines, driven in Debian's Chromium. No escape code reaches the page as text; colours are styles; the last line
-// of the long output is reached in place by the keyboard, the rows are virtualized, lines wrap on demand, and
-// a copy is the whole output's plain text.
+// of the long output is reached in place by the keyboard, the rows are virtualized, lines wrap on demand, the
+// box opens over the window, and a copy is the whole output's plain text.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -93,7 +93,7 @@ describe('tool output as a terminal shows it, in Chromium on the real serve', ()
     await saveScreenshot(page, 'tool-output-long');
   });
 
-  it('wraps long lines on demand, and copies the whole output as plain text', async () => {
+  it('wraps long lines on demand, opens full size, and copies the whole output as plain text', async () => {
     await chromium.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${server.port}` });
     await openCall(LONG_SESSION, 'call-1');
     const output = page.locator('[data-testid=call-output]');
@@ -103,6 +103,16 @@ describe('tool output as a terminal shows it, in Chromium on the real serve', ()
     await wrap.click();
     expect(await wrap.getAttribute('aria-pressed')).toBe('true');
     expect(await output.locator('[data-testid=output-row]').first().evaluate((element) => getComputedStyle(element).whiteSpace)).toBe('pre-wrap');
+
+    // Full size: the box takes the window's width (the side pane is at most 420 px), and Escape gives it back.
+    const full = page.locator('[data-testid=output-full]');
+    await full.click();
+    expect((await output.boundingBox())!.width).toBeGreaterThan(1_000);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('call-output');
+    await page.keyboard.press('Escape');
+    expect(await full.getAttribute('aria-pressed')).toBe('false');
+    expect((await output.boundingBox())!.width).toBeLessThan(430);
+    expect(await page.locator('[data-testid=timeline-detail]').count()).toBe(1);
 
     await page.locator('[data-testid=output-copy]').click();
     await expect.poll(() => page.locator('[data-testid=output-copied]').textContent(), { timeout: 30_000 }).toBe('Copied 10,000 lines, without escape codes.');
