@@ -3,14 +3,11 @@
 // lines, driven in Debian's Chromium. No escape code reaches the page as text; colours are styles; the last line
 // of the long output is reached in place by the keyboard, the rows are virtualized, lines wrap on demand, the
 // box opens over the window, and a copy is the whole output's plain text.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeE2eRoot } from './e2e-root.js';
+import { serveDemo, type ServedDemo } from './e2e-root.js';
 import { saveScreenshot } from './screenshots.js';
-import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
+import type { Served } from './serve-harness.js';
 import { colouredTestOutput, writeOutputSession } from './wal-fixture.js';
 
 const LONG_SESSION = 'long-output';
@@ -19,25 +16,17 @@ const LONG_LINES = 10_000;
 // eslint-disable-next-line no-control-regex
 const ESCAPE_REMAINS = /\u001b|\[(?:\d+;)*\d+m/;
 
-let work: string;
-let server: Served;
-let chromium: LaunchedBrowser;
-let page: Page;
 const long_output = colouredTestOutput(LONG_LINES);
+let demo: ServedDemo;
+let server: Served;
+let page: Page;
 
 beforeAll(async () => {
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-output-'));
-  const { root } = makeE2eRoot(work);
-  writeOutputSession(root, LONG_SESSION, long_output);
-  [server, chromium] = await Promise.all([serve(root), launchChromium()]);
-  page = await chromium.context.newPage();
+  demo = await serveDemo('walscope-output-', (root) => writeOutputSession(root, LONG_SESSION, long_output));
+  ({ server, page } = demo);
 }, 120_000);
 
-afterAll(async () => {
-  await chromium?.close();
-  await server?.stop();
-  if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => demo?.close());
 
 async function openCall(session: string, call: string): Promise<void> {
   await page.goto(`${await server.link()}#session=${session}&tab=timeline`);
@@ -94,7 +83,7 @@ describe('tool output as a terminal shows it, in Chromium on the real serve', ()
   });
 
   it('wraps long lines on demand, opens full size, and copies the whole output as plain text', async () => {
-    await chromium.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${server.port}` });
+    await demo.chromium.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${server.port}` });
     await openCall(LONG_SESSION, 'call-1');
     const output = page.locator('[data-testid=call-output]');
     const wrap = page.locator('[data-testid=output-wrap]');
