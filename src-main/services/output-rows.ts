@@ -60,7 +60,7 @@ export class OutputRows {
     const end = Math.min(this.total_rows, first + Math.min(count, OUTPUT_PAGE_ROWS_MAX));
     const kept = Math.floor(first / STATE_EVERY_ROWS);
     const reader = new TerminalReader(this.stateAt(kept));
-    for (let row = kept * STATE_EVERY_ROWS; row < first; row++) this.read(reader, row);
+    for (let row = kept * STATE_EVERY_ROWS; row < first; row++) this.skip(reader, row);
     const rows: TerminalRow[] = [];
     for (let row = first; row < end; row++) rows.push({ spans: this.read(reader, row), continued: (this.ends[row]! & CONTINUED_BIT) !== 0 });
     return { seq: this.record.seq, start: first, rows, total_rows: this.total_rows, lines: this.lines, chars: this.text.length };
@@ -71,14 +71,22 @@ export class OutputRows {
     while (this.states.length <= kept) {
       const from = (this.states.length - 1) * STATE_EVERY_ROWS;
       const reader = new TerminalReader(this.states.at(-1));
-      for (let row = from; row < from + STATE_EVERY_ROWS; row++) this.read(reader, row);
+      for (let row = from; row < from + STATE_EVERY_ROWS; row++) this.skip(reader, row);
       this.states.push(reader.state);
     }
     return this.states[kept]!;
   }
 
   private read(reader: TerminalReader, row: number) {
-    return reader.row(this.text, this.starts[row]!, (this.ends[row]! & ~CONTINUED_BIT) >>> 0);
+    return reader.row(this.text, this.starts[row]!, this.endOf(row));
+  }
+
+  private skip(reader: TerminalReader, row: number): void {
+    reader.skip(this.text, this.starts[row]!, this.endOf(row));
+  }
+
+  private endOf(row: number): number {
+    return (this.ends[row]! & ~CONTINUED_BIT) >>> 0;
   }
 }
 

@@ -2,7 +2,7 @@
 // anser, every other escape dropped, other controls shown as visible escapes, colours carried from line to line,
 // long lines cut into rows, and hostile text (a megabyte of escapes, unterminated sequences) read in linear time.
 import { describe, expect, it } from 'vitest';
-import { ESCAPE_CHARS_MAX, OUTPUT_ROW_CHARS_MAX, rowsText, terminalPlain, terminalRows, type TerminalSpan } from '../../src-shared/terminal-text.js';
+import { ESCAPE_CHARS_MAX, OUTPUT_ROW_CHARS_MAX, rowRanges, rowsText, TerminalReader, terminalPlain, terminalRows, type TerminalSpan } from '../../src-shared/terminal-text.js';
 
 const E = '\u001b';
 
@@ -95,6 +95,18 @@ describe('terminal text', () => {
     const shown = rows.map((row) => row.spans.map((span) => span.text).join('')).join('');
     expect(shown).not.toContain(E);
     expect(shown).not.toContain('\u0007');
+  });
+
+  it('leaves the same colours in force when rows are skipped as when they are read (a page far down)', () => {
+    const text = `${E}[1;31mred${E}]8;;x${E}\\${E}[38;5;21m\r${E}[48;2;1;2;3mbg\n${E}[22m${E}[4mu${E}[38;\n${'z'.repeat(OUTPUT_ROW_CHARS_MAX + 5)}${E}[7m`;
+    const read = new TerminalReader();
+    const skipped = new TerminalReader();
+    for (const range of rowRanges(text)) {
+      read.row(text, range.start, range.end);
+      skipped.skip(text, range.start, range.end);
+      expect(skipped.state).toEqual(read.state);
+    }
+    expect(read.state).toEqual({ fg: '0, 0, 255', bg: '1, 2, 3', decorations: ['underline', 'reverse'] });
   });
 
   it('shows a one-line cell without escape codes (the timeline row and transcript previews)', () => {
