@@ -10,6 +10,9 @@ import type { JsonValue } from './replay.js';
 /** A row holds at most this many characters of the output's text (escape codes included); a longer line
  *  goes on in the rows after it (`continued`). */
 export const OUTPUT_ROW_CHARS_MAX = 2_000;
+/** A copy of an output takes at most this many characters of its plain text (16 MiB is past what a clipboard
+ *  takes well, and past what a person pastes). */
+export const OUTPUT_COPY_CHARS_MAX = 4 * 1024 * 1024;
 /** An escape sequence longer than this many characters is not one: it is shown as its text. */
 export const ESCAPE_CHARS_MAX = 512;
 

@@ -7,13 +7,11 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
 import type { OutputPage } from '../../src-shared/ipc.js';
 import type { JsonValue } from '../../src-shared/replay.js';
-import { outputText, rowsText, terminalRows, type TerminalRow, type TerminalSpan } from '../../src-shared/terminal-text.js';
+import { OUTPUT_COPY_CHARS_MAX, outputText, rowsText, terminalRows, type TerminalRow, type TerminalSpan } from '../../src-shared/terminal-text.js';
 import { OUTPUT_VIEW_PAGE_ROWS, queries } from '../queries.js';
 
 /** A row's height unwrapped (the CSS's line-height: .terminal-row). */
 const ROW_PX = 18;
-/** A copy takes at most this many characters of an output (16 MiB of text is past what a clipboard takes well). */
-export const OUTPUT_COPY_CHARS_MAX = 4 * 1024 * 1024;
 
 /** The output of the tool_result at `seq`, read a page at a time. */
 export function RecordedOutput({ session_key, seq, preview, label = 'output', testid }: { session_key: string; seq: number; preview: JsonValue; label?: string; testid?: string }) {
@@ -141,7 +139,8 @@ async function copyRecorded(client: QueryClient, session_key: string, seq: numbe
   }
   const text = rowsText(rows, false).slice(0, OUTPUT_COPY_CHARS_MAX);
   if (rows.length >= first.total_rows && text.length < OUTPUT_COPY_CHARS_MAX) return { text, note: `Copied ${count(first.lines, 'line')}, without escape codes.` };
-  return { text, note: `Copied the first ${count(text.length, 'character')} of ${count(first.chars, 'character')} (a copy takes at most ${count(OUTPUT_COPY_CHARS_MAX, 'character')}); the record has the rest.` };
+  const lines = text.split('\n').length;
+  return { text, note: `Copied the first ${count(lines, 'line')} of ${count(first.lines, 'line')} (${count(text.length, 'character')}: a copy takes at most that many); the record has the rest.` };
 }
 
 function count(value: number, noun: string): string {

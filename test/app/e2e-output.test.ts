@@ -5,6 +5,7 @@
 // box opens over the window, and a copy is the whole output's plain text.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OUTPUT_COPY_CHARS_MAX, terminalPlain } from '../../src-shared/terminal-text.js';
 import { serveDemo, type ServedDemo } from './e2e-root.js';
 import { saveScreenshot } from './screenshots.js';
 import type { Served } from './serve-harness.js';
@@ -12,6 +13,9 @@ import { colouredTestOutput, writeOutputSession } from './wal-fixture.js';
 
 const LONG_SESSION = 'long-output';
 const LONG_LINES = 10_000;
+/** An output past what a copy takes (OUTPUT_COPY_CHARS_MAX, 4 Mi characters). */
+const HUGE_SESSION = 'huge-output';
+const HUGE_LINES = 200_000;
 /** What no page may show as text: an ESC, or an SGR's remains (`[38;5;21m`, `[31m`). */
 // eslint-disable-next-line no-control-regex
 const ESCAPE_REMAINS = /\u001b|\[(?:\d+;)*\d+m/;
@@ -22,7 +26,10 @@ let server: Served;
 let page: Page;
 
 beforeAll(async () => {
-  demo = await serveDemo('walscope-output-', (root) => writeOutputSession(root, LONG_SESSION, long_output));
+  demo = await serveDemo('walscope-output-', (root) => {
+    writeOutputSession(root, LONG_SESSION, long_output);
+    writeOutputSession(root, HUGE_SESSION, colouredTestOutput(HUGE_LINES));
+  });
   ({ server, page } = demo);
 }, 120_000);
 
@@ -31,7 +38,8 @@ afterAll(() => demo?.close());
 async function openCall(session: string, call: string): Promise<void> {
   await page.goto(`${await server.link()}#session=${session}&tab=timeline`);
   await page.locator(`[data-testid=call-row][data-call="${call}"]`).click();
-  await page.locator('[data-testid=call-output] [data-testid=output-row]').first().waitFor();
+  // A loaded machine reads an 8 MiB session slowly at first: a wait, not a measure.
+  await page.locator('[data-testid=call-output] [data-testid=output-row]').first().waitFor({ timeout: 90_000 });
 }
 
 describe('tool output as a terminal shows it, in Chromium on the real serve', () => {
@@ -112,4 +120,18 @@ describe('tool output as a terminal shows it, in Chromium on the real serve', ()
     expect(lines[0]).toBe('✓ test 1 passes 1ms');
     expect(lines.at(-1)).toBe('last line of the output');
   });
+
+  it('copies at most OUTPUT_COPY_CHARS_MAX characters of a bigger output, and says what it copied', async () => {
+    await demo.chromium.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${server.port}` });
+    await openCall(HUGE_SESSION, 'call-1');
+    expect(terminalPlain(colouredTestOutput(HUGE_LINES)).length).toBeGreaterThan(OUTPUT_COPY_CHARS_MAX);
+    await page.locator('[data-testid=output-copy]').click();
+    await expect.poll(() => page.locator('[data-testid=output-copied]').textContent(), { timeout: 100_000 }).toMatch(/^Copied the first/);
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied).toHaveLength(OUTPUT_COPY_CHARS_MAX);
+    const lines = copied.split('\n').length.toLocaleString('en-US');
+    expect(await page.locator('[data-testid=output-copied]').textContent()).toBe(`Copied the first ${lines} lines of 200,000 lines (${OUTPUT_COPY_CHARS_MAX.toLocaleString('en-US')} characters: a copy takes at most that many); the record has the rest.`);
+    expect(copied.startsWith('✓ test 1 passes 1ms\n')).toBe(true);
+    expect(copied).not.toMatch(ESCAPE_REMAINS);
+  }, 180_000);
 });
