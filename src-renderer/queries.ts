@@ -2,12 +2,14 @@
 // invalidates only that session's queries, and only mounted ones (the visible pages) refetch.
 import { keepPreviousData, mutationOptions, queryOptions, skipToken, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { withChangedSummaries, type ActionKind, type ActionPreview, type CallRef, type HostView, type Progress, type RetirePreview, type RowList, type RowPage, type SessionDetail, type SessionFilter, type SessionSummary, type SessionTail, type WalscopeEvent } from '../src-shared/ipc.js';
+import { OUTPUT_PAGE_ROWS_MAX, withChangedSummaries, type ActionKind, type ActionPreview, type CallRef, type HostView, type Progress, type RetirePreview, type RowList, type RowPage, type SessionDetail, type SessionFilter, type SessionSummary, type SessionTail, type WalscopeEvent } from '../src-shared/ipc.js';
 import type { Finding } from '../src-shared/replay.js';
 import { filterSet, sameTimelineFilter, type TimelineFilter } from '../src-shared/timeline-filter.js';
 import { api } from './api/api.js';
 
 export const PAGE_ROWS = 100;
+/** Rows of a tool output per page the output view asks for. */
+export const OUTPUT_VIEW_PAGE_ROWS = 200;
 const READING_POLL_MS = 500;
 /** How often a search still in progress is asked for more matches. */
 const SEARCH_POLL_MS = 150;
@@ -72,6 +74,17 @@ export const queries = {
   }),
   /** Frames never change once written: a record is not refetched when its session grows. */
   record: (key: string, index: number | null) => queryOptions({ queryKey: ['record', key, index] as const, queryFn: index === null ? skipToken : () => api.getRecord(key, index) }),
+  /** A page of a tool output's rows: a written output never changes, so it is not refetched as its session grows. */
+  outputPage: (key: string, seq: number, page: number) => queryOptions({
+    queryKey: ['output', key, seq, page] as const,
+    queryFn: () => api.getOutput(key, seq, page * OUTPUT_VIEW_PAGE_ROWS, OUTPUT_VIEW_PAGE_ROWS),
+  }),
+  /** The largest page the API gives, for a copy of the whole output: asked once, not kept. */
+  outputCopyPage: (key: string, seq: number, start: number) => queryOptions({
+    queryKey: ['output-copy', key, seq, start] as const,
+    queryFn: () => api.getOutput(key, seq, start, OUTPUT_PAGE_ROWS_MAX),
+    gcTime: 0,
+  }),
   /** A search over payloads on disk comes in steps: asked again until every row was searched. */
   search: (key: string, list: RowList, query: string, filter: TimelineFilter, last_seq: number) => queryOptions({
     queryKey: [...keys.session(key), 'search', list, query, filter, last_seq] as const,

@@ -23,6 +23,7 @@ import type { ShownBlock } from './blocks.js';
 import { FINDINGS, type Finding } from './replay.js';
 import type { SupportReport } from './report.js';
 import { filterProblem, type TimelineFilter } from './timeline-filter.js';
+import type { TerminalRow } from './terminal-text.js';
 import { isListedStatus, type Attention, type ListedStatus, type ResumeAction } from './status.js';
 import type { ArchiveReport, DigestAlgorithmName, InProgressTail, LeaseTenure, RetirePlan, TornTail, WalErrorInfo } from './wal.js';
 
@@ -256,6 +257,8 @@ export interface CallRow {
   successors: string[];
   /** Every record of the call (intent, held, terminals), for jump-to-record. */
   seqs: number[];
+  /** The seq of the tool_result whose output `output` previews: the whole of it reads with `getOutput`. */
+  output_seq: number | null;
 }
 
 /** What a batch's row says of it (a batch of one call says it in its call's row). */
@@ -400,6 +403,20 @@ export interface SessionTail {
   note: string;
   /** A partial last frame after the tail's last record. */
   torn_tail: { offset: number; bytes: number } | null;
+}
+
+/** Rows of a tool output per `getOutput` answer at most (each at most OUTPUT_ROW_CHARS_MAX characters). */
+export const OUTPUT_PAGE_ROWS_MAX = 500;
+
+/** A window of a tool output's rows as a terminal shows them (terminal-text.ts), read from its record. */
+export interface OutputPage {
+  seq: number;
+  start: number;
+  rows: TerminalRow[];
+  /** The output's rows, lines and characters of text (escape codes included) in all. */
+  total_rows: number;
+  lines: number;
+  chars: number;
 }
 
 export interface RecordDetail extends RecordRow {
@@ -572,6 +589,8 @@ export interface WalscopeApi {
   getSession(key: string): Promise<SessionDetail>;
   getRows<L extends RowList>(key: string, list: L, start: number, count: number): Promise<RowPage<L>>;
   getRecord(key: string, index: number): Promise<RecordDetail>;
+  /** Rows [start, start + count) of the output of the tool_result at `seq` (count at most OUTPUT_PAGE_ROWS_MAX). */
+  getOutput(key: string, seq: number, start: number, count: number): Promise<OutputPage>;
   /** The record list index of a seq (jump-to-record), or null. */
   locateSeq(key: string, seq: number): Promise<number | null>;
   /** `filter` narrows a timeline search to the rows it keeps (the matches are then places in the filtered
@@ -630,6 +649,7 @@ export const API_METHOD_ACCESS = {
   getSession: 'read',
   getRows: 'read',
   getRecord: 'read',
+  getOutput: 'read',
   locateSeq: 'read',
   search: 'read',
   filterTimeline: 'read',
@@ -742,6 +762,7 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   getSession: [['key', key]],
   getRows: [['key', key], ['list', list], ['start', count], ['count', count]],
   getRecord: [['key', key], ['index', count]],
+  getOutput: [['key', key], ['seq', count], ['start', count], ['count', count]],
   locateSeq: [['key', key], ['seq', count]],
   search: [['key', key], ['list', list], ['query', text], ['filter', filterProblem]],
   filterTimeline: [['key', key], ['filter', filterProblem], ['start', count], ['count', count]],

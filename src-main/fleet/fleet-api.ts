@@ -130,6 +130,7 @@ export class FleetApi implements WalscopeApi {
   getSession = this.routed.getSession as WalscopeApi['getSession'];
   getRows = this.routed.getRows as WalscopeApi['getRows'];
   getRecord = this.routed.getRecord;
+  getOutput = this.routed.getOutput;
   locateSeq = this.routed.locateSeq;
   search = this.routed.search;
   filterTimeline = this.routed.filterTimeline;

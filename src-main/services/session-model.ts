@@ -9,6 +9,7 @@ import type {
   FilteredRow,
   FilteredTimeline,
   LeaseView,
+  OutputPage,
   RecordDetail,
   RecordRow,
   RowList,
@@ -48,6 +49,8 @@ import { refusedPlan } from '../replay/report.js';
 import { isRefusedStatus } from '../../src-shared/status.js';
 import type { RecordIndex } from './record-index.js';
 import { stepContext } from './context.js';
+import { NotFoundError } from './errors.js';
+import { OUTPUT_WHOLE, OutputRows } from './output-rows.js';
 import { findTail, type FoundTail } from './session-tail.js';
 import { SessionTailer, type ReadPlan, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { listLength, ViewBuilder, type SearchedList, type Segments, type SessionViews } from './session-views.js';
@@ -82,6 +85,8 @@ export class SessionModel {
   private filter_scan: FilterScan | null = null;
   private filter_choices = new FilterChoiceSums();
   private payloads_: PayloadReader | null = null;
+  /** The tool output the output view reads last, laid out in rows (one kept: an output is up to 16 MiB). */
+  private output_: OutputRows | null = null;
   /** The recovery history of the records indexed so far (`logged` of them), for the index it was read from. */
   private recovery_log: { index: RecordIndex; log: RecoveryLog; logged: number } | null = null;
   /** Frames found after a non-tail damage (undefined: not scanned since the last refresh). */
@@ -130,6 +135,7 @@ export class SessionModel {
     this.life = { state: 'released' };
     this.tailer_ = null;
     this.payloads_ = null;
+    this.output_ = null;
     this.recovery_log = null;
     this.builder = new ViewBuilder();
     this.views = null;
@@ -254,7 +260,10 @@ export class SessionModel {
       update = this.tailer.refresh(on_progress, plan);
       // A slice short of the end: the session is still being read, and its last summary (if any) stands.
       if (!update.complete) return update;
-      if (update.restarted) this.payloads_ = null;
+      if (update.restarted) {
+        this.payloads_ = null;
+        this.output_ = null;
+      }
       if (update.frames_added > 0 || update.restarted || failed_before) this.views = null;
       this.settle(summary_only);
       // The real rows are here: the provisional tail gives way to them.
@@ -279,6 +288,7 @@ export class SessionModel {
     this.failure_ = ioError(`cannot show ${this.target.wal_path}: ${describe(error)}`);
     this.tailer_ = null;
     this.payloads_ = null;
+    this.output_ = null;
     this.recovery_log = null;
     this.builder = new ViewBuilder();
     this.views = null;
@@ -557,6 +567,17 @@ export class SessionModel {
       hex_truncated: bytes.length > shown.length,
       timeline_row: timeline_row < 0 ? null : timeline_row,
     };
+  }
+
+  /** Rows of the output of the tool_result at `seq`, read whole from its record once (digest re-checked) and
+   *  kept for the pages after; null when no record has that seq. */
+  output(seq: number, start: number, count: number): OutputPage | null {
+    const index = this.tailer.index.frameOfSeq(seq);
+    if (index === null) return null;
+    const row = this.tailer.index.row(index);
+    if (row.type !== 'tool_result') throw new NotFoundError(`record seq ${seq} is a ${row.type}, not a tool_result: it has no output`);
+    if (this.output_?.isOf(row) !== true) this.output_ = new OutputRows(row, walPayloadReader(this.target.wal_path)(row.offset, OUTPUT_WHOLE)['output'] ?? null);
+    return this.output_.page(start, count);
   }
 
   /** A timeline search with a filter set searches the rows the filter keeps, once it has walked the timeline

@@ -19,6 +19,7 @@ import type {
   RetirePreview,
   RetireResult,
   SessionHistory,
+  OutputPage,
   RecordDetail,
   FilteredTimeline,
   RowList,
@@ -587,6 +588,12 @@ export class SessionService implements WalscopeApi {
     const detail = this.model(key).record(index);
     if (detail === null) throw new NotFoundError(`no record at index ${index}`);
     return detail;
+  }
+
+  async getOutput(key: string, seq: number, start: number, count: number): Promise<OutputPage> {
+    const page = this.model(key).output(seq, start, count);
+    if (page === null) throw new NotFoundError(`no record with seq ${seq}`);
+    return page;
   }
 
   async locateSeq(key: string, seq: number): Promise<number | null> {

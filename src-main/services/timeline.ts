@@ -412,6 +412,7 @@ function callRow(call: CallFold): CallRow {
     behind: call.behind,
     successors: call.successors,
     seqs,
+    output_seq: terminal?.type === 'tool_result' ? terminal.seq : null,
   };
 }
 

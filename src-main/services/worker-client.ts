@@ -86,6 +86,7 @@ export class WorkerApi implements WalscopeApi {
   getSession = this.client.getSession;
   getRows = this.client.getRows;
   getRecord = this.client.getRecord;
+  getOutput = this.client.getOutput;
   locateSeq = this.client.locateSeq;
   search = this.client.search;
   filterTimeline = this.client.filterTimeline;

@@ -7,6 +7,7 @@ import { mediaWords, outputLine, thinkingWords, type ShownBlock } from '../../sr
 import type { JsonValue } from '../../src-shared/replay.js';
 import { inline } from './format.js';
 import { TextBlock } from './output-text.js';
+import { TerminalText } from './terminal-output.js';
 import { PayloadTree } from './payload-tree.js';
 
 /** Blocks whole: the detail panes, the transcript's message, the context view. */
@@ -60,7 +61,7 @@ function BlockWhole({ block }: { block: ShownBlock }) {
       return (
         <section className={`call-card result-card${block.is_error ? ' is-error' : ''}`} aria-label={`Result of ${block.tool_use_id}`} data-testid="tool-result-card" data-error={block.is_error}>
           <div className="call-card-head">result of <span className="mono">{block.tool_use_id}</span>{block.is_error && <span className="badge warn">is_error</span>}</div>
-          {block.output.length === 0 ? <p className="muted block-note">no output</p> : <Blocks blocks={block.output} testid="tool-result-output" />}
+          {block.output.length === 0 ? <p className="muted block-note">no output</p> : <ToolOutputBlocks blocks={block.output} />}
         </section>
       );
     case 'unknown':
@@ -91,6 +92,16 @@ function redactedWords(block: Extract<ShownBlock, { type: 'redacted_reasoning' }
 
 /** Blocks in one line: the model's words first, then a chip for each other block (thinking, media, calls,
  *  results), so a narrow row keeps the words. */
+/** A tool's output as a terminal shows it: its texts with their colours drawn (terminal-output.tsx), the rest of
+ *  its blocks (an image, a placeholder) as what they are. */
+function ToolOutputBlocks({ blocks }: { blocks: readonly ShownBlock[] }) {
+  return (
+    <div className="blocks" data-testid="tool-result-output">
+      {blocks.map((block, index) => (block.type === 'text' ? <div key={index}><TerminalText text={block.text} /><MoreChars count={block.more_chars} /></div> : <BlockWhole key={index} block={block} />))}
+    </div>
+  );
+}
+
 export function BlocksInline({ blocks, chars_max = 200 }: { blocks: readonly ShownBlock[]; chars_max?: number }) {
   const words = blocks.flatMap((block) => (block.type === 'text' || block.type === 'text_with_state' ? [block.text] : [])).join(' ');
   return (

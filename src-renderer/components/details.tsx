@@ -7,10 +7,11 @@ import { ClassChip } from './chips.js';
 import { formatUsd } from '../../src-shared/format.js';
 import { formatTime } from './format.js';
 import { HexView } from './hex-view.js';
-import { OutputBlock, TextBlock } from './output-text.js';
+import { TextBlock } from './output-text.js';
 import { PayloadTree } from './payload-tree.js';
+import { RecordedOutput } from './terminal-output.js';
 
-export function TimelineDetail({ row, onJump, onContext }: { row: TimelineRow; onJump: (seq: number) => void; onContext: (episode: number, step_id: number) => void }) {
+export function TimelineDetail({ session_key, row, onJump, onContext }: { session_key: string; row: TimelineRow; onJump: (seq: number) => void; onContext: (episode: number, step_id: number) => void }) {
   return (
     <div className="detail" data-testid="timeline-detail">
       <h4>{row.kind}</h4>
@@ -26,7 +27,7 @@ export function TimelineDetail({ row, onJump, onContext }: { row: TimelineRow; o
           )}
           {row.batch !== null && <p className="muted" data-testid="call-batch">its batch <span className="mono">{row.batch_id}</span>, of this call alone · {batchWords(row.batch)}</p>}
           <Arguments value={row.call.args} />
-          {row.call.output_blocks !== null ? <Blocks blocks={row.call.output_blocks} testid="call-output" /> : row.call.output !== null && <OutputBlock value={row.call.output} testid="call-output" />}
+          {row.call.output_blocks !== null ? <Blocks blocks={row.call.output_blocks} testid="call-output" /> : row.call.output_seq !== null && <RecordedOutput session_key={session_key} seq={row.call.output_seq} preview={row.call.output} testid="call-output" />}
         </>
       )}
       {row.kind === 'step' && <><Blocks blocks={row.blocks} testid="step-blocks" />{row.usage !== null && <PayloadTree value={row.usage} label="usage" />}{row.cost_usd !== null && <p className="muted" data-testid="step-cost">cost {formatUsd(row.cost_usd)}, by the price table named in the header</p>}</>}

@@ -1,5 +1,6 @@
 // Small display helpers. Everything they return is plain text for React to escape.
 export { actionWords, formatBytes, writtenWords } from '../../src-shared/format.js';
+import { terminalPlain } from '../../src-shared/terminal-text.js';
 
 export function formatTime(ms: number | null): string {
   if (ms === null) return '—';
@@ -15,8 +16,8 @@ export function formatAgo(ms: number | null, now_ms: number): string {
   return `${Math.round(seconds / 86_400)}d ago`;
 }
 
-/** A JSON value on one line, cut: for table cells. */
+/** A JSON value on one line, cut: for table cells. A text is shown as a terminal shows it (no escape codes). */
 export function inline(value: unknown, chars_max = 160): string {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null');
+  const text = typeof value === 'string' ? terminalPlain(value) : (JSON.stringify(value) ?? 'null');
   return text.length > chars_max ? `${text.slice(0, chars_max)}…` : text;
 }

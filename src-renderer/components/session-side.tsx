@@ -28,7 +28,7 @@ export function SessionSide({ detail, selection, onJump, onContext, onTimeline }
   const { tab, open } = selection;
   return (
     <aside className="session-side" aria-label="Details and recovery">
-      {open !== null && tab === 'timeline' && open.row !== undefined && <TimelineDetail row={open.row as TimelineRow} onJump={onJump} onContext={onContext} />}
+      {open !== null && tab === 'timeline' && open.row !== undefined && <TimelineDetail session_key={key} row={open.row as TimelineRow} onJump={onJump} onContext={onContext} />}
       {open !== null && tab === 'records' && <RecordPane sessionKey={key} index={open.index} onBack={onTimeline} />}
       {open !== null && tab === 'transcript' && open.row !== undefined && <TranscriptMessage row={open.row as TranscriptRow} />}
       <EpisodeWaterfall detail={detail} episode={selection.episode} />

@@ -5,9 +5,6 @@
 // marks, the ceiling decision, the refused step reported and nothing rendered for it. Timeline labels of
 // compaction records are whole words, never cut; a view's hostile text renders as text.
 // WALSCOPE_SCREENSHOTS=1 saves the Context view to docs/screenshots/.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageText, noteLabel, originLabel } from '../../src-shared/compaction.js';
@@ -18,33 +15,25 @@ import { walPayloadReader } from '../../src-main/recovery/payloads.js';
 import { replayTarget } from '../../src-main/recovery/replay-target.js';
 import { renderStepRequest } from '../../src-main/replay/transcript.js';
 import { replacementDigest } from '../../src-main/replay/views.js';
-import { makeE2eRoot, XSS_TEXT } from './e2e-root.js';
+import { serveDemo, XSS_TEXT, type ServedDemo } from './e2e-root.js';
 import { saveScreenshot } from './screenshots.js';
-import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
+import type { Served } from './serve-harness.js';
 import { withSession } from './wal-fixture.js';
 
 const SESSION = 'compaction-ceiling';
 const HOSTILE_SESSION = 'hostile-view';
 
-let work: string;
+let demo: ServedDemo;
 let root: string;
 let server: Served;
-let chromium: LaunchedBrowser;
 let page: Page;
 
 beforeAll(async () => {
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-context-e2e-'));
-  ({ root } = makeE2eRoot(work));
-  writeHostileView(root);
-  [server, chromium] = await Promise.all([serve(root), launchChromium()]);
-  page = await chromium.context.newPage();
+  demo = await serveDemo('walscope-context-e2e-', writeHostileView);
+  ({ root, server, page } = demo);
 }, 120_000);
 
-afterAll(async () => {
-  await chromium?.close();
-  await server?.stop();
-  if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => demo?.close());
 
 /** A session whose compaction view carries markup: the Context view must show it as text. */
 function writeHostileView(state_root: string): void {

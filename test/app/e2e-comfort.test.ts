@@ -155,8 +155,8 @@ describe('reading comfort, in Chromium on the real serve', () => {
     await openSession(MULTILINE_SESSION);
     await page.locator('[data-testid=call-row][data-call=m1]').click();
     const output = page.locator('[data-testid=call-output]');
-    expect(await output.evaluate((element) => element.tagName)).toBe('PRE');
-    expect(await output.textContent()).toBe(MULTILINE_OUTPUT);
+    // A row per line (terminal-output.tsx), each its text.
+    expect(await output.locator('[data-testid=output-row]').allTextContents()).toEqual(MULTILINE_OUTPUT.split('\n'));
     expect(await output.innerText()).toContain('line one of the file\n  indented line two\n');
     expect(await page.locator('[data-testid=timeline-detail] img, [data-testid=timeline-detail] b').count()).toBe(0);
     // In the record too: the tool_result's payload shows the output's lines, not a JSON string with \n.
@@ -189,7 +189,7 @@ describe('reading comfort, in Chromium on the real serve', () => {
     await page.locator('[data-testid=transcript-message][data-role=tool]').click();
     const result = page.locator('[data-testid=tool-result-card]');
     expect(await result.getAttribute('data-error')).toBe('false');
-    expect(await result.locator('[data-testid=tool-result-output]').textContent()).toBe(MULTILINE_OUTPUT);
+    expect(await result.locator('[data-testid=tool-result-output] [data-testid=output-row]').allTextContents()).toEqual(MULTILINE_OUTPUT.split('\n'));
     await saveScreenshot(page, 'transcript-conversation');
   });
 
@@ -361,6 +361,11 @@ describe('reading comfort, in Chromium on the real serve', () => {
       await page.locator('[data-testid=call-row]').first().click();
       await page.locator('[data-testid=timeline-detail]').waitFor();
       found['timeline'] = await seriousViolations();
+      // A coloured tool output (terminal-output.tsx): its colours read on its box (4.5:1), its controls labelled.
+      await openSession('coding-agent');
+      await page.locator('[data-testid=call-row][data-call=ca4]').click();
+      await page.locator('[data-testid=call-output] [data-testid=output-row]').first().waitFor();
+      found['output'] = await seriousViolations();
       await page.locator('[data-testid=tab-records]').click();
       await page.locator('[data-testid=records-row]').first().click();
       await page.locator('[data-testid=record-detail]').waitFor();
@@ -386,7 +391,7 @@ describe('reading comfort, in Chromium on the real serve', () => {
         found[name] = await seriousViolations();
       }
       await page.emulateMedia({ colorScheme: null });
-      expect(found).toEqual({ list: [], timeline: [], records: [], transcript: [], compaction: [], 'recovery confirm': [], cut: [], flipped: [] });
+      expect(found).toEqual({ list: [], timeline: [], output: [], records: [], transcript: [], compaction: [], 'recovery confirm': [], cut: [], flipped: [] });
     });
   }
 });

@@ -2,10 +2,13 @@
 // `npm start` write), an export copied out of it before any test acts on it, and a session carrying hostile
 // markup that a test writes with the engine beside the demo's while the page is open.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import type { Page } from 'playwright-core';
 import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
+import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
 import { writeFinished } from './wal-fixture.js';
 
 /** A fixed clock for the demo's records, so held-since times, tool outputs and screenshots repeat. */
@@ -49,4 +52,32 @@ export function flippedCopy(root: string, session: string, into: string): string
   bytes[Math.floor(bytes.length / 2)]! ^= 0x01;
   fs.writeFileSync(file, bytes);
   return file;
+}
+
+export interface ServedDemo {
+  root: string;
+  server: Served;
+  chromium: LaunchedBrowser;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/** The demo root in a fresh folder with a test's own sessions beside it (`add`), served, and a page of a fresh
+ *  Chromium; `close` stops both and removes the folder. */
+export async function serveDemo(prefix: string, add: (root: string) => void): Promise<ServedDemo> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const { root } = makeE2eRoot(work);
+  add(root);
+  const [server, chromium] = await Promise.all([serve(root), launchChromium()]);
+  return {
+    root,
+    server,
+    chromium,
+    page: await chromium.context.newPage(),
+    async close() {
+      await chromium.close();
+      await server.stop();
+      fs.rmSync(work, { recursive: true, force: true });
+    },
+  };
 }

@@ -76,6 +76,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
       return Promise.resolve({ key, list, start, total, rows: rows as RowTypes[L][] });
     },
     getRecord: refused,
+    getOutput: refused,
     locateSeq: (_key, seq) => Promise.resolve(seq >= 1 && seq <= rows_total ? seq - 1 : null),
     search: (_key, list, query) => Promise.resolve({ list, query, rows: [], truncated: false, complete: true }),
     filterTimeline: refused,
