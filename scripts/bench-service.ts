@@ -15,6 +15,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type { RowPage, SearchResult, SessionDetail, SessionSummary, SessionTail, TimelineRow, WalscopeEvent } from '../src-shared/ipc.js';
 import { sessionDir, walPath } from '../src-main/engine/state-root.js';
+import { ALL_ROWS } from '../src-shared/timeline-filter.js';
 import { spendLink } from '../test/app/serve-harness.js';
 import { BIG_SESSION_ID, bigSessionRoot, CHAIN_NEIGHBOUR_ID, CHAIN_SESSION_ID, lineageChainRoot, LiveAppender, LONG_EPISODE_SESSION_ID, longEpisodeMillionRoot, manySessionsRoot, MILLION_SESSION_ID, millionSessionRoot, smallOutputBytes, writeSessionWal } from './bench-data.js';
 
@@ -437,10 +438,10 @@ async function benchSearchOf(root: string, key: string, title: string, queries: 
     for (const list of ['records', 'timeline', 'transcript'] as const) {
       for (const query of queries) {
         const started_ms = performance.now();
-        let result = await served.call<SearchResult>('search', [key, list, query]);
+        let result = await served.call<SearchResult>('search', [key, list, query, ALL_ROWS]);
         const first_ms = performance.now() - started_ms;
         let asks = 1;
-        for (; !result.complete; asks++) result = await served.call<SearchResult>('search', [key, list, query]);
+        for (; !result.complete; asks++) result = await served.call<SearchResult>('search', [key, list, query, ALL_ROWS]);
         const all_ms = performance.now() - started_ms;
         const found = `${result.rows.length}${result.truncated ? '+' : ''} matches`;
         lines.push(`  ${list.padEnd(10)} ${JSON.stringify(query).padEnd(24)} first answer ${seconds(first_ms)}, complete ${seconds(all_ms)} (${asks} asks, ${found})`);
