@@ -271,6 +271,36 @@ export interface SessionFold {
   anomalies: Anomaly[];
 }
 
+/** What a snapshot changed against the one before it (SessionFolder.snapshotSince), so a view can take its
+ *  own sums on from the last snapshot's without finding the change by identity. The contract, exact: an
+ *  episode, step or batch the list does not name is the very object the previous snapshot held; one it names is
+ *  a new object (its value may still be equal: a record that names a part without changing it, a second
+ *  tool_batch_finished). The session's own lists (queue, outside, anomalies) are new at every snapshot. */
+export interface FoldChanges {
+  /** There was no previous snapshot (the first read, a restart): every episode is added. */
+  from_scratch: boolean;
+  /** The episodes rebuilt, in order. */
+  episodes: readonly EpisodeChange[];
+}
+
+export interface EpisodeChange {
+  /** Its place in `episodes` (its number less one). */
+  index: number;
+  /** The previous snapshot did not hold it. */
+  added: boolean;
+  /** Its run_finished is new since the previous snapshot. */
+  closed: boolean;
+  steps: PartChanges;
+  batches: PartChanges;
+}
+
+export interface PartChanges {
+  /** Places before `added_from` that hold a new object, ascending. */
+  changed: readonly number[];
+  /** The list's length in the previous snapshot (0 for an added episode): every place from here on is new. */
+  added_from: number;
+}
+
 /** One record an action would append. Records with the same barrier are made durable together, in order. */
 export interface PlannedRecord {
   type: string;

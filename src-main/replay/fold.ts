@@ -9,9 +9,12 @@ import type {
   ApprovalFold,
   BatchFold,
   CallFold,
+  EpisodeChange,
   EpisodeFold,
+  FoldChanges,
   JsonPayload,
   JsonValue,
+  PartChanges,
   QueueEntry,
   RecordRef,
   SessionFold,
@@ -299,33 +302,36 @@ export class SessionFolder {
 
   /** The same fold as `snapshot`, made from `previous` (this folder's last `snapshotSince`, or null): episodes
    *  no frame reached since then are taken from it as they are, so a live session's append costs its open
-   *  episode, not the whole session. Record references are immutable and shared, not copied. */
-  snapshotSince(previous: SessionFold | null): { fold: SessionFold; episodes_rebuilt: number; parts_copied: number } {
+   *  episode, not the whole session. Record references are immutable and shared, not copied. `changes` names
+   *  what is new against `previous` (FoldChanges), from the parts this folder marked as the frames came. */
+  snapshotSince(previous: SessionFold | null): { fold: SessionFold; changes: FoldChanges; parts_copied: number } {
     const { episodes, outside, anomalies, queue, ...scalars } = this.fold;
-    let episodes_rebuilt = 0;
+    const changes: EpisodeChange[] = [];
     let parts_copied = this.parts_owned;
     this.parts_owned = 0;
     const copied = episodes.map((episode, index) => {
       const kept = previous?.episodes[index];
       if (kept !== undefined && !this.changed.has(episode)) return kept;
-      episodes_rebuilt += 1;
       // A finished episode no snapshot holds yet (the first read's, one started and finished since the last
       // snapshot) is classified in place and handed out: no copy.
       if (episode.finished !== null && kept === undefined) {
         const own_anomalies = episode.anomalies.length;
-        return this.handOut(index, episode, classifyEpisode(episode), own_anomalies);
+        classifyEpisode(episode);
+        changes.push(episodeChange(index, null, episode, null, NONE));
+        return this.handOut(index, episode, episode, own_anomalies);
       }
-      const { copy, fresh, fresh_batches, copied: count } = this.copyEpisode(episode, kept);
+      const { copy, fresh, fresh_batches, copied: count, places } = this.copyEpisode(episode, kept);
       parts_copied += count;
       if (kept !== undefined) noteMadeFrom(copy, kept);
-      const classified_copy = classifyEpisode(copy, fresh, fresh_batches);
-      return episode.finished === null ? classified_copy : this.handOut(index, episode, classified_copy);
+      const recopied = classifyEpisode(copy, fresh, fresh_batches);
+      changes.push(episodeChange(index, kept ?? null, copy, places, recopied));
+      return episode.finished === null ? copy : this.handOut(index, episode, copy);
     });
     this.changed.clear();
     this.touched = new Set();
     const fold: SessionFold = { ...scalars, episodes: copied, outside: outside.slice(), anomalies: structuredClone(anomalies), queue: structuredClone(queue) };
     fold.queue_drain_order = pendingInDrainOrder(fold).map((entry) => entry.submission_id);
-    return { fold, episodes_rebuilt, parts_copied };
+    return { fold, changes: { from_scratch: previous === null, episodes: changes }, parts_copied };
   }
 
   /** A copy of a live episode that shares every part its last snapshot (`before`) holds and no frame touched
@@ -334,7 +340,7 @@ export class SessionFolder {
    *  parts it changed and the chunks they sit in. `fresh`: the parts copied anew (null: all of them),
    *  `fresh_batches` the batches among them. The episode's other lists are new (classification appends
    *  anomalies); their entries are never changed once pushed, so they are shared. */
-  private copyEpisode(episode: EpisodeFold, before: EpisodeFold | undefined): { copy: EpisodeFold; fresh: ReadonlySet<object> | null; fresh_batches: Parts<BatchFold>; copied: number } {
+  private copyEpisode(episode: EpisodeFold, before: EpisodeFold | undefined): { copy: EpisodeFold; fresh: ReadonlySet<object> | null; fresh_batches: Parts<BatchFold>; copied: number; places: number[][] | null } {
     const touched = this.touched;
     const shared = before !== undefined && touched !== null;
     const fresh = new Set<object>();
@@ -374,7 +380,7 @@ export class SessionFolder {
       anomalies: episode.anomalies.slice(),
     };
     const fresh_batches = places === null ? copy.batches : [...places[1]!.map((at) => copy.batches.at(at)!), ...copy.batches.slice(before!.batches.length)];
-    return { copy, fresh: places === null ? null : fresh, fresh_batches, copied: fresh.size };
+    return { copy, fresh: places === null ? null : fresh, fresh_batches, copied: fresh.size, places };
   }
 
   /** Makes `out` (`live` classified, or a classified copy of it) the live fold's episode `index` too: it is
@@ -687,8 +693,8 @@ function touchedPlaces(lists: readonly (readonly object[])[], before: readonly n
  *  batches are `fresh_batches`) is shared with the last snapshot: it was classified when copied and no frame
  *  changed it since, so it is not classified again; its committable
  *  verdict also depends on the episode around it (its step, anomalies naming it), and a changed verdict gets a
- *  copy of the batch, never a change under the last snapshot. */
-function classifyEpisode(episode: EpisodeFold, fresh: ReadonlySet<object> | null = null, fresh_batches: Iterable<BatchFold> = episode.batches): EpisodeFold {
+ *  copy of the batch, never a change under the last snapshot: the places of those copies are returned. */
+function classifyEpisode(episode: EpisodeFold, fresh: ReadonlySet<object> | null = null, fresh_batches: Iterable<BatchFold> = episode.batches): readonly number[] {
   const reused = (batch: BatchFold) => fresh !== null && !fresh.has(batch);
   for (const batch of fresh_batches) classifyBatch(batch);
   const checked = checkEpisode(episode);
@@ -705,7 +711,25 @@ function classifyEpisode(episode: EpisodeFold, fresh: ReadonlySet<object> | null
   // Only a snapshot's copy reuses batches, and its lists are chunked (copyEpisode).
   if (recopied.size > 0) episode.batches = (episode.batches as ChunkedList<BatchFold>).withChanges(recopied);
   episode.state = episodeState(episode);
-  return episode;
+  return recopied.size === 0 ? NONE : [...recopied.keys()];
+}
+
+/** The change `snapshotSince` made to episode `index` (`now`, made from `before`, null when it is new), from
+ *  the places `copyEpisode` copied anew (null: all of them) and the batches classification copied. */
+function episodeChange(index: number, before: EpisodeFold | null, now: EpisodeFold, places: number[][] | null, recopied: readonly number[]): EpisodeChange {
+  const parts = (which: number, before_length: number, also: readonly number[]): PartChanges => {
+    if (places === null) return { changed: Array.from({ length: before_length }, (_, at) => at), added_from: before_length };
+    const changed = new Set(places[which]);
+    for (const at of also) if (at < before_length) changed.add(at);
+    return { changed: [...changed].sort((a, b) => a - b), added_from: before_length };
+  };
+  return {
+    index,
+    added: before === null,
+    closed: now.finished !== null && before?.finished == null,
+    steps: parts(0, before?.steps.length ?? 0, NONE),
+    batches: parts(1, before?.batches.length ?? 0, recopied),
+  };
 }
 
 /** A step's attempts and tool_use ids and a call's terminals start as the shared NONE and get their first item
