@@ -394,8 +394,20 @@ export class SessionFolder {
   /** The live fold's own copy of a handed-out episode that a late record is about to change: as it was before
    *  classification (its own anomalies only), made once until the next snapshot hands it out again. */
   private ownCopy(shared: EpisodeFold): EpisodeFold {
-    const own = structuredClone(withPlainLists(shared));
-    own.anomalies.length = this.handed_out.get(shared)!;
+    // Copied part by part, not structurally cloned: a clone made one list of every shared NONE, and a late
+    // result pushed onto it went to every call of the episode that had no terminal yet.
+    const own: EpisodeFold = {
+      ...shared,
+      steps: shared.steps.map(copyStep),
+      batches: shared.batches.map(copyBatch),
+      steers: shared.steers.map((steer) => ({ ...steer })),
+      approvals: shared.approvals.map((card) => ({ ...card })),
+      cancel_requests: shared.cancel_requests.slice(),
+      pauses: shared.pauses.slice(),
+      resumes: shared.resumes.slice(),
+      shown: shared.shown.slice(),
+      anomalies: shared.anomalies.slice(0, this.handed_out.get(shared)!),
+    };
     this.parts_owned += own.steps.length + own.batches.length + own.steers.length + own.approvals.length;
     this.replaceEpisode(shared.episode - 1, shared, own);
     return own;
