@@ -1,7 +1,7 @@
 // Valid sessions made from a seed (the crash simulator's PRNG): episodes of model steps and tool batches whose
 // calls meet every fate the fold tells apart (completed, unknown, no dispatch, held and delivered late, left in
 // flight, never sent), with the records that decorate them (attempts, notes, steers, approvals, pauses, a
-// cancel, a second batch end, queued sends) and late results for an episode already closed. The same seed gives
+// cancel, a second batch end, queued sends, now and then a batch id used twice) and late results for an episode already closed. The same seed gives
 // the same records on every machine, so a failing seed replays exactly.
 import type { JsonPayload } from '../../src-shared/replay.js';
 import { Prng } from '../../src-main/crashsim/prng.js';
@@ -18,10 +18,15 @@ export interface SessionShape {
   calls_max: number;
 }
 
-export const SHAPE_DEFAULT: SessionShape = { episodes_max: 3, steps_max: 14, calls_max: 3 };
+export const SHAPE_DEFAULT: SessionShape = { episodes_max: 3, steps_max: 5, calls_max: 3 };
 
 type CallFate = 'completed' | 'unknown' | 'no_dispatch' | 'held_late' | 'in_flight' | 'never_left';
-const CALL_FATES: readonly CallFate[] = ['completed', 'completed', 'completed', 'unknown', 'no_dispatch', 'held_late', 'in_flight', 'never_left'];
+const CALL_FATES: readonly CallFate[] = ['completed', 'completed', 'completed', 'unknown', 'no_dispatch', 'held_late', 'in_flight', 'in_flight', 'never_left'];
+
+/** Steps a slow call's result comes after: more than the items a sum keeps its checkpoint back from the end
+ *  (replay/resumable.ts CHECKPOINT_BACK_ITEMS). Half the episodes are long, and their first call is slow. */
+const SLOW_CALL_STEPS = 9;
+const LONG_EPISODE_STEPS = SLOW_CALL_STEPS + 3;
 
 const user = (text: string): JsonPayload => ({ role: 'user', content: [{ type: 'text', text }] });
 
@@ -31,27 +36,36 @@ export function generatedSession(seed: number, shape: SessionShape = SHAPE_DEFAU
   let clock_ms = 1_700_000_000_000;
   const tick = () => (clock_ms += 1 + random.int(500));
   const push = (type: string, payload: JsonPayload) => records.push({ type, payload });
+  /** The batches started so far. */
+  const started: string[] = [];
   /** A decoration between two records of a step, now and then. */
   const noise = (run_id: string, step_id: number) => {
     if (!random.chance(0.25)) return;
-    const kind = random.int(5);
+    const kind = random.int(6);
     if (kind === 0) push('run_note', { note: `note ${records.length}`, ts_ms: tick() });
     if (kind === 1) push('steered', { send_id: `send-${records.length}`, delivery: 'steer', title: 'steer', input: [user(`steer ${records.length}`)] });
     if (kind === 2) push('compaction_notice', { step_id, note: 'near the ceiling' });
     if (kind === 3) push('run_paused', { run_id, reason: 'tool_held' });
+    // A batch id used again (an anomaly naming the earlier batch): its verdict changes though no record reached it.
+    if (kind === 5 && started.length > 0) push('tool_batch_started', { batch_id: random.pick(started), step_id, sequential: false, planned_calls: [] });
     if (kind === 4) push('queued', { submission_id: `q${records.length}`, request: { input: [user('later')] }, delivery: random.pick(['plain', 'interrupt']), title: 'queued' });
   };
-  /** Calls left in flight: a later result may name them, steps later or after their episode closed. */
-  const in_flight: { batch_id: string; tool_call_id: string }[] = [];
-  const resolveOne = () => {
-    const call = in_flight.splice(random.int(in_flight.length), 1)[0]!;
+  /** Calls left in flight, each with the step after which its result comes (steps later, or after its
+   *  episode closed): a result many batches back reaches past the point a sum takes on from. */
+  const in_flight: { call: { batch_id: string; tool_call_id: string }; due_step: number }[] = [];
+  const resolve = (index: number) => {
+    const { call } = in_flight.splice(index, 1)[0]!;
     push('tool_result', { ...call, outcome: random.pick(['completed', 'unknown']), output: `late output of ${call.tool_call_id}`, finished_at_ms: tick() });
+  };
+  const resolveDue = (step_id: number) => {
+    for (let index = in_flight.length - 1; index >= 0; index--) if (in_flight[index]!.due_step <= step_id && random.chance(0.7)) resolve(index);
   };
   const episodes = 1 + random.int(shape.episodes_max);
   for (let episode = 1; episode <= episodes; episode++) {
     const run_id = `run-${seed}-${episode}`;
     push('run_started', { run_id, session: 's1', config: { model: 'test-model' }, input: [user(`task ${episode}`)], ts_ms: tick() });
-    const steps = 1 + random.int(shape.steps_max);
+    const long = random.chance(0.5);
+    const steps = long ? LONG_EPISODE_STEPS + random.int(shape.steps_max) : 1 + random.int(shape.steps_max);
     for (let step_id = 1; step_id <= steps; step_id++) {
       if (random.chance(0.2)) push('model_attempt_finished', { step_id, attempt: 1, outcome: 'error', http_status: 529, ts_ms: tick() });
       const last = step_id === steps;
@@ -60,8 +74,8 @@ export function generatedSession(seed: number, shape: SessionShape = SHAPE_DEFAU
       const content = calls === 0 ? [{ type: 'text', text: `answer ${episode}.${step_id}` }] : ids.map((id) => ({ type: 'tool_use', id, name: 'lookup', input: { id } }));
       push('model_step_finished', { step_id, assistant_message: { role: 'assistant', content }, usage: { input_tokens: 1 + random.int(50), output_tokens: 1 + random.int(20) }, ts_ms: tick() });
       noise(run_id, step_id);
-      if (calls > 0) writeBatch(run_id, `b${episode}-${step_id}`, step_id, ids);
-      if (in_flight.length > 0 && random.chance(0.3)) resolveOne();
+      if (calls > 0) writeBatch(run_id, `b${episode}-${step_id}`, step_id, ids, long && step_id === 1);
+      resolveDue(step_id);
       if (random.chance(0.8)) push('turn_finished', { step_id });
       noise(run_id, step_id);
     }
@@ -69,14 +83,16 @@ export function generatedSession(seed: number, shape: SessionShape = SHAPE_DEFAU
     // The last episode is left open now and then: a live run.
     if (episode < episodes || random.chance(0.6)) push('run_finished', { reason: 'completed', usage: { input_tokens: 3, output_tokens: 2 } });
     // A result for a call of a closed episode: the fold files it under that episode.
-    if (in_flight.length > 0 && random.chance(0.5)) resolveOne();
+    if (in_flight.length > 0 && random.chance(0.5)) resolve(random.int(in_flight.length));
+    for (const entry of in_flight) entry.due_step = 0;
     if (random.chance(0.3)) push('send_delivered', { submission_id: `q${random.int(records.length)}` });
   }
   return records;
 
-  function writeBatch(run_id: string, batch_id: string, step_id: number, ids: readonly string[]): void {
-    const fates = ids.map(() => random.pick(CALL_FATES));
+  function writeBatch(run_id: string, batch_id: string, step_id: number, ids: readonly string[], slow_first: boolean): void {
+    const fates = ids.map((_, index) => (slow_first && index === 0 ? 'in_flight' : random.pick(CALL_FATES)));
     const sequential = random.chance(0.3);
+    started.push(batch_id);
     push('tool_batch_started', { batch_id, step_id, sequential, planned_calls: ids.map((id, index) => ({ tool_call_id: id, name: 'lookup', plan: fates[index] === 'no_dispatch' ? 'no_dispatch' : 'dispatch' })) });
     const held: string[] = [];
     ids.forEach((tool_call_id, index) => {
@@ -88,7 +104,8 @@ export function generatedSession(seed: number, shape: SessionShape = SHAPE_DEFAU
       if (random.chance(0.2)) push('approval_resolved', { tool_call_id, decision: random.pick(['approved', 'denied']) });
       push('tool_dispatch_intent', { ...call, module_id: 'lookup', dispatched_at_ms: tick(), args: { path: `/${tool_call_id}` } });
       noise(run_id, step_id);
-      if (fate === 'in_flight') return void in_flight.push(call);
+      const slow = (slow_first && index === 0) || random.chance(0.3);
+      if (fate === 'in_flight') return void in_flight.push({ call, due_step: step_id + (slow ? SLOW_CALL_STEPS + random.int(2) : 1 + random.int(3)) });
       if (fate === 'held_late') {
         push('tool_call_provider_held', { ...call, call_key: `key-${tool_call_id}`, module: 'slow', reason: 'awaiting_human', held_at_ms: tick(), sequential });
         return void held.push(tool_call_id);

@@ -16,7 +16,9 @@ import { episodeTiming, episodeTimingSummary, sumUsage } from '../../src-main/re
 import { renderTranscript } from '../../src-main/replay/transcript.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
 import { buildTimeline, buildTranscript } from '../../src-main/services/timeline.js';
-import { diskFold, SESSION, SessionScript, walOf } from '../replay/session-script.js';
+import type { Payload } from '../../src-shared/wal.js';
+import { withSession } from '../app/wal-fixture.js';
+import { diskFold, SESSION, walOf } from '../replay/session-script.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { generatedSession } from './generated-session.js';
 
@@ -26,6 +28,11 @@ const seeds_count = Number(process.env['WALSCOPE_LAW_SEEDS'] ?? SEEDS_DEFAULT);
 const SEEDS = Array.from({ length: seeds_count }, (_, index) => 1 + index);
 const SEED_TEST_MS_MAX = 60_000;
 const SEARCHED = 'lookup';
+/** Records made durable as the runtime makes them (an intent before its call is sent, a turn's and a run's
+ *  end); the others are read from the page cache, as a live WAL's appends are. */
+const BARRIER_AFTER: ReadonlySet<string> = new Set(['tool_dispatch_intent', 'turn_finished', 'run_finished']);
+/** Records whose timeline row is located after each append, back from the last. */
+const ROWS_LOCATED = 8;
 
 /** What the session view, its live tail and a search ask of a model, as plain values. */
 function modelViews(model: SessionModel) {
@@ -40,7 +47,8 @@ function modelViews(model: SessionModel) {
     timing: last === undefined ? [] : [episodeTimingSummary(last)],
     tokens: model.tokens(),
     search: searched(model),
-    timeline_row_of: Array.from({ length: fold.last_seq }, (_, seq) => model.record(model.locateSeq(seq + 1)!)?.timeline_row ?? null),
+    // The rows of the last few records, and of the first (each a read of its frame from disk).
+    timeline_row_of: [1, ...Array.from({ length: Math.min(ROWS_LOCATED, fold.last_seq) }, (_, back) => fold.last_seq - back)].map((seq) => model.record(model.locateSeq(seq)!)?.timeline_row ?? null),
     context: last === undefined || last.steps.length === 0 ? null : model.context(last.episode, last.steps.at(-1)!.step_id),
   };
 }
@@ -131,9 +139,10 @@ function checkSeed(seed: number): { records: number } {
   let live: SessionModel | null = null;
   let sporadic: SessionModel | null = null;
   let previous: { fold: SessionFold; json: string } | null = null;
-  SessionScript.write(root, (script) => {
+  withSession(root, SESSION, (_append, session) => {
     for (const [at, record] of records.entries()) {
-      script.record(record.type, record.payload);
+      session.writer.append(record.type, record.payload as Payload);
+      if (BARRIER_AFTER.has(record.type)) session.writer.barrier();
       live ??= new SessionModel(SESSION, target());
       sporadic ??= new SessionModel(SESSION, target());
       live.refresh();
