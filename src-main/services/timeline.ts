@@ -54,7 +54,7 @@ export function outsideRows(refs: readonly RecordRef[], recoveries: readonly Rec
 }
 
 export function sessionAnomalyRows(anomalies: readonly Anomaly[]): TimelineRow[] {
-  return anomalies.map((found) => ({ kind: 'anomaly', episode: null, anomaly: found.kind, message: found.message, seqs: found.seqs }));
+  return anomalies.map((found) => ({ kind: 'anomaly', episode: null, anomaly: found.kind, message: found.message, seqs: [...found.seqs] }));
 }
 
 type Keyed = { key: number; order: number; rows: TimelineRow[] };
@@ -107,7 +107,7 @@ export function episodeRowsPage(episode: EpisodeFold, steps: StepRowCache, start
 }
 
 function anomalyRow(episode: number, found: Anomaly): TimelineRow {
-  return { kind: 'anomaly', episode, anomaly: found.kind, message: found.message, seqs: found.seqs };
+  return { kind: 'anomaly', episode, anomaly: found.kind, message: found.message, seqs: [...found.seqs] };
 }
 
 /** An episode's rows in their three runs: the head and the input; the steps' rows merged by key with the others
@@ -396,7 +396,7 @@ function callRow(call: CallFold): CallRow {
     finished_at_ms: call.finished_at_ms,
     held: call.held === null ? null : { call_key: call.held.call_key, module: call.held.module, reason: call.held.reason, held_at_ms: call.held.held_at_ms, seq: call.held.seq },
     behind: call.behind,
-    successors: call.successors,
+    successors: [...call.successors],
     seqs,
   };
 }

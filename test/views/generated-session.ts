@@ -16,9 +16,12 @@ export interface SessionShape {
   episodes_max: number;
   steps_max: number;
   calls_max: number;
+  /** The session is cut at this many records, as a live WAL is cut mid-run (the checks after every append
+   *  cost the square of it). */
+  records_max: number;
 }
 
-export const SHAPE_DEFAULT: SessionShape = { episodes_max: 3, steps_max: 5, calls_max: 3 };
+export const SHAPE_DEFAULT: SessionShape = { episodes_max: 3, steps_max: 5, calls_max: 3, records_max: 200 };
 
 type CallFate = 'completed' | 'unknown' | 'no_dispatch' | 'held_late' | 'in_flight' | 'never_left';
 const CALL_FATES: readonly CallFate[] = ['completed', 'completed', 'completed', 'unknown', 'no_dispatch', 'held_late', 'in_flight', 'in_flight', 'never_left'];
@@ -87,7 +90,7 @@ export function generatedSession(seed: number, shape: SessionShape = SHAPE_DEFAU
     for (const entry of in_flight) entry.due_step = 0;
     if (random.chance(0.3)) push('send_delivered', { submission_id: `q${random.int(records.length)}` });
   }
-  return records;
+  return records.slice(0, shape.records_max);
 
   function writeBatch(run_id: string, batch_id: string, step_id: number, ids: readonly string[], slow_first: boolean): void {
     const fates = ids.map((_, index) => (slow_first && index === 0 ? 'in_flight' : random.pick(CALL_FATES)));
