@@ -55,13 +55,18 @@ export function generatedSession(seed: number, shape: SessionShape = SHAPE_DEFAU
   };
   /** Calls left in flight, each with the step after which its result comes (steps later, or after its
    *  episode closed): a result many batches back reaches past the point a sum takes on from. */
-  const in_flight: { call: { batch_id: string; tool_call_id: string }; due_step: number }[] = [];
+  const in_flight: { call: { batch_id: string; tool_call_id: string }; due_step: number; slow: boolean }[] = [];
   const resolve = (index: number) => {
-    const { call } = in_flight.splice(index, 1)[0]!;
-    push('tool_result', { ...call, outcome: random.pick(['completed', 'unknown']), output: `late output of ${call.tool_call_id}`, finished_at_ms: tick() });
+    const { call, slow } = in_flight.splice(index, 1)[0]!;
+    // A slow call completes: its class changes (an unknown outcome would leave it indeterminate).
+    const outcome = slow ? 'completed' : random.pick(['completed', 'unknown']);
+    push('tool_result', { ...call, outcome, output: `late output of ${call.tool_call_id}`, finished_at_ms: tick() });
   };
   const resolveDue = (step_id: number) => {
-    for (let index = in_flight.length - 1; index >= 0; index--) if (in_flight[index]!.due_step <= step_id && random.chance(0.7)) resolve(index);
+    for (let index = in_flight.length - 1; index >= 0; index--) {
+      const entry = in_flight[index]!;
+      if (entry.due_step <= step_id && (entry.slow || random.chance(0.7))) resolve(index);
+    }
   };
   const episodes = 1 + random.int(shape.episodes_max);
   for (let episode = 1; episode <= episodes; episode++) {
@@ -108,7 +113,7 @@ export function generatedSession(seed: number, shape: SessionShape = SHAPE_DEFAU
       push('tool_dispatch_intent', { ...call, module_id: 'lookup', dispatched_at_ms: tick(), args: { path: `/${tool_call_id}` } });
       noise(run_id, step_id);
       const slow = (slow_first && index === 0) || random.chance(0.3);
-      if (fate === 'in_flight') return void in_flight.push({ call, due_step: step_id + (slow ? SLOW_CALL_STEPS + random.int(2) : 1 + random.int(3)) });
+      if (fate === 'in_flight') return void in_flight.push({ call, slow, due_step: step_id + (slow ? SLOW_CALL_STEPS + random.int(2) : 1 + random.int(3)) });
       if (fate === 'held_late') {
         push('tool_call_provider_held', { ...call, call_key: `key-${tool_call_id}`, module: 'slow', reason: 'awaiting_human', held_at_ms: tick(), sequential });
         return void held.push(tool_call_id);
