@@ -1,8 +1,9 @@
-// Valid sessions made from a seed (the crash simulator's PRNG): episodes of model steps and tool batches whose
-// calls meet every fate the fold tells apart (completed, unknown, no dispatch, held and delivered late, left in
-// flight, never sent), with the records that decorate them (attempts, notes, steers, approvals, pauses, a
-// cancel, a second batch end, queued sends, now and then a batch id used twice) and late results for an episode already closed. The same seed gives
-// the same records on every machine, so a failing seed replays exactly.
+// Sessions a runtime could write, made from a seed (the crash simulator's PRNG): episodes of model steps and tool
+// batches whose calls meet every fate the fold tells apart (completed, unknown, no dispatch, held and delivered
+// late, left in flight, never sent), with the records that decorate them (attempts, notes, steers, approvals,
+// pauses, a cancel, a second batch end, queued sends, and now and then a batch id used twice, an anomaly) and
+// results many steps late or after their episode closed. The same seed gives the same records on every
+// machine, so a failing seed replays exactly.
 import type { JsonPayload } from '../../src-shared/replay.js';
 import { Prng } from '../../src-main/crashsim/prng.js';
 

@@ -24,7 +24,11 @@ import { generatedSession } from './generated-session.js';
 
 const tempDir = useTempDirs('walscope-law-');
 const SEEDS_DEFAULT = 6;
+const SEEDS_MAX = 10_000;
 const seeds_count = Number(process.env['WALSCOPE_LAW_SEEDS'] ?? SEEDS_DEFAULT);
+if (!Number.isSafeInteger(seeds_count) || seeds_count < 1 || seeds_count > SEEDS_MAX) {
+  throw new Error(`WALSCOPE_LAW_SEEDS is ${process.env['WALSCOPE_LAW_SEEDS']}: give a whole number of seeds from 1 to ${SEEDS_MAX}`);
+}
 const SEEDS = Array.from({ length: seeds_count }, (_, index) => 1 + index);
 const SEED_TEST_MS_MAX = 60_000;
 const SEARCHED = 'lookup';
@@ -129,6 +133,24 @@ function expectChangesExact(previous: { fold: SessionFold; json: string } | null
   expect(indexes.every((index) => index < now.episodes.length)).toBe(true);
 }
 
+/** The checks after one append: the live model's change list and views; now and then the sporadic model's
+ *  refresh and a random page of its timeline. Returns the live snapshot, as handed out. */
+function checkAppend(root: string, live: SessionModel, sporadic: SessionModel, previous: { fold: SessionFold; json: string } | null, random: Prng): { fold: SessionFold; json: string } {
+  live.refresh();
+  const now = live.fold();
+  expectChangesExact(previous, now, live.tailer.changes!);
+  expectLaw(root, live);
+  const handed_out = { fold: now, json: JSON.stringify(now) };
+  if (random.chance(0.5)) return handed_out;
+  sporadic.refresh();
+  if (random.chance(0.5)) return handed_out;
+  const total = sporadic.rowCounts().timeline;
+  const start = random.int(total + 1);
+  const count = 1 + random.int(20);
+  expect(sporadic.rows('timeline', start, count).rows, `a page from ${start}`).toEqual(buildTimeline(diskFold(root), walPayloadReader(walOf(root))).rows.slice(start, start + count));
+  return handed_out;
+}
+
 /** Appends the seed's session record by record; after every append the live model is checked, and a second
  *  model, refreshed after some appends only and reading only some views, pages at random. */
 function checkSeed(seed: number): { records: number } {
@@ -145,18 +167,12 @@ function checkSeed(seed: number): { records: number } {
       if (BARRIER_AFTER.has(record.type)) session.writer.barrier();
       live ??= new SessionModel(SESSION, target());
       sporadic ??= new SessionModel(SESSION, target());
-      live.refresh();
-      const now = live.fold();
-      expectChangesExact(previous, now, live.tailer.changes!);
-      previous = { fold: now, json: JSON.stringify(now) };
-      expectLaw(root, live);
-      if (random.chance(0.5)) continue;
-      sporadic.refresh();
-      if (random.chance(0.5)) continue;
-      const total = sporadic.rowCounts().timeline;
-      const start = random.int(total + 1);
-      const count = 1 + random.int(20);
-      expect(sporadic.rows('timeline', start, count).rows, `seed ${seed}, record ${at + 1}: a page from ${start}`).toEqual(buildTimeline(diskFold(root), walPayloadReader(walOf(root))).rows.slice(start, start + count));
+      try {
+        previous = checkAppend(root, live, sporadic, previous, random);
+      } catch (error) {
+        if (error instanceof Error) error.message = `seed ${seed}, after record ${at + 1} (${record.type}): ${error.message}`;
+        throw error;
+      }
     }
   });
   sporadic!.refresh();
