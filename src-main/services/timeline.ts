@@ -396,7 +396,7 @@ function callRow(call: CallFold): CallRow {
     finished_at_ms: call.finished_at_ms,
     held: call.held === null ? null : { call_key: call.held.call_key, module: call.held.module, reason: call.held.reason, held_at_ms: call.held.held_at_ms, seq: call.held.seq },
     behind: call.behind,
-    successors: [...call.successors],
+    successors: call.successors,
     seqs,
   };
 }
