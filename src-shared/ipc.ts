@@ -254,7 +254,7 @@ export interface CallRow {
   /** Held calls: what holds them, and the successors waiting behind. */
   held: { call_key: string; module: string; reason: string | null; held_at_ms: number | null; seq: number } | null;
   behind: string | null;
-  successors: string[];
+  successors: readonly string[];
   /** Every record of the call (intent, held, terminals), for jump-to-record. */
   seqs: number[];
   /** The seq of the tool_result whose output `output` previews: the whole of it reads with `getOutput`. */

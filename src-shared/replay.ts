@@ -30,123 +30,123 @@ export type EpisodeState = 'running' | 'paused' | 'cancelling' | 'closing' | 'fi
 
 /** Where a record is, for jump-to-record. Lineage frames have seq 0. */
 export interface RecordRef {
-  seq: number;
-  offset: number;
-  fence: number;
-  type: string;
+  readonly seq: number;
+  readonly offset: number;
+  readonly fence: number;
+  readonly type: string;
 }
 
 export interface ModelAttempt {
-  seq: number;
-  attempt: number | null;
-  outcome: string | null;
-  http_status: number | null;
-  ts_ms: number | null;
+  readonly seq: number;
+  readonly attempt: number | null;
+  readonly outcome: string | null;
+  readonly http_status: number | null;
+  readonly ts_ms: number | null;
 }
 
 /** A compaction or context-ceiling record, attached to the step it belongs to. */
 export interface StepNote {
-  seq: number;
-  type: string;
-  payload: JsonPayload;
+  readonly seq: number;
+  readonly type: string;
+  readonly payload: JsonPayload;
   /** compaction_view_applied only: replacement_sha256 is the SHA-256 of the record's replacement, checked on
    *  the record's own CBOR value (wal-format §6). */
-  replacement_digest_ok?: boolean;
+  readonly replacement_digest_ok?: boolean;
 }
 
 export interface StepFold {
-  step_id: number;
+  readonly step_id: number;
   /** seq of model_step_finished; null while the step is in flight (attempts or notes only). */
-  seq: number | null;
-  attempts: ModelAttempt[];
+  readonly seq: number | null;
+  readonly attempts: readonly ModelAttempt[];
   /** Where model_step_finished's frame starts; null while the step is in flight. The fold keeps no assistant
    *  message (tool inputs and text are most of what a step weighs): whoever shows or sends it reads it back
    *  from this record (replay/payloads.ts `stepMessage`). */
-  offset: number | null;
+  readonly offset: number | null;
   /** The rendered assistant message's role: its `role` text ('assistant' when the message is not a map, as it
    *  is rendered then; null when a map has no text role). With `tool_use_ids`, all that counting and checking
    *  the shape of a request need (replay/payloads.ts `PAYLOADS_UNREAD`). */
-  role: string | null;
-  usage: JsonPayload | null;
+  readonly role: string | null;
+  readonly usage: JsonPayload | null;
   /** tool_use ids of the assistant message, in source order. */
-  tool_use_ids: string[];
+  readonly tool_use_ids: readonly string[];
   /** A finished step without tool calls: the loop ended there (contract §4 step 3). */
-  natural_end: boolean;
-  batch_id: string | null;
-  turn_finished_seq: number | null;
-  notes: StepNote[];
+  readonly natural_end: boolean;
+  readonly batch_id: string | null;
+  readonly turn_finished_seq: number | null;
+  readonly notes: readonly StepNote[];
 }
 
 export interface CallIntent {
-  seq: number;
+  readonly seq: number;
   /** Where the intent's frame starts: its args are read back from there (replay/payloads.ts `intentArgs`). */
-  offset: number;
-  module_id: string | null;
+  readonly offset: number;
+  readonly module_id: string | null;
   /** What the call acts on, from its args (a path, a url, an id…; at most 80 characters), for "may have been
    *  applied — check …"; null when its args name none. */
-  target: string | null;
+  readonly target: string | null;
 }
 
 export interface CallTerminal {
-  seq: number;
-  type: 'tool_result' | 'tool_no_dispatch';
+  readonly seq: number;
+  readonly type: 'tool_result' | 'tool_no_dispatch';
   /** null for tool_no_dispatch. */
-  outcome: ToolOutcome | null;
-  is_error: boolean;
+  readonly outcome: ToolOutcome | null;
+  readonly is_error: boolean;
   /** tool_result.reason, or tool_no_dispatch.reason. */
-  reason: string | null;
+  readonly reason: string | null;
   /** Where the terminal record's frame starts in the WAL. The fold keeps no tool output (most of a WAL's
    *  bytes); read it back from here (recovery/payloads.ts). */
-  offset: number;
+  readonly offset: number;
 }
 
 export interface HeldRecord {
-  seq: number;
-  call_key: string;
-  module: string;
-  reason: string | null;
-  held_at_ms: number | null;
-  sequential: boolean;
-  detail_digest: string | null;
+  readonly seq: number;
+  readonly call_key: string;
+  readonly module: string;
+  readonly reason: string | null;
+  readonly held_at_ms: number | null;
+  readonly sequential: boolean;
+  readonly detail_digest: string | null;
   /** seq of a late_result for call_key, if one is in the WAL (shown; the tool_result is what counts). */
-  late_result_seq: number | null;
+  readonly late_result_seq: number | null;
 }
 
 export interface CallFold {
-  tool_call_id: string;
-  name: string;
+  readonly tool_call_id: string;
+  readonly name: string;
   /** Position in planned_calls: source order. */
-  index: number;
-  plan: 'dispatch' | 'no_dispatch';
+  readonly index: number;
+  readonly plan: 'dispatch' | 'no_dispatch';
   /** Declared pure/idempotent (planned_calls[].safe). */
-  safe: boolean;
-  class: CallClass;
-  intent: CallIntent | null;
+  readonly safe: boolean;
+  readonly class: CallClass;
+  readonly intent: CallIntent | null;
   /** Exactly one when the call is terminal; more is a duplicate-terminal anomaly. */
-  terminals: CallTerminal[];
-  held: HeldRecord | null;
+  readonly terminals: readonly CallTerminal[];
+  readonly held: HeldRecord | null;
   /** For a held_successor: the provider-held or closed-out call it waits behind. */
-  behind: string | null;
+  readonly behind: string | null;
   /** For a provider-held or closed-out call: the held successors waiting behind it. */
-  successors: string[];
+  readonly successors: readonly string[];
   /** tool-times/v1, as recorded: the intent's dispatched_at_ms, or the tool_no_dispatch's; null when the record
    *  has none (an untimed record stays untimed). */
-  dispatched_at_ms: number | null;
+  readonly dispatched_at_ms: number | null;
   /** tool-times/v1, as recorded: the counting (first) tool_result's finished_at_ms; null when it has none. */
-  finished_at_ms: number | null;
+  readonly finished_at_ms: number | null;
 }
 
 export interface BatchFold {
-  batch_id: string;
-  step_id: number | null;
-  sequential: boolean;
-  started_seq: number;
-  finished_seq: number | null;
-  calls: CallFold[];
+  readonly batch_id: string;
+  readonly step_id: number | null;
+  readonly sequential: boolean;
+  readonly started_seq: number;
+  readonly finished_seq: number | null;
+  readonly calls: readonly CallFold[];
   /** Every planned call has exactly one terminal, ids match, nothing duplicated (contract §4). */
-  committable: boolean;
+  readonly committable: boolean;
   /** An indeterminate call beside an open provider-held one: the indeterminate handling wins. */
-  mixed_crash: boolean;
+  readonly mixed_crash: boolean;
 }
 
 export type AnomalyKind =
@@ -170,105 +170,148 @@ export type AnomalyKind =
 
 /** A violation of the record set's rules, reported with the seqs involved; never thrown. */
 export interface Anomaly {
-  kind: AnomalyKind;
-  message: string;
-  seqs: number[];
-  batch_id: string | null;
-  tool_call_id: string | null;
+  readonly kind: AnomalyKind;
+  readonly message: string;
+  readonly seqs: readonly number[];
+  readonly batch_id: string | null;
+  readonly tool_call_id: string | null;
 }
 
 export interface SteerFold {
-  seq: number;
-  send_id: string | null;
-  delivery: string | null;
-  title: string | null;
-  input: JsonValue;
+  readonly seq: number;
+  readonly send_id: string | null;
+  readonly delivery: string | null;
+  readonly title: string | null;
+  readonly input: JsonValue;
   /** The step whose prompt it joins (the first model step recorded after it); null: it joins at run end. */
-  joins_step: number | null;
+  readonly joins_step: number | null;
 }
 
 export interface ApprovalFold {
-  tool_call_id: string;
-  requested_seq: number | null;
-  resolved_seq: number | null;
-  decision: string | null;
-  recorded_seq: number | null;
+  readonly tool_call_id: string;
+  readonly requested_seq: number | null;
+  readonly resolved_seq: number | null;
+  readonly decision: string | null;
+  readonly recorded_seq: number | null;
 }
 
 export interface CancelRequest {
-  seq: number;
-  run_id: string | null;
-  at: string | null;
+  readonly seq: number;
+  readonly run_id: string | null;
+  readonly at: string | null;
 }
 
 export interface PauseFold {
-  seq: number;
-  reason: string | null;
+  readonly seq: number;
+  readonly reason: string | null;
 }
 
 export interface ResumeRecord {
-  seq: number;
-  resumed_from_seq: number | null;
-  redone: string[];
-  indeterminate: string[];
+  readonly seq: number;
+  readonly resumed_from_seq: number | null;
+  readonly redone: readonly string[];
+  readonly indeterminate: readonly string[];
 }
 
 export interface RunFinish {
-  seq: number;
-  reason: string | null;
-  usage: JsonPayload | null;
-  error: JsonValue;
+  readonly seq: number;
+  readonly reason: string | null;
+  readonly usage: JsonPayload | null;
+  readonly error: JsonValue;
 }
 
 export interface EpisodeFold {
   /** 1, 2, … in WAL order. */
-  episode: number;
-  run_id: string | null;
-  started_seq: number;
-  config: JsonValue;
-  input: JsonValue;
+  readonly episode: number;
+  readonly run_id: string | null;
+  readonly started_seq: number;
+  readonly config: JsonValue;
+  readonly input: JsonValue;
   /** Its run_started carries runner tags (runner-tags/v1): every message part written for it carries one. */
-  tagged: boolean;
-  state: EpisodeState;
-  finished: RunFinish | null;
+  readonly tagged: boolean;
+  readonly state: EpisodeState;
+  readonly finished: RunFinish | null;
   /** Arrays while the fold owns them; a live episode's snapshot holds them in chunks (parts.ts). */
-  steps: Parts<StepFold>;
-  batches: Parts<BatchFold>;
-  steers: SteerFold[];
-  approvals: ApprovalFold[];
-  cancel_requests: CancelRequest[];
-  pauses: PauseFold[];
-  resumes: ResumeRecord[];
+  readonly steps: Parts<StepFold>;
+  readonly batches: Parts<BatchFold>;
+  readonly steers: readonly SteerFold[];
+  readonly approvals: readonly ApprovalFold[];
+  readonly cancel_requests: readonly CancelRequest[];
+  readonly pauses: readonly PauseFold[];
+  readonly resumes: readonly ResumeRecord[];
   /** Records shown but not acted on: unknown types, informational ones not attached elsewhere. */
-  shown: RecordRef[];
-  anomalies: Anomaly[];
-  last_seq: number;
+  readonly shown: readonly RecordRef[];
+  readonly anomalies: readonly Anomaly[];
+  readonly last_seq: number;
 }
 
 export interface QueueEntry {
-  submission_id: string;
-  seq: number;
+  readonly submission_id: string;
+  readonly seq: number;
   /** queued.request exactly as written (the input and config the send's run starts with); null when absent. */
-  request: JsonValue;
-  delivery: string | null;
-  title: string | null;
-  state: 'pending' | 'retracted' | 'delivered';
-  closed_seq: number | null;
+  readonly request: JsonValue;
+  readonly delivery: string | null;
+  readonly title: string | null;
+  readonly state: 'pending' | 'retracted' | 'delivered';
+  readonly closed_seq: number | null;
 }
 
 export interface SessionFold {
-  wal_id: string | null;
-  last_seq: number;
+  readonly wal_id: string | null;
+  readonly last_seq: number;
   /** The runner tag the next tagged message part gets: one more than the highest tag the WAL holds, and at
    *  least a lineage frame's next_tag (a tombstone's count carried to this lineage); 1 when there is none. */
-  next_tag: number;
-  episodes: EpisodeFold[];
-  queue: QueueEntry[];
+  readonly next_tag: number;
+  readonly episodes: readonly EpisodeFold[];
+  readonly queue: readonly QueueEntry[];
   /** Pending submission ids in drain order: interrupts first, then plain entries, each in WAL order. */
-  queue_drain_order: string[];
+  readonly queue_drain_order: readonly string[];
   /** Records outside any episode (queue records, lineage, stray ones). */
-  outside: RecordRef[];
-  anomalies: Anomaly[];
+  readonly outside: readonly RecordRef[];
+  readonly anomalies: readonly Anomaly[];
+}
+
+/** What a snapshot changed against the one before it (SessionFolder.snapshotSince), so a view can take its
+ *  own sums on from the last snapshot's without finding the change by identity. The contract, exact: an
+ *  episode, step or batch the list does not name is the very object the previous snapshot held; one it names is
+ *  a new object (its value may still be equal: a record that names a part without changing it, a second
+ *  tool_batch_finished). The session's own lists (queue, outside, anomalies) are new at every snapshot. */
+/** A fold's part as the folder builds it, before it is handed out (replay/fold.ts, replay/classify.ts): the
+ *  same shape with nothing read-only. Every other reader gets the read-only types above, so that "a snapshot
+ *  never changes once handed out" is the compiler's to check. JSON values are the WAL's, never changed. */
+export type Live<T> = T extends JsonValue
+  ? T
+  : T extends readonly (infer Item)[]
+    ? Live<Item>[]
+    : T extends Parts<infer Item>
+      ? Parts<Live<Item>>
+      : T extends object
+        ? { -readonly [Key in keyof T]: Live<T[Key]> }
+        : T;
+
+export interface FoldChanges {
+  /** There was no previous snapshot (the first read, a restart): every episode is added. */
+  from_scratch: boolean;
+  /** The episodes rebuilt, in order. */
+  episodes: readonly EpisodeChange[];
+}
+
+export interface EpisodeChange {
+  /** Its place in `episodes` (its number less one). */
+  index: number;
+  /** The previous snapshot did not hold it. */
+  added: boolean;
+  /** Its run_finished is new since the previous snapshot. */
+  closed: boolean;
+  steps: PartChanges;
+  batches: PartChanges;
+}
+
+export interface PartChanges {
+  /** Places before `added_from` that hold a new object, ascending. */
+  changed: readonly number[];
+  /** The list's length in the previous snapshot (0 for an added episode): every place from here on is new. */
+  added_from: number;
 }
 
 /** One record an action would append. Records with the same barrier are made durable together, in order. */
@@ -349,7 +392,7 @@ export interface ReplayEpisodeJson {
   cost: Cost;
   steps: ReplayStepJson[];
   batches: ReplayBatchJson[];
-  anomalies: Anomaly[];
+  anomalies: readonly Anomaly[];
 }
 
 /** What `walscope replay --json` prints. */
@@ -360,7 +403,7 @@ export interface ReplayJson {
   integrity: ReplayIntegrity;
   episodes: ReplayEpisodeJson[];
   /** Anomalies outside any episode. */
-  anomalies: Anomaly[];
+  anomalies: readonly Anomaly[];
   /** How the last run stands: the session's status word, its attention entry, its unconfirmed calls. */
   run: RunSignal;
   resume: ResumePlan;

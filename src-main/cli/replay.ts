@@ -124,7 +124,7 @@ function callLine(call: CallFold): string {
   return `${CLASS_WORDS[call.class].label.padEnd(CLASS_LABEL_CHARS)} ${printable(call.tool_call_id, TEXT_MAX)}  ${printable(call.name, TEXT_MAX)}  ${where}${failed}${detail}${held}${behind}`;
 }
 
-function anomalyLines(anomalies: Anomaly[], indent: string): string[] {
+function anomalyLines(anomalies: readonly Anomaly[], indent: string): string[] {
   return anomalies.map((entry) => `${indent}ANOMALY ${entry.kind} (seq ${entry.seqs.join(', ')}): ${printable(entry.message, 400)}`);
 }
 

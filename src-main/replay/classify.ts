@@ -4,10 +4,11 @@
 // sent. Behind a DELIVERED held terminal (completed) nothing durable separates a crash before its send from one
 // after it, so the same intent is ordinary indeterminate.
 import { NONE, withItem } from '../../src-shared/arrays.js';
-import type { BatchFold, CallClass, CallFold } from '../../src-shared/replay.js';
+import type { BatchFold, CallClass, CallFold, Live } from '../../src-shared/replay.js';
 
-export function classifyBatch(batch: BatchFold): void {
-  let blocker: CallFold | null = null;
+/** Classifies a batch the folder has not handed out yet, in place. */
+export function classifyBatch(batch: Live<BatchFold>): void {
+  let blocker: Live<CallFold> | null = null;
   for (const call of batch.calls) {
     call.behind = null;
     call.successors = NONE;

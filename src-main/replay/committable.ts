@@ -2,7 +2,7 @@
 // terminal, nothing is duplicated, no record names a call the batch did not plan, and the batch matches its
 // step's tool calls in source order. Violations are anomalies with the seqs involved; nothing here throws,
 // because an inspector must show a damaged session, not refuse to look at it.
-import type { Anomaly, AnomalyKind, BatchFold, EpisodeFold, StepFold } from '../../src-shared/replay.js';
+import type { Anomaly, AnomalyKind, BatchFold, EpisodeFold, Live, StepFold } from '../../src-shared/replay.js';
 import { EpisodeIndex } from './episode-index.js';
 import { EpisodeSum, sharedBy, sharedSteps } from './resumable.js';
 
@@ -12,7 +12,7 @@ export function anomaly(
   seqs: number[],
   batch_id: string | null = null,
   tool_call_id: string | null = null,
-): Anomaly {
+): Live<Anomaly> {
   return { kind, message, seqs, batch_id, tool_call_id };
 }
 

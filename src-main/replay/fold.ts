@@ -9,9 +9,13 @@ import type {
   ApprovalFold,
   BatchFold,
   CallFold,
+  EpisodeChange,
   EpisodeFold,
+  FoldChanges,
   JsonPayload,
   JsonValue,
+  Live,
+  PartChanges,
   QueueEntry,
   RecordRef,
   SessionFold,
@@ -26,6 +30,13 @@ import { episodeState } from './state.js';
 import { replacementDigestOk, VIEW_RECORD_TYPE } from './views.js';
 import { toJsonValue } from '../../src-shared/json.js';
 import { asInteger, asText, flag, highestTag, integer, isMap, mapOrNull, TARGET_KEYS, targetHint, text, texts, toJsonPayload, toolUses } from './values.js';
+
+/** The folder's own parts, which it changes until it hands them out (Live); a snapshot's are read-only. */
+type LiveEpisode = Live<EpisodeFold>;
+type LiveStep = Live<StepFold>;
+type LiveBatch = Live<BatchFold>;
+type LiveCall = Live<CallFold>;
+type LiveSession = Live<SessionFold>;
 
 export function foldFrames(frames: Iterable<ReadFrame>): SessionFold {
   const folder = new SessionFolder();
@@ -129,16 +140,16 @@ const BEYOND_BOUNDS = Symbol('beyond the fold\'s bounds');
 /** Per-episode lookups that keep each record's routing O(1): a linear search per record made long episodes
  *  quadratic (80k planned calls, 40k approvals, 40k steers before 40k steps). */
 interface EpisodeLookups {
-  steps: Map<number, StepFold>;
-  approvals: Map<string, ApprovalFold>;
+  steps: Map<number, LiveStep>;
+  approvals: Map<string, Live<ApprovalFold>>;
   /** Calls with a provider hold (and their batches), by call_key, for late_result. */
-  held: Map<string, { batch: BatchFold; call: CallFold }[]>;
+  held: Map<string, { batch: LiveBatch; call: LiveCall }[]>;
   /** Steers from this index on have not joined a step yet (they join in order, so that is a suffix). */
   steers_unjoined_from: number;
 }
 
 export class SessionFolder {
-  private readonly fold: SessionFold = {
+  private readonly fold: LiveSession = {
     wal_id: null,
     last_seq: 0,
     next_tag: 1,
@@ -150,25 +161,25 @@ export class SessionFolder {
   };
   /** Every batch by id, for tool records that name it; `calls` by id only for a batch of more than
    *  CALLS_SCANNED_MAX calls (a Map a batch cost ~180 bytes a step, for what a scan of a few calls finds). */
-  private readonly batches = new Map<string, { episode: EpisodeFold; batch: BatchFold; calls: Map<string, CallFold> | null }>();
+  private readonly batches = new Map<string, { episode: LiveEpisode; batch: LiveBatch; calls: Map<string, LiveCall> | null }>();
   private readonly run_ids = new Map<string, number>();
-  private readonly lookups = new WeakMap<EpisodeFold, EpisodeLookups>();
+  private readonly lookups = new WeakMap<LiveEpisode, EpisodeLookups>();
   /** Pending queue entries by submission id, oldest first from `next`. */
-  private readonly pending_queue = new Map<string, { entries: QueueEntry[]; next: number }>();
+  private readonly pending_queue = new Map<string, { entries: Live<QueueEntry>[]; next: number }>();
   private items_kept = 0;
   /** Why the fold stopped: a record it cannot hold within its bounds. Frames after it are not folded. */
   refusal: WalErrorInfo | null = null;
   private finished = false;
   /** Episodes a frame may have changed since the last `snapshotSince`: the open one, and an earlier one that a
    *  late tool record reaches through its batch. */
-  private readonly changed = new Set<EpisodeFold>();
+  private readonly changed = new Set<LiveEpisode>();
   /** Live parts a frame changed since the last `snapshotSince`; null before the first one, which copies every
    *  part anyway (a fold read once and finished keeps no such set). */
   private touched: Set<object> | null = null;
   /** Finished episodes a snapshot holds as they are, not as a copy (with how many anomalies they had before
    *  classification added the checked ones): the live fold and its snapshots share them, so a million records'
    *  closed episodes are held once. A late record reaching one makes the live fold its own copy first. */
-  private readonly handed_out = new WeakMap<EpisodeFold, number>();
+  private readonly handed_out = new WeakMap<LiveEpisode, number>();
   /** Parts (steps, batches, steers, approvals) `ownCopy` copied since the last `snapshotSince`. */
   private parts_owned = 0;
 
@@ -299,33 +310,36 @@ export class SessionFolder {
 
   /** The same fold as `snapshot`, made from `previous` (this folder's last `snapshotSince`, or null): episodes
    *  no frame reached since then are taken from it as they are, so a live session's append costs its open
-   *  episode, not the whole session. Record references are immutable and shared, not copied. */
-  snapshotSince(previous: SessionFold | null): { fold: SessionFold; episodes_rebuilt: number; parts_copied: number } {
+   *  episode, not the whole session. Record references are immutable and shared, not copied. `changes` names
+   *  what is new against `previous` (FoldChanges), from the parts this folder marked as the frames came. */
+  snapshotSince(previous: SessionFold | null): { fold: SessionFold; changes: FoldChanges; parts_copied: number } {
     const { episodes, outside, anomalies, queue, ...scalars } = this.fold;
-    let episodes_rebuilt = 0;
+    const changes: EpisodeChange[] = [];
     let parts_copied = this.parts_owned;
     this.parts_owned = 0;
     const copied = episodes.map((episode, index) => {
       const kept = previous?.episodes[index];
       if (kept !== undefined && !this.changed.has(episode)) return kept;
-      episodes_rebuilt += 1;
       // A finished episode no snapshot holds yet (the first read's, one started and finished since the last
       // snapshot) is classified in place and handed out: no copy.
       if (episode.finished !== null && kept === undefined) {
         const own_anomalies = episode.anomalies.length;
-        return this.handOut(index, episode, classifyEpisode(episode), own_anomalies);
+        classifyEpisode(episode);
+        changes.push(episodeChange(index, null, episode, null, NONE));
+        return this.handOut(index, episode, episode, own_anomalies);
       }
-      const { copy, fresh, fresh_batches, copied: count } = this.copyEpisode(episode, kept);
+      const { copy, fresh, fresh_batches, copied: count, places } = this.copyEpisode(episode, kept);
       parts_copied += count;
       if (kept !== undefined) noteMadeFrom(copy, kept);
-      const classified_copy = classifyEpisode(copy, fresh, fresh_batches);
-      return episode.finished === null ? classified_copy : this.handOut(index, episode, classified_copy);
+      const recopied = classifyEpisode(copy, fresh, fresh_batches);
+      changes.push(episodeChange(index, kept ?? null, copy, places, recopied));
+      return episode.finished === null ? copy : this.handOut(index, episode, copy);
     });
     this.changed.clear();
     this.touched = new Set();
-    const fold: SessionFold = { ...scalars, episodes: copied, outside: outside.slice(), anomalies: structuredClone(anomalies), queue: structuredClone(queue) };
-    fold.queue_drain_order = pendingInDrainOrder(fold).map((entry) => entry.submission_id);
-    return { fold, episodes_rebuilt, parts_copied };
+    const queue_copy = structuredClone(queue);
+    const fold: SessionFold = { ...scalars, episodes: copied, outside: outside.slice(), anomalies: structuredClone(anomalies), queue: queue_copy, queue_drain_order: drainOrder(queue_copy) };
+    return { fold, changes: { from_scratch: previous === null, episodes: changes }, parts_copied };
   }
 
   /** A copy of a live episode that shares every part its last snapshot (`before`) holds and no frame touched
@@ -334,7 +348,10 @@ export class SessionFolder {
    *  parts it changed and the chunks they sit in. `fresh`: the parts copied anew (null: all of them),
    *  `fresh_batches` the batches among them. The episode's other lists are new (classification appends
    *  anomalies); their entries are never changed once pushed, so they are shared. */
-  private copyEpisode(episode: EpisodeFold, before: EpisodeFold | undefined): { copy: EpisodeFold; fresh: ReadonlySet<object> | null; fresh_batches: Parts<BatchFold>; copied: number } {
+  private copyEpisode(episode: LiveEpisode, before_handed_out: EpisodeFold | undefined): { copy: LiveEpisode; fresh: ReadonlySet<object> | null; fresh_batches: Parts<LiveBatch>; copied: number; places: number[][] | null } {
+    // The copy holds the last snapshot's parts where no frame touched them, typed as its own: classification
+    // changes only the fresh ones, and copies a shared batch whose verdict changes (classifyEpisode).
+    const before = before_handed_out as LiveEpisode | undefined;
     const touched = this.touched;
     const shared = before !== undefined && touched !== null;
     const fresh = new Set<object>();
@@ -361,7 +378,7 @@ export class SessionFolder {
       for (const at of places[which]!) copy[at] = clone(live[at]!);
       return copy;
     };
-    const copy: EpisodeFold = {
+    const copy: LiveEpisode = {
       ...episode,
       steps: chunked(0, lists[0], before?.steps, copyStep),
       batches: chunked(1, lists[1], before?.batches, copyBatch),
@@ -374,12 +391,12 @@ export class SessionFolder {
       anomalies: episode.anomalies.slice(),
     };
     const fresh_batches = places === null ? copy.batches : [...places[1]!.map((at) => copy.batches.at(at)!), ...copy.batches.slice(before!.batches.length)];
-    return { copy, fresh: places === null ? null : fresh, fresh_batches, copied: fresh.size };
+    return { copy, fresh: places === null ? null : fresh, fresh_batches, copied: fresh.size, places };
   }
 
   /** Makes `out` (`live` classified, or a classified copy of it) the live fold's episode `index` too: it is
    *  immutable from here on (`ownCopy` copies it before a late record changes it). */
-  private handOut(index: number, live: EpisodeFold, out: EpisodeFold, own_anomalies = live.anomalies.length): EpisodeFold {
+  private handOut(index: number, live: LiveEpisode, out: LiveEpisode, own_anomalies = live.anomalies.length): LiveEpisode {
     this.handed_out.set(out, own_anomalies);
     if (out !== live) this.replaceEpisode(index, live, out);
     return out;
@@ -387,9 +404,21 @@ export class SessionFolder {
 
   /** The live fold's own copy of a handed-out episode that a late record is about to change: as it was before
    *  classification (its own anomalies only), made once until the next snapshot hands it out again. */
-  private ownCopy(shared: EpisodeFold): EpisodeFold {
-    const own = structuredClone(withPlainLists(shared));
-    own.anomalies.length = this.handed_out.get(shared)!;
+  private ownCopy(shared: LiveEpisode): LiveEpisode {
+    // Copied part by part, not structurally cloned: a clone made one list of every shared NONE, and a late
+    // result pushed onto it went to every call of the episode that had no terminal yet.
+    const own: LiveEpisode = {
+      ...shared,
+      steps: shared.steps.map(copyStep),
+      batches: shared.batches.map(copyBatch),
+      steers: shared.steers.map((steer) => ({ ...steer })),
+      approvals: shared.approvals.map((card) => ({ ...card })),
+      cancel_requests: shared.cancel_requests.slice(),
+      pauses: shared.pauses.slice(),
+      resumes: shared.resumes.slice(),
+      shown: shared.shown.slice(),
+      anomalies: shared.anomalies.slice(0, this.handed_out.get(shared)!),
+    };
     this.parts_owned += own.steps.length + own.batches.length + own.steers.length + own.approvals.length;
     this.replaceEpisode(shared.episode - 1, shared, own);
     return own;
@@ -397,7 +426,7 @@ export class SessionFolder {
 
   /** Puts `now` in place of `was` in the live fold, and its batches in place of `was`'s in the batch map (the
    *  same batches, place by place). */
-  private replaceEpisode(index: number, was: EpisodeFold, now: EpisodeFold): void {
+  private replaceEpisode(index: number, was: LiveEpisode, now: LiveEpisode): void {
     assert.equal(this.fold.episodes[index], was);
     this.fold.episodes[index] = now;
     for (const batch of now.batches) {
@@ -411,13 +440,13 @@ export class SessionFolder {
   // ---------------------------------------------------------------- routing
 
   /** The last episode while it has no run_finished. */
-  openEpisode(): EpisodeFold | null {
+  openEpisode(): LiveEpisode | null {
     const last = this.fold.episodes.at(-1);
     return last !== undefined && last.finished === null ? last : null;
   }
 
   /** The episode a run record belongs to, or null (reported) when it falls outside every episode. */
-  episodeFor(ref: RecordRef): EpisodeFold | null {
+  episodeFor(ref: RecordRef): LiveEpisode | null {
     const episode = this.openEpisode();
     if (episode === null) {
       this.fold.outside.push(ref);
@@ -428,7 +457,7 @@ export class SessionFolder {
 
   /** A finished episode is reached only through its batches (a late tool record): its lookups, which serve the
    *  open episode's records, are dropped. */
-  closed(episode: EpisodeFold): void {
+  closed(episode: LiveEpisode): void {
     this.lookups.delete(episode);
   }
 
@@ -438,7 +467,7 @@ export class SessionFolder {
     else episode.shown.push(ref);
   }
 
-  lookupsOf(episode: EpisodeFold): EpisodeLookups {
+  lookupsOf(episode: LiveEpisode): EpisodeLookups {
     let lookups = this.lookups.get(episode);
     if (lookups === undefined) {
       lookups = { steps: new Map(), approvals: new Map(), held: new Map(), steers_unjoined_from: 0 };
@@ -448,7 +477,7 @@ export class SessionFolder {
   }
 
   /** The step to change (made if new), marked touched. */
-  step(episode: EpisodeFold, step_id: number): StepFold {
+  step(episode: LiveEpisode, step_id: number): LiveStep {
     const steps = this.lookupsOf(episode).steps;
     let step = steps.get(step_id);
     if (step === undefined) {
@@ -478,13 +507,13 @@ export class SessionFolder {
   }
 
   /** The batch `batch_id` names when this episode started it, marked touched. */
-  batchOf(episode: EpisodeFold, batch_id: string | null): BatchFold | undefined {
+  batchOf(episode: LiveEpisode, batch_id: string | null): LiveBatch | undefined {
     const found = batch_id === null ? undefined : this.batches.get(batch_id);
     return found?.episode === episode ? this.touch(found.batch) : undefined;
   }
 
   /** The batch and call a tool record names; anomalies when either is unknown. */
-  call(batch_id: string, tool_call_id: string, ref: RecordRef): { episode: EpisodeFold; batch: BatchFold; call: CallFold } | null {
+  call(batch_id: string, tool_call_id: string, ref: RecordRef): { episode: LiveEpisode; batch: LiveBatch; call: LiveCall } | null {
     const shared = this.batches.get(batch_id)?.episode;
     if (shared !== undefined && this.handed_out.has(shared)) this.ownCopy(shared);
     const found = this.batches.get(batch_id);
@@ -514,7 +543,7 @@ export class SessionFolder {
     const left_open = this.openEpisode();
     const number = this.fold.episodes.length + 1;
     const run_id = text(payload, 'run_id');
-    const episode: EpisodeFold = {
+    const episode: LiveEpisode = {
       episode: number,
       run_id,
       started_seq: ref.seq,
@@ -558,8 +587,8 @@ export class SessionFolder {
     const planned = Array.isArray(planned_calls) ? planned_calls : [];
     // A few calls are found by a scan, more through a map (as `call` finds them): a map for every batch cost
     // more than the scans it saved.
-    const calls = planned.length > CALLS_SCANNED_MAX ? new Map<string, CallFold>() : null;
-    const listed: CallFold[] = [];
+    const calls = planned.length > CALLS_SCANNED_MAX ? new Map<string, LiveCall>() : null;
+    const listed: LiveCall[] = [];
     for (const entry of planned) {
       const plan = isMap(entry) ? entry : {};
       const tool_call_id = text(plan, 'tool_call_id') ?? '';
@@ -571,7 +600,7 @@ export class SessionFolder {
       calls?.set(tool_call_id, call);
       listed.push(call);
     }
-    const batch: BatchFold = {
+    const batch: LiveBatch = {
       batch_id,
       step_id,
       sequential,
@@ -602,7 +631,7 @@ export class SessionFolder {
     if (submission_id === null) return;
     const pending = this.pending_queue.get(submission_id);
     if (ref.type === 'queued') {
-      const queued: QueueEntry = {
+      const queued: Live<QueueEntry> = {
         submission_id,
         seq: ref.seq,
         request: payload['request'] ?? null,
@@ -631,15 +660,15 @@ export class SessionFolder {
 // note, a terminal, a payload) is shared, as it is between snapshots; a call's successors are set afresh on
 // each copy by classification. structuredClone of every step and batch was ~2.3 s of the first snapshot of a
 // million records in one open episode. test/replay/snapshot-copies.test.ts freezes every snapshot and folds on.
-function copyStep(step: StepFold): StepFold {
+function copyStep(step: LiveStep): LiveStep {
   return { ...step, attempts: ownList(step.attempts), notes: ownList(step.notes) };
 }
 
-function copyBatch(batch: BatchFold): BatchFold {
+function copyBatch(batch: LiveBatch): LiveBatch {
   return { ...batch, calls: batch.calls.map(copyCall) };
 }
 
-function copyCall(call: CallFold): CallFold {
+function copyCall(call: LiveCall): LiveCall {
   return { ...call, terminals: ownList(call.terminals), held: call.held === null ? null : { ...call.held } };
 }
 
@@ -652,7 +681,7 @@ function liveList<T>(list: Parts<T>): T[] {
 
 /** The episode with its steps and batches as arrays: what a structured copy can clone, and what the fold pushes
  *  onto. */
-function withPlainLists(episode: EpisodeFold): EpisodeFold {
+function withPlainLists(episode: LiveEpisode): LiveEpisode {
   if (Array.isArray(episode.steps) && Array.isArray(episode.batches)) return episode;
   return { ...episode, steps: episode.steps.slice(), batches: episode.batches.slice() };
 }
@@ -687,13 +716,13 @@ function touchedPlaces(lists: readonly (readonly object[])[], before: readonly n
  *  batches are `fresh_batches`) is shared with the last snapshot: it was classified when copied and no frame
  *  changed it since, so it is not classified again; its committable
  *  verdict also depends on the episode around it (its step, anomalies naming it), and a changed verdict gets a
- *  copy of the batch, never a change under the last snapshot. */
-function classifyEpisode(episode: EpisodeFold, fresh: ReadonlySet<object> | null = null, fresh_batches: Iterable<BatchFold> = episode.batches): EpisodeFold {
-  const reused = (batch: BatchFold) => fresh !== null && !fresh.has(batch);
+ *  copy of the batch, never a change under the last snapshot: the places of those copies are returned. */
+function classifyEpisode(episode: LiveEpisode, fresh: ReadonlySet<object> | null = null, fresh_batches: Iterable<LiveBatch> = episode.batches): readonly number[] {
+  const reused = (batch: LiveBatch) => fresh !== null && !fresh.has(batch);
   for (const batch of fresh_batches) classifyBatch(batch);
   const checked = checkEpisode(episode);
   appendAll(episode.anomalies, checked.anomalies);
-  const recopied = new Map<number, BatchFold>();
+  const recopied = new Map<number, LiveBatch>();
   // An index loop: an entries() pair per batch was garbage at every append of a long open episode.
   for (let index = 0; index < episode.batches.length; index++) {
     const batch = episode.batches.at(index)!;
@@ -703,16 +732,34 @@ function classifyEpisode(episode: EpisodeFold, fresh: ReadonlySet<object> | null
     else batch.committable = committable;
   }
   // Only a snapshot's copy reuses batches, and its lists are chunked (copyEpisode).
-  if (recopied.size > 0) episode.batches = (episode.batches as ChunkedList<BatchFold>).withChanges(recopied);
+  if (recopied.size > 0) episode.batches = (episode.batches as ChunkedList<LiveBatch>).withChanges(recopied);
   episode.state = episodeState(episode);
-  return episode;
+  return recopied.size === 0 ? NONE : [...recopied.keys()];
+}
+
+/** The change `snapshotSince` made to episode `index` (`now`, made from `before`, null when it is new), from
+ *  the places `copyEpisode` copied anew (null: all of them) and the batches classification copied. */
+function episodeChange(index: number, before: EpisodeFold | null, now: EpisodeFold, places: number[][] | null, recopied: readonly number[]): EpisodeChange {
+  const parts = (which: number, before_length: number, also: readonly number[]): PartChanges => {
+    if (places === null) return { changed: Array.from({ length: before_length }, (_, at) => at), added_from: before_length };
+    const changed = new Set(places[which]);
+    for (const at of also) if (at < before_length) changed.add(at);
+    return { changed: [...changed].sort((a, b) => a - b), added_from: before_length };
+  };
+  return {
+    index,
+    added: before === null,
+    closed: now.finished !== null && before?.finished == null,
+    steps: parts(0, before?.steps.length ?? 0, NONE),
+    batches: parts(1, before?.batches.length ?? 0, recopied),
+  };
 }
 
 /** A step's attempts and tool_use ids and a call's terminals start as the shared NONE and get their first item
  *  with `withItem`, a list of exactly one: an empty list grown by push has 16 slots (~600 bytes a step of empty
  *  slots), and cutting them to size when the episode closed left the first lists behind as garbage the
  *  collector had already moved to the old generation (~50 MB of a million records' fold). */
-function plannedCall(plan: JsonPayload, tool_call_id: string, index: number): CallFold {
+function plannedCall(plan: JsonPayload, tool_call_id: string, index: number): LiveCall {
   return {
     tool_call_id,
     name: text(plan, 'name') ?? '',
@@ -1005,20 +1052,24 @@ function decodeKept(decoder: CborDecoder, type: string): JsonPayload | KeptValue
 
 /** Classification, the committable check and the episode states, computed on `fold` in place, but for the
  *  episodes already classified (handed out by `snapshotSince`). */
-function classified(fold: SessionFold, done: (index: number) => boolean): SessionFold {
+function classified(fold: LiveSession, done: (index: number) => boolean): LiveSession {
   for (const [index, episode] of fold.episodes.entries()) if (!done(index)) classifyEpisode(episode);
-  fold.queue_drain_order = pendingInDrainOrder(fold).map((entry) => entry.submission_id);
+  fold.queue_drain_order = drainOrder(fold.queue);
   return fold;
 }
 
 /** A tool_result's outcome. Records older than the outcome field say unknown_outcome in reason or output. */
-function resultOutcome(outcome: string | null, reason: string | null, output: JsonValue | undefined): CallFold['terminals'][number]['outcome'] {
+function resultOutcome(outcome: string | null, reason: string | null, output: JsonValue | undefined): LiveCall['terminals'][number]['outcome'] {
   if (outcome === 'completed' || outcome === 'unknown' || outcome === 'interrupted' || outcome === 'max_steps') return outcome;
   return reason === 'unknown_outcome' || output === 'unknown_outcome' ? 'unknown' : 'completed';
 }
 
+function drainOrder(queue: readonly QueueEntry[]): string[] {
+  return pendingInDrainOrder({ queue }).map((entry) => entry.submission_id);
+}
+
 /** The pending queue entries in drain order: interrupts first, then plain entries, each in WAL order. */
-export function pendingInDrainOrder(fold: SessionFold): QueueEntry[] {
+export function pendingInDrainOrder(fold: Pick<SessionFold, 'queue'>): QueueEntry[] {
   const pending = fold.queue.filter((entry) => entry.state === 'pending');
   const interrupts = pending.filter((entry) => entry.delivery === 'interrupt');
   const plain = pending.filter((entry) => entry.delivery !== 'interrupt');

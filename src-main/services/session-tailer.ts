@@ -3,7 +3,7 @@
 // writer truncating a torn tail under its lease) or replaced, in which case it starts over from offset 0.
 // A partial frame at the end of a live WAL is a tail in progress: the checkpoint stays before it.
 import fs from 'node:fs';
-import type { SessionFold } from '../../src-shared/replay.js';
+import type { FoldChanges, SessionFold } from '../../src-shared/replay.js';
 import type { ReadFrame } from '../../src-shared/wal.js';
 import {
   readTarget, type WalTarget, type RunDigests, nodeFileIO, type FileIO, FRAME_DIGEST_BYTES, LineageFacts,
@@ -56,6 +56,8 @@ export class SessionTailer {
   private fold_cache: SessionFold | null = null;
   /** The last snapshot, kept after new frames so the next one reuses its untouched episodes. */
   private fold_previous: SessionFold | null = null;
+  /** What the last snapshot changed against the one before it (null before the first, and for `finalFold`). */
+  private changes_: FoldChanges | null = null;
   /** The fold was finished in place (`finalFold`): the next refresh starts over. */
   private spent = false;
   /** Episodes the fold snapshots re-copied and re-classified, over this tailer's life. */
@@ -93,12 +95,18 @@ export class SessionTailer {
    *  from the last one: only the episodes the new frames reached are copied again. */
   fold(): SessionFold {
     if (this.fold_cache !== null) return this.fold_cache;
-    const { fold, episodes_rebuilt, parts_copied } = this.folder.snapshotSince(this.fold_previous);
-    this.episodes_rebuilt += episodes_rebuilt;
+    const { fold, changes, parts_copied } = this.folder.snapshotSince(this.fold_previous);
+    this.episodes_rebuilt += changes.episodes.length;
+    this.changes_ = changes;
     this.parts_copied += parts_copied;
     this.fold_cache = fold;
     this.fold_previous = fold;
     return fold;
+  }
+
+  /** What `fold()` changed against the snapshot before it (FoldChanges); null when it was not made by `fold()`. */
+  get changes(): FoldChanges | null {
+    return this.fold_cache !== null && this.fold_cache === this.fold_previous ? this.changes_ : null;
   }
 
   /** The fold classified in place, not copied, for a read whose views are dropped once its summary is made (a
@@ -168,6 +176,7 @@ export class SessionTailer {
     this.mark = null;
     this.fold_cache = null;
     this.fold_previous = null;
+    this.changes_ = null;
     this.spent = false;
   }
 }

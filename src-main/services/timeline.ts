@@ -56,7 +56,7 @@ export function outsideRows(refs: readonly RecordRef[], recoveries: readonly Rec
 }
 
 export function sessionAnomalyRows(anomalies: readonly Anomaly[]): TimelineRow[] {
-  return anomalies.map((found) => ({ kind: 'anomaly', episode: null, anomaly: found.kind, message: found.message, seqs: found.seqs }));
+  return anomalies.map((found) => ({ kind: 'anomaly', episode: null, anomaly: found.kind, message: found.message, seqs: [...found.seqs] }));
 }
 
 type Keyed = { key: number; order: number; rows: TimelineRow[] };
@@ -109,7 +109,7 @@ export function episodeRowsPage(episode: EpisodeFold, steps: StepRowCache, start
 }
 
 function anomalyRow(episode: number, found: Anomaly): TimelineRow {
-  return { kind: 'anomaly', episode, anomaly: found.kind, message: found.message, seqs: found.seqs };
+  return { kind: 'anomaly', episode, anomaly: found.kind, message: found.message, seqs: [...found.seqs] };
 }
 
 /** An episode's rows in their three runs: the head and the input; the steps' rows merged by key with the others

@@ -3,7 +3,7 @@ import type { EpisodeFold } from '../../src-shared/replay.js';
 import { readWal } from '../../src-main/engine/reader.js';
 import { SessionFolder } from '../../src-main/replay/fold.js';
 
-export function episodesOf(wal: string): EpisodeFold[] {
+export function episodesOf(wal: string): readonly EpisodeFold[] {
   const folder = new SessionFolder();
   readWal(wal, { on_frame: (frame) => folder.push(frame) });
   return folder.snapshot().episodes;

@@ -105,7 +105,7 @@ describe('sharedStepsAndBatches', () => {
     const seen = { compared: 0, short_of_the_lists: 0 };
     const folder = new SessionFolder();
     let previous: SessionFold | null = null;
-    readWal(wal, {
+    const read = readWal(wal, {
       on_frame: (frame) => {
         folder.push(frame);
         const { fold } = folder.snapshotSince(previous);
@@ -122,6 +122,8 @@ describe('sharedStepsAndBatches', () => {
         previous = fold;
       },
     });
+    // The reader reports what its frame callback throws as an I/O error: a failed expectation above ends here.
+    if (read.error?.kind === 'io') throw new Error(read.error.message);
     return seen;
   }
 

@@ -29,7 +29,7 @@ function foldFrozen(wal: string, name: string): number {
   const frames: ReadFrame[] = [];
   const folder = new SessionFolder();
   let previous: SessionFold | null = null;
-  readWal(wal, {
+  const read = readWal(wal, {
     on_frame: (frame) => {
       frames.push(frame);
       folder.push(frame);
@@ -39,6 +39,9 @@ function foldFrozen(wal: string, name: string): number {
       previous = fold;
     },
   });
+  // The reader reports what its frame callback throws as an I/O error: a failed expectation above ends here (the
+  // demo's refused sessions end in a refusal of their own).
+  if (read.error?.kind === 'io') throw new Error(read.error.message);
   return frames.length;
 }
 
@@ -84,5 +87,20 @@ describe('snapshots of a live fold', () => {
       append('tool_dispatch_intent', { batch_id: 'b2', tool_call_id: 'c4', args: {} });
     });
     expect(foldFrozen(walPath(sessionDir(root, 's')), 'in place')).toBeGreaterThan(20);
+  });
+
+  it('give a late result for a closed episode to its own call only, not to every call of that episode still without one', () => {
+    const root = tempDir();
+    const planned = (...ids: string[]) => ids.map((id) => ({ tool_call_id: id, name: 'lookup', plan: 'dispatch' }));
+    withSession(root, 's', (append) => {
+      append('run_started', { run_id: 'run-1', session: 's', config: { model: 'm' }, input: [] });
+      append('model_step_finished', { step_id: 1, assistant_message: { role: 'assistant', content: [] }, usage: {} });
+      append('tool_batch_started', { batch_id: 'b1', step_id: 1, sequential: false, planned_calls: planned('c1', 'c2', 'c3') });
+      append('tool_dispatch_intent', { batch_id: 'b1', tool_call_id: 'c2', args: {} });
+      append('run_finished', { reason: 'completed' });
+      // The live fold's own copy of the handed-out episode: its calls' empty terminal lists must stay apart.
+      append('tool_result', { batch_id: 'b1', tool_call_id: 'c2', outcome: 'unknown', output: 'late' });
+    });
+    foldFrozen(walPath(sessionDir(root, 's')), 'late result');
   });
 });
