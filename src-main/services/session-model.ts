@@ -36,7 +36,8 @@ import type { Cost, JsonPayload, JsonValue, RecoveryEntry, RunSignal, SessionFol
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import {
   archiveIndexPath, archivePath, readArchive, type ArchiveError, scanAfterDamage, describe, type WalTarget,
-  FrameFile, readFrameAt, FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, MemberReads, probeLease, hex, ioError,
+  FrameFile, readFrameAt, FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, MemberReads, probeLease, hex, ioError, type FileIO,
+  nodeFileIO,
 } from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
 import type { PayloadProjection, PayloadReader } from '../replay/payloads.js';
@@ -94,14 +95,16 @@ export class SessionModel {
   /** The sealed members its histories read, kept while the archive is unchanged. */
   readonly member_reads = new MemberReads();
 
+  /** `io`: the file system seam its reads of the WAL and probes of the lease go through (tests count them). */
   constructor(
     readonly key: string,
     readonly target: WalTarget,
+    private readonly io: FileIO = nodeFileIO,
   ) {
   }
 
   get tailer(): SessionTailer {
-    this.tailer_ ??= new SessionTailer(this.target);
+    this.tailer_ ??= new SessionTailer(this.target, this.io);
     return this.tailer_;
   }
 
@@ -230,7 +233,7 @@ export class SessionModel {
     if (this.target.is_export || this.target.session_dir === null) return false;
     const before = this.lease_.state;
     try {
-      this.lease_ = probeLease(this.target.session_dir);
+      this.lease_ = probeLease(this.target.session_dir, this.io);
     } catch (error) {
       this.lease_ = { state: 'absent' };
       this.failure_ ??= ioError(`cannot read the lease of ${this.target.session_dir}: ${describe(error)}`);
@@ -306,7 +309,7 @@ export class SessionModel {
   /** Tool outputs read back from this session's WAL (the fold keeps only where they are), the last few kept. */
   payloads(): PayloadReader {
     if (this.payloads_ !== null) return this.payloads_;
-    this.payloads_ = cachedPayloads(this.counted(walPayloadReader(this.target.wal_path)));
+    this.payloads_ = cachedPayloads(this.counted(walPayloadReader(this.target.wal_path, this.io)));
     return this.payloads_;
   }
 
@@ -314,7 +317,7 @@ export class SessionModel {
    *  reads every message of the conversation so far, in file order, and a read apiece (an open, a read and a
    *  close) was ~60 µs of a million-record session's ~700,000. */
   context(episode: number | null, step_id: number | null): StepContext {
-    return withPayloadPass(this.target.wal_path, (read) => stepContext(this.fold(), this.counted(read), episode, step_id));
+    return withPayloadPass(this.target.wal_path, (read) => stepContext(this.fold(), this.counted(read), episode, step_id), this.io);
   }
 
   /** `read`, each read counted in `payloads_read`. */
@@ -419,7 +422,7 @@ export class SessionModel {
 
   /** The payload of the frame at `offset`, re-read from disk and its digest re-checked; null when it is not intact. */
   private payloadAt(offset: number): JsonValue {
-    const frame = readFrameAt(this.target.wal_path, offset);
+    const frame = readFrameAt(this.target.wal_path, offset, { io: this.io });
     return frame.kind === 'ok' && frame.body.kind === 'ok' && frame.body.body.payload !== null ? toJsonValue(frame.body.body.payload) : null;
   }
 
@@ -490,7 +493,7 @@ export class SessionModel {
     const rows: RecordRow[] = [];
     let found;
     try {
-      found = scanAfterDamage(this.target.wal_path, error.offset, undefined, (frame) => {
+      found = scanAfterDamage(this.target.wal_path, error.offset, this.io, (frame) => {
         if (rows.length < AFTER_DAMAGE_ROWS_MAX) rows.push({ ...frame, index: first_index + rows.length, unverified: true });
       });
     } catch (scan_error) {
@@ -539,7 +542,7 @@ export class SessionModel {
     const verified = this.tailer.index.length;
     const row = index < verified ? this.tailer.index.row(index) : this.afterDamage()?.rows[index - verified];
     if (row === undefined) return null;
-    const frame = readFrameAt(this.target.wal_path, row.offset);
+    const frame = readFrameAt(this.target.wal_path, row.offset, { io: this.io });
     const bytes = frame.kind === 'io' ? Buffer.alloc(0) : frame.bytes;
     // Intact, and the very frame that was indexed: a file rewritten since holds something else at this offset.
     const intact = frame.kind === 'ok' && bytes.length === row.size_bytes;
@@ -636,7 +639,7 @@ export class SessionModel {
       }
       const at = search.index++;
       return search.views.searchText(search.list, search.part, at, read).includes(search.needle) ? search.segments.startOf(search.part) + at : null;
-    }, SEARCH_MATCHES_MAX));
+    }, SEARCH_MATCHES_MAX), this.io);
   }
 
   /** Records match on their type, seq and payload text. Payloads are on disk, so a search over many records
@@ -653,7 +656,7 @@ export class SessionModel {
   }
 
   private recordsSearchStep(search: RecordsSearch): void {
-    const file = FrameFile.open(this.target.wal_path);
+    const file = FrameFile.open(this.target.wal_path, this.io);
     if (!(file instanceof FrameFile)) {
       search.next = search.index.length;
       return;

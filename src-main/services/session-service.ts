@@ -38,7 +38,7 @@ import type { TimelineFilter } from '../../src-shared/timeline-filter.js';
 import type { EpisodeTiming, Finding } from '../../src-shared/replay.js';
 import {
   describe, RunDigests, exportTargets, resolveTargets, sessionTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN,
-  type WalTarget, classifyPath, listSessions, sessionDir,
+  type WalTarget, classifyPath, listSessions, sessionDir, type FileIO, nodeFileIO,
 } from '../engine/index.js';
 import { noCost, PRICE_TABLE_WORDS } from '../replay/cost.js';
 import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
@@ -99,6 +99,8 @@ export interface OpenOptions {
   watch?: boolean;
   /** Keep summaries between runs in the user's cache folder (default true). */
   cache?: boolean;
+  /** The file system seam the sessions' reads and lease probes go through (tests count them there). */
+  io?: FileIO;
 }
 
 export class SessionService implements WalscopeApi {
@@ -118,8 +120,9 @@ export class SessionService implements WalscopeApi {
   private readonly progress_shown = new Set<string>();
   private readonly cache_write = new Debouncer(() => this.cache?.flush(), CACHE_WRITE_MS, CACHE_WRITE_MS * 5);
   private cache: SummaryCache | null = null;
-  /** How the sessions' summaries were made, for the tests and the benchmark. */
-  readonly counts = { sessions_read: 0, summaries_from_cache: 0 };
+  /** How the sessions' summaries were made, and how many refreshes read a WAL (whatever each found), for the tests
+   *  and the benchmark. */
+  readonly counts = { sessions_read: 0, summaries_from_cache: 0, refreshes: 0 };
   /** Read-ahead workers started, and the bytes they read, for the tests. */
   readonly read_ahead_counts = { started: 0, bytes: 0 };
   private watcher: WorkspaceWatcher | null = null;
@@ -147,7 +150,10 @@ export class SessionService implements WalscopeApi {
   private watch_pending: (() => void) | null = null;
   private workspace: Workspace;
 
-  private constructor(private readonly paths: readonly string[]) {
+  private constructor(
+    private readonly paths: readonly string[],
+    private readonly io: FileIO,
+  ) {
     const workspace_path = paths[0]!;
     const kind = classifyPath(workspace_path);
     if (paths.length > 1 || kind === 'unrecognized') {
@@ -166,7 +172,7 @@ export class SessionService implements WalscopeApi {
   static async open(paths: WorkspacePaths, options: OpenOptions = {}): Promise<SessionService> {
     const listed = typeof paths === 'string' ? [paths] : paths;
     if (listed.length === 0) throw new Error('a workspace is opened on at least one path');
-    const service = new SessionService(listed.map((one) => path.resolve(one)));
+    const service = new SessionService(listed.map((one) => path.resolve(one)), options.io ?? nodeFileIO);
     service.discover();
     if (options.cache !== false) service.adoptCached();
     service.scheduleReads();
@@ -417,7 +423,7 @@ export class SessionService implements WalscopeApi {
     }
     for (const [key, target] of targets) {
       if (this.models.has(key)) continue;
-      this.models.set(key, new SessionModel(key, target));
+      this.models.set(key, new SessionModel(key, target, this.io));
       changed = true;
     }
     if (changed) this.read_order = null;
@@ -434,6 +440,7 @@ export class SessionService implements WalscopeApi {
     // for a bar that a report per slice (tens of ms apart) already moves.
     const on_progress = first && plan.slice_bytes === undefined ? (progress: TailProgress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined;
     const update = model.refresh(on_progress, plan, summary_only);
+    this.counts.refreshes += 1;
     if (!update.complete) {
       this.progress(model, model.tailer.bytes_read, sizeOf(model.target.wal_path) ?? model.tailer.bytes_read, false);
       return false;

@@ -64,7 +64,11 @@ export class SessionTailer {
    *  snapshot before), over this tailer's life. */
   parts_copied = 0;
 
-  constructor(readonly target: WalTarget) {}
+  /** `io`: the file system seam every read of the WAL goes through (tests count the opens). */
+  constructor(
+    readonly target: WalTarget,
+    private readonly io: FileIO = nodeFileIO,
+  ) {}
 
   get index(): RecordIndex {
     return this.index_;
@@ -132,7 +136,7 @@ export class SessionTailer {
     const start = this.checkpoint?.offset ?? 0;
     const { slice_bytes, digest_worker } = plan;
     const capped = slice_bytes !== undefined && start + slice_bytes < total_bytes;
-    const io = capped ? cappedFileIO(nodeFileIO, start + slice_bytes) : nodeFileIO;
+    const io = capped ? cappedFileIO(this.io, start + slice_bytes) : this.io;
     const from = this.checkpoint ?? undefined;
     const read = readTarget(this.target, { io, on_frame, with_payload: false, decode_payload: this.folder.decodePayload, digest_worker, from });
     // A slice's reader sees the file end at the slice's cap: the file's size is what a read reports of it (a
@@ -140,7 +144,7 @@ export class SessionTailer {
     const result = capped ? { ...read, bytes: total_bytes } : read;
     this.last = result;
     this.checkpoint = result.checkpoint;
-    this.mark = this.checkpoint === null ? null : markOf(this.target.wal_path, this.checkpoint.offset);
+    this.mark = this.checkpoint === null ? null : markOf(this.io, this.target.wal_path, this.checkpoint.offset);
     const frames_added = this.index_.length - before;
     // A frame larger than the slice: read on to the end rather than stand still.
     if (capped && frames_added === 0 && result.checkpoint !== null) return { ...this.refresh(on_progress, { digest_worker }), restarted };
@@ -153,7 +157,7 @@ export class SessionTailer {
   private needsRestart(): boolean {
     if (this.last === null) return false;
     if (this.checkpoint === null) return true;
-    const now = markOf(this.target.wal_path, this.checkpoint.offset);
+    const now = markOf(this.io, this.target.wal_path, this.checkpoint.offset);
     if (now === null || this.mark === null) return true;
     if (now.inode !== this.mark.inode) return true;
     if (this.mark.last_digest === null) return false;
@@ -193,10 +197,10 @@ function fileSize(file: string): number {
 }
 
 /** null when the file is gone or shorter than `offset`. */
-function markOf(file: string, offset: number): FileMark | null {
+function markOf(io: FileIO, file: string, offset: number): FileMark | null {
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    fd = io.open(file, 'read');
   } catch {
     return null;
   }
@@ -205,9 +209,9 @@ function markOf(file: string, offset: number): FileMark | null {
     if (stats.size < offset) return null;
     if (offset < FRAME_DIGEST_BYTES) return { inode: stats.ino, last_digest: null };
     const digest = Buffer.alloc(FRAME_DIGEST_BYTES);
-    const count = fs.readSync(fd, digest, 0, FRAME_DIGEST_BYTES, offset - FRAME_DIGEST_BYTES);
+    const count = io.read(fd, digest, 0, FRAME_DIGEST_BYTES, offset - FRAME_DIGEST_BYTES);
     return { inode: stats.ino, last_digest: count === FRAME_DIGEST_BYTES ? digest : null };
   } finally {
-    fs.closeSync(fd);
+    io.close(fd);
   }
 }
