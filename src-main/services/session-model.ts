@@ -37,7 +37,7 @@ import type { WalErrorInfo } from '../../src-shared/wal.js';
 import {
   archiveIndexPath, archivePath, readArchive, type ArchiveError, scanAfterDamage, describe, type WalTarget,
   FrameFile, readFrameAt, FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, MemberReads, probeLease, hex, ioError, type FileIO,
-  nodeFileIO,
+  nodeFileIO, type LeaseProbe,
 } from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
 import type { PayloadProjection, PayloadReader } from '../replay/payloads.js';
@@ -230,10 +230,18 @@ export class SessionModel {
 
   /** Re-probes the lease; true when live/free changed. Exports are never probed: they have no writer. */
   probeLease(): boolean {
-    if (this.target.is_export || this.target.session_dir === null) return false;
     const before = this.lease_.state;
+    this.lookAtLease();
+    return before !== this.lease_.state;
+  }
+
+  /** The lease as probed now; null when it is not probed (an export) or cannot be read (kept as the failure). */
+  private lookAtLease(): LeaseProbe | null {
+    if (this.target.is_export || this.target.session_dir === null) return null;
+    const before = this.lease_.state;
+    let probed: LeaseProbe | null = null;
     try {
-      this.lease_ = probeLease(this.target.session_dir, this.io);
+      probed = this.lease_ = probeLease(this.target.session_dir, this.io);
     } catch (error) {
       this.lease_ = { state: 'absent' };
       this.failure_ ??= ioError(`cannot read the lease of ${this.target.session_dir}: ${describe(error)}`);
@@ -243,18 +251,19 @@ export class SessionModel {
       if (this.is_released) this.life = { state: 'stale' };
       else this.summary_ = null;
     }
-    return before !== this.lease_.state;
+    return probed;
   }
 
-  /** Reads what was appended. Never throws: a failure is kept as this session's `failure` and the session's
-   *  views start over from an empty fold, so the next refresh reads it afresh. */
+  /** Reads what was appended, the lease looked at once for it (the read takes that probe, not one of its own).
+   *  Never throws: a failure is kept as this session's `failure` and the session's views start over from an
+   *  empty fold, so the next refresh reads it afresh. */
   refresh(on_progress?: (progress: TailProgress) => void, plan: ReadPlan = {}, summary_only = false): TailUpdate {
     const failed_before = this.failure_ !== null;
     this.failure_ = null;
-    this.probeLease();
+    const lease = this.lookAtLease();
     let update: TailUpdate;
     try {
-      update = this.tailer.refresh(on_progress, plan);
+      update = this.tailer.refresh(on_progress, lease === null ? plan : { ...plan, lease });
       // A slice short of the end: the session is still being read, and its last summary (if any) stands.
       if (!update.complete) return update;
       if (update.restarted) this.payloads_ = null;

@@ -60,7 +60,7 @@ describe('a live refresh probes and opens once', () => {
     expect(made()).toEqual({ wal_opens: 1, probes: 1 });
   });
 
-  it('a file event\'s refresh, up to the session event, probes once and opens once', async () => {
+  it('a file event\'s refresh probes once and opens once, and the window\'s requests after it once more', async () => {
     const { root, dir, writer } = liveSession();
     const counted = countingIO();
     const service = await SessionService.open(root, { cache: false, io: counted.io });
@@ -70,11 +70,11 @@ describe('a live refresh probes and opens once', () => {
     await expect.poll(async () => (await service.getSession('live')).summary.status, { timeout: 5_000 }).toBe('running');
     // The once-a-second look at a live lease probes outside any refresh: stopped, so the counts are the refreshes'.
     clearInterval((service as unknown as { probe_timer: NodeJS.Timeout }).probe_timer);
-    const refreshes_before = service.counts.refreshes;
+    const refreshes_before = service.refreshes.made;
     const made = since(counted, dir);
     const seen: { seq: number; wal_opens: number; probes: number; refreshes: number }[] = [];
     service.subscribe((event) => {
-      if (event.type === 'session') seen.push({ seq: event.last_seq, ...made(), refreshes: service.counts.refreshes - refreshes_before });
+      if (event.type === 'session') seen.push({ seq: event.last_seq, ...made(), refreshes: service.refreshes.made - refreshes_before });
     });
     const seq = appendNote(writer, 'live');
     await expect.poll(() => seen.at(-1)?.seq, { timeout: 5_000 }).toBe(seq);
@@ -82,5 +82,28 @@ describe('a live refresh probes and opens once', () => {
     expect(at_event.refreshes).toBeGreaterThanOrEqual(1);
     expect(at_event.probes).toBeLessThanOrEqual(at_event.refreshes);
     expect(at_event.wal_opens).toBeLessThanOrEqual(at_event.refreshes);
+
+    // What the window asks for then (queries.ts: the detail, the list's page and the next, the History panel, the
+    // last episode's bars), with no refresh under way meanwhile.
+    const quiet = service as unknown as { watcher: { close(): Promise<void> }; growth_timer: NodeJS.Timeout };
+    clearInterval(quiet.growth_timer);
+    await quiet.watcher.close();
+    const asked: Record<string, { wal_opens: number; probes: number }> = {};
+    const ask = async (name: string, request: () => Promise<unknown>) => {
+      const made_by = since(counted, dir);
+      await request();
+      asked[name] = made_by();
+    };
+    const refreshes_before_asking = service.refreshes.made;
+    await ask('getSession', () => service.getSession('live'));
+    await ask('getRows', () => service.getRows('live', 'timeline', 0, 100));
+    await ask('getRows next', () => service.getRows('live', 'timeline', 100, 100));
+    await ask('getHistory', () => service.getHistory('live'));
+    await ask('getTiming', () => service.getTiming('live', 1));
+    expect(service.refreshes.made).toBe(refreshes_before_asking);
+    // The detail looks at the lease once for the actions it offers; the page reads the appended note's payload back.
+    const total = Object.values(asked).reduce((sum, one) => ({ wal_opens: sum.wal_opens + one.wal_opens, probes: sum.probes + one.probes }));
+    expect(asked['getSession']!.probes).toBe(1);
+    expect(total).toEqual({ wal_opens: 1, probes: 1 });
   });
 });
