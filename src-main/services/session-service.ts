@@ -32,7 +32,7 @@ import type {
   WalscopeEvent,
   Workspace,
 } from '../../src-shared/ipc.js';
-import { apiClient, dispatchApi, isWriteMethod, pageSessions, type ApiRequests, type SessionFilter, type SessionPage, type WriteMethod } from '../../src-shared/ipc.js';
+import { apiClient, callApi, isWriteMethod, pageSessions, type ApiRequest, type ApiRequests, type SessionFilter, type SessionPage, type WriteMethod } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
 import type { TimelineFilter } from '../../src-shared/timeline-filter.js';
 import type { EpisodeTiming, Finding } from '../../src-shared/replay.js';
@@ -689,7 +689,8 @@ export class SessionService implements WalscopeApi {
         default:
           // A write method not routed above would run unapproved: ApprovedWrites (keyed by WriteMethod) names it.
           assert.ok(!isWriteMethod(method), `${method} is a write: route it to its approver`);
-          return dispatchApi(this, method, args);
+          // Checked by the transport that received it, typed by a caller here: not checked again.
+          return callApi(this, { method, args } as ApiRequest);
       }
     });
   }

@@ -1,6 +1,6 @@
 // Messages between the main thread and the session worker: requests by API method name, replies by id, and
 // the service's events pushed as they happen.
-import { dispatchApi, toApiError, type ApiError, type ApiMethod, type WalscopeEvent } from '../../src-shared/ipc.js';
+import { callApi, toApiError, type ApiError, type ApiRequest, type WalscopeEvent } from '../../src-shared/ipc.js';
 import type { ActionApprover } from './actions.js';
 import type { SessionService, WorkspacePaths } from './session-service.js';
 
@@ -8,8 +8,9 @@ export interface WorkerInit {
   workspace: WorkspacePaths;
 }
 
-/** A call; `approver` when the caller acts for an operator elsewhere (the fleet agent). */
-export type ToWorker = { id: number; method: ApiMethod; args: unknown[]; approver?: ActionApprover };
+/** A call, its arguments checked by the transport that received it (or typed by the caller in this process): the
+ *  worker does not check them again. `approver` when the caller acts for an operator elsewhere (the fleet agent). */
+export type ToWorker = ApiRequest & { id: number; approver?: ActionApprover };
 
 export type FromWorker =
   | { kind: 'ready' }
@@ -22,7 +23,7 @@ export type FromWorker =
 export async function answerRequest(service: SessionService, request: ToWorker): Promise<FromWorker> {
   try {
     const api = request.approver === undefined ? service : service.approvedBy(request.approver);
-    return { kind: 'reply', id: request.id, ok: true, value: await dispatchApi(api, request.method, request.args) };
+    return { kind: 'reply', id: request.id, ok: true, value: await callApi(api, request) };
   } catch (error) {
     return { kind: 'reply', id: request.id, ok: false, error: toApiError(error) };
   }

@@ -7,7 +7,7 @@ import { registerIpc } from '../../src-main/electron/ipc-handlers.js';
 import { startServer } from '../../src-main/server/http-server.js';
 import { SessionService } from '../../src-main/services/session-service.js';
 import { answerRequest } from '../../src-main/services/worker-protocol.js';
-import { api_calls_checked, apiClient, ApiFailure, IPC_REQUEST_CHANNEL, type WalscopeApi } from '../../src-shared/ipc.js';
+import { api_calls_checked, apiClient, ApiFailure, IPC_REQUEST_CHANNEL, type ApiRequest, type WalscopeApi } from '../../src-shared/ipc.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { writeFinished } from './wal-fixture.js';
 
@@ -36,7 +36,7 @@ async function behindWorker(): Promise<WalscopeApi> {
   cleanup.push(() => service.close());
   let id = 0;
   const client = apiClient(async (method, args) => {
-    const reply = await answerRequest(service, { id: ++id, method, args });
+    const reply = await answerRequest(service, { id: ++id, ...({ method, args } as ApiRequest) });
     if (reply.kind !== 'reply') throw new Error(`the worker answered ${reply.kind}`);
     if (!reply.ok) throw new ApiFailure(reply.error.code, reply.error.error);
     return reply.value;
