@@ -754,7 +754,7 @@ const retireReason: ArgCheck = (value) => (value === 'sealed' || value === 'dele
 // need only be the object a preview returned.
 const retirePlan: ArgCheck = (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? null : 'the plan previewRetire returned (an object)');
 
-/** Each method's arguments, checked once where a request enters (HTTP, the Electron IPC, the worker). */
+/** Each method's arguments, checked once where a request enters (HTTP, the Electron IPC, the fleet's NATS). */
 const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   getWorkspace: [],
   listSessions: [],
@@ -782,9 +782,14 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
 /** The API's request methods, without its event subscription: what one transport call can reach. */
 export type ApiRequests = Pick<WalscopeApi, ApiMethod>;
 
+/** Calls checked by apiCallProblem in this thread, for the tests that hold a request to one check. */
+export const api_calls_checked = { count: 0 };
+
 /** Why `method` cannot be called with `args` from the wire, or null: an unknown method is not found, arguments of
- *  the wrong number or kind are a bad request that names the argument. */
+ *  the wrong number or kind are a bad request that names the argument. The one check of a request's arguments,
+ *  made once, by the outermost transport that receives it (HTTP, the Electron IPC, the fleet's NATS handler). */
 export function apiCallProblem(method: unknown, args: unknown): ApiFailure | null {
+  api_calls_checked.count += 1;
   if (!isApiMethod(method)) return new ApiFailure('not_found', `no API method ${String(method).slice(0, 100)}`);
   const expected = API_ARGUMENTS[method];
   if (!Array.isArray(args) || args.length !== expected.length) {
@@ -797,14 +802,31 @@ export function apiCallProblem(method: unknown, args: unknown): ApiFailure | nul
   return null;
 }
 
-/** Calls `method` on `api` with `args` from the wire, checked by apiCallProblem: the one dispatcher of every
- *  transport. */
-export function dispatchApi(api: ApiRequests, method: unknown, args: unknown): Promise<unknown> {
+/** `method` with `args` from the wire as a call the layers inside take (typed: never checked again), or the
+ *  ApiFailure apiCallProblem found. */
+export function checkedCall(method: unknown, args: unknown): ApiRequest {
   const problem = apiCallProblem(method, args);
-  if (problem !== null) return Promise.reject(problem);
-  const call = api[method as ApiMethod] as (...values: unknown[]) => Promise<unknown>;
-  // eslint-disable-next-line walscope/no-spread-arguments -- as many as the method's arguments, checked above
-  return call.apply(api, args as unknown[]);
+  if (problem !== null) throw problem;
+  return { method, args } as ApiRequest;
+}
+
+/** Calls `method` on `api` with `args` from the wire, checked by apiCallProblem: what an outer transport does
+ *  with a request. */
+export function dispatchApi(api: ApiRequests, method: unknown, args: unknown): Promise<unknown> {
+  let call: ApiRequest;
+  try {
+    call = checkedCall(method, args);
+  } catch (problem) {
+    return Promise.reject(problem as ApiFailure);
+  }
+  return callApi(api, call);
+}
+
+/** Makes `call`, checked already (or typed by its caller): the worker and the approved API, inside a transport. */
+export function callApi(api: ApiRequests, call: ApiRequest): Promise<unknown> {
+  const method = api[call.method] as (...values: unknown[]) => Promise<unknown>;
+  // eslint-disable-next-line walscope/no-spread-arguments -- as many as the method's arguments, checked at the transport
+  return method.apply(api, call.args);
 }
 
 /** The API's request methods over any transport: `send` carries one call and returns its answer. */

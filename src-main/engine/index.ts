@@ -23,7 +23,7 @@ export {
   VERIFY_DIGEST_WORKER_FILE_BYTES_MIN, verifyReportOf, verifyTarget, type WalTarget,
 } from './inspect.js';
 export { findLastFrames, type LastFrame, type LastFrames } from './last-frames.js';
-export { probeLease, readTenureFile } from './lease.js';
+export { type LeaseProbe, probeLease, readTenureFile } from './lease.js';
 export { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, FRAME_VER_PLAIN, MIB, READ_CHUNK_BYTES } from './limits.js';
 export {
   findLineage, type HistoryOptions, historySteps, type LineageEntry, LineageFacts, type LineageProblem,

@@ -9,7 +9,7 @@ import { verifyArchive } from './archive-verify.js';
 import { describe } from './errors.js';
 import { readFloor } from './feature-floor.js';
 import { nodeFileIO, type FileIO } from './file-io.js';
-import { probeLease } from './lease.js';
+import { type LeaseProbe, probeLease } from './lease.js';
 import { MIB } from './limits.js';
 import { hex, ioError, readWal, refusedRead, type ReadOptions, type ReadResult } from './reader.js';
 import { classifyPath, isValidSessionId, listSessions, sessionDir, SESSIONS_DIR_NAME, WAL_FILE_NAME, walPath } from './state-root.js';
@@ -190,6 +190,8 @@ export interface TargetReadOptions extends Omit<ReadOptions, 'floor_features' | 
    *  the lease is not probed, and a partial frame at the end is a torn tail for the writer to cut, not a tail
    *  in progress. */
   under_lease?: boolean;
+  /** The lease as the caller probed it for this read: not probed again (a live tail's refresh looks once). */
+  lease?: LeaseProbe;
 }
 
 /** A read of a target, with the live writer that held its lease while it was read (null: none). */
@@ -207,13 +209,13 @@ export function readTarget(target: WalTarget, options: TargetReadOptions = {}): 
       return notLive(refusedRead(ioError(`cannot read the feature floor of ${target.root}: ${describe(error)}`)));
     }
   }
-  const { under_lease = false, ...read_options } = options;
+  const { under_lease = false, lease, ...read_options } = options;
   if (target.member !== undefined) return notLive(readMemberTarget(target.member, { ...read_options, io, floor_features }));
   // Only a session inside a state root can have a live writer; a copied folder's lease file names some other
   // machine's process and says nothing about this copy.
   let live_holder: TargetRead['live_holder'] = null;
   try {
-    const probe = under_lease || target.root === null || target.session_dir === null ? null : probeLease(target.session_dir, io);
+    const probe = under_lease || target.root === null || target.session_dir === null ? null : (lease ?? probeLease(target.session_dir, io));
     if (probe?.state === 'live') live_holder = { tenure: probe.holder };
   } catch (error) {
     return notLive(refusedRead(ioError(`cannot look at the lease of ${target.session_dir}: ${describe(error)}`)));

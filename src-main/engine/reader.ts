@@ -44,6 +44,9 @@ export interface ReadCheckpoint {
 
 export interface ReadOptions {
   io?: FileIO;
+  /** A descriptor open on the WAL already, read through rather than opening it again; the caller's, left open (a
+   *  tailer checks what it read before and reads on through the one open a refresh makes). */
+  fd?: number;
   /** Build each frame's payload (default). False validates payloads without building them, for `verify`. */
   with_payload?: boolean;
   /** A live writer holds the WAL: a partial frame at the end is a tail in progress, not damage. */
@@ -95,7 +98,7 @@ export function readWal(path: string, options: ReadOptions = {}): ReadResult {
   }
   let fd: number;
   try {
-    fd = io.open(path, 'read');
+    fd = options.fd ?? io.open(path, 'read');
   } catch (error) {
     return finish(state, 0, ioError(`cannot open ${path}: ${describe(error)}`));
   }
@@ -112,7 +115,7 @@ export function readWal(path: string, options: ReadOptions = {}): ReadResult {
     started?.close();
     // A kept worker hashes nothing past its read: the next read may refill either buffer.
     options.digest_worker?.release();
-    io.close(fd);
+    if (options.fd === undefined) io.close(fd);
   }
 }
 

@@ -9,7 +9,7 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { API_METHOD_ACCESS, ApiFailure, apiCallProblem, dispatchApi, isWriteMethod, type ApiErrorCode, type ApiRequests, type SessionSummary, type WalscopeApi, type WriteMethod } from '../../src-shared/ipc.js';
+import { API_METHOD_ACCESS, ApiFailure, callApi, checkedCall, isWriteMethod, type ApiErrorCode, type ApiRequest, type ApiRequests, type SessionSummary, type WalscopeApi, type WriteMethod } from '../../src-shared/ipc.js';
 import type { Attention, ListedStatus } from '../../src-shared/status.js';
 import type { ActionApprover } from '../services/actions.js';
 import { apiSubscription, auditSubject, eventSubject, hostKey, HOSTS_BUCKET, inboxPrefix, parseApiSubject, sessionKey, SESSIONS_BUCKET, type ApiCall } from './names.js';
@@ -55,7 +55,8 @@ export interface HostBeat {
 }
 
 /** The request body on `walscope.api.<host>.<access>.<user>.<method>`: the method's positional arguments, checked
- *  by apiCallProblem as on every transport. Who asks is the subject's user, never anything the body says. */
+ *  by apiCallProblem here, once, as by every transport that receives a request (the worker behind does not check
+ *  them again). Who asks is the subject's user, never anything the body says. */
 export interface FleetRequest {
   args: unknown[];
 }
@@ -245,13 +246,11 @@ export class FleetAgent {
     let reply: FleetReply;
     try {
       if (typeof call === 'string') throw new BadRequest(call);
-      const args = parseRequest(msg.data);
-      const problem = apiCallProblem(call.method, args);
-      if (problem !== null) throw problem;
+      const checked = checkedCall(call.method, parseRequest(msg.data));
       const refusal = !to_caller ? `its reply does not go to ${call.user}'s own inbox (${inboxPrefix(call.user)}.…): nothing was done` : accessRefusal(call, this.options.operators);
-      if (isWriteMethod(call.method)) reply = { ok: true, value: await this.runAudited(call.method, call.user, args, refusal) };
+      if (isWriteMethod(checked.method)) reply = { ok: true, value: await this.runAudited(checked.method, call.user, checked.args, refusal) };
       else if (refusal !== null) throw new BadRequest(refusal);
-      else reply = { ok: true, value: await dispatchApi(this.options.api, call.method, args) };
+      else reply = { ok: true, value: await callApi(this.options.api, checked) };
     } catch (error) {
       reply = errorReply(error);
     }
@@ -282,7 +281,7 @@ export class FleetAgent {
     let outcome: Awaited<ReturnType<WalscopeApi[M]>>;
     try {
       const approved = this.options.api.approvedBy({ operator: user, via: 'fleet' });
-      outcome = (await dispatchApi(approved, method, args)) as Awaited<ReturnType<WalscopeApi[M]>>;
+      outcome = (await callApi(approved, { method, args } as ApiRequest)) as Awaited<ReturnType<WalscopeApi[M]>>;
     } catch (error) {
       await this.audit({ ...base, phase: 'outcome', at_ms: Date.now(), records_written: 0, result: `error: ${(error as Error).message}` });
       throw error;

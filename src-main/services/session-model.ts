@@ -37,7 +37,8 @@ import type { Cost, JsonPayload, JsonValue, RecoveryEntry, RunSignal, SessionFol
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import {
   archiveIndexPath, archivePath, readArchive, type ArchiveError, scanAfterDamage, describe, type WalTarget,
-  FrameFile, readFrameAt, FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, MemberReads, probeLease, hex, ioError,
+  FrameFile, readFrameAt, FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, MemberReads, probeLease, hex, ioError, type FileIO,
+  nodeFileIO, type LeaseProbe,
 } from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
 import type { PayloadProjection, PayloadReader } from '../replay/payloads.js';
@@ -99,14 +100,16 @@ export class SessionModel {
   /** The sealed members its histories read, kept while the archive is unchanged. */
   readonly member_reads = new MemberReads();
 
+  /** `io`: the file system seam its reads of the WAL and probes of the lease go through (tests count them). */
   constructor(
     readonly key: string,
     readonly target: WalTarget,
+    private readonly io: FileIO = nodeFileIO,
   ) {
   }
 
   get tailer(): SessionTailer {
-    this.tailer_ ??= new SessionTailer(this.target);
+    this.tailer_ ??= new SessionTailer(this.target, this.io);
     return this.tailer_;
   }
 
@@ -233,10 +236,18 @@ export class SessionModel {
 
   /** Re-probes the lease; true when live/free changed. Exports are never probed: they have no writer. */
   probeLease(): boolean {
-    if (this.target.is_export || this.target.session_dir === null) return false;
     const before = this.lease_.state;
+    this.lookAtLease();
+    return before !== this.lease_.state;
+  }
+
+  /** The lease as probed now; null when it is not probed (an export) or cannot be read (kept as the failure). */
+  private lookAtLease(): LeaseProbe | null {
+    if (this.target.is_export || this.target.session_dir === null) return null;
+    const before = this.lease_.state;
+    let probed: LeaseProbe | null = null;
     try {
-      this.lease_ = probeLease(this.target.session_dir);
+      probed = this.lease_ = probeLease(this.target.session_dir, this.io);
     } catch (error) {
       this.lease_ = { state: 'absent' };
       this.failure_ ??= ioError(`cannot read the lease of ${this.target.session_dir}: ${describe(error)}`);
@@ -246,18 +257,19 @@ export class SessionModel {
       if (this.is_released) this.life = { state: 'stale' };
       else this.summary_ = null;
     }
-    return before !== this.lease_.state;
+    return probed;
   }
 
-  /** Reads what was appended. Never throws: a failure is kept as this session's `failure` and the session's
-   *  views start over from an empty fold, so the next refresh reads it afresh. */
+  /** Reads what was appended, the lease looked at once for it (the read takes that probe, not one of its own).
+   *  Never throws: a failure is kept as this session's `failure` and the session's views start over from an
+   *  empty fold, so the next refresh reads it afresh. */
   refresh(on_progress?: (progress: TailProgress) => void, plan: ReadPlan = {}, summary_only = false): TailUpdate {
     const failed_before = this.failure_ !== null;
     this.failure_ = null;
-    this.probeLease();
+    const lease = this.lookAtLease();
     let update: TailUpdate;
     try {
-      update = this.tailer.refresh(on_progress, plan);
+      update = this.tailer.refresh(on_progress, lease === null ? plan : { ...plan, lease });
       // A slice short of the end: the session is still being read, and its last summary (if any) stands.
       if (!update.complete) return update;
       if (update.restarted) {
@@ -316,7 +328,7 @@ export class SessionModel {
   /** Tool outputs read back from this session's WAL (the fold keeps only where they are), the last few kept. */
   payloads(): PayloadReader {
     if (this.payloads_ !== null) return this.payloads_;
-    this.payloads_ = cachedPayloads(this.counted(walPayloadReader(this.target.wal_path)));
+    this.payloads_ = cachedPayloads(this.counted(walPayloadReader(this.target.wal_path, this.io)));
     return this.payloads_;
   }
 
@@ -324,7 +336,7 @@ export class SessionModel {
    *  reads every message of the conversation so far, in file order, and a read apiece (an open, a read and a
    *  close) was ~60 µs of a million-record session's ~700,000. */
   context(episode: number | null, step_id: number | null): StepContext {
-    return withPayloadPass(this.target.wal_path, (read) => stepContext(this.fold(), this.counted(read), episode, step_id));
+    return withPayloadPass(this.target.wal_path, (read) => stepContext(this.fold(), this.counted(read), episode, step_id), this.io);
   }
 
   /** `read`, each read counted in `payloads_read`. */
@@ -429,7 +441,7 @@ export class SessionModel {
 
   /** The payload of the frame at `offset`, re-read from disk and its digest re-checked; null when it is not intact. */
   private payloadAt(offset: number): JsonValue {
-    const frame = readFrameAt(this.target.wal_path, offset);
+    const frame = readFrameAt(this.target.wal_path, offset, { io: this.io });
     return frame.kind === 'ok' && frame.body.kind === 'ok' && frame.body.body.payload !== null ? toJsonValue(frame.body.body.payload) : null;
   }
 
@@ -500,7 +512,7 @@ export class SessionModel {
     const rows: RecordRow[] = [];
     let found;
     try {
-      found = scanAfterDamage(this.target.wal_path, error.offset, undefined, (frame) => {
+      found = scanAfterDamage(this.target.wal_path, error.offset, this.io, (frame) => {
         if (rows.length < AFTER_DAMAGE_ROWS_MAX) rows.push({ ...frame, index: first_index + rows.length, unverified: true });
       });
     } catch (scan_error) {
@@ -549,7 +561,7 @@ export class SessionModel {
     const verified = this.tailer.index.length;
     const row = index < verified ? this.tailer.index.row(index) : this.afterDamage()?.rows[index - verified];
     if (row === undefined) return null;
-    const frame = readFrameAt(this.target.wal_path, row.offset);
+    const frame = readFrameAt(this.target.wal_path, row.offset, { io: this.io });
     const bytes = frame.kind === 'io' ? Buffer.alloc(0) : frame.bytes;
     // Intact, and the very frame that was indexed: a file rewritten since holds something else at this offset.
     const intact = frame.kind === 'ok' && bytes.length === row.size_bytes;
@@ -657,7 +669,7 @@ export class SessionModel {
       }
       const at = search.index++;
       return search.views.searchText(search.list, search.part, at, read).includes(search.needle) ? search.segments.startOf(search.part) + at : null;
-    }, SEARCH_MATCHES_MAX));
+    }, SEARCH_MATCHES_MAX), this.io);
   }
 
   /** Records match on their type, seq and payload text. Payloads are on disk, so a search over many records
@@ -674,7 +686,7 @@ export class SessionModel {
   }
 
   private recordsSearchStep(search: RecordsSearch): void {
-    const file = FrameFile.open(this.target.wal_path);
+    const file = FrameFile.open(this.target.wal_path, this.io);
     if (!(file instanceof FrameFile)) {
       search.next = search.index.length;
       return;

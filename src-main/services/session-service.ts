@@ -33,13 +33,13 @@ import type {
   WalscopeEvent,
   Workspace,
 } from '../../src-shared/ipc.js';
-import { apiClient, dispatchApi, isWriteMethod, pageSessions, type ApiRequests, type SessionFilter, type SessionPage, type WriteMethod } from '../../src-shared/ipc.js';
+import { apiClient, callApi, isWriteMethod, pageSessions, type ApiRequest, type ApiRequests, type SessionFilter, type SessionPage, type WriteMethod } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
 import type { TimelineFilter } from '../../src-shared/timeline-filter.js';
 import type { EpisodeTiming, Finding } from '../../src-shared/replay.js';
 import {
   describe, RunDigests, exportTargets, resolveTargets, sessionTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN,
-  type WalTarget, classifyPath, listSessions, sessionDir,
+  type WalTarget, classifyPath, listSessions, sessionDir, type FileIO, nodeFileIO,
 } from '../engine/index.js';
 import { noCost, PRICE_TABLE_WORDS } from '../replay/cost.js';
 import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
@@ -100,6 +100,8 @@ export interface OpenOptions {
   watch?: boolean;
   /** Keep summaries between runs in the user's cache folder (default true). */
   cache?: boolean;
+  /** The file system seam the sessions' reads and lease probes go through (tests count them there). */
+  io?: FileIO;
 }
 
 export class SessionService implements WalscopeApi {
@@ -121,6 +123,8 @@ export class SessionService implements WalscopeApi {
   private cache: SummaryCache | null = null;
   /** How the sessions' summaries were made, for the tests and the benchmark. */
   readonly counts = { sessions_read: 0, summaries_from_cache: 0 };
+  /** Refreshes made (each reads a WAL, whatever it finds), for the tests that count what one costs. */
+  readonly refreshes = { made: 0 };
   /** Read-ahead workers started, and the bytes they read, for the tests. */
   readonly read_ahead_counts = { started: 0, bytes: 0 };
   private watcher: WorkspaceWatcher | null = null;
@@ -148,7 +152,10 @@ export class SessionService implements WalscopeApi {
   private watch_pending: (() => void) | null = null;
   private workspace: Workspace;
 
-  private constructor(private readonly paths: readonly string[]) {
+  private constructor(
+    private readonly paths: readonly string[],
+    private readonly io: FileIO,
+  ) {
     const workspace_path = paths[0]!;
     const kind = classifyPath(workspace_path);
     if (paths.length > 1 || kind === 'unrecognized') {
@@ -167,7 +174,7 @@ export class SessionService implements WalscopeApi {
   static async open(paths: WorkspacePaths, options: OpenOptions = {}): Promise<SessionService> {
     const listed = typeof paths === 'string' ? [paths] : paths;
     if (listed.length === 0) throw new Error('a workspace is opened on at least one path');
-    const service = new SessionService(listed.map((one) => path.resolve(one)));
+    const service = new SessionService(listed.map((one) => path.resolve(one)), options.io ?? nodeFileIO);
     service.discover();
     if (options.cache !== false) service.adoptCached();
     service.scheduleReads();
@@ -418,7 +425,7 @@ export class SessionService implements WalscopeApi {
     }
     for (const [key, target] of targets) {
       if (this.models.has(key)) continue;
-      this.models.set(key, new SessionModel(key, target));
+      this.models.set(key, new SessionModel(key, target, this.io));
       changed = true;
     }
     if (changed) this.read_order = null;
@@ -435,6 +442,7 @@ export class SessionService implements WalscopeApi {
     // for a bar that a report per slice (tens of ms apart) already moves.
     const on_progress = first && plan.slice_bytes === undefined ? (progress: TailProgress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined;
     const update = model.refresh(on_progress, plan, summary_only);
+    this.refreshes.made += 1;
     if (!update.complete) {
       this.progress(model, model.tailer.bytes_read, sizeOf(model.target.wal_path) ?? model.tailer.bytes_read, false);
       return false;
@@ -688,7 +696,8 @@ export class SessionService implements WalscopeApi {
         default:
           // A write method not routed above would run unapproved: ApprovedWrites (keyed by WriteMethod) names it.
           assert.ok(!isWriteMethod(method), `${method} is a write: route it to its approver`);
-          return dispatchApi(this, method, args);
+          // Checked by the transport that received it, typed by a caller here: not checked again.
+          return callApi(this, { method, args } as ApiRequest);
       }
     });
   }

@@ -7,7 +7,7 @@ import type { FoldChanges, SessionFold } from '../../src-shared/replay.js';
 import type { ReadFrame } from '../../src-shared/wal.js';
 import {
   readTarget, type WalTarget, type RunDigests, nodeFileIO, type FileIO, FRAME_DIGEST_BYTES, LineageFacts,
-  type LineageRead, type ReadCheckpoint, type ReadResult,
+  type LineageRead, type ReadCheckpoint, type ReadResult, type LeaseProbe,
 } from '../engine/index.js';
 import { keptFacts, SessionFolder } from '../replay/fold.js';
 import { RecordIndex } from './record-index.js';
@@ -37,6 +37,8 @@ export interface ReadPlan {
   /** Digests checked on this worker thread (engine/digest-runs.ts), which the caller keeps across the slices
    *  of a read so that its start is paid once. */
   digest_worker?: RunDigests;
+  /** The lease as the caller probed it for this refresh: the read does not probe it again. */
+  lease?: LeaseProbe;
 }
 
 interface FileMark {
@@ -66,7 +68,11 @@ export class SessionTailer {
    *  snapshot before), over this tailer's life. */
   parts_copied = 0;
 
-  constructor(readonly target: WalTarget) {}
+  /** `io`: the file system seam every read of the WAL goes through (tests count the opens). */
+  constructor(
+    readonly target: WalTarget,
+    private readonly io: FileIO = nodeFileIO,
+  ) {}
 
   get index(): RecordIndex {
     return this.index_;
@@ -118,13 +124,24 @@ export class SessionTailer {
     return this.fold_cache;
   }
 
-  /** Reads what was appended since the last refresh, as `plan` says. */
+  /** Reads what was appended since the last refresh, as `plan` says, through one open of the WAL: the check that
+   *  it is the file read before, the read of what was appended and the mark of where it ended all use it. */
   refresh(on_progress?: (progress: TailProgress) => void, plan: ReadPlan = {}): TailUpdate {
-    const restarted = this.spent || this.needsRestart();
+    const file = openWal(this.io, this.target.wal_path);
+    try {
+      return this.readOn(file, on_progress, plan);
+    } finally {
+      if (file !== null) this.io.close(file.fd);
+    }
+  }
+
+  /** `file`: the WAL as this refresh opened it; null when it could not be (the read says why). */
+  private readOn(file: OpenWal | null, on_progress: ((progress: TailProgress) => void) | undefined, plan: ReadPlan): TailUpdate {
+    const restarted = this.spent || this.needsRestart(file);
     if (restarted) this.reset();
     const before = this.index_.length;
     let next_report = (this.checkpoint?.offset ?? 0) + PROGRESS_STEP_BYTES;
-    const total_bytes = fileSize(this.target.wal_path);
+    const total_bytes = file?.size_bytes ?? 0;
     // Payloads are not built by the reader: the fold decodes what it keeps in the pass that validates them and
     // leaves tool outputs on disk, so reading a 1 GiB session builds no 1 GB of output strings.
     const on_frame = (frame: ReadFrame, payload_cbor: Buffer, kept?: unknown): void => {
@@ -138,34 +155,33 @@ export class SessionTailer {
       }
     };
     const start = this.checkpoint?.offset ?? 0;
-    const { slice_bytes, digest_worker } = plan;
+    const { slice_bytes, digest_worker, lease } = plan;
     const capped = slice_bytes !== undefined && start + slice_bytes < total_bytes;
-    const io = capped ? cappedFileIO(nodeFileIO, start + slice_bytes) : nodeFileIO;
+    const io = capped ? cappedFileIO(this.io, start + slice_bytes) : this.io;
     const from = this.checkpoint ?? undefined;
-    const read = readTarget(this.target, { io, on_frame, with_payload: false, decode_payload: this.folder.decodePayload, digest_worker, from });
+    const read = readTarget(this.target, { io, fd: file?.fd, lease, on_frame, with_payload: false, decode_payload: this.folder.decodePayload, digest_worker, from });
     // A slice's reader sees the file end at the slice's cap: the file's size is what a read reports of it (a
     // session refused in the middle of a slice showed the cap as its size, and cached its summary under it).
     const result = capped ? { ...read, bytes: total_bytes } : read;
     this.last = result;
     this.checkpoint = result.checkpoint;
-    this.mark = this.checkpoint === null ? null : markOf(this.target.wal_path, this.checkpoint.offset);
+    this.mark = this.checkpoint === null || file === null ? null : { inode: file.inode, last_digest: digestBefore(this.io, file.fd, this.checkpoint.offset) };
     const frames_added = this.index_.length - before;
     // A frame larger than the slice: read on to the end rather than stand still.
-    if (capped && frames_added === 0 && result.checkpoint !== null) return { ...this.refresh(on_progress, { digest_worker }), restarted };
+    if (capped && frames_added === 0 && result.checkpoint !== null) return { ...this.readOn(file, on_progress, { digest_worker, lease }), restarted };
     if (frames_added > 0 || restarted) this.fold_cache = null;
     return { frames_added, restarted, complete: !capped || read.checkpoint === null || read.bytes >= total_bytes };
   }
 
   /** Restart from 0 when the last read was refused (the refusal may be gone), or the file shrank below the
    *  checkpoint, or it is another file, or the bytes before the checkpoint are not the ones we read. */
-  private needsRestart(): boolean {
+  private needsRestart(file: OpenWal | null): boolean {
     if (this.last === null) return false;
-    if (this.checkpoint === null) return true;
-    const now = markOf(this.target.wal_path, this.checkpoint.offset);
-    if (now === null || this.mark === null) return true;
-    if (now.inode !== this.mark.inode) return true;
+    if (this.checkpoint === null || this.mark === null || file === null) return true;
+    if (file.inode !== this.mark.inode || file.size_bytes < this.checkpoint.offset) return true;
     if (this.mark.last_digest === null) return false;
-    return now.last_digest === null || !now.last_digest.equals(this.mark.last_digest);
+    const now = digestBefore(this.io, file.fd, this.checkpoint.offset);
+    return now === null || !now.equals(this.mark.last_digest);
   }
 
   private reset(): void {
@@ -193,30 +209,36 @@ function cappedFileIO(io: FileIO, size_bytes_max: number): FileIO {
   };
 }
 
-function fileSize(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
-  }
+/** The WAL as one refresh opened it. */
+interface OpenWal {
+  fd: number;
+  inode: number;
+  size_bytes: number;
 }
 
-/** null when the file is gone or shorter than `offset`. */
-function markOf(file: string, offset: number): FileMark | null {
+/** null when the WAL cannot be opened or looked at now. */
+function openWal(io: FileIO, file: string): OpenWal | null {
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    fd = io.open(file, 'read');
   } catch {
     return null;
   }
   try {
-    const stats = fs.fstatSync(fd);
-    if (stats.size < offset) return null;
-    if (offset < FRAME_DIGEST_BYTES) return { inode: stats.ino, last_digest: null };
-    const digest = Buffer.alloc(FRAME_DIGEST_BYTES);
-    const count = fs.readSync(fd, digest, 0, FRAME_DIGEST_BYTES, offset - FRAME_DIGEST_BYTES);
-    return { inode: stats.ino, last_digest: count === FRAME_DIGEST_BYTES ? digest : null };
-  } finally {
-    fs.closeSync(fd);
+    // The seam has no inode (a look, not an effect): the path's, once the file is open. A file replaced between the
+    // two is not the one read, and the next refresh's check of the bytes before its checkpoint starts it over.
+    return { fd, inode: fs.statSync(file).ino, size_bytes: io.fstat(fd).size_bytes };
+  } catch {
+    io.close(fd);
+    return null;
   }
+}
+
+/** The digest that ends the frame ending at `offset`: null before the first frame's end, or when the file is
+ *  shorter. */
+function digestBefore(io: FileIO, fd: number, offset: number): Buffer | null {
+  if (offset < FRAME_DIGEST_BYTES) return null;
+  const digest = Buffer.alloc(FRAME_DIGEST_BYTES);
+  const count = io.read(fd, digest, 0, FRAME_DIGEST_BYTES, offset - FRAME_DIGEST_BYTES);
+  return count === FRAME_DIGEST_BYTES ? digest : null;
 }

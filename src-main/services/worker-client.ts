@@ -72,7 +72,9 @@ export class WorkerApi implements WalscopeApi {
     if (this.dead !== null) return Promise.reject(this.dead);
     if (this.pending.size >= PENDING_CALLS_MAX) return Promise.reject(new Error(`more than ${PENDING_CALLS_MAX} calls pending`));
     const id = this.next_id++;
-    const request: ToWorker = approver === undefined ? { id, method, args } : { id, method, args, approver };
+    // The arguments are the API's own, as its typed methods took them: the transport outside checked any from the wire.
+    const call = { id, method, args } as ToWorker;
+    const request: ToWorker = approver === undefined ? call : { ...call, approver };
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       this.worker.postMessage(request);
