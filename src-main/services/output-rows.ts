@@ -6,7 +6,7 @@
 import { OUTPUT_PAGE_ROWS_MAX, type OutputPage, type RecordRow } from '../../src-shared/ipc.js';
 import type { JsonValue } from '../../src-shared/replay.js';
 import { outputText, PLAIN_STATE, rowRanges, TerminalReader, type TerminalRow, type TerminalState } from '../../src-shared/terminal-text.js';
-import { WHOLE } from '../engine/cbor.js';
+import { WHOLE } from '../engine/index.js';
 import type { PayloadProjection } from '../replay/payloads.js';
 
 /** What a tool_result's record is read for here: its output, whole. */
