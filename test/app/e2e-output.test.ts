@@ -6,6 +6,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTPUT_COPY_CHARS_MAX, terminalPlain } from '../../src-shared/terminal-text.js';
+import { ESCAPE_REMAINS } from './e2e-page.js';
 import { serveDemo, type ServedDemo } from './e2e-root.js';
 import { saveScreenshot } from './screenshots.js';
 import type { Served } from './serve-harness.js';
@@ -16,9 +17,6 @@ const LONG_LINES = 10_000;
 /** An output past what a copy takes (OUTPUT_COPY_CHARS_MAX, 4 Mi characters). */
 const HUGE_SESSION = 'huge-output';
 const HUGE_LINES = 200_000;
-/** What no page may show as text: an ESC, or an SGR's remains (`[38;5;21m`, `[31m`). */
-// eslint-disable-next-line no-control-regex
-const ESCAPE_REMAINS = /\u001b|\[(?:\d+;)*\d+m/;
 
 const long_output = colouredTestOutput(LONG_LINES);
 let demo: ServedDemo;

@@ -4,6 +4,10 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 
+/** A terminal escape, or what is left of one when its ESC is dropped ("[31m"): never on the page as text. */
+// eslint-disable-next-line no-control-regex -- the ESC is what it looks for
+export const ESCAPE_REMAINS = /\u001b|\[(?:\d+;)*\d+m/;
+
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** Opens a session from the list, found by its id first: the list is virtualized, and a row out of view is not in

@@ -18,7 +18,7 @@ import { toJsonValue } from '../../src-shared/json.js';
 import type { JsonPayload, JsonValue } from '../../src-shared/replay.js';
 import { realdataMissing, realSessionsRoot } from '../fixtures/realdata/fixtures.js';
 import { REAL_SOURCES } from '../fixtures/realdata/sources.js';
-import { seriousViolations } from './e2e-page.js';
+import { ESCAPE_REMAINS, seriousViolations } from './e2e-page.js';
 import { saveScreenshot } from './screenshots.js';
 import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
 
@@ -170,6 +170,14 @@ describe.skipIf(missing !== null)('the six real sessions read like the work thei
       }
       if (steps.flatMap(blocksOf).some((block) => block.type === 'reasoning')) await expectThinkingFolded(steps);
       expect(await page.locator('body').innerText()).not.toContain('no time recorded');
+      // Colour codes in a tool's output are drawn, never shown as text: in the rows, and in the first such call's detail.
+      expect(await page.locator('body').innerText()).not.toMatch(ESCAPE_REMAINS);
+      const coloured = payloadsOf(real_root!, source.session_id, 'tool_result').find((result) => JSON.stringify(result['output']).includes('\\u001b'));
+      if (coloured !== undefined && (await callRow(String(coloured['tool_call_id'])).count()) > 0) {
+        await callRow(String(coloured['tool_call_id'])).click();
+        await page.locator('[data-testid=call-output]').waitFor();
+        expect(await page.locator('[data-testid=timeline-detail]').innerText()).not.toMatch(ESCAPE_REMAINS);
+      }
     });
   }
 });
