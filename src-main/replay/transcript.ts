@@ -32,6 +32,8 @@ import type {
 import { EpisodeIndex, sharedStepsAndBatches } from './episode-index.js';
 import { EpisodeSum, sharedBatches, sharedSteps } from './resumable.js';
 import { PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from './payloads.js';
+import type { CborValue } from '../../src-shared/wal.js';
+import { encodedSize, MAJOR_TEXT, ReadBy } from '../engine/cbor.js';
 import { isMap, text } from './values.js';
 import { cborArrayHead, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
 
@@ -161,8 +163,9 @@ function requestParts<T>(fold: SessionFold, episode_number: number, step_id: num
     const wanted = window.flatMap((range) => spanOf(range, start, rendering.messages.length));
     const kept = whole ? part_measures.get(episode) : undefined;
     if (kept !== undefined) return { episode: episode.episode, rendering, measure: kept, shown: wanted.map((position) => shown.show(shownAt(rendering, position, payloads))) };
-    const made = new Map<number, T | null>(wanted.map((position) => [position, null]));
-    const measure = measured(rendering, payloads, (position, message) => made.has(position) && made.set(position, shown.show({ origin: rendering.messages.at(position)!.origin, message })));
+    const made = new Map<number, T>();
+    const take = { wanted: new Set(wanted), message: (position: number, message: JsonPayload) => made.set(position, shown.show({ origin: rendering.messages.at(position)!.origin, message })) };
+    const measure = measured(rendering, payloads, take);
     if (whole) part_measures.set(episode, measure);
     return { episode: episode.episode, rendering, measure, shown: wanted.map((position) => made.get(position)!) };
   });
@@ -242,23 +245,67 @@ function partMeasure(episode: EpisodeFold, payloads: PayloadReader): PartMeasure
   return measure;
 }
 
-function measured(rendering: IndexedRendering, payloads: PayloadReader, read?: (position: number, message: JsonPayload) => void): PartMeasure {
-  const { bytes, checked } = readPart(rendering, payloads, read);
+function measured(rendering: IndexedRendering, payloads: PayloadReader, take?: Parameters<typeof readPart>[2]): PartMeasure {
+  const { bytes, checked } = readPart(rendering, payloads, take);
   return { count: rendering.messages.length, bytes, problems: rendering.problems, validity: checkProviderValid(checked).problems, head_clean: headClean(checked) };
 }
 
-/** A part's messages read back one by one (each handed to `read`, then dropped): their CBOR bytes, and the
- *  messages provider validity reads (a tool message's results are checked by id, unread). */
-function readPart(rendering: IndexedRendering, payloads: PayloadReader, read?: (position: number, message: JsonPayload) => void): { bytes: number; checked: JsonPayload[] } {
+/** A part's messages read back one by one: their CBOR bytes, and the messages provider validity reads (a tool
+ *  message's results are checked by id, unread). A message `take` wants is built and handed to it; a tool
+ *  message no one is shown is measured without building its outputs. */
+function readPart(rendering: IndexedRendering, payloads: PayloadReader, take?: { wanted: ReadonlySet<number>; message: (position: number, message: JsonPayload) => void }): { bytes: number; checked: JsonPayload[] } {
   let bytes = 0;
   const checked: JsonPayload[] = [];
   for (let position = 0; position < rendering.messages.length; position++) {
+    const unread = rendering.messages.at(position)!;
+    const tool = isToolAt(rendering.messages, position);
+    const wanted = take?.wanted.has(position) === true;
+    if (tool && !wanted) {
+      bytes += toolMessageSize(rendering.index, unread, payloads);
+      checked.push(unread.message);
+      continue;
+    }
     const message = withOutputsAt(rendering.index, rendering.messages, position, payloads);
-    read?.(position, message);
+    if (wanted) take!.message(position, message);
     bytes += itemsSize([message]);
-    checked.push(isToolAt(rendering.messages, position) ? rendering.messages.at(position)!.message : message);
+    checked.push(tool ? unread.message : message);
   }
   return { bytes, checked };
+}
+
+/** A text output's CBOR size, read off its head (`OUTPUT_SIZE`). */
+class OutputSize {
+  constructor(readonly bytes: number) {}
+}
+
+/** A tool_result's output as far as its size in a request needs: a text (nearly every output, up to 4 MiB) is
+ *  validated and passed over, its size its preferred head and its UTF-8 bytes as they lie (a valid text encodes
+ *  back to the same bytes); anything else is built and measured. Building each output of the 1 GiB session to
+ *  measure it made 1 GiB of strings to drop at the first look. */
+const OUTPUT_SIZE: PayloadProjection = {
+  output: new ReadBy((decoder, depth) => {
+    const start = decoder.position;
+    decoder.nextHead();
+    const [major, length] = [decoder.head_major, decoder.head_argument];
+    decoder.position = start;
+    if (major !== MAJOR_TEXT) return decoder.readItem(depth);
+    decoder.skipItem(depth);
+    return new OutputSize(cborArrayHead(length) + length) as unknown as CborValue;
+  }),
+};
+
+/** The CBOR size of the tool message `rendered` (unread) stands for: its own, each output read as null (one
+ *  byte), with each output's size in place of that byte. */
+function toolMessageSize(index: EpisodeIndex, rendered: RenderedMessage, payloads: PayloadReader): number {
+  const step = rendered.origin.kind === 'step' ? index.step(rendered.origin.step_id)! : null;
+  let bytes = itemsSize([rendered.message]);
+  for (const call of step === null ? [] : index.batch(step.batch_id)!.calls) {
+    const terminal = call.terminals[0]!;
+    if (terminal.type !== 'tool_result') continue;
+    const output: unknown = payloads(terminal.offset, OUTPUT_SIZE)['output'] ?? null;
+    bytes += (output instanceof OutputSize ? output.bytes : encodedSize(output)) - 1;
+  }
+  return bytes;
 }
 
 /** Whether no tool_use or tool_result block comes before the first assistant message. */

@@ -9,7 +9,7 @@ import { sessionTarget } from '../../src-main/engine/inspect.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
 import { walPayloadReader, type PayloadReader } from '../../src-main/replay/payloads.js';
 import { replayTarget } from '../../src-main/replay/report.js';
-import { checkProviderValid, renderStepRequest } from '../../src-main/replay/transcript.js';
+import { checkProviderValid, renderStepRequest, renderStepRequestShown } from '../../src-main/replay/transcript.js';
 import { requestBytes } from '../../src-main/replay/views.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
 import { CONTEXT_HEAD_MESSAGES, CONTEXT_MESSAGES_MAX } from '../../src-shared/ipc.js';
@@ -126,5 +126,32 @@ describe('the Context view of a step after many episodes', () => {
     const model = new SessionModel('seams', target);
     model.refresh();
     expect(model.context(2, 1).problems).toEqual(request.problems);
+  });
+
+  it('measures a message it does not show exactly: a text output by its head, any other built', () => {
+    const root = tempDir();
+    const outputs = ['naïve → ✓ '.repeat(40), { lines: ['a', 'b → c'], exit: 0, ratio: 0.5, none: null }, 'x'.repeat(70_000)];
+    withSession(root, 'sizes', (append) => {
+      append('run_started', { run_id: 'r1', session: 'sizes', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }] });
+      const planned_calls = outputs.map((_, at) => ({ tool_call_id: `c${at}`, name: 'read', plan: 'dispatch' }));
+      append('model_step_finished', { step_id: 1, assistant_message: { role: 'assistant', content: planned_calls.map((call) => ({ type: 'tool_use', id: call.tool_call_id, name: 'read', input: {} })) }, usage: {} });
+      append('tool_batch_started', { batch_id: 'b1', step_id: 1, sequential: false, planned_calls });
+      outputs.forEach((output, at) => {
+        append('tool_dispatch_intent', { batch_id: 'b1', tool_call_id: `c${at}`, args: {} });
+        append('tool_result', { batch_id: 'b1', tool_call_id: `c${at}`, outcome: 'ok', output });
+      });
+      append('tool_batch_finished', { batch_id: 'b1' });
+      append('model_step_finished', { step_id: 2, assistant_message: { role: 'assistant', content: [{ type: 'text', text: 'done' }] }, usage: {} });
+      append('run_finished', { reason: 'completed' });
+      append('run_started', { run_id: 'r2', session: 'sizes', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: 'next' }] }] });
+    });
+    const target = sessionTarget(sessionDir(root, 'sizes'));
+    const read = walPayloadReader(target.wal_path);
+    const whole = renderStepRequest(replayTarget(target).fold, 2, 1, read);
+    // Its last message shown alone: episode 1's tool message is measured, not built (a fold of its own).
+    const shown = renderStepRequestShown(replayTarget(target).fold, 2, 1, read, { head: 0, tail: 1, show: (rendered) => rendered });
+    expect(shown).toMatchObject({ message_count: whole.messages.length, left_out: whole.messages.length - 1, messages: whole.messages.slice(-1) });
+    expect(shown.size_bytes).toBe(requestBytes(whole.messages.map((rendered) => rendered.message)).length);
+    expect(whole.size_bytes).toBe(shown.size_bytes);
   });
 });
