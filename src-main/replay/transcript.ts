@@ -29,11 +29,11 @@ import type {
   StepRequest,
   ViewInRequest,
 } from '../../src-shared/replay.js';
+import type { CborValue } from '../../src-shared/wal.js';
+import { encodedSize, MAJOR_TEXT, ReadBy } from '../engine/cbor.js';
 import { EpisodeIndex, sharedStepsAndBatches } from './episode-index.js';
 import { EpisodeSum, sharedBatches, sharedSteps } from './resumable.js';
 import { PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from './payloads.js';
-import type { CborValue } from '../../src-shared/wal.js';
-import { encodedSize, MAJOR_TEXT, ReadBy } from '../engine/cbor.js';
 import { isMap, text } from './values.js';
 import { cborArrayHead, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
 
