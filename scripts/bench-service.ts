@@ -5,15 +5,16 @@
 // same file, and the live tail (append → event, append → new row) on sessions of 100,000 and 1,000,000 records
 // and on 100,000 records in one open episode (a long run still going: every append lands in it), and the
 // search of each list of the million-record session and of the 1 GiB session, and the history of a session of
-// thousands of sealed lineages beside `walscope verify` of the same folder.
-// Run alone: `npx tsx scripts/bench-service.ts [root|big|live|live-100k|live-long|live-1m|live-long-1m|live-1m-steps|live-long-steps|live-long-1m-steps|search|search-big|history]…`
-// (root, big, live, search, search-big and history by default).
+// thousands of sealed lineages beside `walscope verify` of the same folder, and the Context view of the
+// million-record and the 1 GiB sessions.
+// Run alone: `npx tsx scripts/bench-service.ts [root|big|live|live-100k|live-long|live-1m|live-long-1m|live-1m-steps|live-long-steps|live-long-1m-steps|search|search-big|history|context|context-big]…`
+// (root, big, live, search, search-big, history, context and context-big by default).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import type { RowPage, SearchResult, SessionDetail, SessionSummary, SessionTail, TimelineRow, WalscopeEvent } from '../src-shared/ipc.js';
+import type { RowPage, SearchResult, SessionDetail, SessionSummary, SessionTail, StepContext, TimelineRow, WalscopeEvent } from '../src-shared/ipc.js';
 import { sessionDir, walPath } from '../src-main/engine/state-root.js';
 import { ALL_ROWS } from '../src-shared/timeline-filter.js';
 import { spendLink } from '../test/app/serve-harness.js';
@@ -461,6 +462,43 @@ const benchSearch = () => benchSearchOf(millionSessionRoot(), MILLION_SESSION_ID
 /** The 1 GiB session's rows carry previews of outputs up to 4 MiB: what a search of it holds at once. */
 const benchSearchBig = () => benchSearchOf(bigSessionRoot(), BIG_SESSION_ID, 'the 1 GiB session (peak RSS aim: < 500 MB)', [SEARCH_MISS]);
 
+/** The Context view of session `key` under `root` through serve, as the view asks once the session is open: the
+ *  first look (the last episode's first step), the same look again, a step change (that episode's last step) and
+ *  an episode change (the middle episode), each timed from the ask to the answer, with the peak RSS after. */
+async function benchContextOf(root: string, key: string, title: string): Promise<void> {
+  const cache_dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-bench-cache-'));
+  try {
+    const served = await serve(root, cache_dir);
+    await untilStatus(served, key);
+    const read_rss_mb = peakRssMb(served.child);
+    const look = async (episode: number | null, step_id: number | null) => {
+      const started_ms = performance.now();
+      const context = await served.call<StepContext>('getContext', [key, episode, step_id]);
+      return { context, ms: performance.now() - started_ms };
+    };
+    const first = await look(null, null);
+    const again = await look(null, null);
+    const last = first.context.episodes.at(-1)!;
+    const step = await look(last.episode, last.steps.at(-1) ?? null);
+    const middle = first.context.episodes[Math.floor(first.context.episodes.length / 2)]!;
+    const episode = await look(middle.episode, middle.steps[0] ?? null);
+    const rss_mb = peakRssMb(served.child);
+    await served.stop();
+    const shown = (context: StepContext) => `${(context.messages.length + context.messages_left_out).toLocaleString()} messages, ${context.messages.length} shown`;
+    console.log(`\nthe Context view of ${title} through walscope serve (${first.context.episodes.length.toLocaleString()} episodes)`);
+    console.log(`  first look           ${seconds(first.ms)}  (aim: < 1 s; ${shown(first.context)})`);
+    console.log(`  the same look again  ${seconds(again.ms)}`);
+    console.log(`  a step change        ${seconds(step.ms)}  (aim: < 1 s; ${shown(step.context)})`);
+    console.log(`  an episode change    ${seconds(episode.ms)}  (aim: < 1 s; ${shown(episode.context)})`);
+    console.log(`  peak RSS             ${read_rss_mb.toFixed(0)} MB after the read, ${rss_mb.toFixed(0)} MB after the looks  (aim: < 500 MB)`);
+  } finally {
+    fs.rmSync(cache_dir, { recursive: true, force: true });
+  }
+}
+
+const benchContext = () => benchContextOf(millionSessionRoot(), MILLION_SESSION_ID, `the ${MILLION_SESSION_ID} session (1,000,000 records)`);
+const benchContextBig = () => benchContextOf(bigSessionRoot(), BIG_SESSION_ID, 'the 1 GiB session');
+
 /** Sessions retired hourly hold 8,760 lineages after a year. */
 const HISTORY_LINEAGES = [2_000, 8_000, 20_000];
 
@@ -518,10 +556,12 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   search: benchSearch,
   'search-big': benchSearchBig,
   history: benchHistory,
+  context: benchContext,
+  'context-big': benchContextBig,
 };
 
 /** The sections `npm run bench` runs: `live` is every live line, each of which also runs alone by name. */
-const DEFAULT_SECTIONS = ['root', 'big', 'live', 'search', 'search-big', 'history'];
+const DEFAULT_SECTIONS = ['root', 'big', 'live', 'search', 'search-big', 'history', 'context', 'context-big'];
 
 export async function benchService(names: readonly string[] = DEFAULT_SECTIONS): Promise<void> {
   for (const name of names) {

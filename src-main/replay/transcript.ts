@@ -29,11 +29,16 @@ import type {
   StepRequest,
   ViewInRequest,
 } from '../../src-shared/replay.js';
+import type { CborValue } from '../../src-shared/wal.js';
+import { encodedSize, MAJOR_TEXT, ReadBy } from '../engine/index.js';
 import { EpisodeIndex, sharedStepsAndBatches } from './episode-index.js';
 import { EpisodeSum, sharedBatches, sharedSteps } from './resumable.js';
 import { PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from './payloads.js';
 import { isMap, text } from './values.js';
 import { cborArrayHead, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
+
+/** A part rendered with its payloads unread, and the index to read them back by. */
+type IndexedRendering = Rendering & { index: EpisodeIndex };
 
 interface Rendering {
   messages: Parts<RenderedMessage>;
@@ -80,15 +85,237 @@ export function withOutputs(index: EpisodeIndex, rendered: RenderedMessage, payl
  *  they ended, then this run's input, its latest view at that step in place of the turns it covers, the later
  *  turns before the step and the steers that joined it. */
 export function renderStepRequest(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader): StepRequest {
-  const { messages, problems, view, replaced, earlier_bytes } = stepMessages(fold, episode_number, step_id, payloads);
-  const validity = checkProviderValid(messages.map((rendered) => rendered.message));
-  for (const problem of validity.problems) {
-    problems.push({ kind: problem.kind, cause: null, seq: null, message: `message ${problem.message_index}: ${problem.kind.replaceAll('_', ' ')} for ${problem.tool_use_id}` });
+  const { episode, view, messages, size_bytes, problems } = renderStepRequestShown(fold, episode_number, step_id, payloads, { head: Infinity, tail: 0, show: (rendered) => rendered });
+  return { episode, step_id, view, messages, size_bytes, problems };
+}
+
+/** `renderStepRequest` with only the messages a view shows built, each as `show` makes it: past `head + tail`
+ *  messages, its first `head` and its last `tail`, the `left_out` between them lying before
+ *  `messages[left_out_at]`. */
+export interface ShownStepRequest<T> extends Omit<StepRequest, 'messages'> {
+  messages: T[];
+  message_count: number;
+  left_out: number;
+  left_out_at: number;
+}
+
+/** What a view shows of a request: its first `head` and last `tail` messages, each as `show` makes it (as it is
+ *  read: a shown message's outputs, up to 4 MiB each, are not all held at once). */
+export interface RequestWindow<T> {
+  head: number;
+  tail: number;
+  show: (rendered: RenderedMessage) => T;
+}
+
+/** `renderStepRequest`, its messages built (their payloads read back) only where `shown` says. Each earlier
+ *  episode's part is read and measured once per episode (`partMeasure`: its messages, bytes, view problems and
+ *  provider validity), so a step change reads this episode's part and the messages shown, however many
+ *  episodes came before: a million records' look built and checked 203,000 messages to show 1,000. */
+export function renderStepRequestShown<T>(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader, shown: RequestWindow<T>): ShownStepRequest<T> {
+  const parts = requestParts(fold, episode_number, step_id, payloads, shown);
+  const own = parts.at(-1)?.episode === episode_number ? parts.at(-1)!.rendering : null;
+  const view = own?.view ?? null;
+  const replaced = own === null || view === null ? [] : own.replaced.map((rendered, at) => ({ origin: rendered.origin, message: withOutputsAt(own.index, own.replaced, at, payloads) }));
+  const request = { episode: episode_number, step_id, view: view === null ? null : viewInRequest(view, replaced) };
+  const view_problems = parts.flatMap((part) => part.measure.problems);
+  if (view_problems.length > 0) return { ...request, messages: [], message_count: 0, left_out: 0, left_out_at: 0, size_bytes: cborArrayHead(0), problems: [...view_problems] };
+  const count = parts.reduce((sum, part) => sum + part.measure.count, 0);
+  const bytes = parts.reduce((sum, part) => sum + part.measure.bytes, 0);
+  const problems = requestValidity(parts, payloads).map((problem): RequestProblem => ({
+    kind: problem.kind,
+    cause: null,
+    seq: null,
+    message: `message ${problem.message_index}: ${problem.kind.replaceAll('_', ' ')} for ${problem.tool_use_id}`,
+  }));
+  const cut = count > shown.head + shown.tail;
+  return {
+    ...request,
+    messages: parts.flatMap((part) => part.shown),
+    message_count: count,
+    left_out: cut ? count - shown.head - shown.tail : 0,
+    left_out_at: cut ? shown.head : 0,
+    size_bytes: count === 0 ? cborArrayHead(0) : cborArrayHead(count) + bytes,
+    problems,
+  };
+}
+
+/** One episode's part of a step's request: its messages unread, as measured, and those of it that are shown. */
+interface RequestPart<T> {
+  episode: number;
+  rendering: IndexedRendering;
+  measure: PartMeasure;
+  shown: T[];
+}
+
+/** The parts of step `step_id`'s request: every earlier episode's whole part, measured once per episode, and
+ *  this episode's up to the step, measured now; the messages of each within `shown`, each payload read at most
+ *  once (a part measured now keeps the messages it read that are shown). */
+function requestParts<T>(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader, shown: RequestWindow<T>): RequestPart<T>[] {
+  const renderings = earlierEpisodes(fold, episode_number).map((episode) => ({ episode, rendering: unreadOf(episode), whole: true }));
+  const target = fold.episodes.find((episode) => episode.episode === episode_number);
+  if (target !== undefined) renderings.push({ episode: target, rendering: { ...renderEpisode(target, step_id, PAYLOADS_UNREAD), index: EpisodeIndex.of(target) }, whole: false });
+  const count = renderings.reduce((sum, { rendering }) => sum + rendering.messages.length, 0);
+  const window = count > shown.head + shown.tail ? [{ from: 0, to: shown.head }, { from: count - shown.tail, to: count }] : [{ from: 0, to: count }];
+  let offset = 0;
+  return renderings.map(({ episode, rendering, whole }) => {
+    const start = offset;
+    offset += rendering.messages.length;
+    const wanted = window.flatMap((range) => spanOf(range, start, rendering.messages.length));
+    const kept = whole ? part_measures.get(episode) : undefined;
+    if (kept !== undefined) return { episode: episode.episode, rendering, measure: kept, shown: wanted.map((position) => shown.show(shownAt(rendering, position, payloads))) };
+    const made = new Map<number, T>();
+    const take = { wanted: new Set(wanted), message: (position: number, message: JsonPayload) => made.set(position, shown.show({ origin: rendering.messages.at(position)!.origin, message })) };
+    const measure = measured(rendering, payloads, take);
+    if (whole) part_measures.set(episode, measure);
+    return { episode: episode.episode, rendering, measure, shown: wanted.map((position) => made.get(position)!) };
+  });
+}
+
+/** The positions of a part of `length` messages starting at `start` that `range` (of the request) covers. */
+function spanOf(range: { from: number; to: number }, start: number, length: number): number[] {
+  const positions: number[] = [];
+  for (let position = Math.max(0, range.from - start); position < Math.min(length, range.to - start); position++) positions.push(position);
+  return positions;
+}
+
+function shownAt(rendering: IndexedRendering, position: number, payloads: PayloadReader): RenderedMessage {
+  return { origin: rendering.messages.at(position)!.origin, message: withOutputsAt(rendering.index, rendering.messages, position, payloads) };
+}
+
+/** The message at `at` of a part rendered unread, its payloads read back. Told by its place, not its role: a
+ *  step's turn is its assistant message and then (unless it ended the run) its tool message, and a hostile
+ *  assistant message may say it is a tool's. */
+function withOutputsAt(index: EpisodeIndex, messages: Parts<RenderedMessage>, at: number, payloads: PayloadReader): JsonPayload {
+  const rendered = messages.at(at)!;
+  if (rendered.origin.kind !== 'step') return rendered.message;
+  const step = index.step(rendered.origin.step_id)!;
+  return isToolAt(messages, at) ? toolMessage(index.batch(step.batch_id)!, payloads) : stepMessage(step, payloads);
+}
+
+function isToolAt(messages: Parts<RenderedMessage>, at: number): boolean {
+  const origin = messages.at(at)!.origin;
+  const before = at > 0 ? messages.at(at - 1)!.origin : null;
+  return origin.kind === 'step' && before?.kind === 'step' && before.step_id === origin.step_id;
+}
+
+/** An episode's whole part, its outputs unread: the one kept for the session's views, else rendered (and
+ *  dropped: a CLI's fold keeps no parts, see `partLength`). */
+function unreadOf(episode: EpisodeFold): IndexedRendering {
+  return { ...(unread_parts.get(episode) ?? renderEpisode(episode, null, PAYLOADS_UNREAD)), index: EpisodeIndex.of(episode) };
+}
+
+/** The provider validity of the parts joined. The check starts afresh at every assistant message, so when no
+ *  part but the first has a tool_use or tool_result block before its first assistant message, it is each
+ *  part's own problems in order (counted from the request's first message); otherwise the request is checked
+ *  whole, its parts read again. */
+function requestValidity(parts: readonly RequestPart<unknown>[], payloads: PayloadReader): ProviderProblem[] {
+  if (parts.every((part, at) => at === 0 || part.measure.head_clean)) {
+    const problems: ProviderProblem[] = [];
+    let offset = 0;
+    for (const part of parts) {
+      for (const problem of part.measure.validity) problems.push({ ...problem, message_index: problem.message_index + offset });
+      offset += part.measure.count;
+    }
+    return problems;
   }
-  // The CBOR array's head, the earlier episodes' items as measured once, then this episode's; a request with a
-  // part that could not be rendered has no messages.
-  const size_bytes = messages.length === 0 ? cborArrayHead(0) : cborArrayHead(messages.length) + earlier_bytes.bytes + itemsSize(messagesOf(messages.slice(earlier_bytes.count)));
-  return { episode: episode_number, step_id, view: view === null ? null : viewInRequest(view, replaced), messages, size_bytes, problems };
+  const checked: JsonPayload[] = [];
+  for (const part of parts) appendAll(checked, readPart(part.rendering, payloads).checked);
+  return checkProviderValid(checked).problems;
+}
+
+/** An episode's part with its payloads read: how many messages, their CBOR bytes (the array's head left out),
+ *  its view problems, and its provider validity checked alone (with whether it can be joined to the part
+ *  before it unchecked: `requestValidity`). */
+interface PartMeasure {
+  count: number;
+  bytes: number;
+  problems: readonly RequestProblem[];
+  validity: readonly ProviderProblem[];
+  head_clean: boolean;
+}
+
+/** Each episode's whole part, measured once per episode: every later episode's request holds it as it is, so
+ *  the Context view of a session of thousands of episodes reads and CBOR-encodes them at its first look only
+ *  (a million records: 346,000 payload reads and 108 MB encoded). */
+const part_measures = new WeakMap<EpisodeFold, PartMeasure>();
+
+function partMeasure(episode: EpisodeFold, payloads: PayloadReader): PartMeasure {
+  let measure = part_measures.get(episode);
+  if (measure === undefined) part_measures.set(episode, (measure = measured(unreadOf(episode), payloads)));
+  return measure;
+}
+
+function measured(rendering: IndexedRendering, payloads: PayloadReader, take?: Parameters<typeof readPart>[2]): PartMeasure {
+  const { bytes, checked } = readPart(rendering, payloads, take);
+  return { count: rendering.messages.length, bytes, problems: rendering.problems, validity: checkProviderValid(checked).problems, head_clean: headClean(checked) };
+}
+
+/** A part's messages read back one by one: their CBOR bytes, and the messages provider validity reads (a tool
+ *  message's results are checked by id, unread). A message `take` wants is built and handed to it; a tool
+ *  message no one is shown is measured without building its outputs. */
+function readPart(rendering: IndexedRendering, payloads: PayloadReader, take?: { wanted: ReadonlySet<number>; message: (position: number, message: JsonPayload) => void }): { bytes: number; checked: JsonPayload[] } {
+  let bytes = 0;
+  const checked: JsonPayload[] = [];
+  for (let position = 0; position < rendering.messages.length; position++) {
+    const unread = rendering.messages.at(position)!;
+    const tool = isToolAt(rendering.messages, position);
+    const wanted = take?.wanted.has(position) === true;
+    if (tool && !wanted) {
+      bytes += toolMessageSize(rendering.index, unread, payloads);
+      checked.push(unread.message);
+      continue;
+    }
+    const message = withOutputsAt(rendering.index, rendering.messages, position, payloads);
+    if (wanted) take!.message(position, message);
+    bytes += itemsSize([message]);
+    checked.push(tool ? unread.message : message);
+  }
+  return { bytes, checked };
+}
+
+/** A text output's CBOR size, read off its head (`OUTPUT_SIZE`). */
+class OutputSize {
+  constructor(readonly bytes: number) {}
+}
+
+/** A tool_result's output as far as its size in a request needs: a text (nearly every output, up to 4 MiB) is
+ *  validated and passed over, its size its preferred head and its UTF-8 bytes as they lie (a valid text encodes
+ *  back to the same bytes); anything else is built and measured. Building each output of the 1 GiB session to
+ *  measure it made 1 GiB of strings to drop at the first look. */
+const OUTPUT_SIZE: PayloadProjection = {
+  output: new ReadBy((decoder, depth) => {
+    const start = decoder.position;
+    decoder.nextHead();
+    const [major, length] = [decoder.head_major, decoder.head_argument];
+    decoder.position = start;
+    if (major !== MAJOR_TEXT) return decoder.readItem(depth);
+    decoder.skipItem(depth);
+    return new OutputSize(cborArrayHead(length) + length) as unknown as CborValue;
+  }),
+};
+
+/** The CBOR size of the tool message `rendered` (unread) stands for: its own, each output read as null (one
+ *  byte), with each output's size in place of that byte. */
+function toolMessageSize(index: EpisodeIndex, rendered: RenderedMessage, payloads: PayloadReader): number {
+  const step = rendered.origin.kind === 'step' ? index.step(rendered.origin.step_id)! : null;
+  let bytes = itemsSize([rendered.message]);
+  for (const call of step === null ? [] : index.batch(step.batch_id)!.calls) {
+    const terminal = call.terminals[0]!;
+    if (terminal.type !== 'tool_result') continue;
+    const output: unknown = payloads(terminal.offset, OUTPUT_SIZE)['output'] ?? null;
+    bytes += (output instanceof OutputSize ? output.bytes : encodedSize(output)) - 1;
+  }
+  return bytes;
+}
+
+/** Whether no tool_use or tool_result block comes before the first assistant message. */
+function headClean(messages: readonly JsonPayload[]): boolean {
+  for (const message of messages) {
+    if (message['role'] === 'assistant') return true;
+    const content = message['content'];
+    if (Array.isArray(content) && content.some((block) => isMap(block) && (block['type'] === 'tool_use' || block['type'] === 'tool_result'))) return false;
+  }
+  return true;
 }
 
 /** The context lane: for each of `step_ids` (steps of one episode), the size of its request in canonical bytes
@@ -107,7 +334,9 @@ export function laneSizes(fold: SessionFold, episode_number: number, step_ids: r
       return { step_id, size_bytes: request.problems.length > 0 ? null : request.size_bytes, view: request.view };
     });
   }
-  const prefix = summed(earlierEpisodes(fold, episode_number).map((earlier) => partSize(earlier, payloads)));
+  const prefix = earlierEpisodes(fold, episode_number)
+    .map((earlier) => partMeasure(earlier, payloads))
+    .reduce((sum, part) => ({ count: sum.count + part.count, bytes: sum.bytes + part.bytes, problems: sum.problems + part.problems.length }), { count: 0, bytes: 0, problems: 0 });
   const input = asMessages(episode.input);
   // unit i: the steers joining recorded step i and its turn; sums[i] is the size of units before i.
   const counts = [0];
@@ -166,46 +395,8 @@ function itemsSize(messages: readonly JsonPayload[]): number {
 
 const messagesOf = (rendered: Parts<RenderedMessage>): JsonPayload[] => rendered.map((entry) => entry.message);
 
-function stepMessages(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader): Rendering & { messages: RenderedMessage[]; earlier_bytes: PartSize } {
-  const episodes = earlierEpisodes(fold, episode_number);
-  const earlier = episodes.map((episode) => renderEpisode(episode, null, payloads));
-  const earlier_bytes = summed(episodes.map((episode, at) => partSize(episode, payloads, earlier[at])));
-  const target = fold.episodes.find((episode) => episode.episode === episode_number);
-  const own = target === undefined ? null : renderEpisode(target, step_id, payloads);
-  return { ...joined(own === null ? earlier : [...earlier, own]), view: own?.view ?? null, replaced: own?.replaced ?? [], earlier_bytes };
-}
-
 function earlierEpisodes(fold: SessionFold, episode_number: number): EpisodeFold[] {
   return fold.episodes.filter((episode) => episode.episode < episode_number);
-}
-
-/** An episode's whole part with its payloads read: how many messages, their CBOR bytes (the array's head left
- *  out), and how many problems it has. */
-interface PartSize {
-  count: number;
-  bytes: number;
-  problems: number;
-}
-
-/** Each episode's whole part, measured once per fold snapshot's episode: every later episode's request holds it
- *  as it is, so the Context view of a session of thousands of episodes measures (and CBOR-encodes) them once,
- *  not for the request and again for its lane at every look (a million records: ~700,000 payload reads and
- *  108 MB encoded twice a look). */
-const part_sizes = new WeakMap<EpisodeFold, PartSize>();
-
-/** `episode`'s whole part measured: kept, else measured from `part` when the caller rendered it, else rendered. */
-function partSize(episode: EpisodeFold, payloads: PayloadReader, part?: Rendering): PartSize {
-  let size = part_sizes.get(episode);
-  if (size === undefined) {
-    const { messages, problems } = part ?? renderEpisode(episode, null, payloads);
-    size = { count: messages.length, bytes: itemsSize(messagesOf(messages)), problems: problems.length };
-    part_sizes.set(episode, size);
-  }
-  return size;
-}
-
-function summed(sizes: readonly PartSize[]): PartSize {
-  return sizes.reduce((sum, size) => ({ count: sum.count + size.count, bytes: sum.bytes + size.bytes, problems: sum.problems + size.problems }), { count: 0, bytes: 0, problems: 0 });
 }
 
 /** A view that no longer assembles in any episode fails the whole request: nothing is rendered around it. */

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { EpisodeFold, JsonPayload, RequestProblem, StepFold, StepNote, ViewProblemCause } from '../../src-shared/replay.js';
 import type { CborValue, Payload } from '../../src-shared/wal.js';
-import { encodeCbor } from '../engine/index.js';
+import { encodeCbor, encodedSize } from '../engine/index.js';
 import { EpisodeSum, sharedSteps } from './resumable.js';
 import { integer, isMap, text } from './values.js';
 
@@ -43,7 +43,7 @@ const message_sizes = new WeakMap<JsonPayload, number>();
 function messageSize(message: JsonPayload): number {
   let size = message_sizes.get(message);
   if (size === undefined) {
-    size = encodeCbor(message).length;
+    size = encodedSize(message);
     message_sizes.set(message, size);
   }
   return size;

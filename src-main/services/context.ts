@@ -18,7 +18,7 @@ import {
 } from '../../src-shared/ipc.js';
 import type { EpisodeFold, JsonValue, RenderedMessage, SessionFold, StepNote } from '../../src-shared/replay.js';
 import type { PayloadReader } from '../replay/payloads.js';
-import { laneSizes, renderStepRequest } from '../replay/transcript.js';
+import { laneSizes, renderStepRequestShown } from '../replay/transcript.js';
 import { NotFoundError } from './errors.js';
 import { valuePreview } from './value-preview.js';
 
@@ -42,12 +42,18 @@ export function stepContext(fold: SessionFold, payloads: PayloadReader, episode_
     lane: [],
   };
   if (episode === undefined || step_id === null) return empty;
-  const request = renderStepRequest(fold, episode.episode, step_id, payloads);
+  const request = renderStepRequestShown(fold, episode.episode, step_id, payloads, {
+    head: CONTEXT_HEAD_MESSAGES,
+    tail: CONTEXT_MESSAGES_MAX - CONTEXT_HEAD_MESSAGES,
+    show: (rendered) => contextMessage(rendered, episode.episode),
+  });
   const notes = episode.steps.find((step) => step.step_id === step_id)?.notes ?? [];
   return {
     ...empty,
     view: request.view,
-    ...shownMessages(request.messages, episode.episode),
+    messages: request.messages,
+    messages_left_out: request.left_out,
+    messages_left_out_at: request.left_out_at,
     size_bytes: request.size_bytes,
     problems: request.problems,
     notices: notes.filter((note) => note.type === 'compaction_notice').map(notice),
@@ -55,15 +61,6 @@ export function stepContext(fold: SessionFold, payloads: PayloadReader, episode_
     notes: notes.map((note) => ({ seq: note.seq, type: note.type, label: noteLabel(note.type), summary: noteSummary(note.type, note.payload) })),
     lane: lane(fold, payloads, episode, step_id),
   };
-}
-
-/** A request's messages as the view shows them: all of them, or past CONTEXT_MESSAGES_MAX its head and its tail
- *  (the oldest turns, and this episode's: a session of thousands of episodes showed only its first episode's). */
-function shownMessages(messages: readonly RenderedMessage[], episode: number): Pick<StepContext, 'messages' | 'messages_left_out' | 'messages_left_out_at'> {
-  if (messages.length <= CONTEXT_MESSAGES_MAX) return { messages: messages.map((rendered) => contextMessage(rendered, episode)), messages_left_out: 0, messages_left_out_at: 0 };
-  const tail_from = messages.length - (CONTEXT_MESSAGES_MAX - CONTEXT_HEAD_MESSAGES);
-  const shown = [...messages.slice(0, CONTEXT_HEAD_MESSAGES), ...messages.slice(tail_from)];
-  return { messages: shown.map((rendered) => contextMessage(rendered, episode)), messages_left_out: tail_from - CONTEXT_HEAD_MESSAGES, messages_left_out_at: CONTEXT_HEAD_MESSAGES };
 }
 
 /** A number from the wire, or null for "the default"; anything else is refused. */
