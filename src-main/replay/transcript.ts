@@ -67,19 +67,6 @@ export function renderEpisodeRequest(episode: EpisodeFold): { messages: Parts<Re
   return { messages, problems };
 }
 
-/** `rendered` (a message of an episode's part rendered with PAYLOADS_UNREAD; `index` that episode's) with what
- *  stays on disk read back through `payloads`: a step's assistant and tool messages are rendered again from the
- *  step and its batch, each output as `output_cut` builds it (a row's preview); any other message is whole
- *  already. */
-export function withOutputs(index: EpisodeIndex, rendered: RenderedMessage, payloads: PayloadReader, output_cut?: PayloadProjection): JsonPayload {
-  if (rendered.origin.kind !== 'step') return rendered.message;
-  const step = index.step(rendered.origin.step_id);
-  if (step === undefined) return rendered.message;
-  // Only the message asked for is read back: the assistant message's record, or the tool results' records.
-  if (rendered.message['role'] !== 'tool') return stepMessage(step, payloads);
-  const batch = index.batch(step.batch_id);
-  return batch === undefined ? rendered.message : toolMessage(batch, payloads, output_cut);
-}
 
 /** The request of step `step_id` of episode `episode_number` exactly as the model saw it: earlier episodes as
  *  they ended, then this run's input, its latest view at that step in place of the turns it covers, the later
@@ -185,11 +172,11 @@ function shownAt(rendering: IndexedRendering, position: number, payloads: Payloa
 /** The message at `at` of a part rendered unread, its payloads read back. Told by its place, not its role: a
  *  step's turn is its assistant message and then (unless it ended the run) its tool message, and a hostile
  *  assistant message may say it is a tool's. */
-function withOutputsAt(index: EpisodeIndex, messages: Parts<RenderedMessage>, at: number, payloads: PayloadReader): JsonPayload {
+export function withOutputsAt(index: EpisodeIndex, messages: Parts<RenderedMessage>, at: number, payloads: PayloadReader, output_cut?: PayloadProjection): JsonPayload {
   const rendered = messages.at(at)!;
   if (rendered.origin.kind !== 'step') return rendered.message;
   const step = index.step(rendered.origin.step_id)!;
-  return isToolAt(messages, at) ? toolMessage(index.batch(step.batch_id)!, payloads) : stepMessage(step, payloads);
+  return isToolAt(messages, at) ? toolMessage(index.batch(step.batch_id)!, payloads, output_cut) : stepMessage(step, payloads);
 }
 
 function isToolAt(messages: Parts<RenderedMessage>, at: number): boolean {

@@ -13,7 +13,7 @@ import { EpisodeIndex } from '../replay/episode-index.js';
 import { EpisodeSum, FinishedEpisodesSum, sharedBatches, sharedByIdentityOr } from '../replay/resumable.js';
 import { episodeTiming, sumUsage } from '../replay/timing.js';
 import type { PayloadReader } from '../replay/payloads.js';
-import { checkProviderValid, renderEpisodeRequest, withOutputs } from '../replay/transcript.js';
+import { checkProviderValid, renderEpisodeRequest, withOutputsAt } from '../replay/transcript.js';
 import { episodeRowCount, episodeRows, episodeRowsPage, OUTPUT_CUT, outsideRows, sessionAnomalyRows, shownRow, StepRowCache, transcriptRow } from './timeline.js';
 
 /** A list made of parts (one per episode, then the session's own rows), indexed as if it were one array. A part
@@ -320,11 +320,17 @@ export class ViewBuilder {
     let request_parts: { messages: Parts<RenderedMessage>; problems: readonly RequestProblem[] }[] | null = null;
     const requestParts = () => (request_parts ??= parts.map((_, index) => requestOf(index)));
     const requestRenders = () => requestParts().every((part) => part.problems.length === 0);
-    const shown = (rendered: RenderedMessage, reader = payloads): JsonPayload => {
-      const at = rendered.origin.episode - 1;
-      const part = parts[at];
-      if (part === undefined || fold.episodes[at]?.episode !== rendered.origin.episode) return rendered.message;
-      return withOutputs((part.index ??= EpisodeIndex.of(fold.episodes[at]!)), rendered, reader, OUTPUT_CUT);
+    // The message at `index` of the request, its payloads read back: told tool or assistant by its place in its
+    // step's turn (withOutputsAt), never by the role the WAL gives it.
+    const shown = (index: number, reader = payloads): JsonPayload => {
+      const part_number = views.messages.partOf(index);
+      const messages = views.messages.part(part_number);
+      const at = index - views.messages.startOf(part_number);
+      const rendered = messages.at(at)!;
+      const episode_at = rendered.origin.episode - 1;
+      const part = parts[episode_at];
+      if (part === undefined || fold.episodes[episode_at]?.episode !== rendered.origin.episode) return rendered.message;
+      return withOutputsAt((part.index ??= EpisodeIndex.of(fold.episodes[episode_at]!)), messages, at, reader, OUTPUT_CUT);
     };
     let session_rows: TimelineRow[] | null = null;
     const sessionRows = () => (session_rows ??= [...outsideRows(fold.outside, signals.recoveries), ...sessionAnomalyRows(fold.anomalies)]);
@@ -356,7 +362,7 @@ export class ViewBuilder {
       recoveries: signals.recoveries,
       transcriptValid: () => (valid ??= requestRenders() && turnsValid(parts.map((part, index) => (part.turns ??= turnsOf(episode_turns.of(fold.episodes[index]!)))))),
       timelineRows: (start, count) => views.timeline.slice(start, count).map((row) => shownRow(row, payloads)),
-      transcript: (start, count) => views.messages.slice(start, count).map((rendered, offset) => transcriptRow(shown(rendered), start + offset)),
+      transcript: (start, count) => views.messages.slice(start, count).map((_, offset) => transcriptRow(shown(start + offset), start + offset)),
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
       searchText: (list, part, index, reader) => {
         if (list === 'timeline') {
@@ -364,7 +370,7 @@ export class ViewBuilder {
           return this.search_texts.text(rows, index, () => JSON.stringify(shownRow(rows.at(index)!, reader)).toLowerCase());
         }
         const messages = views.messages.part(part);
-        return this.search_texts.text(messages, index, () => JSON.stringify(transcriptRow(shown(messages.at(index)!, reader), views.messages.startOf(part) + index)).toLowerCase());
+        return this.search_texts.text(messages, index, () => JSON.stringify(transcriptRow(shown(views.messages.startOf(part) + index, reader), views.messages.startOf(part) + index)).toLowerCase());
       },
     };
     return views;

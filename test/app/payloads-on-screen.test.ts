@@ -206,3 +206,27 @@ function expectTextPreview(shown: string, text: string, chars_max: number, more 
   expect(JSON.stringify(head).length - 1).toBeGreaterThan(chars_max - 6);
   expect(JSON.stringify(head).length - 1).toBeLessThanOrEqual(chars_max);
 }
+
+describe('a message is read back by its place in its turn, not the role the WAL gives it', () => {
+  it("an assistant message that says it is a tool's still reads as the model's words, its batch's results after it", () => {
+    const root = tempDir();
+    withSession(root, 'claims', (append) => {
+      append('run_started', { run_id: 'run-1', session: 'claims', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }] });
+      append('model_step_finished', { step_id: 1, assistant_message: { role: 'tool', content: [{ type: 'text', text: 'the model speaking' }, { type: 'tool_use', id: 'c1', name: 'read', input: {} }] }, usage: { input_tokens: 1, output_tokens: 1 } });
+      append('tool_batch_started', { batch_id: 'b1', step_id: 1, sequential: false, planned_calls: [{ tool_call_id: 'c1', name: 'read', plan: 'dispatch' }] });
+      append('tool_dispatch_intent', { batch_id: 'b1', tool_call_id: 'c1', args: {} });
+      append('tool_result', { batch_id: 'b1', tool_call_id: 'c1', outcome: 'ok', output: 'the tool answering' });
+      append('tool_batch_finished', { batch_id: 'b1' });
+      append('run_finished', { reason: 'completed' });
+    });
+    const model = new SessionModel('claims', sessionTarget(sessionDir(root, 'claims')));
+    model.refresh();
+    const rows = model.rows('transcript', 0, model.rowCounts().transcript).rows;
+    expect(rows.map((row) => JSON.stringify(row.blocks))).toEqual([
+      expect.stringContaining('go'),
+      expect.stringContaining('the model speaking'),
+      expect.stringContaining('the tool answering'),
+    ]);
+    expect(JSON.stringify(rows[1]!.blocks)).not.toContain('the tool answering');
+  });
+});
