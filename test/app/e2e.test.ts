@@ -93,7 +93,8 @@ function lastBatchCalls(session: string) {
 describe('walscope serve on the demo state root, in Chromium', () => {
   it('lists every demo session with the status its state implies', async () => {
     await page.goto(await server.link());
-    await expect.poll(() => page.locator('[data-testid=session-row]').count()).toBe(DEMO_SESSION_IDS.length);
+    // The first page of a fresh browser on a loaded machine can take seconds: a wait, not a measure.
+    await expect.poll(() => page.locator('[data-testid=session-row]').count(), { timeout: 30_000 }).toBe(DEMO_SESSION_IDS.length);
     // Statuses fill in as the worker reads the sessions in the background: the list shows "loading" until then.
     const statuses = async () => Promise.all(DEMO_SESSION_IDS.map(async (id) => ({ id, status: await row(id).getAttribute('data-status') })));
     await expect.poll(async () => (await statuses()).some(({ status }) => status === 'loading'), { timeout: 60_000 }).toBe(false);

@@ -55,7 +55,7 @@ describe('walscope replay', () => {
     const { code, stdout } = await run(replayCommand, [folder, '--json']);
     expect(code).toBe(0);
     const json = JSON.parse(stdout) as ReplayJson;
-    expect(Object.keys(json)).toEqual(['session', 'wal_id', 'last_seq', 'integrity', 'episodes', 'anomalies', 'run', 'resume']);
+    expect(Object.keys(json)).toEqual(['session', 'wal_id', 'last_seq', 'integrity', 'episodes', 'anomalies', 'run', 'resume', 'price_table']);
     expect(json.session).toBe('s1');
     expect(json.wal_id).toMatch(/^[0-9a-f]{32}$/);
     expect(json.episodes[0]).toMatchObject({ episode: 1, run_id: 'r1', state: 'running', finished: null });
