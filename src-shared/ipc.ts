@@ -711,6 +711,13 @@ export class ApiFailure extends Error {
   }
 }
 
+/** A key or record that does not exist: "not found" (404 over HTTP). */
+export class NotFoundError extends ApiFailure {
+  constructor(message: string) {
+    super('not_found', message);
+  }
+}
+
 /** What an error becomes on the wire: an ApiFailure keeps its code, anything else is internal. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiFailure) return { error: error.message, code: error.code };

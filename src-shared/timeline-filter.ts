@@ -1,6 +1,6 @@
 // The Timeline's filter: which rows it keeps (errors only, a call class, a tool, a record type; all set ones at
 // once), as the API carries it, the address keeps it and the service applies it. Plain data: the service decides
-// what a row is (src-main/services/timeline-filter.ts), the renderer only asks.
+// what a row is (src-main/views/timeline-filter.ts), the renderer only asks.
 import type { CallClass } from './replay.js';
 import { CLASS_WORDS } from './words.js';
 

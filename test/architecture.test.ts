@@ -1,7 +1,7 @@
 // The layering of docs/architecture.md, checked on every import: a layer imports only itself and the layers
 // below it, and the renderer reaches the main process only through src-shared's contract. Two walls more: the
-// layers above the engine reach it only through its face (engine/index.ts), and replay, the definitions, does no
-// I/O (that is recovery's).
+// layers above the engine reach it only through its face (engine/index.ts), and replay, the definitions, and
+// views, what keeps them current, do no I/O (that is recovery's and the services').
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -18,7 +18,8 @@ const LAYERS: { name: string; dir: string; may_import: string[]; node_builtins: 
   { name: 'crashsim', dir: 'src-main/crashsim', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime'], node_builtins: true },
   { name: 'demo', dir: 'src-main/demo', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime'], node_builtins: true },
   { name: 'preload', dir: 'src-main/preload', may_import: ['shared'], node_builtins: false },
-  { name: 'services', dir: 'src-main/services', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'demo'], node_builtins: true },
+  { name: 'views', dir: 'src-main/views', may_import: ['shared', 'engine', 'replay'], node_builtins: true },
+  { name: 'services', dir: 'src-main/services', may_import: ['shared', 'engine', 'replay', 'recovery', 'views', 'runtime', 'demo'], node_builtins: true },
   { name: 'server', dir: 'src-main/server', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'demo', 'services'], node_builtins: true },
   { name: 'fleet', dir: 'src-main/fleet', may_import: ['shared', 'services'], node_builtins: true },
   { name: 'electron', dir: 'src-main/electron', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'demo', 'services', 'server', 'fleet'], node_builtins: true },
@@ -154,10 +155,11 @@ describe("the engine's face", () => {
   });
 });
 
-describe('replay: definitions, no I/O', () => {
+describe('replay (the definitions) and views (kept current) do no I/O', () => {
   const reaching = engineFilesReachingOut();
   const face = faceNames();
-  const replay = sourceFiles(path.join(ROOT, 'src-main/replay'));
+  // Views are handed the payload reader they read through; neither room opens, reads or writes a file itself.
+  const replay = [...sourceFiles(path.join(ROOT, 'src-main/replay')), ...sourceFiles(path.join(ROOT, 'src-main/views'))];
 
   it('knows which engine files reach the disk', () => {
     for (const file of ['reader.ts', 'writer.ts', 'lease.ts', 'inspect.ts', 'frame-access.ts', 'session.ts']) expect(reaching, file).toContain(path.join(ENGINE_DIR, file));

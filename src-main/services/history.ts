@@ -12,7 +12,7 @@ import {
 import { auditProblem } from '../recovery/actions.js';
 import type { ActionApprover } from './actions.js';
 import { RecoveryLog } from '../replay/recoveries.js';
-import { NotFoundError } from './errors.js';
+import { NotFoundError } from '../../src-shared/ipc.js';
 import { SessionModel } from './session-model.js';
 
 /** The session model's read of the live lineage: complete, or (`reading`) its first read is still under way. */

@@ -49,15 +49,15 @@ import { planFor } from '../replay/plan.js';
 import { refusedPlan } from '../replay/report.js';
 import { isRefusedStatus } from '../../src-shared/status.js';
 import type { RecordIndex } from './record-index.js';
-import { stepContext } from './context.js';
-import { NotFoundError } from './errors.js';
-import { OUTPUT_WHOLE, OutputRows } from './output-rows.js';
+import { stepContext } from '../views/context.js';
+import { NotFoundError } from '../../src-shared/ipc.js';
+import { OUTPUT_WHOLE, OutputRows } from '../views/output-rows.js';
 import { findTail, type FoundTail } from './session-tail.js';
 import { SessionTailer, type ReadPlan, type TailProgress, type TailUpdate } from './session-tailer.js';
-import { listLength, ViewBuilder, type SearchedList, type Segments, type SessionViews } from './session-views.js';
-import { scanStep, sharedParts } from './stepped-scan.js';
-import { FilterChoiceSums, FilterScan } from './timeline-filter.js';
-import { valuePreview } from './value-preview.js';
+import { listLength, ViewBuilder, type SearchedList, type Segments, type SessionViews } from '../views/session-views.js';
+import { scanStep, sharedParts } from '../views/stepped-scan.js';
+import { FilterChoiceSums, FilterScan } from '../views/timeline-filter.js';
+import { valuePreview } from '../views/value-preview.js';
 
 /** Recoveries a session summary carries (the most recent); the WAL keeps them all. */
 const RECOVERIES_LISTED_MAX = 50;

@@ -47,7 +47,7 @@ import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../recovery/support-report.js';
 import { episodeTiming, episodeTimingSummary } from '../replay/timing.js';
 import { acknowledgeChoice, actionChoices, retireChoice, previewAcknowledge, previewAction, runAcknowledge, runAction, type ActionApprover } from './actions.js';
-import { NotFoundError } from './errors.js';
+import { NotFoundError } from '../../src-shared/ipc.js';
 import { ReadAhead } from './read-ahead.js';
 import { SessionModel } from './session-model.js';
 import type { ReadPlan, TailProgress } from './session-tailer.js';

@@ -12,7 +12,7 @@ import type { PayloadReader } from '../replay/payloads.js';
 import { checkedPayloadReader } from '../recovery/payloads.js';
 import { runSignal } from '../replay/signals.js';
 import { planFor } from '../replay/plan.js';
-import { listLength, ViewBuilder } from './session-views.js';
+import { listLength, ViewBuilder } from '../views/session-views.js';
 
 /** The record an episode starts with: its timeline is folded from there. */
 const EPISODE_START_TYPE = 'run_started';

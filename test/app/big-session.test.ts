@@ -13,7 +13,7 @@ import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { SessionFolder } from '../../src-main/replay/fold.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
 import { PAYLOADS_UNREAD } from '../../src-main/replay/payloads.js';
-import { buildTimeline } from '../../src-main/services/timeline.js';
+import { buildTimeline } from '../../src-main/views/timeline.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
 

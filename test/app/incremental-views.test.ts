@@ -20,11 +20,11 @@ import { EpisodeSum, unknown_lists_walked } from '../../src-main/replay/resumabl
 import { episodeTiming } from '../../src-main/replay/timing.js';
 import { walPayloadReader } from '../../src-main/recovery/payloads.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
-import { turn_checks_made } from '../../src-main/services/session-views.js';
+import { turn_checks_made } from '../../src-main/views/session-views.js';
 import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { DEMO_SESSIONS } from '../../src-main/demo/sessions.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
-import { buildTimeline, episodeRowCount, episodeRows } from '../../src-main/services/timeline.js';
+import { buildTimeline, episodeRowCount, episodeRows } from '../../src-main/views/timeline.js';
 import { episodesOf } from '../helpers/episodes.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
@@ -240,7 +240,7 @@ describe('live appends to a long open episode copy and lay out only the parts th
     expect(model.parts_rebuilt).toEqual({ copied: 2 * STEPS, steps_laid_out: 0 });
     show();
     // The page lays out the steps it shows (at most one a row), not the episode's: a live episode's page is laid
-    // out alone (services/timeline.ts `episodeRowsPage`).
+    // out alone (views/timeline.ts `episodeRowsPage`).
     expect(model.parts_rebuilt.copied).toBe(2 * STEPS);
     expect(model.parts_rebuilt.steps_laid_out).toBeGreaterThan(0);
     expect(model.parts_rebuilt.steps_laid_out).toBeLessThanOrEqual(100);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { sessionTarget } from '../../src-main/engine/inspect.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
-import { SearchTexts } from '../../src-main/services/session-views.js';
+import { SearchTexts } from '../../src-main/views/session-views.js';
 import type { RowList, SearchResult } from '../../src-shared/ipc.js';
 import { ALL_ROWS } from '../../src-shared/timeline-filter.js';
 import type { Payload } from '../../src-shared/wal.js';

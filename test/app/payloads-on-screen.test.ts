@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { sessionTarget } from '../../src-main/engine/inspect.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
-import { ROW_MESSAGE_CHARS_MAX, ROW_TEXT_CHARS_MAX, ROW_VALUE_CHARS_MAX } from '../../src-main/services/timeline.js';
+import { ROW_MESSAGE_CHARS_MAX, ROW_TEXT_CHARS_MAX, ROW_VALUE_CHARS_MAX } from '../../src-main/views/timeline.js';
 import { RECORD_PAYLOAD_CHARS_MAX } from '../../src-shared/ipc.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { sessionTarget } from '../../src-main/engine/inspect.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
-import { FilterScan, isErrorRow } from '../../src-main/services/timeline-filter.js';
+import { FilterScan, isErrorRow } from '../../src-main/views/timeline-filter.js';
 import type { FilteredTimeline, SearchResult, TimelineRow } from '../../src-shared/ipc.js';
 import { ALL_ROWS, filterFromParams, filterParams, filterProblem, type TimelineFilter } from '../../src-shared/timeline-filter.js';
 import type { Payload } from '../../src-shared/wal.js';

@@ -1,4 +1,4 @@
-// A page of an episode's timeline is laid out alone (services/timeline.ts `episodeRowsPage`): the last episode's
+// A page of an episode's timeline is laid out alone (views/timeline.ts `episodeRowsPage`): the last episode's
 // page at every append of a live session, without its every step's rows. It must be exactly that slice of the
 // episode's rows laid out whole, wherever the page starts and however long it is: across the head and the
 // input, steps and the entries merged between them by key, and the anomalies.
@@ -8,7 +8,7 @@ import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { DEMO_SESSIONS } from '../../src-main/demo/sessions.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
-import { episodeRows, episodeRowsPage, StepRowCache } from '../../src-main/services/timeline.js';
+import { episodeRows, episodeRowsPage, StepRowCache } from '../../src-main/views/timeline.js';
 import { episodesOf } from '../helpers/episodes.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';

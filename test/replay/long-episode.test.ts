@@ -10,7 +10,7 @@ import { planResume } from '../../src-main/replay/plan.js';
 import { runSignal } from '../../src-main/replay/signals.js';
 import { PAYLOADS_UNREAD } from '../../src-main/replay/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
-import { buildTimeline } from '../../src-main/services/timeline.js';
+import { buildTimeline } from '../../src-main/views/timeline.js';
 
 const STEPS = 70_000;
 

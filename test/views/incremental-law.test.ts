@@ -15,7 +15,7 @@ import { planFor } from '../../src-main/replay/plan.js';
 import { episodeTiming, episodeTimingSummary, sumUsage } from '../../src-main/replay/timing.js';
 import { renderTranscript } from '../../src-main/replay/transcript.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
-import { buildTimeline, buildTranscript } from '../../src-main/services/timeline.js';
+import { buildTimeline, buildTranscript } from '../../src-main/views/timeline.js';
 import type { Payload } from '../../src-shared/wal.js';
 import { ALL_ROWS } from '../../src-shared/timeline-filter.js';
 import { withSession } from '../app/wal-fixture.js';

@@ -19,7 +19,7 @@ import {
 import type { EpisodeFold, JsonValue, RenderedMessage, SessionFold, StepNote } from '../../src-shared/replay.js';
 import type { PayloadReader } from '../replay/payloads.js';
 import { laneSizes, renderStepRequestShown } from '../replay/transcript.js';
-import { NotFoundError } from './errors.js';
+import { NotFoundError } from '../../src-shared/ipc.js';
 import { valuePreview } from './value-preview.js';
 
 export function stepContext(fold: SessionFold, payloads: PayloadReader, episode_arg: unknown, step_arg: unknown): StepContext {
