@@ -157,8 +157,13 @@ export function useServiceEvents(): Map<string, Progress> {
   const client = useQueryClient();
   const [progress, setProgress] = useState(new Map<string, Progress>());
   const online = useRef(new Map<string, boolean>());
-  useEffect(() => api.subscribe((event) => onEvent(client, event, setProgress, online.current)), [client]);
+  useEffect(() => followEvents(client, setProgress, online.current), [client]);
   return progress;
+}
+
+/** Keeps `client`'s answers current from the service's events from now on; returns the unsubscribe. */
+export function followEvents(client: QueryClient, setProgress: (update: (previous: Map<string, Progress>) => Map<string, Progress>) => void, online: Map<string, boolean>): () => void {
+  return api.subscribe((event) => onEvent(client, event, setProgress, online));
 }
 
 function onEvent(client: QueryClient, event: WalscopeEvent, setProgress: (update: (previous: Map<string, Progress>) => Map<string, Progress>) => void, online: Map<string, boolean>): void {
