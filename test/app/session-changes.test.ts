@@ -137,8 +137,8 @@ describe('the window asks again for only the pages that moved', () => {
     // Pages shown as a window shows them (the page at a scroll position and its two neighbours): the timeline
     // read from its start, the records followed at their end.
     const last_records_page = Math.floor(detail.rows.records / PAGE_ROWS);
-    const shown = [...[0, 1].map((page) => queries.page(SESSION, 'timeline', page)), ...[-1, 0, 1].map((near) => queries.page(SESSION, 'records', last_records_page + near))];
-    for (const options of shown) cleanup.push(new QueryObserver(client, options).subscribe(() => {}));
+    const shown = [...[0, 1].map((page) => ['timeline', page] as const), ...[-1, 0, 1].map((near) => ['records', last_records_page + near] as const)];
+    for (const [list, page] of shown) cleanup.push(new QueryObserver(client, queries.page(SESSION, list as RowList, page)).subscribe(() => {}));
     await settled(client);
     const base = { ...counted.pages };
     let refetch_all = 0;
