@@ -178,6 +178,9 @@ function onEvent(client: QueryClient, event: WalscopeEvent, setProgress: (update
     case 'session':
       void client.invalidateQueries({ queryKey: keys.session(event.key), refetchType: 'active', predicate: (query) => event.changes.restart || moved(query.queryKey, event.changes) });
       break;
+    case 'missed':
+      void client.invalidateQueries({ refetchType: 'active' });
+      break;
     case 'progress':
       setProgress((previous) => {
         const next = new Map(previous);

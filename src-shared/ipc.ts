@@ -551,6 +551,9 @@ export type WalscopeEvent =
   | { type: 'summaries'; changed: SessionSummary[] }
   | { type: 'session'; key: string; last_seq: number; rows: Record<RowList, number>; changes: SessionChanges }
   | { type: 'progress'; progress: Progress }
+  /** Said by a transport, not the service: events may have been lost (an event stream connected again), so what
+   *  a window keeps may be older than the updates it missed. */
+  | { type: 'missed' }
   /** A fleet's list moved: `changed` names the sessions whose summary changed (null: too many to name), and
    *  every host is given with whether it is online. */
   | { type: 'fleet'; hosts: HostView[]; changed: string[] | null };
