@@ -74,7 +74,7 @@ function timelineFrom(before: Shown, now: Shown, changed: readonly EpisodeChange
   if (episodes.length > 0 && JSON.stringify(before.views.run) !== JSON.stringify(now.views.run)) heads.add(timeline.startOf(episodes.length - 1));
   if (last_before >= 0 && last_before < episodes.length - 1) heads.add(timeline.startOf(last_before));
   const early = [...heads].filter((head) => head < from).sort((a, b) => a - b);
-  return { from: early.length > 0 ? from : changedFrom(from, before.views.timeline.length, timeline.length), heads: early };
+  return { from: changedFrom(from, before.views.timeline.length, timeline.length), heads: early };
 }
 
 /** The first of an episode's rows but its own (its state and times, a head) that may differ between `was` and
