@@ -113,8 +113,9 @@ export function episodeRowsPage(episode: EpisodeFold, steps: StepRowCache, start
  *  keep their place when entries keyed `key` or more change, so these rows stay as they were (session-changes.ts).
  *  Steps whose keys do not ascend are not walked: then only the episode's head and input count. */
 export function episodeRowsBefore(episode: EpisodeFold, steps: StepRowCache, key: number): number {
-  const { lead, entries, others } = rowPlan(episode, steps);
-  if (!entries.sorted) return lead.length;
+  const lead = 1 + asList(episode.input).length;
+  const entries = steps.entries.of(episode);
+  if (!entries.sorted) return lead;
   let low = 0;
   let high = entries.keys.length;
   while (low < high) {
@@ -122,9 +123,13 @@ export function episodeRowsBefore(episode: EpisodeFold, steps: StepRowCache, key
     if (entries.keys[middle]! < key) low = middle + 1;
     else high = middle;
   }
-  let rows = lead.length + (entries.starts[low] ?? entries.rows);
-  for (const other of others) if (other.key < key) rows += other.rows.length;
-  return rows;
+  // The other entries counted, not laid out, as `rowPlan` keys them (a step's key before an equal one).
+  let rows = lead + (entries.starts[low] ?? entries.rows);
+  const below = (seq: number | null | undefined) => (seq ?? Number.MAX_SAFE_INTEGER) < key;
+  for (const batch of EpisodeIndex.of(episode).batches_without_step) if (below(batch.started_seq)) rows += batchRowCount(batch);
+  for (const list of [episode.steers, episode.cancel_requests, episode.pauses, episode.resumes, episode.shown]) for (const entry of list) if (below(entry.seq)) rows += 1;
+  for (const approval of episode.approvals) if (below(entryKey.approval(approval))) rows += 1;
+  return rows + (episode.finished !== null && below(episode.finished.seq) ? 1 : 0);
 }
 
 /** Where an entry of an episode sorts among its rows (`stepKey` for a step): its first record. */
