@@ -2,7 +2,7 @@
 // invalidates only that session's queries, and only mounted ones (the visible pages) refetch.
 import { keepPreviousData, mutationOptions, queryOptions, skipToken, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { OUTPUT_PAGE_ROWS_MAX, withChangedSummaries, type ActionKind, type ActionPreview, type CallRef, type HostView, type Progress, type RetirePreview, type RowList, type RowPage, type SessionDetail, type SessionFilter, type SessionSummary, type SessionTail, type WalscopeEvent } from '../src-shared/ipc.js';
+import { OUTPUT_PAGE_ROWS_MAX, withChangedSummaries, type ActionKind, type ActionPreview, type CallRef, type HostView, type Progress, type RetirePreview, type RowList, type RowPage, type SessionDetail, type SessionFilter, type SessionChanges, type SessionSummary, type SessionTail, type WalscopeEvent } from '../src-shared/ipc.js';
 import type { Finding } from '../src-shared/replay.js';
 import { filterSet, sameTimelineFilter, type TimelineFilter } from '../src-shared/timeline-filter.js';
 import { api } from './api/api.js';
@@ -157,8 +157,13 @@ export function useServiceEvents(): Map<string, Progress> {
   const client = useQueryClient();
   const [progress, setProgress] = useState(new Map<string, Progress>());
   const online = useRef(new Map<string, boolean>());
-  useEffect(() => api.subscribe((event) => onEvent(client, event, setProgress, online.current)), [client]);
+  useEffect(() => followEvents(client, setProgress, online.current), [client]);
   return progress;
+}
+
+/** Keeps `client`'s answers current from the service's events from now on; returns the unsubscribe. */
+export function followEvents(client: QueryClient, setProgress: (update: (previous: Map<string, Progress>) => Map<string, Progress>) => void, online: Map<string, boolean>): () => void {
+  return api.subscribe((event) => onEvent(client, event, setProgress, online));
 }
 
 function onEvent(client: QueryClient, event: WalscopeEvent, setProgress: (update: (previous: Map<string, Progress>) => Map<string, Progress>) => void, online: Map<string, boolean>): void {
@@ -171,7 +176,10 @@ function onEvent(client: QueryClient, event: WalscopeEvent, setProgress: (update
       onListEvent(client, event);
       break;
     case 'session':
-      void client.invalidateQueries({ queryKey: keys.session(event.key), refetchType: 'active' });
+      void client.invalidateQueries({ queryKey: keys.session(event.key), refetchType: 'active', predicate: (query) => event.changes.restart || moved(query.queryKey, event.changes) });
+      break;
+    case 'missed':
+      void client.invalidateQueries({ refetchType: 'active' });
       break;
     case 'progress':
       setProgress((previous) => {
@@ -184,6 +192,32 @@ function onEvent(client: QueryClient, event: WalscopeEvent, setProgress: (update
     case 'fleet':
       onFleetEvent(client, event.hosts, event.changed, online);
       break;
+  }
+}
+
+/** Whether the session query `key` (['session', session key, what, ...]) shows something `changes` moved: a
+ *  page at or after its list's first changed row, or holding an episode's row that changed; a search or filter
+ *  over a list that changed; an episode's waterfall that changed. The history is keyed on the last seq, which the
+ *  detail brings. */
+function moved(key: readonly unknown[], changes: SessionChanges): boolean {
+  const [, , what, list, page] = key;
+  const changed = (of: RowList) => changes.from[of] !== null || (of === 'timeline' && changes.heads.length > 0);
+  switch (what) {
+    case 'rows': {
+      const start = (page as number) * PAGE_ROWS;
+      const from = changes.from[list as RowList];
+      return (from !== null && from < start + PAGE_ROWS) || (list === 'timeline' && changes.heads.some((row) => row >= start && row < start + PAGE_ROWS));
+    }
+    case 'filtered':
+      return changed('timeline');
+    case 'search':
+      return changed(list as RowList);
+    case 'timing':
+      return changes.episodes.includes(list as number);
+    case 'history':
+      return false;
+    default:
+      return true;
   }
 }
 

@@ -527,13 +527,33 @@ export interface Progress {
   finished: boolean;
 }
 
+/** What a session's update changed since its last one, so that a window asks again for only what moved. */
+export interface SessionChanges {
+  /** Everything may have changed (a first read, a read restarted, a fold not taken on from the last one). */
+  restart: boolean;
+  /** Per list, the first row that may differ from the last update's (every row before it is as it was), or
+   *  null when the list is as it was. */
+  from: Record<RowList, number | null>;
+  /** Timeline rows before `from.timeline` that may differ too: the episodes' own rows (their state and times)
+   *  of the episodes that changed and of the last one (its mark). */
+  heads: number[];
+  /** The numbers of the episodes whose fold changed (their waterfall, their context). */
+  episodes: number[];
+}
+
+/** The update that says everything may have changed. */
+export const EVERYTHING_CHANGED: SessionChanges = { restart: true, from: { timeline: 0, records: 0, transcript: 0 }, heads: [], episodes: [] };
+
 export type WalscopeEvent =
   | { type: 'workspace'; workspace: Workspace }
   | { type: 'sessions'; sessions: SessionSummary[] }
   /** The summaries of these listed sessions changed; the list is otherwise as last sent. */
   | { type: 'summaries'; changed: SessionSummary[] }
-  | { type: 'session'; key: string; last_seq: number; rows: Record<RowList, number> }
+  | { type: 'session'; key: string; last_seq: number; rows: Record<RowList, number>; changes: SessionChanges }
   | { type: 'progress'; progress: Progress }
+  /** Said by a transport, not the service: events may have been lost (an event stream connected again), so what
+   *  a window keeps may be older than the updates it missed. */
+  | { type: 'missed' }
   /** A fleet's list moved: `changed` names the sessions whose summary changed (null: too many to name), and
    *  every host is given with whether it is online. */
   | { type: 'fleet'; hosts: HostView[]; changed: string[] | null };

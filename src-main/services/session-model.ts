@@ -17,12 +17,14 @@ import type {
   RowTypes,
   SearchResult,
   SessionDetail,
+  SessionChanges,
   SessionTail,
   SessionSummary,
   StepContext,
 } from '../../src-shared/ipc.js';
 import {
   AFTER_DAMAGE_ROWS_MAX,
+  EVERYTHING_CHANGED,
   PAGE_ROWS_MAX,
   RECORD_HEX_BYTES_MAX,
   RECORD_PAYLOAD_CHARS_MAX,
@@ -52,6 +54,7 @@ import type { RecordIndex } from './record-index.js';
 import { stepContext } from '../views/context.js';
 import { NotFoundError } from '../../src-shared/ipc.js';
 import { OUTPUT_WHOLE, OutputRows } from '../views/output-rows.js';
+import { sessionChanges, type Shown } from '../views/session-changes.js';
 import { findTail, type FoundTail } from './session-tail.js';
 import { SessionTailer, type ReadPlan, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { listLength, ViewBuilder, type SearchedList, type Segments, type SessionViews } from '../views/session-views.js';
@@ -97,6 +100,8 @@ export class SessionModel {
   private tail_: FoundTail | null | undefined = undefined;
   /** The archive's verdict, kept while the archive and its index are the same size and mtime. */
   private archive_check: { stamp: string; error: ArchiveError | null } | null = null;
+  /** The session as its last update showed it (sessionChanges). */
+  private shown: Shown | null = null;
   /** The sealed members its histories read, kept while the archive is unchanged. */
   readonly member_reads = new MemberReads();
 
@@ -142,6 +147,7 @@ export class SessionModel {
     this.recovery_log = null;
     this.builder = new ViewBuilder();
     this.views = null;
+    this.shown = null;
     this.filter_scan = null;
     this.filter_choices = new FilterChoiceSums();
     this.after_damage_ = undefined;
@@ -304,6 +310,7 @@ export class SessionModel {
     this.recovery_log = null;
     this.builder = new ViewBuilder();
     this.views = null;
+    this.shown = null;
   }
 
   private derived(): SessionViews {
@@ -529,6 +536,18 @@ export class SessionModel {
     const views = this.derived();
     const records = this.tailer.index.length + (this.afterDamage()?.rows.length ?? 0);
     return { timeline: listLength(views, 'timeline'), records, transcript: listLength(views, 'transcript') };
+  }
+
+  /** What changed since the last update said (SessionChanges), this one kept for the next: asked once per update. */
+  changesSinceShown(): SessionChanges {
+    if (!this.is_resident) return EVERYTHING_CHANGED;
+    const views = this.derived();
+    const verified = this.tailer.index.length;
+    const now: Shown = { views, records: { verified, listed: verified + (this.afterDamage()?.rows.length ?? 0) } };
+    const before = this.shown;
+    this.shown = now;
+    const changes = before === null || this.failure_ !== null ? null : this.tailer.changesAgainst(before.views.fold);
+    return sessionChanges(before, now, changes, this.builder.step_rows);
   }
 
   rows<L extends RowList>(list: L, start: number, count: number): RowPage<L> {

@@ -517,7 +517,7 @@ export class SessionService implements WalscopeApi {
   }
 
   private emitSession(model: SessionModel): void {
-    this.emit({ type: 'session', key: model.key, last_seq: model.tailer.read?.last_seq ?? 0, rows: model.rowCounts() });
+    this.emit({ type: 'session', key: model.key, last_seq: model.tailer.read?.last_seq ?? 0, rows: model.rowCounts(), changes: model.changesSinceShown() });
     this.summaryChanged(model);
   }
 

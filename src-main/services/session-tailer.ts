@@ -60,6 +60,8 @@ export class SessionTailer {
   private fold_previous: SessionFold | null = null;
   /** What the last snapshot changed against the one before it (null before the first, and for `finalFold`). */
   private changes_: FoldChanges | null = null;
+  /** The snapshot `changes_` was made against. */
+  private changes_base: SessionFold | null = null;
   /** The fold was finished in place (`finalFold`): the next refresh starts over. */
   private spent = false;
   /** Episodes the fold snapshots re-copied and re-classified, over this tailer's life. */
@@ -104,6 +106,7 @@ export class SessionTailer {
     const { fold, changes, parts_copied } = this.folder.snapshotSince(this.fold_previous);
     this.episodes_rebuilt += changes.episodes.length;
     this.changes_ = changes;
+    this.changes_base = this.fold_previous;
     this.parts_copied += parts_copied;
     this.fold_cache = fold;
     this.fold_previous = fold;
@@ -113,6 +116,11 @@ export class SessionTailer {
   /** What `fold()` changed against the snapshot before it (FoldChanges); null when it was not made by `fold()`. */
   get changes(): FoldChanges | null {
     return this.fold_cache !== null && this.fold_cache === this.fold_previous ? this.changes_ : null;
+  }
+
+  /** What `fold()` changed against `base`, an earlier snapshot; null when it was not made from that one. */
+  changesAgainst(base: SessionFold): FoldChanges | null {
+    return this.changes !== null && this.changes_base === base ? this.changes_ : null;
   }
 
   /** The fold classified in place, not copied, for a read whose views are dropped once its summary is made (a
@@ -193,6 +201,7 @@ export class SessionTailer {
     this.fold_cache = null;
     this.fold_previous = null;
     this.changes_ = null;
+    this.changes_base = null;
     this.spent = false;
   }
 }

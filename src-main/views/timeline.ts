@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { appendAll } from '../../src-shared/arrays.js';
 import { noteSummary } from '../../src-shared/compaction.js';
 import type { BatchHead, CallRow, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
-import type { Anomaly, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, RecoveryEntry, SessionFold, StepFold } from '../../src-shared/replay.js';
+import type { Anomaly, ApprovalFold, BatchFold, CallFold, EpisodeFold, JsonPayload, JsonValue, RecordRef, RecoveryEntry, SessionFold, StepFold } from '../../src-shared/replay.js';
 import { actionWords } from '../../src-shared/format.js';
 import { argsGist, IMAGE_DATA_CHARS_MAX, messageWords, outputLine, shownBlocks, shownOutput, type BlockLimits, type ReadText, type ShownBlock } from '../../src-shared/blocks.js';
 import { jsonShapeCut, JsonTextCut } from '../engine/index.js';
@@ -107,6 +107,36 @@ export function episodeRowsPage(episode: EpisodeFold, steps: StepRowCache, start
   for (let at = Math.max(start, merged_end); at < Math.min(end, merged_end + episode.anomalies.length); at++) page.push(anomalyRow(episode.episode, episode.anomalies[at - merged_end]!));
   return page;
 }
+
+/** How many of `episode`'s rows come before its first entry (a step, a batch of no step, a steer, an approval,
+ *  an event) keyed `key` or more: all of them but the anomalies when `key` is Infinity. The entries keyed less
+ *  keep their place when entries keyed `key` or more change, so these rows stay as they were (session-changes.ts).
+ *  Steps whose keys do not ascend are not walked: then only the episode's head and input count. */
+export function episodeRowsBefore(episode: EpisodeFold, steps: StepRowCache, key: number): number {
+  const lead = 1 + asList(episode.input).length;
+  const entries = steps.entries.of(episode);
+  if (!entries.sorted) return lead;
+  let low = 0;
+  let high = entries.keys.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (entries.keys[middle]! < key) low = middle + 1;
+    else high = middle;
+  }
+  // The other entries counted, not laid out, as `rowPlan` keys them (a step's key before an equal one).
+  let rows = lead + (entries.starts[low] ?? entries.rows);
+  const below = (seq: number | null | undefined) => (seq ?? Number.MAX_SAFE_INTEGER) < key;
+  for (const batch of EpisodeIndex.of(episode).batches_without_step) if (below(batch.started_seq)) rows += batchRowCount(batch);
+  for (const list of [episode.steers, episode.cancel_requests, episode.pauses, episode.resumes, episode.shown]) for (const entry of list) if (below(entry.seq)) rows += 1;
+  for (const approval of episode.approvals) if (below(entryKey.approval(approval))) rows += 1;
+  return rows + (episode.finished !== null && below(episode.finished.seq) ? 1 : 0);
+}
+
+/** Where an entry of an episode sorts among its rows (`stepKey` for a step): its first record. */
+export const entryKey = {
+  step: (step: StepFold): number => stepKey(step),
+  approval: (approval: ApprovalFold): number => approval.requested_seq ?? approval.resolved_seq ?? approval.recorded_seq ?? Number.MAX_SAFE_INTEGER,
+};
 
 function anomalyRow(episode: number, found: Anomaly): TimelineRow {
   return { kind: 'anomaly', episode, anomaly: found.kind, message: found.message, seqs: [...found.seqs] };

@@ -52,6 +52,12 @@ export function httpApi(): WalscopeApi {
         // EventSource cannot send a header: the token goes in the query of this same-origin request.
         source = new EventSource(`./api/events?token=${encodeURIComponent(value)}`);
         source.onmessage = (message: MessageEvent<string>) => listener(JSON.parse(message.data) as WalscopeEvent);
+        // EventSource connects again by itself after an error: the updates sent meanwhile are lost.
+        let opened = false;
+        source.onopen = () => {
+          if (opened) listener({ type: 'missed' });
+          opened = true;
+        };
       }, () => undefined);
       return () => {
         closed = true;

@@ -2,7 +2,8 @@
 // through the engine's writer to a real WAL, and after every append the live session model's views (its fold
 // snapshot made from the last one, the sums, rows and requests taken on from the last snapshot's) equal the
 // replay's full functions over a fresh fold of the file, and a fresh model's views of it. The fold's change list
-// is held to its contract (src-shared/replay.ts FoldChanges) at every snapshot. Seeds: WALSCOPE_LAW_SEEDS=n
+// is held to its contract (src-shared/replay.ts FoldChanges) at every snapshot, and so is the update's (SessionChanges:
+// no row before a list's first changed row differs from the last update's). Seeds: WALSCOPE_LAW_SEEDS=n
 // checks n seeds instead of the fixed few (a failing seed is reported and replays exactly).
 import { describe, expect, it } from 'vitest';
 import type { FoldChanges, SessionFold } from '../../src-shared/replay.js';
@@ -19,6 +20,7 @@ import { buildTimeline, buildTranscript } from '../../src-main/views/timeline.js
 import type { Payload } from '../../src-shared/wal.js';
 import { ALL_ROWS } from '../../src-shared/timeline-filter.js';
 import { withSession } from '../app/wal-fixture.js';
+import { expectChangesHold, type Lists } from '../helpers/session-changes.js';
 import { diskFold, SESSION, walOf } from '../replay/session-script.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { generatedSession } from './generated-session.js';
@@ -146,14 +148,30 @@ function expectChangesExact(previous: { fold: SessionFold; json: string } | null
   expect(indexes.every((index) => index < now.episodes.length)).toBe(true);
 }
 
+/** A snapshot as handed out (its JSON then), and the model's whole lists made from it. */
+interface Handed {
+  fold: SessionFold;
+  json: string;
+  lists: Lists;
+}
+
+function listsOf(model: SessionModel): Lists {
+  const counts = model.rowCounts();
+  return { timeline: model.rows('timeline', 0, counts.timeline).rows, records: model.rows('records', 0, counts.records).rows, transcript: model.rows('transcript', 0, counts.transcript).rows };
+}
+
 /** The checks after one append: the live model's change list and views; now and then the sporadic model's
  *  refresh and a random page of its timeline. Returns the live snapshot, as handed out. */
-function checkAppend(root: string, live: SessionModel, sporadic: SessionModel, previous: { fold: SessionFold; json: string } | null, random: Prng): { fold: SessionFold; json: string } {
+function checkAppend(root: string, live: SessionModel, sporadic: SessionModel, previous: Handed | null, random: Prng): Handed {
   live.refresh();
   const now = live.fold();
   expectChangesExact(previous, now, live.tailer.changes!);
+  const changes = live.changesSinceShown();
   expectLaw(root, live);
-  const handed_out = { fold: now, json: JSON.stringify(now) };
+  const lists = listsOf(live);
+  expect(changes.restart).toBe(previous === null);
+  if (previous !== null) expectChangesHold(previous.lists, lists, changes, 'the update');
+  const handed_out = { fold: now, json: JSON.stringify(now), lists };
   if (random.chance(0.5)) return handed_out;
   sporadic.refresh();
   if (random.chance(0.5)) return handed_out;
@@ -173,7 +191,7 @@ function checkSeed(seed: number): { records: number } {
   const target = () => sessionTarget(sessionDir(root, SESSION));
   let live: SessionModel | null = null;
   let sporadic: SessionModel | null = null;
-  let previous: { fold: SessionFold; json: string } | null = null;
+  let previous: Handed | null = null;
   withSession(root, SESSION, (_append, session) => {
     for (const [at, record] of records.entries()) {
       session.writer.append(record.type, record.payload as Payload);
