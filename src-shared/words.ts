@@ -2,7 +2,7 @@
 // chip, a column, a line of the CLI) and a sentence (a tooltip, the support report, a detail). The §10 names
 // stay the data (the CLI's JSON, data-* attributes, the tests); these are what a reader is shown. The session
 // status words are status.ts's.
-import type { CallClass, Finding } from './replay.js';
+import type { CallClass, Finding, SpanEnd } from './replay.js';
 import { STATUS_LABEL, type AttentionKind, type ResumeAction } from './status.js';
 
 export interface Words {
@@ -73,3 +73,12 @@ export function attentionLabel(kind: AttentionKind): string {
 export function errorResultsWords(count: number): string {
   return `${count.toLocaleString()} tool error${count === 1 ? '' : 's'}`;
 }
+
+/** How a bar of the Time view ended (TimedSpan.ended), in words: its legend, its hover line, its accessible name. */
+export const SPAN_END_WORDS: Record<SpanEnd, string> = {
+  ok: 'answered or completed',
+  error: 'ended in error',
+  unknown: 'outcome unknown',
+  closed_out: 'closed out (interrupted or max steps)',
+  open: 'still open when the WAL ends',
+};

@@ -362,7 +362,7 @@ export class ViewBuilder {
       recoveries: signals.recoveries,
       transcriptValid: () => (valid ??= requestRenders() && turnsValid(parts.map((part, index) => (part.turns ??= turnsOf(episode_turns.of(fold.episodes[index]!)))))),
       timelineRows: (start, count) => views.timeline.slice(start, count).map((row) => shownRow(row, payloads)),
-      transcript: (start, count) => views.messages.slice(start, count).map((_, offset) => transcriptRow(shown(start + offset), start + offset)),
+      transcript: (start, count) => Array.from({ length: Math.max(0, Math.min(count, views.messages.length - start)) }, (_, offset) => transcriptRow(shown(start + offset), start + offset)),
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
       searchText: (list, part, index, reader) => {
         if (list === 'timeline') {

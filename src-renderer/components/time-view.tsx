@@ -8,6 +8,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import type { SessionDetail } from '../../src-shared/ipc.js';
 import type { EpisodeTiming, SpanEnd, TimedSpan } from '../../src-shared/replay.js';
+import { SPAN_END_WORDS } from '../../src-shared/words.js';
 import { queries } from '../queries.js';
 import { formatTime } from './format.js';
 import { seconds } from './waterfall.js';
@@ -23,14 +24,6 @@ const PX_PER_MS_MAX = 4;
 const ZOOM_IN_OVER_FIT_MAX = 64;
 /** Rows drawn beyond the visible ones. */
 const OVERSCAN_ROWS = 12;
-
-export const ENDED_WORDS: Record<SpanEnd, string> = {
-  ok: 'answered or completed',
-  error: 'ended in error',
-  unknown: 'outcome unknown',
-  closed_out: 'closed out (interrupted or max steps)',
-  open: 'still open when the WAL ends',
-};
 
 export function TimeView({ detail }: { detail: SessionDetail }) {
   const last = detail.timing.at(-1) ?? null;
@@ -57,7 +50,7 @@ export function TimeView({ detail }: { detail: SessionDetail }) {
 function Legend() {
   return (
     <ul className="tv-legend" aria-label="Colours">
-      {(Object.keys(ENDED_WORDS) as SpanEnd[]).map((ended) => <li key={ended}><span className={`tv-swatch tv-ended-${ended}`} aria-hidden="true" /> {ENDED_WORDS[ended]}</li>)}
+      {(Object.keys(SPAN_END_WORDS) as SpanEnd[]).map((ended) => <li key={ended}><span className={`tv-swatch tv-ended-${ended}`} aria-hidden="true" /> {SPAN_END_WORDS[ended]}</li>)}
     </ul>
   );
 }
@@ -143,7 +136,7 @@ function BarRow({ span, first_ms, last_ms, scale, top_px, onHover }: { span: Tim
 export function spanWords(span: TimedSpan, first_ms: number): string {
   const took = span.end_ms === null ? 'still open' : `took ${seconds(span.end_ms - span.start_ms)}`;
   const retried = span.kind === 'step' && span.failed > 0 ? `, after ${span.failed} failed attempt${span.failed === 1 ? '' : 's'}` : '';
-  return `${span.label}: from +${seconds(span.start_ms - first_ms)}, ${took}, ${ENDED_WORDS[span.ended]}${retried}${span.seq === null ? '' : ` (seq ${span.seq})`}`;
+  return `${span.label}: from +${seconds(span.start_ms - first_ms)}, ${took}, ${SPAN_END_WORDS[span.ended]}${retried}${span.seq === null ? '' : ` (seq ${span.seq})`}`;
 }
 
 /** The axis's ticks in view only: zoomed in on an hour-long episode, the axis is millions of pixels long. */

@@ -3,32 +3,24 @@
 // (a step retried after a failed attempt answered: not failed), read on hover, zoomed by the buttons and keys, in
 // the address across a reload, and passing an axe-core audit; the header says what the run cost and by which
 // price table, and each step what it cost.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openListedSession, seriousViolations } from './e2e-page.js';
-import { makeE2eRoot } from './e2e-root.js';
+import { serveDemo, type ServedDemo } from './e2e-root.js';
 import { saveScreenshot } from './screenshots.js';
-import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
+import type { Served } from './serve-harness.js';
 
-let work: string;
+let demo: ServedDemo;
 let server: Served;
-let chromium: LaunchedBrowser;
 let page: Page;
 
 beforeAll(async () => {
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-time-e2e-'));
-  const { root } = makeE2eRoot(work);
-  [server, chromium] = await Promise.all([serve(root), launchChromium()]);
-  page = await chromium.context.newPage();
+  demo = await serveDemo('walscope-time-e2e-', () => {});
+  ({ server, page } = demo);
 }, 120_000);
 
 afterAll(async () => {
-  await chromium?.close();
-  await server?.stop();
-  if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
+  await demo?.close();
 });
 
 const rows = () => page.locator('[data-testid=time-row]');
