@@ -175,7 +175,7 @@ function pricedCounts(pricer: Pricer, counts: TableUsage | null): number | null 
     segment.input * uncached +
     segment.cache_read * counts.cache_read_tokens +
     segment.cache_write * counts.cache_write_tokens +
-    (counts.output_tokens === 0 ? 0 : segment.output * counts.output_tokens);
+    segment.output * counts.output_tokens;
   return Number.isFinite(price) ? price : null;
 }
 
@@ -208,6 +208,12 @@ export function stepPriceTime(step: StepFold): number | null {
   let last_ms: number | null = null;
   for (const attempt of step.attempts) if (attempt.ts_ms !== null && (last_ms === null || attempt.ts_ms > last_ms)) last_ms = attempt.ts_ms;
   return last_ms;
+}
+
+/** One step's price as its episode's cost sums it; null when it cannot be priced. */
+export function stepCostIn(episode: EpisodeFold, step: StepFold): number | null {
+  const model = modelOfConfig(episode.config);
+  return model === null ? null : stepPrice(pricerFor(model, stepPriceTime(step)), step.usage);
 }
 
 /** An episode's cost in full: its steps', or, when none recorded usage, its run's own totals (run_finished). The

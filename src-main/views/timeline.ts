@@ -9,7 +9,7 @@ import type { Anomaly, ApprovalFold, BatchFold, CallFold, EpisodeFold, JsonPaylo
 import { actionWords } from '../../src-shared/format.js';
 import { argsGist, IMAGE_DATA_CHARS_MAX, messageWords, outputLine, shownBlocks, shownOutput, type BlockLimits, type ReadText, type ShownBlock } from '../../src-shared/blocks.js';
 import { jsonShapeCut, JsonTextCut } from '../engine/index.js';
-import { modelOfConfig, pricerFor, stepPrice, stepPriceTime } from '../replay/cost.js';
+import { stepCostIn } from '../replay/cost.js';
 import { EpisodeIndex, sharedStepsWithBatches } from '../replay/episode-index.js';
 import { intentArgs, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from '../replay/payloads.js';
 import { EpisodeSum } from '../replay/resumable.js';
@@ -344,16 +344,10 @@ export class StepRowCache {
     if (episode.finished !== null) this.kept.delete(step);
     if (kept !== undefined && kept.batch === batch && kept.episode === n && kept.first_ms === first_ms) return kept.rows;
     this.steps_laid_out += 1;
-    const rows = stepRows(n, step, batch, first_ms, stepCost(episode, step));
+    const rows = stepRows(n, step, batch, first_ms, stepCostIn(episode, step));
     if (episode.finished === null) this.kept.set(step, { batch, episode: n, first_ms, rows });
     return rows;
   }
-}
-
-/** A step's price by the shipped table, as the episode's cost sums it (replay/cost.ts). */
-function stepCost(episode: EpisodeFold, step: StepFold): number | null {
-  const model = modelOfConfig(episode.config);
-  return model === null ? null : stepPrice(pricerFor(model, stepPriceTime(step)), step.usage);
 }
 
 function stepRows(n: number, step: StepFold, batch: BatchFold | undefined, first_ms: number | null, cost_usd: number | null): TimelineRow[] {
