@@ -38,7 +38,7 @@ import type { RetirePlan } from '../../src-shared/wal.js';
 import type { TimelineFilter } from '../../src-shared/timeline-filter.js';
 import type { EpisodeTiming, Finding } from '../../src-shared/replay.js';
 import {
-  describe, RunDigests, exportTargets, resolveTargets, sessionTarget, VERIFY_DIGEST_WORKER_FILE_BYTES_MIN,
+  describe, exportTargets, resolveTargets, sessionTarget,
   type WalTarget, classifyPath, listSessions, sessionDir, type FileIO, nodeFileIO,
 } from '../engine/index.js';
 import { noCost, PRICE_TABLE_WORDS } from '../replay/cost.js';
@@ -48,7 +48,7 @@ import { supportReport } from '../recovery/support-report.js';
 import { episodeTiming, episodeTimingSummary } from '../replay/timing.js';
 import { acknowledgeChoice, actionChoices, retireChoice, previewAcknowledge, previewAction, runAcknowledge, runAction, type ActionApprover } from './actions.js';
 import { NotFoundError } from '../../src-shared/ipc.js';
-import { ReadAhead } from './read-ahead.js';
+import { READ_SLICE_BYTES, ReadScheduler } from './read-scheduler.js';
 import { SessionModel } from './session-model.js';
 import type { ReadPlan, TailProgress } from './session-tailer.js';
 import { SummaryCache } from './summary-cache.js';
@@ -67,34 +67,15 @@ export const LISTENERS_MAX = 64;
 export const RESIDENT_SESSIONS_MAX = 3;
 /** The session list is pushed at most this often while sessions change. */
 const LIST_PUSH_MS = 100;
-/** A background read takes about this many bytes of one WAL in its first turn of the event loop, twice as many
- *  in each turn after, up to READ_SLICE_BYTES_MAX: a request waits for at most the slice under way, so a session
- *  asked for early in a read is answered soon, and later slices are larger because each slice costs more than
- *  its bytes (the frame cut at its end is read again by the next; its first large frame is hashed here before
- *  the digest worker wakes: on the 1 GiB session, 8 MiB slices read 115 MiB and hashed here 150 MiB more than
- *  one read, 32 MiB slices 25 and 70 MiB more). */
-export const READ_SLICE_BYTES = 8 * 1_048_576;
-export const READ_SLICE_BYTES_MAX = 32 * 1_048_576;
 const LEASE_PROBES_PER_TURN = 200;
 /** A workspace of this many sessions or more is watched once its first reads are done (`open`). */
 export const WATCH_AFTER_READS_SESSIONS_MIN = 100;
-/** A root's background reads read the next WALs ahead (read-ahead.ts) when the WALs after the first hold at
- *  least this many bytes: fewer are not worth a thread's start, and are read soon enough anyway. */
-export const READ_AHEAD_BYTES_MIN = 16 * 1_048_576;
 /** The summary cache is written this long after the last summary changed (and on close). */
 const CACHE_WRITE_MS = 1_000;
 
 /** What a workspace is opened on: one path (a state root, a session folder, an export file, or a folder of
  *  exports), or several export files. */
 export type WorkspacePaths = string | readonly string[];
-
-/** The sessions needing a read, in the order the background reads take them, and how far those have got. */
-interface ReadOrder {
-  models: SessionModel[];
-  next: number;
-  /** The WALs after the first hold READ_AHEAD_BYTES_MIN or more. */
-  read_ahead: boolean;
-}
 
 export interface OpenOptions {
   watch?: boolean;
@@ -125,27 +106,16 @@ export class SessionService implements WalscopeApi {
   readonly counts = { sessions_read: 0, summaries_from_cache: 0 };
   /** Refreshes made (each reads a WAL, whatever it finds), for the tests that count what one costs. */
   readonly refreshes = { made: 0 };
+  /** What the background reads take next, and how. */
+  private readonly reads = new ReadScheduler(() => this.models.values(), (model) => this.models.get(model.key) === model);
   /** Read-ahead workers started, and the bytes they read, for the tests. */
-  readonly read_ahead_counts = { started: 0, bytes: 0 };
+  get read_ahead_counts(): Readonly<{ started: number; bytes: number }> {
+    return this.reads.read_ahead_counts;
+  }
   private watcher: WorkspaceWatcher | null = null;
   private probe_timer: NodeJS.Timeout | null = null;
   private growth_timer: NodeJS.Timeout | null = null;
   private read_timer: NodeJS.Immediate | null = null;
-  /** The session the background reads are in the middle of. */
-  private reading: SessionModel | null = null;
-  /** The background reads' digest worker (engine/digest-runs.ts: every frame hashed ahead of the fold, as in
-   *  `replay`), for WALs from VERIFY_DIGEST_WORKER_FILE_BYTES_MIN: kept across the slices of one read and the
-   *  reads after it, so its start is paid once a busy spell; ended when every session is read and when the
-   *  service closes. */
-  private digest_worker: RunDigests | null = null;
-  /** The sessions needing a read, most recently written first, and how far the background reads have got:
-   *  sorted once rather than searched at every read (a root of 2,000 sessions: 4 million looks, ~0.3 s). Dropped
-   *  when a session may need a read again (listed anew, its WAL or its lease changed), and when it is used up. */
-  private read_order: ReadOrder | null = null;
-  /** The background reads' read-ahead (read-ahead.ts), and the read order its plan follows from which place. */
-  private read_ahead: { worker: ReadAhead; order: ReadOrder; from: number } | null = null;
-  /** The slices the background read of `model` has taken so far (they grow, READ_SLICE_BYTES). */
-  private slices: { model: SessionModel; taken: number } | null = null;
   private closed = false;
   private watching: Promise<void> = Promise.resolve();
   /** Resolves `watching`, while following file events waits to start (for the first reads of a big root). */
@@ -197,8 +167,7 @@ export class SessionService implements WalscopeApi {
     this.closed = true;
     this.watch_pending = null;
     if (this.read_timer !== null) clearImmediate(this.read_timer);
-    this.endDigestWorker();
-    this.endReadAhead();
+    this.reads.idle();
     if (this.probe_timer !== null) clearInterval(this.probe_timer);
     if (this.growth_timer !== null) clearInterval(this.growth_timer);
     this.list_push.clear();
@@ -258,7 +227,7 @@ export class SessionService implements WalscopeApi {
    *  summary was made from. */
   private catchUp(): void {
     if (this.closed) return;
-    this.read_order = null;
+    this.reads.reorder();
     this.onListing();
     for (const model of this.models.values()) {
       if (!model.is_read) continue;
@@ -282,49 +251,28 @@ export class SessionService implements WalscopeApi {
       // A session taken from the cache may have a live writer now: its lease is probed (a few hundred per
       // turn: each probe reads the OS's lock table) before any WAL is read.
       if (this.lease_sweep.length > 0) {
-        this.read_order = null;
+        this.reads.reorder();
         for (const model of this.lease_sweep.splice(0, LEASE_PROBES_PER_TURN)) model.probeLease();
         this.scheduleReads();
         return;
       }
-      const next = this.reading !== null && !this.reading.is_resident && this.models.get(this.reading.key) === this.reading ? this.reading : this.nextUnread();
+      const next = this.reads.next();
       if (next === null) {
-        this.endDigestWorker();
-        this.endReadAhead();
+        this.reads.idle();
         // Every summary is current: keep them now (a worker may be terminated without a close).
         this.cache_write.clear();
         this.cache?.flush();
         this.startWatching();
         return;
       }
-      this.reading = next;
-      const wanted = this.resident.includes(next.key);
-      if (this.refreshModel(next, this.backgroundPlan(next), !wanted)) {
-        this.reading = null;
-        this.slices = null;
-        if (!wanted) next.release();
+      const { model, plan } = next;
+      const wanted = this.resident.includes(model.key);
+      if (this.refreshModel(model, plan, !wanted)) {
+        this.reads.readDone(model);
+        if (!wanted) model.release();
       }
       this.scheduleReads();
     });
-  }
-
-  /** A background read's next slice, its digests checked on the kept worker when its WAL is big enough. */
-  private backgroundPlan(model: SessionModel): ReadPlan {
-    const taken = this.slices?.model === model ? this.slices.taken : 0;
-    this.slices = { model, taken: taken + 1 };
-    const slice_bytes = Math.min(READ_SLICE_BYTES_MAX, READ_SLICE_BYTES * 2 ** taken);
-    if ((sizeOf(model.target.wal_path) ?? 0) < VERIFY_DIGEST_WORKER_FILE_BYTES_MIN) return { slice_bytes };
-    if (this.digest_worker === null) {
-      // Its worker starts now and is not waited for: the first slice hashes in place until it runs, rather
-      // than stall a request behind the worker's start.
-      this.digest_worker = new RunDigests();
-    }
-    return { slice_bytes, digest_worker: this.digest_worker };
-  }
-
-  private endDigestWorker(): void {
-    this.digest_worker?.close();
-    this.digest_worker = null;
   }
 
   /** Marks `model` as just asked for and releases the least recently asked. One not resident is read next,
@@ -342,60 +290,8 @@ export class SessionService implements WalscopeApi {
     }
     // Its end is found from the end first, before the first slice of the read from its start.
     model.findTail();
-    this.reading = model;
+    this.reads.readFirst(model);
     this.scheduleReads();
-  }
-
-  /** The session needing a read that was written to most recently. */
-  private nextUnread(): SessionModel | null {
-    for (;;) {
-      this.read_order ??= this.readOrder();
-      const order = this.read_order;
-      if (order.models.length === 0) return null;
-      for (; order.next < order.models.length; order.next++) {
-        const model = order.models[order.next]!;
-        if (!model.needs_read || this.models.get(model.key) !== model) continue;
-        this.readAheadOf(order);
-        return model;
-      }
-      // Used up: sorted again, so that a session that came to need a read unannounced is not missed.
-      this.read_order = null;
-    }
-  }
-
-  /** The background read takes the read order's next session: the WALs after it are read ahead, when they are
-   *  enough to be worth a thread. */
-  private readAheadOf(order: ReadOrder): void {
-    if (this.read_ahead?.order === order) {
-      this.read_ahead.worker.reached(order.next - this.read_ahead.from);
-      return;
-    }
-    if (!order.read_ahead) {
-      this.endReadAhead();
-      return;
-    }
-    const files = order.models.slice(order.next).map((model) => ({ path: model.target.wal_path, size_bytes: sizeBytes(model) }));
-    let worker = this.read_ahead?.worker;
-    if (worker === undefined) {
-      worker = new ReadAhead();
-      this.read_ahead_counts.started += 1;
-    }
-    worker.plan(files);
-    this.read_ahead = { worker, order, from: order.next };
-  }
-
-  private endReadAhead(): void {
-    if (this.read_ahead === null) return;
-    this.read_ahead.worker.close();
-    this.read_ahead_counts.bytes += this.read_ahead.worker.bytes_read;
-    this.read_ahead = null;
-  }
-
-  private readOrder(): ReadOrder {
-    const activity = (model: SessionModel) => model.summary().last_activity_ms ?? 0;
-    const models = [...this.models.values()].filter((model) => model.needs_read).sort((a, b) => activity(b) - activity(a));
-    const bytes_after_first = models.slice(1).reduce((sum, model) => sum + sizeBytes(model), 0);
-    return { models, next: 0, read_ahead: bytes_after_first >= READ_AHEAD_BYTES_MIN };
   }
 
   /** (Re)lists the workspace's sessions: new ones are added, vanished ones dropped. A session folder is a
@@ -428,7 +324,7 @@ export class SessionService implements WalscopeApi {
       this.models.set(key, new SessionModel(key, target, this.io));
       changed = true;
     }
-    if (changed) this.read_order = null;
+    if (changed) this.reads.reorder();
     return changed;
   }
 
@@ -474,7 +370,7 @@ export class SessionService implements WalscopeApi {
     else {
       // One that needs a read again takes its place in a new read order (a live writer's events, a few a second,
       // leave the order alone while the session waits in it anyway).
-      if (!model.needs_read) this.read_order = null;
+      if (!model.needs_read) this.reads.reorder();
       model.markStale();
       this.scheduleReads();
     }
@@ -498,7 +394,7 @@ export class SessionService implements WalscopeApi {
     for (const model of this.models.values()) {
       if (model.lease.state !== 'live' || !model.probeLease()) continue;
       if (!model.is_resident) {
-        this.read_order = null;
+        this.reads.reorder();
         this.scheduleReads();
         continue;
       }
@@ -726,11 +622,6 @@ function commonFolder(files: readonly string[]): string {
   let common = path.dirname(files[0]!);
   while (!files.every((file) => file.startsWith(common.endsWith(path.sep) ? common : common + path.sep))) common = path.dirname(common);
   return common;
-}
-
-/** The size of `model`'s WAL as last listed or read. */
-function sizeBytes(model: SessionModel): number {
-  return model.summary().size_bytes;
 }
 
 function sizeOf(file: string): number | null {

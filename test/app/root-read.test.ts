@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { withChangedSummaries, type SessionSummary, type WalscopeEvent } from '../../src-shared/ipc.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { ReadAhead } from '../../src-main/services/read-ahead.js';
-import { READ_AHEAD_BYTES_MIN, SessionService, WATCH_AFTER_READS_SESSIONS_MIN } from '../../src-main/services/session-service.js';
+import { READ_AHEAD_BYTES_MIN } from '../../src-main/services/read-scheduler.js';
+import { SessionService, WATCH_AFTER_READS_SESSIONS_MIN } from '../../src-main/services/session-service.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
 
