@@ -14,7 +14,7 @@ import { EpisodeSum, FinishedEpisodesSum, sharedBatches, sharedByIdentityOr } fr
 import { episodeTiming, sumUsage } from '../replay/timing.js';
 import type { PayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderEpisodeRequest, withOutputsAt } from '../replay/transcript.js';
-import { episodeRowCount, episodeRows, episodeRowsPage, OUTPUT_CUT, outsideRows, sessionAnomalyRows, shownRow, StepRowCache, transcriptRow } from './timeline.js';
+import { episodeRowCount, episodeRows, episodeRowsPage, OUTPUT_CUT, outsideRows, sessionAnomalyRows, StepRowCache, transcriptRow } from './timeline.js';
 
 /** A list made of parts (one per episode, then the session's own rows), indexed as if it were one array. A part
  *  is made when a page or a search first reaches it: its length is known before (a million records' timeline
@@ -169,18 +169,6 @@ function turnsOf(sum: TurnSum): RequestTurns {
 /** Turns checked for provider validity in this process: what the tests count. */
 export const turn_checks_made = { count: 0 };
 
-/** Each episode's turns, taken on from the last snapshot's for a live episode: its request part holds the same
- *  messages for the turns no frame reached (replay/transcript.ts keeps each step's unread turn), so an append
- *  checks the turns it completed. */
-const episode_turns = new EpisodeSum<RenderedMessage, TurnSum>({
-  items: (episode) => renderEpisodeRequest(episode).messages,
-  initial: newTurnSum,
-  add: addMessage,
-  copy: (sum) => ({ head: sum.head.slice(), inner_valid: sum.inner_valid, tail: sum.tail?.slice() ?? null }),
-  // A part takes over the turns of the part before it as the very same rendered messages.
-  shared: (_before, _episode, messages_before, messages) => sharedByIdentityOr(messages_before, messages, (was, now) => was.message === now.message),
-});
-
 /** `checkProviderValid` of the parts joined, from each part's turns: the seams are checked, the inner turns
  *  were checked when their part was made. */
 export function turnsValid(parts: readonly RequestTurns[]): boolean {
@@ -281,6 +269,27 @@ export class SearchTexts {
 
 export class ViewBuilder {
   private readonly per_episode = new WeakMap<EpisodeFold, EpisodeViews>();
+  /** Each episode's calls by class, taken on from the last snapshot's for a live episode. */
+  private readonly calls_by_class = new EpisodeSum<BatchFold, Partial<Record<CallClass, number>>>({
+    items: (episode) => episode.batches,
+    shared: sharedBatches,
+    initial: () => ({}),
+    copy: (counts) => ({ ...counts }),
+    add(counts, batch) {
+      for (const call of batch.calls) counts[call.class] = (counts[call.class] ?? 0) + 1;
+    },
+  });
+  /** Each episode's turns, taken on from the last snapshot's for a live episode: its request part holds the same
+   *  messages for the turns no frame reached (replay/transcript.ts keeps each step's unread turn), so an append
+   *  checks the turns it completed. */
+  private readonly episode_turns = new EpisodeSum<RenderedMessage, TurnSum>({
+    items: (episode) => renderEpisodeRequest(episode).messages,
+    initial: newTurnSum,
+    add: addMessage,
+    copy: (sum) => ({ head: sum.head.slice(), inner_valid: sum.inner_valid, tail: sum.tail?.slice() ?? null }),
+    // A part takes over the turns of the part before it as the very same rendered messages.
+    shared: (_before, _episode, messages_before, messages) => sharedByIdentityOr(messages_before, messages, (was, now) => was.message === now.message),
+  });
   /** Episodes whose views were (re)built, over this builder's life: what a live append cost. */
   episodes_rebuilt = 0;
   /** Step rows kept across builds: a rebuilt episode lays out only the steps a frame changed. */
@@ -360,14 +369,14 @@ export class ViewBuilder {
       },
       run: signals.run,
       recoveries: signals.recoveries,
-      transcriptValid: () => (valid ??= requestRenders() && turnsValid(parts.map((part, index) => (part.turns ??= turnsOf(episode_turns.of(fold.episodes[index]!)))))),
-      timelineRows: (start, count) => views.timeline.slice(start, count).map((row) => shownRow(row, payloads)),
+      transcriptValid: () => (valid ??= requestRenders() && turnsValid(parts.map((part, index) => (part.turns ??= turnsOf(this.episode_turns.of(fold.episodes[index]!)))))),
+      timelineRows: (start, count) => views.timeline.slice(start, count).map((row) => this.step_rows.shown(row, payloads)),
       transcript: (start, count) => Array.from({ length: Math.max(0, Math.min(count, views.messages.length - start)) }, (_, offset) => transcriptRow(shown(start + offset), start + offset)),
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
       searchText: (list, part, index, reader) => {
         if (list === 'timeline') {
           const rows = views.timeline.part(part);
-          return this.search_texts.text(rows, index, () => JSON.stringify(shownRow(rows.at(index)!, reader)).toLowerCase());
+          return this.search_texts.text(rows, index, () => JSON.stringify(this.step_rows.shown(rows.at(index)!, reader)).toLowerCase());
         }
         const messages = views.messages.part(part);
         return this.search_texts.text(messages, index, () => JSON.stringify(transcriptRow(shown(views.messages.startOf(part) + index, reader), views.messages.startOf(part) + index)).toLowerCase());
@@ -419,7 +428,7 @@ export class ViewBuilder {
     const known = this.per_episode.get(episode);
     if (known !== undefined) return known;
     this.episodes_rebuilt += 1;
-    const views: EpisodeViews = { rows: null, class_counts: calls_by_class.of(episode), request: null, turns: null, index: null };
+    const views: EpisodeViews = { rows: null, class_counts: this.calls_by_class.of(episode), request: null, turns: null, index: null };
     this.per_episode.set(episode, views);
     return views;
   }
@@ -428,17 +437,6 @@ export class ViewBuilder {
 function addCounts<Name extends string>(into: Partial<Record<Name, number>>, counts: Partial<Record<Name, number>>): void {
   for (const [name, count] of Object.entries(counts) as [Name, number][]) into[name] = (into[name] ?? 0) + count;
 }
-
-/** Each episode's calls by class, taken on from the last snapshot's for a live episode. */
-const calls_by_class = new EpisodeSum<BatchFold, Partial<Record<CallClass, number>>>({
-  items: (episode) => episode.batches,
-  shared: sharedBatches,
-  initial: () => ({}),
-  copy: (counts) => ({ ...counts }),
-  add(counts, batch) {
-    for (const call of batch.calls) counts[call.class] = (counts[call.class] ?? 0) + 1;
-  },
-});
 
 /** The last episode's row says "cut short" or "open in this copy", with its last durable state, instead of the
  *  fold's "running" when nothing is running it: its own row (the first of its rows), marked; null when the

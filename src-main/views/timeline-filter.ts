@@ -181,18 +181,6 @@ function placeOf(kept: number): number {
   return kept < 0 ? -kept - 1 : kept;
 }
 
-/** Calls per tool name of one episode, taken on from the last snapshot's for a live episode; at most
- *  FILTER_TOOLS_MAX names (a hostile WAL may name a tool per call). */
-const calls_by_tool = new EpisodeSum<BatchFold, Map<string, number>>({
-  items: (episode) => episode.batches,
-  shared: sharedBatches,
-  initial: () => new Map(),
-  copy: (counts) => new Map(counts),
-  add(counts, batch) {
-    for (const call of batch.calls) addCalls(counts, call.name, 1);
-  },
-});
-
 function addCalls(counts: Map<string, number>, name: string, calls: number): void {
   const known = counts.get(name);
   if (known !== undefined) counts.set(name, known + calls);
@@ -202,11 +190,22 @@ function addCalls(counts: Map<string, number>, name: string, calls: number): voi
 /** What the filter offers for one session's views: its tools, summed over its episodes as an append goes on
  *  (the finished episodes' sum kept), and its records' types. One per session's views. */
 export class FilterChoiceSums {
+  /** Calls per tool name of one episode, taken on from the last snapshot's for a live episode; at most
+   *  FILTER_TOOLS_MAX names (a hostile WAL may name a tool per call). */
+  private readonly calls_by_tool = new EpisodeSum<BatchFold, Map<string, number>>({
+    items: (episode) => episode.batches,
+    shared: sharedBatches,
+    initial: () => new Map(),
+    copy: (counts) => new Map(counts),
+    add(counts, batch) {
+      for (const call of batch.calls) addCalls(counts, call.name, 1);
+    },
+  });
   private readonly tools = new FinishedEpisodesSum<Map<string, number>>({
     initial: () => new Map(),
     copy: (counts) => new Map(counts),
     add: (counts, episode) => {
-      for (const [name, calls] of calls_by_tool.of(episode)) addCalls(counts, name, calls);
+      for (const [name, calls] of this.calls_by_tool.of(episode)) addCalls(counts, name, calls);
     },
   });
 

@@ -32,7 +32,8 @@ export interface Timeline {
  *  fold keeps where they are, not what). */
 export function buildTimeline(fold: SessionFold, payloads: PayloadReader): Timeline {
   const rows: TimelineRow[] = [];
-  for (const episode of fold.episodes) appendAll(rows, episodeRows(episode).map((row) => shownRow(row, payloads)));
+  const steps = new StepRowCache();
+  for (const episode of fold.episodes) appendAll(rows, episodeRows(episode, steps).map((row) => steps.shown(row, payloads)));
   appendAll(rows, outsideRows(fold.outside, []));
   appendAll(rows, sessionAnomalyRows(fold.anomalies));
   const row_of_seq = new Int32Array(fold.last_seq + 1).fill(-1);
@@ -63,18 +64,21 @@ type Keyed = { key: number; order: number; rows: TimelineRow[] };
 
 /** The step and call rows whose text, args or output is still on disk, with the fold part that says where: a
  *  part, not a closure reading it (a closure and its context cost ~120 bytes a row, ~40 MB of a million
- *  records' timeline). */
-const unread_steps = new WeakMap<TimelineRow, StepFold>();
-const unread_calls = new WeakMap<TimelineRow, CallFold>();
+ *  records' timeline). Kept by the StepRowCache that laid the rows out, so it lives as long as the session's
+ *  views. */
+class UnreadRows {
+  readonly steps = new WeakMap<TimelineRow, StepFold>();
+  readonly calls = new WeakMap<TimelineRow, CallFold>();
 
-/** `row` as it is shown: a step's text, a call's args and output preview read back from their records. Rows
- *  are laid out without them (a 1 GiB session's outputs are most of its bytes, a million records' assistant
- *  messages and args most of what they weigh once built); only the rows of a page read theirs. */
-export function shownRow(row: TimelineRow, payloads: PayloadReader): TimelineRow {
-  const step = unread_steps.get(row);
-  if (step !== undefined && row.kind === 'step') return { ...row, blocks: messageBlocks(stepMessage(step, payloads)) };
-  const call = unread_calls.get(row);
-  return call === undefined || row.kind !== 'call' ? row : shownCall(row, call, payloads);
+  /** `row` as it is shown: a step's text, a call's args and output preview read back from their records. Rows
+   *  are laid out without them (a 1 GiB session's outputs are most of its bytes, a million records' assistant
+   *  messages and args most of what they weigh once built); only the rows of a page read theirs. */
+  shown(row: TimelineRow, payloads: PayloadReader): TimelineRow {
+    const step = this.steps.get(row);
+    if (step !== undefined && row.kind === 'step') return { ...row, blocks: messageBlocks(stepMessage(step, payloads)) };
+    const call = this.calls.get(row);
+    return call === undefined || row.kind !== 'call' ? row : shownCall(row, call, payloads);
+  }
 }
 
 /** A row's seqs in a list of exactly their number: a list made by spreading or filtering keeps 17 slots or
@@ -83,7 +87,7 @@ function exactly<T>(list: T[]): T[] {
   return list.slice();
 }
 
-/** An episode's rows, call outputs unread (`shownRow` reads them); `steps` keeps step rows across snapshots. */
+/** An episode's rows, call outputs unread (`StepRowCache.shown` reads them); `steps` keeps step rows across snapshots. */
 export function episodeRows(episode: EpisodeFold, steps = new StepRowCache()): TimelineRow[] {
   const { lead: rows, entries, others, stepRows } = rowPlan(episode, steps);
   if (entries.sorted) mergeRows(rows, entries, others, stepRows);
@@ -179,7 +183,7 @@ function rowPlan(episode: EpisodeFold, steps: StepRowCache): RowPlan {
   // The rest come after the steps in the order of the sort below, which keeps the order of equal keys.
   const others: Keyed[] = [];
   const add = (key: number | null, rows: TimelineRow[]) => others.push({ key: key ?? Number.MAX_SAFE_INTEGER, order: entries.keys.length + others.length, rows });
-  for (const batch of EpisodeIndex.of(episode).batches_without_step) add(batch.started_seq, batchRows(n, batch, first_ms));
+  for (const batch of EpisodeIndex.of(episode).batches_without_step) add(batch.started_seq, batchRows(n, batch, first_ms, steps.unread));
   for (const steer of episode.steers) {
     const text = asList(steer.input).map(messageText).join('\n');
     add(steer.seq, [{ kind: 'steer', episode: n, title: steer.title, delivery: steer.delivery, text: cut(text), seqs: [steer.seq] }]);
@@ -309,6 +313,8 @@ export class StepRowCache {
   private readonly kept = new WeakMap<StepFold, { batch: BatchFold | undefined; episode: number; first_ms: number | null; rows: TimelineRow[] }>();
   /** Steps whose rows were laid out, over this cache's life: what an append cost. */
   steps_laid_out = 0;
+  /** Where the rows laid out here find what they show (`shown`). */
+  readonly unread = new UnreadRows();
 
   readonly entries = new EpisodeSum<StepFold, StepEntries>({
     items: (episode) => episode.steps,
@@ -344,13 +350,18 @@ export class StepRowCache {
     if (episode.finished !== null) this.kept.delete(step);
     if (kept !== undefined && kept.batch === batch && kept.episode === n && kept.first_ms === first_ms) return kept.rows;
     this.steps_laid_out += 1;
-    const rows = stepRows(n, step, batch, first_ms, stepCostIn(episode, step));
+    const rows = stepRows(n, step, batch, first_ms, stepCostIn(episode, step), this.unread);
     if (episode.finished === null) this.kept.set(step, { batch, episode: n, first_ms, rows });
     return rows;
   }
+
+  /** A row laid out here as it is shown (UnreadRows). */
+  shown(row: TimelineRow, payloads: PayloadReader): TimelineRow {
+    return this.unread.shown(row, payloads);
+  }
 }
 
-function stepRows(n: number, step: StepFold, batch: BatchFold | undefined, first_ms: number | null, cost_usd: number | null): TimelineRow[] {
+function stepRows(n: number, step: StepFold, batch: BatchFold | undefined, first_ms: number | null, cost_usd: number | null, unread: UnreadRows): TimelineRow[] {
   const seqs = exactly([...step.attempts.map((a) => a.seq), ...(step.seq === null ? [] : [step.seq]), ...(step.turn_finished_seq === null ? [] : [step.turn_finished_seq])]);
   const rows: TimelineRow[] = [{
     kind: 'step',
@@ -367,9 +378,9 @@ function stepRows(n: number, step: StepFold, batch: BatchFold | undefined, first
     seqs,
   }];
   const step_row = rows[0]!;
-  if (step.seq !== null) unread_steps.set(step_row, step);
+  if (step.seq !== null) unread.steps.set(step_row, step);
   for (const note of step.notes) rows.push({ kind: 'note', episode: n, step_id: step.step_id, type: note.type, summary: cut(noteSummary(note.type, note.payload)), seqs: [note.seq] });
-  if (batch !== undefined) appendAll(rows, batchRows(n, batch, first_ms));
+  if (batch !== undefined) appendAll(rows, batchRows(n, batch, first_ms, unread));
   // Kept per step: of its size (pushed to, it has 17 slots or more).
   return exactly(rows);
 }
@@ -380,7 +391,7 @@ function event(episode: number, type: string, summary: string, seq: number): Tim
 
 /** A batch's row and its calls' rows; a batch of one call is folded into its call's row (its head and records
  *  with the call's), which says all the batch's row would. */
-function batchRows(episode: number, batch: BatchFold, episode_first_ms: number | null): TimelineRow[] {
+function batchRows(episode: number, batch: BatchFold, episode_first_ms: number | null, unread: UnreadRows): TimelineRow[] {
   const head: BatchHead = { step_id: batch.step_id, sequential: batch.sequential, finished: batch.finished_seq !== null, committable: batch.committable, mixed_crash: batch.mixed_crash };
   const batch_seqs = batch.finished_seq === null ? [batch.started_seq] : [batch.started_seq, batch.finished_seq];
   const folded = batch.calls.length === 1;
@@ -388,7 +399,7 @@ function batchRows(episode: number, batch: BatchFold, episode_first_ms: number |
     const row = callRow(call);
     const seqs = folded ? exactly([batch.started_seq, ...row.seqs, ...batch_seqs.slice(1)]) : row.seqs;
     const laid_out: CallTimelineRow = { kind: 'call', episode, batch_id: batch.batch_id, call: row, batch: folded ? head : null, episode_first_ms, seqs };
-    if (call.intent !== null || call.terminals[0]?.type === 'tool_result') unread_calls.set(laid_out, call);
+    if (call.intent !== null || call.terminals[0]?.type === 'tool_result') unread.calls.set(laid_out, call);
     return laid_out;
   });
   return folded ? calls : [{ kind: 'batch', episode, batch_id: batch.batch_id, ...head, seqs: batch_seqs }, ...calls];
@@ -408,7 +419,7 @@ function shownCall(laid_out: CallTimelineRow, call: CallFold, payloads: PayloadR
   };
 }
 
-/** A call's row, its args and output left out (null) until `shownRow` reads them. */
+/** A call's row, its args and output left out (null) until `StepRowCache.shown` reads them. */
 function callRow(call: CallFold): CallRow {
   const terminal = call.terminals[0] ?? null;
   const seqs = exactly([
