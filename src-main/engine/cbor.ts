@@ -44,6 +44,9 @@ const MAJOR_SIMPLE = 7;
 export class CborEncoder {
   private buffer: Buffer;
   private length = 0;
+  /** Counting the bytes an encoding takes without writing them (`measuredLength`): the same walk, the same
+   *  refusals. Writing every text of a request only to learn its length was half of what measuring it cost. */
+  private measuring = false;
 
   constructor(capacity_bytes = 256) {
     this.buffer = Buffer.allocUnsafe(capacity_bytes);
@@ -56,8 +59,21 @@ export class CborEncoder {
 
   /** The length of `value`'s encoding, written into this encoder's buffer and not copied out. */
   encodedLength(value: unknown): number {
+    this.measuring = false;
     this.length = 0;
     this.writeValue(value, 0);
+    return this.length;
+  }
+
+  /** The length of `value`'s encoding, counted without writing it. */
+  measuredLength(value: unknown): number {
+    this.measuring = true;
+    this.length = 0;
+    try {
+      this.writeValue(value, 0);
+    } finally {
+      this.measuring = false;
+    }
     return this.length;
   }
 
@@ -70,6 +86,10 @@ export class CborEncoder {
   }
 
   private writeHead(major: number, argument: number): void {
+    if (this.measuring) {
+      this.length += headBytes(argument);
+      return;
+    }
     this.ensure(9);
     const initial = major << 5;
     if (argument < 24) {
@@ -111,6 +131,10 @@ export class CborEncoder {
   }
 
   private writeSimple(code: number): void {
+    if (this.measuring) {
+      this.length += 1;
+      return;
+    }
     this.ensure(1);
     this.buffer[this.length++] = (MAJOR_SIMPLE << 5) | code;
   }
@@ -122,6 +146,10 @@ export class CborEncoder {
       else this.writeHead(MAJOR_NEGINT, -1 - value);
       return;
     }
+    if (this.measuring) {
+      this.length += 9;
+      return;
+    }
     this.ensure(9);
     this.buffer[this.length++] = (MAJOR_SIMPLE << 5) | 27;
     this.buffer.writeDoubleBE(value, this.length);
@@ -131,12 +159,20 @@ export class CborEncoder {
   private writeText(value: string): void {
     const size_bytes = Buffer.byteLength(value, 'utf8');
     this.writeHead(MAJOR_TEXT, size_bytes);
+    if (this.measuring) {
+      this.length += size_bytes;
+      return;
+    }
     this.ensure(size_bytes);
     this.length += this.buffer.write(value, this.length, size_bytes, 'utf8');
   }
 
   private writeBytes(value: Uint8Array): void {
     this.writeHead(MAJOR_BYTES, value.length);
+    if (this.measuring) {
+      this.length += value.length;
+      return;
+    }
     this.ensure(value.length);
     this.buffer.set(value, this.length);
     this.length += value.length;
@@ -152,6 +188,15 @@ export class CborEncoder {
   }
 }
 
+/** The bytes of a head with this argument (preferred serialization): an array's head for `argument` items. */
+export function headBytes(argument: number): number {
+  if (argument < 24) return 1;
+  if (argument < 0x100) return 2;
+  if (argument < 0x10000) return 3;
+  if (argument < 0x100000000) return 5;
+  return 9;
+}
+
 const sharedEncoder = new CborEncoder(64 * 1024);
 
 /** Encodes one value; keys with `undefined` values are left out, as in JSON. */
@@ -162,7 +207,7 @@ export function encodeCbor(value: unknown): Buffer {
 /** `encodeCbor(value).length`, without a buffer of its own: measuring a request's 1 GiB of outputs made as many
  *  bytes of buffers to drop. */
 export function encodedSize(value: unknown): number {
-  return sharedEncoder.encodedLength(value);
+  return sharedEncoder.measuredLength(value);
 }
 
 // ---------------------------------------------------------------- decoding

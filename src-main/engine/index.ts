@@ -6,7 +6,7 @@ export { archiveIndexPath, archivePath, type RetireReason } from './archive-form
 export { extractSealedLineage, openMember } from './archive-member.js';
 export { type ArchiveError, latestMember, readArchive } from './archive-reader.js';
 export {
-  CborDecoder, CborItemsExceeded, type CborProjection, decodeCbor, encodeCbor, encodedSize, KeysSeen, MAJOR_ARRAY, MAJOR_MAP, MAJOR_TEXT,
+  CborDecoder, CborItemsExceeded, type CborProjection, decodeCbor, encodeCbor, encodedSize, headBytes, KeysSeen, MAJOR_ARRAY, MAJOR_MAP, MAJOR_TEXT,
   memberTable, type MemberTable, ReadBy, SCALAR, setOwn, ShortText, WHOLE,
 } from './cbor.js';
 export { jsonShapeCut, JsonTextCut, jsonValueCut } from './cbor-json-preview.js';

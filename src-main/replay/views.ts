@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { EpisodeFold, JsonPayload, RequestProblem, StepFold, StepNote, ViewProblemCause } from '../../src-shared/replay.js';
 import type { CborValue, Payload } from '../../src-shared/wal.js';
-import { encodeCbor, encodedSize } from '../engine/index.js';
+import { encodeCbor, encodedSize, headBytes } from '../engine/index.js';
 import { EpisodeSum, sharedSteps } from './resumable.js';
 import { integer, isMap, text } from './values.js';
 
@@ -58,12 +58,7 @@ export function requestSize(messages: readonly JsonPayload[]): number {
 
 /** The bytes of a CBOR array's head for `count` items (preferred serialization). */
 export function cborArrayHead(count: number): number {
-  const argument = count;
-  if (argument < 24) return 1;
-  if (argument < 0x100) return 2;
-  if (argument < 0x10000) return 3;
-  if (argument < 0x1_0000_0000) return 5;
-  return 9;
+  return headBytes(count);
 }
 
 export function sha256Hex(bytes: Uint8Array): string {
