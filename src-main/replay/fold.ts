@@ -22,7 +22,7 @@ import type {
   StepFold,
 } from '../../src-shared/replay.js';
 import type { CborValue, Payload, ReadFrame, WalErrorInfo } from '../../src-shared/wal.js';
-import { CborDecoder, CborItemsExceeded, decodeCbor, KeysSeen, MAJOR_ARRAY, MAJOR_MAP, memberTable, ReadBy, SCALAR, setOwn, ShortText, WHOLE, type CborProjection, type MemberTable } from '../engine/index.js';
+import { CborDecoder, CborItemsExceeded, decodeCbor, encodedSize, headBytes, KeysSeen, MAJOR_ARRAY, MAJOR_MAP, MAJOR_TEXT, memberTable, ReadBy, SCALAR, setOwn, ShortText, WHOLE, type CborProjection, type MemberTable } from '../engine/index.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
 import { noteMadeFrom } from './resumable.js';
@@ -56,6 +56,31 @@ const LEFT_ON_DISK: Readonly<Record<string, string>> = { tool_result: 'output', 
 /** …except a short text, which the fold reads: records older than the outcome field say "unknown_outcome"
  *  in their output. */
 const LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX = 32;
+
+/** A tool_result's output as the fold keeps it: a text's CBOR size (its preferred head and its UTF-8 bytes), and
+ *  the text itself when it is short (an older record says unknown_outcome there); null for any other value. The
+ *  size is what the output weighs in a request (replay/transcript.ts): known from the fold's own read, a request
+ *  is measured without reading every output back (a million records' first Context look read 200,000 of them). */
+class KeptOutput {
+  constructor(
+    readonly text: string | null,
+    readonly size_bytes: number,
+  ) {}
+}
+
+const OUTPUT_KEPT = new ReadBy((decoder, depth) => {
+  const start = decoder.position;
+  decoder.nextHead();
+  const [major, length] = [decoder.head_major, decoder.head_argument];
+  decoder.position = start;
+  if (major !== MAJOR_TEXT) {
+    decoder.skipItem(depth);
+    return null;
+  }
+  const text = length <= LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX ? (decoder.readItem(depth) as string) : null;
+  if (text === null) decoder.skipItem(depth);
+  return new KeptOutput(text, headBytes(length) + length) as unknown as CborValue;
+});
 
 /** Records that only decorate the step they belong to (compaction and context-ceiling machinery). */
 const STEP_NOTE_TYPES: ReadonlySet<string> = new Set([
@@ -938,22 +963,25 @@ const KEPT: ReadonlyMap<string, KeptRecord> = new Map(Object.entries({
       is_error: true,
       reason: asText(values[at.reason]),
       offset: ref.offset,
+      output_text_bytes: null,
     });
   }),
 
-  tool_result: kept({ batch_id: SCALAR, tool_call_id: SCALAR, finished_at_ms: SCALAR, outcome: SCALAR, is_error: SCALAR, reason: SCALAR, output: new ShortText(LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX), tags: WHOLE }, (folder, values, at, ref) => {
+  tool_result: kept({ batch_id: SCALAR, tool_call_id: SCALAR, finished_at_ms: SCALAR, outcome: SCALAR, is_error: SCALAR, reason: SCALAR, output: OUTPUT_KEPT, tags: WHOLE }, (folder, values, at, ref) => {
     const found = folder.call(asText(values[at.batch_id]) ?? '', asText(values[at.tool_call_id]) ?? '', ref);
     if (found === null) return;
     const { call } = found;
     const reason = asText(values[at.reason]);
     if (call.terminals.length === 0) call.finished_at_ms = asInteger(values[at.finished_at_ms]);
+    const output = values[at.output] as unknown as KeptOutput | undefined;
     call.terminals = withItem(call.terminals, {
       seq: ref.seq,
       type: 'tool_result',
-      outcome: resultOutcome(asText(values[at.outcome]), reason, values[at.output]),
+      outcome: resultOutcome(asText(values[at.outcome]), reason, output?.text ?? undefined),
       is_error: values[at.is_error] === true,
       reason,
       offset: ref.offset,
+      output_text_bytes: output?.size_bytes ?? null,
     });
   }),
 
@@ -988,8 +1016,14 @@ function valuesOfBuilt(table: MemberTable, payload: Payload): KeptValues {
   return table.names.map((name, place) => {
     if (!Object.hasOwn(payload, name)) return undefined;
     const projection = table.projections[place]!;
+    if (projection === OUTPUT_KEPT) return keptOutputOfBuilt(payload[name]!) as unknown as JsonValue;
     return projection instanceof ShortText && !isShortText(payload[name]) ? undefined : toJsonValue(payload[name]!);
   });
+}
+
+function keptOutputOfBuilt(output: CborValue): KeptOutput | null {
+  if (typeof output !== 'string') return null;
+  return new KeptOutput(isShortText(output) ? output : null, encodedSize(output));
 }
 
 function approval(folder: SessionFolder, payload: JsonPayload, ref: RecordRef, field: 'requested_seq' | 'resolved_seq' | 'recorded_seq'): void {

@@ -282,13 +282,17 @@ const OUTPUT_SIZE: PayloadProjection = {
 };
 
 /** The CBOR size of the tool message `rendered` (unread) stands for: its own, each output read as null (one
- *  byte), with each output's size in place of that byte. */
+ *  byte), with each output's size in place of that byte: a text's as the fold measured it, any other read back. */
 function toolMessageSize(index: EpisodeIndex, rendered: RenderedMessage, payloads: PayloadReader): number {
   const step = rendered.origin.kind === 'step' ? index.step(rendered.origin.step_id)! : null;
   let bytes = itemsSize([rendered.message]);
   for (const call of step === null ? [] : index.batch(step.batch_id)!.calls) {
     const terminal = call.terminals[0]!;
     if (terminal.type !== 'tool_result') continue;
+    if (terminal.output_text_bytes !== null) {
+      bytes += terminal.output_text_bytes - 1;
+      continue;
+    }
     const output: unknown = payloads(terminal.offset, OUTPUT_SIZE)['output'] ?? null;
     bytes += (output instanceof OutputSize ? output.bytes : encodedSize(output)) - 1;
   }

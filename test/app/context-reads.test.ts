@@ -14,6 +14,7 @@ import { checkProviderValid, renderStepRequest, renderStepRequestShown } from '.
 import { requestBytes } from '../../src-main/replay/views.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
 import { CONTEXT_HEAD_MESSAGES, CONTEXT_MESSAGES_MAX } from '../../src-shared/ipc.js';
+import type { MessageOrigin } from '../../src-shared/replay.js';
 import type { Payload } from '../../src-shared/wal.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
@@ -40,6 +41,12 @@ function writeEpisodes(root: string): void {
       append('run_finished', { reason: 'completed' });
     }
   });
+}
+
+/** A step's tool message: the one after its assistant message (the same step's origin twice in a row). */
+function isToolMessage(origins: readonly MessageOrigin[], at: number): boolean {
+  const [before, origin] = [origins[at - 1], origins[at]!];
+  return origin.kind === 'step' && before?.kind === 'step' && before.episode === origin.episode && before.step_id === origin.step_id;
 }
 
 function counting(read: PayloadReader): { read: PayloadReader; count: () => number } {
@@ -72,14 +79,17 @@ describe('the Context view of a step after many episodes', () => {
       // The request's messages once, and the lane's own episode's turns (the sizes of the steps around this one):
       // an assistant and a tool message each tool step, and the last step's answer. Looked at again, the earlier
       // episodes are measured already: only the messages shown are read (a step's, one payload each here).
+      // A tool message left out of the view is measured from the fold (its outputs are texts), never read.
       const lane_reads = 2 * STEPS + 1;
       const shown_reads = context.messages.filter((message) => message.origin.kind === 'step').length;
-      expect(model.payloads_read - before).toBe(look === 1 ? alone.count() + lane_reads : shown_reads + lane_reads);
+      const origins = request.messages.map((rendered) => rendered.origin);
+      const left_out = request.messages.length - CONTEXT_MESSAGES_MAX;
+      const tools_left_out = origins.slice(CONTEXT_HEAD_MESSAGES, CONTEXT_HEAD_MESSAGES + left_out).filter((_, at) => isToolMessage(origins, CONTEXT_HEAD_MESSAGES + at)).length;
+      expect(tools_left_out).toBeGreaterThan(0);
+      expect(model.payloads_read - before).toBe(look === 1 ? alone.count() - tools_left_out + lane_reads : shown_reads + lane_reads);
       expect(context.size_bytes).toBe(requestBytes(request.messages.map((rendered) => rendered.message)).length);
       expect(context.lane.find((step) => step.step_id === 1)?.size_bytes).toBe(context.size_bytes);
       // Past CONTEXT_MESSAGES_MAX, the request's head and its tail, the gap between them counted.
-      const origins = request.messages.map((rendered) => rendered.origin);
-      const left_out = request.messages.length - CONTEXT_MESSAGES_MAX;
       expect(left_out).toBeGreaterThan(0);
       expect(context).toMatchObject({ messages_left_out: left_out, messages_left_out_at: CONTEXT_HEAD_MESSAGES });
       expect(context.messages.map((message) => message.origin)).toEqual([...origins.slice(0, CONTEXT_HEAD_MESSAGES), ...origins.slice(CONTEXT_HEAD_MESSAGES + left_out)]);

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonPayload, SessionFold } from '../../src-shared/replay.js';
 import type { Payload } from '../../src-shared/wal.js';
+import { encodedSize } from '../../src-main/engine/cbor.js';
 import { sessionTarget } from '../../src-main/engine/inspect.js';
 import { openSessionForWrite } from '../../src-main/engine/session.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
@@ -55,9 +56,10 @@ function writeSession(root: string, filler: string): string {
   return sessionDir(root, 's');
 }
 
-/** The fold as JSON without where its records are (the offsets differ with the records' sizes) and its wal_id. */
+/** The fold as JSON without its wal_id, where its records lie and how long their text outputs are: what differs
+ *  with a payload's size. */
 function withoutOffsets(fold: SessionFold): string {
-  return JSON.stringify({ ...fold, wal_id: null, records: null }, (key, value: unknown) => (key === 'offset' ? undefined : value));
+  return JSON.stringify({ ...fold, wal_id: null, records: null }, (key, value: unknown) => (key === 'offset' || key === 'output_text_bytes' ? undefined : value));
 }
 
 function counting(read: PayloadReader): { read: PayloadReader; offsets: number[] } {
@@ -80,6 +82,9 @@ describe('the fold leaves assistant messages and tool args on disk', () => {
     const call = large.fold.episodes[0]!.batches.at(4)!.calls[0]!;
     expect(call.intent).toMatchObject({ target: 'f5.txt' });
     expect(call.intent).not.toHaveProperty('args');
+    // And of the output, its CBOR size only (what it weighs in a request), the text left on disk.
+    expect(call.terminals[0]).toMatchObject({ outcome: 'completed', output_text_bytes: encodedSize(`done ${'y'.repeat(100_000)}`) });
+    expect(tiny.fold.episodes[0]!.batches.at(4)!.calls[0]!.terminals[0]!.output_text_bytes).toBe(encodedSize('done x'));
   });
 
   it('reads a message and args back by their record\'s offset, whole, only when asked', () => {
