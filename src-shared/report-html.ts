@@ -16,22 +16,40 @@ export function escapeHtml(text: string): string {
 
 const e = (value: string | number | boolean | null | undefined): string => escapeHtml(value === null || value === undefined ? '—' : String(value));
 
-const STYLE = `
+/** The report's style, which a share bundle uses too. */
+export const REPORT_STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;margin:24px;max-width:1100px;color:#1d2026}
 h1{font-size:20px}h2{font-size:16px;margin-top:24px;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;width:100%;margin:6px 0}th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{background:#f6f7f9}.mono{font-family:ui-monospace,monospace}.warn{color:#b45309;font-weight:600}.bad{color:#b91c1c;font-weight:600}.ok{color:#15803d}
 dl{display:grid;grid-template-columns:220px 1fr;gap:2px 12px}dt{color:#6b7280}dd{margin:0}`;
 
-export function reportHtml(report: SupportReport): string {
+/** JSON inside a `<script type="application/json">` block, which no browser runs: no `<`, `>` or `&` (so no
+ *  `</script>` or `<!--`) and no line separators, each written as its \\u escape, read back the same by JSON.parse. */
+export function jsonBlockText(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The page; `data`: JSON blocks it carries (a redaction manifest), by element id. */
+export function reportHtml(report: SupportReport, data: readonly { id: string; value: unknown }[] = []): string {
   const parts = [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',
     // No script, no network: the page declares it, so a browser enforces it even if text slipped through.
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
-    `<title>walscope report: ${e(report.file.name)}</title><style>${STYLE}</style></head><body>`,
+    `<title>walscope report: ${e(report.file.name)}</title><style>${REPORT_STYLE}</style></head><body>`,
     `<h1>walscope support report: <span class="mono">${e(report.file.name)}</span></h1>`,
     `<p>Generated ${e(iso(report.generated_ms))} by walscope (${e(report.format)}). The file was read only; nothing was written.</p>`,
+    reportSections(report),
+    ...data.map((block) => `<script type="application/json" id="${e(block.id)}">${jsonBlockText(block.value)}</script>`),
+    '</body></html>',
+  ];
+  return `${parts.join('\n')}\n`;
+}
+
+/** The report's sections, every text escaped: the page above, and a share bundle's first part (src-main/share). */
+export function reportSections(report: SupportReport): string {
+  const parts = [
     section('File as received', dl([
       ['Name', report.file.name],
       ['Size', `${formatBytes(report.file.size_bytes)} (${report.file.size_bytes} bytes)`],
@@ -50,9 +68,8 @@ export function reportHtml(report: SupportReport): string {
       (report.resume.records.length === 0 ? '<p>It would append nothing.</p>' : `<ol>${report.resume.records.map((record) => `<li>barrier ${e(record.barrier + 1)}: ${e(record.type)}</li>`).join('')}</ol>`)),
     recoveries(report),
     totals(report),
-    '</body></html>',
   ];
-  return `${parts.join('\n')}\n`;
+  return parts.join('\n');
 }
 
 function integrity(report: SupportReport): string {
@@ -117,7 +134,7 @@ function span(first_ms: number | null, last_ms: number | null): string {
   return `${iso(first_ms)} – ${iso(last_ms)} (${((last_ms - first_ms) / 1000).toFixed(3)} s)`;
 }
 
-function iso(ms: number): string {
+export function iso(ms: number): string {
   const date = new Date(ms);
   return Number.isNaN(date.getTime()) ? String(ms) : date.toISOString();
 }

@@ -19,11 +19,12 @@ const LAYERS: { name: string; dir: string; may_import: string[]; node_builtins: 
   { name: 'demo', dir: 'src-main/demo', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime'], node_builtins: true },
   { name: 'preload', dir: 'src-main/preload', may_import: ['shared'], node_builtins: false },
   { name: 'views', dir: 'src-main/views', may_import: ['shared', 'engine', 'replay'], node_builtins: true },
+  { name: 'share', dir: 'src-main/share', may_import: ['shared', 'engine', 'replay', 'views'], node_builtins: true },
   { name: 'services', dir: 'src-main/services', may_import: ['shared', 'engine', 'replay', 'recovery', 'views', 'runtime', 'demo'], node_builtins: true },
   { name: 'server', dir: 'src-main/server', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'demo', 'services'], node_builtins: true },
   { name: 'fleet', dir: 'src-main/fleet', may_import: ['shared', 'services'], node_builtins: true },
   { name: 'electron', dir: 'src-main/electron', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'demo', 'services', 'server', 'fleet'], node_builtins: true },
-  { name: 'cli', dir: 'src-main/cli', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'crashsim', 'demo', 'services', 'server', 'fleet'], node_builtins: true },
+  { name: 'cli', dir: 'src-main/cli', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'crashsim', 'demo', 'services', 'server', 'fleet', 'share'], node_builtins: true },
   { name: 'renderer', dir: 'src-renderer', may_import: ['shared'], node_builtins: false },
 ];
 
@@ -109,6 +110,9 @@ function faceNames(): Map<string, string> {
 /** Modules replay's definitions may use: none of them reaches outside the process. The price table's package is
  *  its bundled data and `calcPrice` over it; its `updatePrices`, which fetches, is never called (cost.test.ts). */
 const REPLAY_MODULES = ['node:assert/strict', 'node:crypto', '@pydantic/genai-prices'];
+/** Modules a share's rendering and redaction may use (src-main/share): hashing and secretlint's rules, which lint
+ *  a text handed to them; the CLI reads the WAL and writes the page. */
+const SHARE_MODULES = ['node:crypto', '@secretlint/core', '@secretlint/secretlint-rule-preset-recommend'];
 
 describe('layering', () => {
   it('finds the layers', () => {
@@ -152,6 +156,17 @@ describe("the engine's face", () => {
     const used = new Set(above.flatMap((file) => namedImportsOf(file).filter((named) => named.from === ENGINE_FACE).map((named) => named.name)));
     const unused = [...face.keys()].filter((name) => !used.has(name));
     expect(unused, 'exported by engine/index.ts and used by nothing above the engine: drop them').toEqual([]);
+  });
+});
+
+describe('a share (src-main/share) is rendered and redacted without I/O', () => {
+  it.each(sourceFiles(path.join(ROOT, 'src-main/share')).map((file) => [path.relative(ROOT, file), file]))('%s does no I/O', (_name, file) => {
+    for (const specifier of importsOf(file).filter((specifier) => !specifier.startsWith('.'))) {
+      expect(SHARE_MODULES, `share may not import ${specifier}: the CLI (or the service) reads and writes`).toContain(specifier);
+    }
+    const face = faceNames();
+    const reaching = engineFilesReachingOut();
+    for (const named of namedImportsOf(file).filter((named) => named.from === ENGINE_FACE)) expect(reaching.has(face.get(named.name)!) && !named.is_type, named.name).toBe(false);
   });
 });
 

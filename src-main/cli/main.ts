@@ -1,6 +1,7 @@
 // The `walscope` command line: one dispatcher, one module per command.
 import { EXIT_FAILED, EXIT_READER_GONE, EXIT_USAGE, UsageError, walscopeVersion, type Command } from './command.js';
 import { acknowledgeCommand } from './acknowledge.js';
+import { bundleCommand } from './bundle.js';
 import { cancelCommand, resumeCommand, sealCommand } from './actions.js';
 import { demoCommand } from './demo.js';
 import { dumpCommand } from './dump.js';
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, Command> = {
   dump: dumpCommand,
   replay: replayCommand,
   report: reportCommand,
+  bundle: bundleCommand,
   resume: resumeCommand,
   cancel: cancelCommand,
   seal: sealCommand,

@@ -1,14 +1,19 @@
-// `walscope report PATH [--html FILE | --json]`: the support report of one WAL (a WAL file or a session folder),
-// read-only. --html writes one self-contained page to FILE, which the user names: never beside the WAL (exports
-// are never written), never inside a state root or a session folder (a reader would take the file for state:
-// SESSION/archive, ROOT/wal-feature-floor), never over an existing file. --json prints the same facts.
+// `walscope report PATH [--html FILE | --json] [--redact ...]`: the support report of one WAL (a WAL file or a
+// session folder), read-only. --html writes one self-contained page to FILE, a new file the user names
+// (out-file.ts says where it may not be). --json prints the same facts. --redact replaces what it names with
+// markers and carries their manifest (docs/share.md).
 import fs from 'node:fs';
 import path from 'node:path';
 import { reportHtml } from '../../src-shared/report-html.js';
 import type { SupportReport } from '../../src-shared/report.js';
 import { planLabel } from '../../src-shared/words.js';
-import { stateFolderKind } from '../engine/index.js';
+import type { WalTarget } from '../engine/index.js';
+import { replayTarget } from '../recovery/replay-target.js';
 import { supportReport } from '../recovery/support-report.js';
+import { MANIFEST_ELEMENT_ID, type RedactClass, type RedactionManifest } from '../share/redaction.js';
+import { sharedReport } from '../share/shared-session.js';
+import { outFileProblem, writeNewFile } from './out-file.js';
+import { redactClasses, redactedWords, redactFlagAlone } from './redact-flag.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable, runLines } from './format.js';
 import { appendAll } from '../../src-shared/arrays.js';
@@ -16,49 +21,35 @@ import { singleTarget } from './targets.js';
 
 export const reportCommand: Command = {
   summary: 'a support report of one WAL: size and SHA-256, integrity and what is lost, lineage, outcomes, plan (read-only)',
-  usage: 'walscope report PATH [--html FILE | --json]   (PATH: a session folder or a WAL file)',
+  usage: 'walscope report PATH [--html FILE | --json] [--redact [outputs,args,inputs,model-text,secrets]]   (PATH: a session folder or a WAL file; --redact alone: secrets)',
   async run(argv) {
-    const { values, positionals } = parseCommandArgs(argv, { html: { type: 'string' }, json: { type: 'boolean' } });
+    const { values, positionals } = parseCommandArgs(redactFlagAlone(argv), { html: { type: 'string' }, json: { type: 'boolean' }, redact: { type: 'string' } });
     if (positionals.length !== 1) throw new UsageError('expected exactly one PATH');
     if (values.html !== undefined && values.json === true) throw new UsageError('--html and --json are exclusive');
+    const classes = values.redact === undefined ? [] : redactClasses(values.redact);
     const target = singleTarget(positionals[0]!, 'report');
     if (values.html !== undefined) {
       const out = path.resolve(values.html);
-      const misplaced = placeProblem(out, target.wal_path);
+      const misplaced = outFileProblem(out, target.wal_path);
       if (misplaced !== null) return refuse(`walscope report: ${misplaced}`, EXIT_USAGE);
       if (fs.existsSync(out)) return refuse(`${out} exists: name a new file; a report never overwrites`);
-      const report = supportReport(target, Date.now());
-      try {
-        fs.writeFileSync(out, reportHtml(report), { flag: 'wx', mode: 0o644 });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST') return refuse(`${values.html} exists: name a new file; a report never overwrites`);
-        throw error;
-      }
-      await writeOut(`report of ${printable(report.file.name, 200)} written to ${printable(out, 400)} (${report.integrity.verdict})\n`);
+      const { report, manifest } = await reportOf(target, classes);
+      if (!writeNewFile(out, reportHtml(report, manifest === null ? [] : [{ id: MANIFEST_ELEMENT_ID, value: manifest }]))) return refuse(`${values.html} exists: name a new file; a report never overwrites`);
+      await writeOut(`report of ${printable(report.file.name, 200)} written to ${printable(out, 400)} (${report.integrity.verdict})${redactedWords(manifest)}\n`);
       return EXIT_OK;
     }
-    const report = supportReport(target, Date.now());
-    await writeOut(values.json === true ? `${JSON.stringify(report, null, 2)}\n` : summary(report));
+    const { report, manifest } = await reportOf(target, classes);
+    if (values.json === true) await writeOut(`${JSON.stringify(manifest === null ? report : { ...report, redactions: manifest }, null, 2)}\n`);
+    else await writeOut(summary(report) + redactedWords(manifest).trim() + (manifest === null ? '' : '\n'));
     return EXIT_OK;
   },
 };
 
-/** Why `out` is no place for a report, or null. Judged on the real folder (a symbolic link to a state root is
- *  that state root), and on every folder above it: anything inside a state root is a root's file. */
-function placeProblem(out: string, wal_path: string): string | null {
-  const named = printable(out, 400);
-  let folder: string;
-  try {
-    folder = fs.realpathSync(path.dirname(out));
-  } catch {
-    return `${named}: its folder does not exist; name a file in an existing folder outside it`;
-  }
-  if (folder === fs.realpathSync(path.dirname(wal_path))) return `${named} is beside the WAL it describes, in ${printable(folder, 400)}: name a file outside it`;
-  for (let dir = folder; ; dir = path.dirname(dir)) {
-    const kind = stateFolderKind(dir);
-    if (kind !== null) return `${named} is inside the ${kind === 'state_root' ? 'state root' : 'session folder'} ${printable(dir, 400)}: name a file outside it`;
-    if (path.dirname(dir) === dir) return null;
-  }
+/** The report, redacted when `classes` names anything (share/shared-session.ts). */
+async function reportOf(target: WalTarget, classes: readonly RedactClass[]): Promise<{ report: SupportReport; manifest: RedactionManifest | null }> {
+  const report = supportReport(target, Date.now());
+  if (classes.length === 0) return { report, manifest: null };
+  return sharedReport(replayTarget(target).fold, report, classes);
 }
 
 function summary(report: SupportReport): string {
