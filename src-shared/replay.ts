@@ -98,9 +98,9 @@ export interface CallTerminal {
   /** Where the terminal record's frame starts in the WAL. The fold keeps no tool output (most of a WAL's
    *  bytes); read it back from here (recovery/payloads.ts). */
   readonly offset: number;
-  /** A tool_result whose output is a text: that text's CBOR size (what it weighs in a request), from the fold's
-   *  own read; null for tool_no_dispatch and an output of any other kind (read back to be measured). */
-  readonly output_text_bytes: number | null;
+  /** A tool_result's output: the CBOR size of its JSON form (what it weighs in a request), measured by the
+   *  fold's own read; null for tool_no_dispatch (its message is the fold's own words). */
+  readonly output_bytes: number | null;
 }
 
 export interface HeldRecord {

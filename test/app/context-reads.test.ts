@@ -24,7 +24,8 @@ const tempDir = useTempDirs('walscope-context-reads-');
 const EPISODES = 140;
 const STEPS = 3;
 
-function writeEpisodes(root: string): void {
+/** `strays`: episodes whose last answer also holds a tool_result block, answering nothing. */
+function writeEpisodes(root: string, strays: ReadonlySet<number> = new Set()): void {
   withSession(root, 'many', (append) => {
     for (let episode = 1; episode <= EPISODES; episode++) {
       append('run_started', { run_id: `run-${episode}`, session: 'many', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: `task ${episode}` }] }] });
@@ -37,7 +38,8 @@ function writeEpisodes(root: string): void {
         append('tool_batch_finished', { batch_id: `b-${episode}-${step}` });
         append('turn_finished', { step_id: step });
       }
-      append('model_step_finished', { step_id: STEPS + 1, assistant_message: { role: 'assistant', content: [{ type: 'text', text: `done ${episode}` }] }, usage: { input_tokens: 1, output_tokens: 1 } });
+      const stray = strays.has(episode) ? [{ type: 'tool_result', tool_use_id: `stray-${episode}`, output: 'none' }] : [];
+      append('model_step_finished', { step_id: STEPS + 1, assistant_message: { role: 'assistant', content: [{ type: 'text', text: `done ${episode}` }, ...stray] }, usage: { input_tokens: 1, output_tokens: 1 } });
       append('run_finished', { reason: 'completed' });
     }
   });
@@ -115,6 +117,20 @@ describe('the Context view of a step after many episodes', () => {
     }
   });
 
+  it('judges a message it does not show as the message itself: a stray tool_result in an answer left out', () => {
+    const root = tempDir();
+    writeEpisodes(root, new Set([20]));
+    const target = sessionTarget(sessionDir(root, 'many'));
+    const request = renderStepRequest(replayTarget(target).fold, EPISODES, 1, walPayloadReader(target.wal_path));
+    expect(request.problems.map((problem) => problem.message)).toEqual([expect.stringContaining('orphan result for stray-20')]);
+    const model = new SessionModel('many', target);
+    model.refresh();
+    const context = model.context(EPISODES, 1);
+    expect(context.messages.some((message) => message.origin.kind === 'step' && message.origin.episode === 20)).toBe(false);
+    expect(context.problems).toEqual(request.problems);
+    expect(context.size_bytes).toBe(requestBytes(request.messages.map((rendered) => rendered.message)).length);
+  });
+
   it('checks provider validity across the episodes as over the whole request, when a seam joins a turn', () => {
     const root = tempDir();
     const user = (content: Payload[]) => [{ role: 'user', content }];
@@ -139,9 +155,9 @@ describe('the Context view of a step after many episodes', () => {
     expect(model.context(2, 1).problems).toEqual(request.problems);
   });
 
-  it('measures a message it does not show exactly: a text output by its head, any other built', () => {
+  it('measures a message it does not show exactly: its outputs by the fold, its answer where it lies', () => {
     const root = tempDir();
-    const outputs = ['naïve → ✓ '.repeat(40), { lines: ['a', 'b → c'], exit: 0, ratio: 0.5, none: null }, 'x'.repeat(70_000)];
+    const outputs = ['naïve → ✓ '.repeat(40), { lines: ['a', 'b → c'], exit: 0, ratio: 0.5, none: null, raw: Buffer.from('00ff', 'hex') }, 'x'.repeat(70_000)];
     withSession(root, 'sizes', (append) => {
       append('run_started', { run_id: 'r1', session: 'sizes', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }] });
       const planned_calls = outputs.map((_, at) => ({ tool_call_id: `c${at}`, name: 'read', plan: 'dispatch' }));
@@ -152,14 +168,14 @@ describe('the Context view of a step after many episodes', () => {
         append('tool_result', { batch_id: 'b1', tool_call_id: `c${at}`, outcome: 'ok', output });
       });
       append('tool_batch_finished', { batch_id: 'b1' });
-      append('model_step_finished', { step_id: 2, assistant_message: { role: 'assistant', content: [{ type: 'text', text: 'done' }] }, usage: {} });
+      append('model_step_finished', { step_id: 2, assistant_message: { role: 'assistant', content: [{ type: 'text', text: 'done ✓' }], score: 0.1, signature: Buffer.from('c0ffee', 'hex') }, usage: {} });
       append('run_finished', { reason: 'completed' });
       append('run_started', { run_id: 'r2', session: 'sizes', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: 'next' }] }] });
     });
     const target = sessionTarget(sessionDir(root, 'sizes'));
     const read = walPayloadReader(target.wal_path);
     const whole = renderStepRequest(replayTarget(target).fold, 2, 1, read);
-    // Its last message shown alone: episode 1's tool message is measured, not built (a fold of its own).
+    // Its last message shown alone: episode 1's messages are measured, not built (a fold of its own).
     const shown = renderStepRequestShown(replayTarget(target).fold, 2, 1, read, { head: 0, tail: 1, show: (rendered) => rendered });
     expect(shown).toMatchObject({ message_count: whole.messages.length, left_out: whole.messages.length - 1, messages: whole.messages.slice(-1) });
     expect(shown.size_bytes).toBe(requestBytes(whole.messages.map((rendered) => rendered.message)).length);
