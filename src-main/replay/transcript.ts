@@ -92,6 +92,8 @@ export interface RequestWindow<T> {
   head: number;
   tail: number;
   show: (rendered: RenderedMessage) => T;
+  /** How a shown tool message's outputs are read (default: whole); its size is the fold's either way. */
+  output_cut?: PayloadProjection;
 }
 
 /** `renderStepRequest`, its messages built (their payloads read back) only where `shown` says. Each earlier
@@ -149,9 +151,13 @@ function requestParts<T>(fold: SessionFold, episode_number: number, step_id: num
     offset += rendering.messages.length;
     const wanted = window.flatMap((range) => spanOf(range, start, rendering.messages.length));
     const kept = whole ? part_measures.get(episode) : undefined;
-    if (kept !== undefined) return { episode: episode.episode, rendering, measure: kept, shown: wanted.map((position) => shown.show(shownAt(rendering, position, payloads))) };
+    if (kept !== undefined) return { episode: episode.episode, rendering, measure: kept, shown: wanted.map((position) => shown.show(shownAt(rendering, position, payloads, shown.output_cut))) };
     const made = new Map<number, T>();
-    const take = { wanted: new Set(wanted), message: (position: number, message: JsonPayload) => made.set(position, shown.show({ origin: rendering.messages.at(position)!.origin, message })) };
+    const take = {
+      wanted: new Set(wanted),
+      output_cut: shown.output_cut,
+      message: (position: number, message: JsonPayload) => made.set(position, shown.show({ origin: rendering.messages.at(position)!.origin, message })),
+    };
     const measure = measured(rendering, payloads, take);
     if (whole) part_measures.set(episode, measure);
     return { episode: episode.episode, rendering, measure, shown: wanted.map((position) => made.get(position)!) };
@@ -165,8 +171,8 @@ function spanOf(range: { from: number; to: number }, start: number, length: numb
   return positions;
 }
 
-function shownAt(rendering: IndexedRendering, position: number, payloads: PayloadReader): RenderedMessage {
-  return { origin: rendering.messages.at(position)!.origin, message: withOutputsAt(rendering.index, rendering.messages, position, payloads) };
+function shownAt(rendering: IndexedRendering, position: number, payloads: PayloadReader, output_cut?: PayloadProjection): RenderedMessage {
+  return { origin: rendering.messages.at(position)!.origin, message: withOutputsAt(rendering.index, rendering.messages, position, payloads, output_cut) };
 }
 
 /** The message at `at` of a part rendered unread, its payloads read back. Told by its place, not its role: a
@@ -238,16 +244,17 @@ function measured(rendering: IndexedRendering, payloads: PayloadReader, take?: P
 }
 
 /** A part's messages read back one by one: their CBOR bytes, and the messages provider validity reads (a tool
- *  message's results are checked by id, unread). A message `take` wants is built and handed to it; a tool
- *  message no one is shown is measured without building its outputs. */
-function readPart(rendering: IndexedRendering, payloads: PayloadReader, take?: { wanted: ReadonlySet<number>; message: (position: number, message: JsonPayload) => void }): { bytes: number; checked: JsonPayload[] } {
+ *  message's results are checked by id, unread). A message `take` wants is built (a tool message's outputs
+ *  through its `output_cut`) and handed to it; a tool message is measured by the output sizes the fold kept, an
+ *  assistant message no one is shown where it lies (`stepMessageMeasure`). */
+function readPart(rendering: IndexedRendering, payloads: PayloadReader, take?: { wanted: ReadonlySet<number>; output_cut: PayloadProjection | undefined; message: (position: number, message: JsonPayload) => void }): { bytes: number; checked: JsonPayload[] } {
   let bytes = 0;
   const checked: JsonPayload[] = [];
   for (let position = 0; position < rendering.messages.length; position++) {
     const unread = rendering.messages.at(position)!;
-    const tool = isToolAt(rendering.messages, position);
     const wanted = take?.wanted.has(position) === true;
-    if (tool && !wanted) {
+    if (isToolAt(rendering.messages, position)) {
+      if (wanted) take!.message(position, withOutputsAt(rendering.index, rendering.messages, position, payloads, take!.output_cut));
       bytes += toolMessageSize(rendering.index, unread);
       checked.push(unread.message);
       continue;
@@ -261,7 +268,7 @@ function readPart(rendering: IndexedRendering, payloads: PayloadReader, take?: {
     const message = withOutputsAt(rendering.index, rendering.messages, position, payloads);
     if (wanted) take!.message(position, message);
     bytes += itemsSize([message]);
-    checked.push(tool ? unread.message : message);
+    checked.push(message);
   }
   return { bytes, checked };
 }

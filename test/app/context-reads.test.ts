@@ -13,7 +13,7 @@ import { replayTarget } from '../../src-main/recovery/replay-target.js';
 import { checkProviderValid, renderStepRequest, renderStepRequestShown } from '../../src-main/replay/transcript.js';
 import { requestBytes } from '../../src-main/replay/views.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
-import { CONTEXT_HEAD_MESSAGES, CONTEXT_MESSAGES_MAX } from '../../src-shared/ipc.js';
+import { CONTEXT_HEAD_MESSAGES, CONTEXT_MESSAGES_MAX, CONTEXT_TEXT_CHARS_MAX } from '../../src-shared/ipc.js';
 import type { MessageOrigin } from '../../src-shared/replay.js';
 import type { Payload } from '../../src-shared/wal.js';
 import { useTempDirs } from '../helpers/temp.js';
@@ -180,5 +180,36 @@ describe('the Context view of a step after many episodes', () => {
     expect(shown).toMatchObject({ message_count: whole.messages.length, left_out: whole.messages.length - 1, messages: whole.messages.slice(-1) });
     expect(shown.size_bytes).toBe(requestBytes(whole.messages.map((rendered) => rendered.message)).length);
     expect(whole.size_bytes).toBe(shown.size_bytes);
+  });
+
+  it('shows a long output as its first characters and counts the rest, read only as far as it shows', () => {
+    const root = tempDir();
+    const outputs = ['a'.repeat(20_000), `x${'😀'.repeat(6_000)}`, 'é'.repeat(CONTEXT_TEXT_CHARS_MAX), `"quoted"\n${'→ line\n'.repeat(3_000)}`];
+    withSession(root, 'long', (append) => {
+      append('run_started', { run_id: 'r1', session: 'long', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }] });
+      outputs.forEach((output, at) => {
+        const [step_id, call, batch_id] = [at + 1, `c${at}`, `b${at}`];
+        append('model_step_finished', { step_id, assistant_message: { role: 'assistant', content: [{ type: 'tool_use', id: call, name: 'read', input: {} }] }, usage: {} });
+        append('tool_batch_started', { batch_id, step_id, sequential: false, planned_calls: [{ tool_call_id: call, name: 'read', plan: 'dispatch' }] });
+        append('tool_dispatch_intent', { batch_id, tool_call_id: call, args: {} });
+        append('tool_result', { batch_id, tool_call_id: call, outcome: 'ok', output });
+        append('tool_batch_finished', { batch_id });
+        append('turn_finished', { step_id });
+      });
+      append('model_step_finished', { step_id: outputs.length + 1, assistant_message: { role: 'assistant', content: [{ type: 'text', text: 'done' }] }, usage: {} });
+      append('run_finished', { reason: 'completed' });
+    });
+    const target = sessionTarget(sessionDir(root, 'long'));
+    const model = new SessionModel('long', target);
+    model.refresh();
+    const context = model.context(1, outputs.length + 1);
+    const shown = context.messages.filter((message) => message.role === 'tool').map((message) => message.blocks[0]);
+    expect(shown).toEqual(outputs.map((output) => {
+      const cut = output.length > CONTEXT_TEXT_CHARS_MAX ? output.slice(0, CONTEXT_TEXT_CHARS_MAX).replace(/[\ud800-\udbff]$/u, '') : output;
+      return expect.objectContaining({ type: 'tool_result', output: [{ type: 'text', text: cut, more_chars: output.length - cut.length }] });
+    }));
+    // The request's size is the whole outputs' all the same.
+    const request = renderStepRequest(replayTarget(target).fold, 1, outputs.length + 1, walPayloadReader(target.wal_path));
+    expect(context.size_bytes).toBe(requestBytes(request.messages.map((rendered) => rendered.message)).length);
   });
 });
