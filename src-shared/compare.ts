@@ -75,8 +75,9 @@ export interface CallComparison {
   call: number;
   a: CallSideJson | null;
   b: CallSideJson | null;
-  /** How the two were paired: the same tool_call_id, or the same name and arguments in order. */
-  matched_by: 'tool_call_id' | 'name_and_args' | null;
+  /** How the two were paired: the same tool_call_id, or the same name and arguments in order, or (asked for
+   *  with other arguments, which the step's answer_calls difference says) the same name in order; null: one side. */
+  matched_by: 'tool_call_id' | 'name_and_args' | 'name_in_order' | null;
   /** A class difference first (completed in A, indeterminate in B), then the outcome, then the output. */
   differences: Difference[];
 }

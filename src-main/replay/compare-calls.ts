@@ -1,6 +1,7 @@
 // The calls of one step of two sessions, paired and compared (compare.ts): by tool_call_id, or where the runs
 // minted different ids, by name and arguments in order. Each pair says its class difference first (a call
-// completed in A and of unknown outcome in B), then its outcome, then its output.
+// completed in A and of unknown outcome in B), then its outcome, then its output. Calls neither pairs are set
+// side by side by name in order, as the answers' own difference already says they were asked for otherwise.
 import type { CallComparison, CallSideJson, Difference } from '../../src-shared/compare.js';
 import type { BatchFold, CallFold, JsonValue } from '../../src-shared/replay.js';
 import { CLASS_WORDS } from '../../src-shared/words.js';
@@ -49,6 +50,16 @@ function pairCalls(a: StepCalls, b: StepCalls): CallPair[] {
     pair.b = same;
     pair.matched_by = 'name_and_args';
   }
+  // Calls the answers asked for differently (compareAnswers says how) are still set side by side, a name with
+  // the same name in order, so that each side's class and outcome is shown beside the other's.
+  for (const pair of pairs) {
+    if (pair.b !== null) continue;
+    const same = calls_b.find((call) => !taken.has(call) && call.name === pair.a!.name);
+    if (same === undefined) continue;
+    taken.add(same);
+    pair.b = same;
+    pair.matched_by = 'name_in_order';
+  }
   for (const call of calls_b) if (!taken.has(call)) pairs.push({ a: null, b: call, matched_by: null });
   return pairs;
 }
@@ -93,7 +104,13 @@ function callSide(call: CallFold): CallSideJson {
 
 function outcomeDifference(named: string, a: CallFold, b: CallFold): Difference | null {
   const [ta, tb] = [a.terminals[0], b.terminals[0]];
-  if (ta === undefined || tb === undefined) return null;
+  if (ta === undefined && tb === undefined) return null;
+  if (ta === undefined || tb === undefined) {
+    // A class difference says it already; of one class (a close-out's unknown outcome beside no result), this does.
+    if (a.class !== b.class) return null;
+    const [recorded, terminal] = ta === undefined ? ['B', tb!] : ['A', ta];
+    return plain('call_outcome', `${named} has a result recorded in ${recorded} only (${terminal.type}, outcome ${terminal.outcome ?? 'none'})`);
+  }
   if (ta.is_error !== tb.is_error) return plain('call_outcome', `${named} failed (is_error) in ${ta.is_error ? 'A' : 'B'}, not in ${ta.is_error ? 'B' : 'A'}`);
   if (ta.outcome !== tb.outcome && a.class === b.class) return plain('call_outcome', `${named}'s outcome is ${ta.outcome ?? 'none'} in A, ${tb.outcome ?? 'none'} in B`);
   if (ta.type === 'tool_no_dispatch' && tb.type === 'tool_no_dispatch' && ta.reason !== tb.reason) return plain('call_outcome', `${named} was not dispatched on both sides, for another reason: "${ta.reason ?? 'none'}" in A, "${tb.reason ?? 'none'}" in B`);

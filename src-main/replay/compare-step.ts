@@ -19,8 +19,7 @@ export interface SideStep {
 }
 
 /** The messages of a request compared: its first REQUEST_HEAD_MESSAGES and its last REQUEST_TAIL_MESSAGES (a
- *  message enters a request at its end, so each is compared at the step it enters, while it is in the tail),
- *  the rest by count and size. */
+ *  message enters a request at its end, so each is compared at the step it enters, while it is in the tail). */
 const REQUEST_HEAD_MESSAGES = 8;
 const REQUEST_TAIL_MESSAGES = 64;
 /** Blocks of a message compared one by one; past them, by the message's count only. */
@@ -37,7 +36,6 @@ interface ComparedMessage {
 
 interface ComparedRequest {
   count: number;
-  size_bytes: number;
   /** [position in the request, message]: the head, then the tail. */
   messages: [number, ComparedMessage][];
   /** Its problems' kinds and causes (their messages name seqs, which differ between any two runs), and the first
@@ -46,31 +44,66 @@ interface ComparedRequest {
   problem_words: string | null;
 }
 
-export function compareRequest(a: SideStep, b: SideStep): Difference | null {
+/** The first difference of the two requests in a message pair not compared before (`seen`: a message enters
+ *  every later request, and a step's own turn is compared as its answer and calls), or a message only one side's
+ *  request holds; null when none. */
+export function compareRequest(a: SideStep, b: SideStep, seen: Set<string>): Difference | null {
   const [ra, rb] = [requestOf(a), requestOf(b)];
   if (ra.problems.join('\n') !== rb.problems.join('\n')) {
     const which = ra.problems.length > 0 ? 'A' : 'B';
     const other = which === 'A' ? rb : ra;
     return plain('request', `${which}'s request ${other.problems.length > 0 ? 'has other problems' : 'is not rendered whole'}: ${(which === 'A' ? ra : rb).problem_words ?? ''}`);
   }
-  // Uncut, two requests are compared message by message from the first; cut, their heads from the first and
-  // their tails from the last.
-  const whole = ra.messages.length === ra.count && rb.messages.length === rb.count;
-  const heads = whole ? Math.min(ra.count, rb.count) : Math.min(REQUEST_HEAD_MESSAGES, ra.count, rb.count);
-  for (let at = 0; at < heads; at++) {
-    const found = messageDifference(ra.messages[at]![1], rb.messages[at]![1], a.episode.episode);
-    if (found !== null) return { ...found, sentence: `the request differs at message ${at + 1} (${found.sentence})` };
+  let first: Difference | null = null;
+  let others = 0;
+  for (const [position, key, ma, mb] of alignedMessages(ra, rb)) {
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const found = ma === null || mb === null ? onlyIn(ma === null ? 'B' : 'A', (ma ?? mb)!, a.episode.episode) : messageDifference(ma, mb, a.episode.episode);
+    if (found === null) continue;
+    if (first === null) first = { ...found, sentence: `the request differs at message ${position + 1} (${found.sentence})` };
+    else others += 1;
   }
-  const tails = whole ? 0 : Math.min(ra.messages.length, rb.messages.length) - heads;
-  for (let back = tails; back >= 1; back--) {
-    const [position, ma] = ra.messages[ra.messages.length - back]!;
-    const mb = rb.messages[rb.messages.length - back]![1];
-    const found = messageDifference(ma, mb, a.episode.episode);
-    if (found !== null) return { ...found, sentence: `the request differs at message ${position + 1} (${found.sentence})` };
-  }
-  if (ra.count !== rb.count) return plain('request', `the request has ${ra.count.toLocaleString('en-US')} messages in A, ${rb.count.toLocaleString('en-US')} in B`);
-  if (ra.size_bytes !== rb.size_bytes) return plain('request', `the request is ${ra.size_bytes.toLocaleString('en-US')} bytes in A, ${rb.size_bytes.toLocaleString('en-US')} in B, in messages the comparison did not read one by one`);
-  return null;
+  return first === null || others === 0 ? first : { ...first, sentence: `${first.sentence}, and in ${others === 1 ? '1 more message' : `${others.toLocaleString('en-US')} more messages`}` };
+}
+
+/** The messages of two requests side by side, each pair by where it came from (its origin and role, the first
+ *  such in A with the first in B, and so on), in A's order with A's position, then those only B has with B's:
+ *  an input of two messages beside one of one shifts no later message. */
+function alignedMessages(ra: ComparedRequest, rb: ComparedRequest): [number, string, ComparedMessage | null, ComparedMessage | null][] {
+  const keyed = (request: ComparedRequest) => {
+    const counts = new Map<string, number>();
+    return request.messages.map(([position, message]) => {
+      const key = messageKey(message);
+      const nth = (counts.get(key) ?? 0) + 1;
+      counts.set(key, nth);
+      return { position, key: nth === 1 ? key : `${key}#${nth}`, message };
+    });
+  };
+  const in_b = new Map(keyed(rb).map((entry) => [entry.key, entry]));
+  const pairs: [number, string, ComparedMessage | null, ComparedMessage | null][] = keyed(ra).map(({ position, key, message }) => {
+    const other = in_b.get(key);
+    in_b.delete(key);
+    return [position, key, message, other?.message ?? null];
+  });
+  for (const { position, key, message } of in_b.values()) pairs.push([position, key, null, message]);
+  return pairs;
+}
+
+/** What a message is known by across steps and sides: its origin's kind and episode, a step's id (a steer's seq
+ *  and a view's id are each run's own: they are told apart by their order), and its role. */
+function messageKey(message: ComparedMessage): string {
+  const origin = message.origin;
+  return `${origin.kind}:${origin.episode}:${origin.kind === 'step' ? origin.step_id : ''}:${message.role}`;
+}
+
+/** The key `compareRequest` knows a step's own messages by once the step itself is compared. */
+export function stepMessageKeys(episode: number, step_id: number): string[] {
+  return ['assistant', 'tool'].map((role) => `step:${episode}:${step_id}:${role}`);
+}
+
+function onlyIn(side: 'A' | 'B', message: ComparedMessage, episode: number): Difference {
+  return plain('request', `${originLabel(message.origin, episode)}, a ${message.role} message, is in ${side}'s request only`);
 }
 
 function requestOf(side: SideStep): ComparedRequest {
@@ -84,7 +117,7 @@ function requestOf(side: SideStep): ComparedRequest {
     },
   });
   const positions = request.messages.map((_, at) => (at < request.left_out_at || request.left_out === 0 ? at : at + request.left_out));
-  return { count: request.message_count, size_bytes: request.size_bytes, messages: request.messages.map((message, at) => [positions[at]!, message]), problems: request.problems.map((problem) => `${problem.kind}:${problem.cause ?? ''}`), problem_words: request.problems[0]?.message ?? null };
+  return { count: request.message_count, messages: request.messages.map((message, at) => [positions[at]!, message]), problems: request.problems.map((problem) => `${problem.kind}:${problem.cause ?? ''}`), problem_words: request.problems[0]?.message ?? null };
 }
 
 function callNames(fold: SessionFold, origin: MessageOrigin, role: string): string[] {
@@ -96,9 +129,8 @@ function callNames(fold: SessionFold, origin: MessageOrigin, role: string): stri
 }
 
 function messageDifference(a: ComparedMessage, b: ComparedMessage, episode: number): Difference | null {
-  const [label_a, label_b] = [originLabel(a.origin, episode), originLabel(b.origin, episode)];
-  if (a.origin.kind !== b.origin.kind) return plain('request', `${label_a} in A, ${label_b} in B`);
-  if (a.role !== b.role) return plain('request', `${label_a}: a ${a.role} message in A, a ${b.role} message in B`);
+  // Paired by origin (alignedMessages); a view's id is its run's own, so what is compared is what it says.
+  const label_a = originLabel(a.origin, episode);
   const blocks = Math.min(a.blocks.length, b.blocks.length);
   for (let at = 0; at < blocks; at++) {
     if (sameText(a.blocks[at]!, b.blocks[at]!)) continue;

@@ -9,7 +9,7 @@ import { COMPARE_STEPS_LISTED_MAX, type CompareJson, type CompareSideJson, type 
 import { largest } from '../../src-shared/arrays.js';
 import type { EpisodeFold, SessionFold, StepFold } from '../../src-shared/replay.js';
 import { compareCalls } from './compare-calls.js';
-import { answerOf, compareAnswers, compareRequest, type SideStep } from './compare-step.js';
+import { answerOf, compareAnswers, compareRequest, stepMessageKeys, type SideStep } from './compare-step.js';
 import { PRICE_TABLE_WORDS, stepCostIn } from './cost.js';
 import { EpisodeIndex } from './episode-index.js';
 import type { PayloadReader } from './payloads.js';
@@ -44,6 +44,8 @@ class Walk {
   private first: Divergence | null = null;
   /** Where a side's trusted part ends is said once, with the first difference it explains. */
   private readonly trust_said = { A: false, B: false };
+  /** Request message pairs compared already (compareRequest). */
+  private readonly seen_messages = new Set<string>();
   private compared = 0;
   private differing = 0;
 
@@ -97,8 +99,9 @@ class Walk {
       const [answered, open] = a.step.seq === null ? ['B', 'A'] : ['A', 'B'];
       comparison.differences.push({ kind: 'step_unanswered', sentence: `${answered}'s answer is recorded; ${open}'s step ${a.step.step_id} has none (no model_step_finished: in flight where its records end)`, words: null });
     }
-    const request = compareRequest(a, b);
+    const request = compareRequest(a, b, this.seen_messages);
     if (request !== null) comparison.differences.push(request);
+    for (const key of stepMessageKeys(a.episode.episode, a.step.step_id)) this.seen_messages.add(key);
     if (a.step.seq === null || b.step.seq === null) return;
     const [answer_a, answer_b] = [answerOf(a), answerOf(b)];
     for (const difference of compareAnswers(answer_a, answer_b, { a: a.step.natural_end, b: b.step.natural_end })) comparison.differences.push(difference);
