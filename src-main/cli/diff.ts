@@ -65,7 +65,7 @@ export function* comparisonPieces(comparison: CompareJson): Generator<string> {
   const lines = [sideLine('A', comparison.a), sideLine('B', comparison.b)];
   const scope = `${plural(comparison.steps_compared, 'step')} of ${plural(comparison.episodes.length, 'episode')} compared`;
   if (comparison.first_divergence === null) lines.push(`no difference: ${scope}, all the same`);
-  else lines.push(`first divergence: ${printable(comparison.first_divergence.sentence, SENTENCE_MAX)}`, `${scope}, ${plural(comparison.steps_differing, 'step')} differ`);
+  else lines.push(`first divergence: ${printable(comparison.first_divergence.sentence, SENTENCE_MAX)}`, `${scope}, ${plural(comparison.steps_differing, 'step')} ${comparison.steps_differing === 1 ? 'differs' : 'differ'}`);
   yield textLines(lines);
   let identical_from: StepComparison | null = null;
   let identical_to: StepComparison | null = null;
