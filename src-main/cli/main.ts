@@ -3,6 +3,7 @@ import { EXIT_FAILED, EXIT_READER_GONE, EXIT_USAGE, UsageError, walscopeVersion,
 import { acknowledgeCommand } from './acknowledge.js';
 import { cancelCommand, resumeCommand, sealCommand } from './actions.js';
 import { demoCommand } from './demo.js';
+import { diffCommand } from './diff.js';
 import { dumpCommand } from './dump.js';
 import { agentCommand, fetchCommand, fleetCommand } from './fleet.js';
 import { lineagesCommand } from './lineages.js';
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, Command> = {
   dump: dumpCommand,
   replay: replayCommand,
   report: reportCommand,
+  diff: diffCommand,
   resume: resumeCommand,
   cancel: cancelCommand,
   seal: sealCommand,
