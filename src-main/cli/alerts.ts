@@ -1,0 +1,82 @@
+// `walscope alerts ROOT [--follow] [--json]`: the alerts only a WAL can raise (docs/alerts.md), one line each
+// (JSON lines with --json). The first look reports what is already true as one summary; --follow then tails the
+// root through the session service's own tailing and prints each alert as it fires and clears.
+import { ALERT_LABEL, DEFAULT_ALERT_THRESHOLDS, type Alert, type AlertEvent, type AlertThresholds } from '../../src-shared/alerts.js';
+import { classifyPath } from '../engine/index.js';
+import { SessionService } from '../services/session-service.js';
+import { watchAlerts } from '../services/alert-watch.js';
+import { EXIT_OK, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
+
+/** A threshold flag's largest value: a week. */
+const THRESHOLD_MS_MAX = 7 * 86_400_000;
+
+export const alertsCommand: Command = {
+  summary: 'print the alerts a state root (or a session, or an export) raises now; --follow prints each as it fires and clears',
+  usage: 'walscope alerts ROOT [--follow] [--json] [--held-after-ms N] [--silent-after-ms N]   (defaults: a held call after 1 h, a silent writer after 10 min)',
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(argv, {
+      follow: { type: 'boolean' },
+      json: { type: 'boolean' },
+      'held-after-ms': { type: 'string' },
+      'silent-after-ms': { type: 'string' },
+    });
+    if (positionals.length !== 1) throw new UsageError('give one ROOT (a state root, a session folder or an export)');
+    const root = positionals[0]!;
+    if (classifyPath(root) === 'missing') throw new UsageError(`${root}: no such file or folder`);
+    const thresholds: AlertThresholds = {
+      ...DEFAULT_ALERT_THRESHOLDS,
+      held_after_ms: thresholdOf('--held-after-ms', values['held-after-ms'], DEFAULT_ALERT_THRESHOLDS.held_after_ms),
+      silent_after_ms: thresholdOf('--silent-after-ms', values['silent-after-ms'], DEFAULT_ALERT_THRESHOLDS.silent_after_ms),
+    };
+    const json = values.json === true;
+    const follow = values.follow === true;
+    const service = await SessionService.open(root, { watch: follow, cache: false });
+    try {
+      await service.whenRead();
+      let printing = Promise.resolve();
+      const stop = watchAlerts(service, { thresholds }, (events) => {
+        printing = printing.then(() => writeOut(events.map((event) => (json ? `${JSON.stringify(event)}\n` : eventText(event))).join('')));
+      });
+      if (follow) await untilStopped();
+      stop();
+      await printing;
+    } finally {
+      await service.close();
+    }
+    return EXIT_OK;
+  },
+};
+
+function thresholdOf(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 0 || ms > THRESHOLD_MS_MAX) throw new UsageError(`${flag} ${value}: a whole number of milliseconds from 0 to ${THRESHOLD_MS_MAX}`);
+  return ms;
+}
+
+function untilStopped(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+}
+
+/** An event in lines: a summary's header and its alerts indented, or one line. */
+function eventText(event: AlertEvent): string {
+  switch (event.type) {
+    case 'summary':
+      return `${event.alerts.length === 0 ? 'no alerts' : `${event.alerts.length} alert${event.alerts.length === 1 ? '' : 's'} already true`} over ${event.sessions} session${event.sessions === 1 ? '' : 's'}\n${event.alerts.map((alert) => `  ${alertText(alert)}\n`).join('')}`;
+    case 'fired':
+      return `fired ${alertText(event.alert)}\n`;
+    case 'cleared':
+      return `cleared ${alertText(event.alert)}\n`;
+    case 'suppressed':
+      return `held back ${event.alerts} more alert${event.alerts === 1 ? '' : 's'} of ${event.session} (its rate limit); they fire in the next window\n`;
+  }
+}
+
+/** `critical needs attention (close_out) SESSION seq 12: what it waits for — LINK`. */
+function alertText(alert: Alert): string {
+  const label = alert.attention === null ? ALERT_LABEL[alert.kind] : `${ALERT_LABEL[alert.kind]} (${alert.attention})`;
+  return `${alert.severity} ${label} ${alert.session} seq ${alert.seq}: ${alert.waits_for} — ${alert.link}`;
+}
