@@ -37,9 +37,10 @@ export interface AlertThresholds {
 
 export const DEFAULT_ALERT_THRESHOLDS: AlertThresholds = { held_after_ms: 3_600_000, silent_after_ms: 600_000, ceiling_share: 0.9 };
 
-/** The alert's identity: one occurrence fires once. */
-export function alertKey(alert: Pick<Alert, 'session' | 'kind' | 'seq'>): string {
-  return JSON.stringify([alert.session, alert.kind, alert.seq]);
+/** The alert's identity: one occurrence fires once. An attention entry's kind is part of its kind: a close-out
+ *  that leaves the call's outcome unknown turns `close_out` into `finished_unconfirmed` about the same call. */
+export function alertKey(alert: Pick<Alert, 'session' | 'kind' | 'attention' | 'seq'>): string {
+  return JSON.stringify([alert.session, alert.kind, alert.attention, alert.seq]);
 }
 
 /** What the tracker reports: an alert that fired, one whose cause is gone, alerts held back by a session's rate
