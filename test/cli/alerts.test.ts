@@ -1,6 +1,6 @@
 // `walscope alerts` against real writers in real child processes: killed mid-batch, holding a call, a WAL near
 // its ceiling; the events are read from the built CLI's JSON lines (--follow tails the root).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -93,6 +93,29 @@ describe('walscope alerts', () => {
       ['stale_writer', null],
       ['attention', 'finished_unconfirmed'],
     ]);
+  });
+
+  it('a copy of that WAL (an export) raises the close-out owed and never a gone writer, as one summary', async () => {
+    const root = tempDir();
+    await killHard(await writerMidBatch(root, 'in_flight'));
+    const exported = path.join(tempDir(), 'customer.wal');
+    fs.copyFileSync(walPath(sessionDir(root, 's')), exported);
+    const lines = walscope('alerts', exported, '--json').trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const summary = JSON.parse(lines[0]!) as AlertEvent;
+    expect(summary).toMatchObject({ type: 'summary', sessions: 1, alerts: [{ kind: 'attention', attention: 'close_out', seq: 4, link: exported }] });
+    expect(summary.type === 'summary' && summary.alerts).toHaveLength(1);
+    expect(walscope('alerts', root)).toMatch(/^2 alerts already true over 1 session\n {2}critical needs attention \(close_out\) s seq 4: .*\n {2}critical writer gone s seq 4: /);
+  });
+
+  it('refuses a bad threshold or a missing root as a usage error (exit 2), saying which', () => {
+    const root = tempDir();
+    const bad = spawnSync(process.execPath, [CLI, 'alerts', root, '--held-after-ms', 'soon'], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--held-after-ms soon: a whole number of milliseconds/);
+    const missing = spawnSync(process.execPath, [CLI, 'alerts', path.join(root, 'nowhere')], { encoding: 'utf8' });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/no such file or folder/);
   });
 
   it('a held call past a short threshold raises its alert once', async () => {
