@@ -5,21 +5,32 @@ import { ALERT_LABEL, DEFAULT_ALERT_THRESHOLDS, type Alert, type AlertEvent, typ
 import { classifyPath } from '../engine/index.js';
 import { SessionService } from '../services/session-service.js';
 import { watchAlerts } from '../services/alert-watch.js';
-import { EXIT_OK, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
+import { readFleetAlerts } from '../fleet/alerts.js';
+import { BUS_FLAGS, BUS_USAGE, busOptions, busUser, connectBus } from '../fleet/connection.js';
+import { inboxPrefix } from '../fleet/names.js';
+import { TopologyMissingError } from '../fleet/topology.js';
+import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 
 /** A threshold flag's largest value: a week. */
 const THRESHOLD_MS_MAX = 7 * 86_400_000;
 
 export const alertsCommand: Command = {
   summary: 'print the alerts a state root (or a session, or an export) raises now; --follow prints each as it fires and clears',
-  usage: 'walscope alerts ROOT [--follow] [--json] [--held-after-ms N] [--silent-after-ms N]   (defaults: a held call after 1 h, a silent writer after 10 min)',
+  usage: `walscope alerts ROOT [--follow] [--json] [--held-after-ms N] [--silent-after-ms N]   (defaults: a held call after 1 h, a silent writer after 10 min)\n       walscope alerts --fleet [--follow] [--json] ${BUS_USAGE}   (what every host's agent published, oldest first)`,
   async run(argv) {
     const { values, positionals } = parseCommandArgs(argv, {
       follow: { type: 'boolean' },
       json: { type: 'boolean' },
       'held-after-ms': { type: 'string' },
       'silent-after-ms': { type: 'string' },
+      fleet: { type: 'boolean' },
+      ...BUS_FLAGS,
     });
+    if (values.fleet === true) {
+      if (positionals.length > 0) throw new UsageError('--fleet reads every host\'s alerts: give no ROOT');
+      return fleetAlerts(values, values.follow === true, values.json === true);
+    }
+    if (values.nats !== undefined) throw new UsageError('--nats goes with --fleet');
     if (positionals.length !== 1) throw new UsageError('give one ROOT (a state root, a session folder or an export)');
     const root = positionals[0]!;
     if (classifyPath(root) === 'missing') throw new UsageError(`${root}: no such file or folder`);
@@ -46,6 +57,25 @@ export const alertsCommand: Command = {
     return EXIT_OK;
   },
 };
+
+/** Prints the fleet's alert events, then (with --follow) each new one until SIGINT or SIGTERM. */
+async function fleetAlerts(values: Parameters<typeof busOptions>[0], follow: boolean, json: boolean): Promise<number> {
+  const bus = busOptions(values, 'walscope alerts --fleet');
+  if (typeof bus === 'string') throw new UsageError(bus);
+  const nc = await connectBus(bus);
+  try {
+    await readFleetAlerts(nc, inboxPrefix(busUser(bus)), follow, follow ? untilStopped() : new Promise(() => undefined), async (event) => {
+      await writeOut(json ? `${JSON.stringify(event)}\n` : `${event.host} ${event.type} ${alertText(event.alert)}\n`);
+    });
+  } catch (error) {
+    if (!(error instanceof TopologyMissingError)) throw error;
+    process.stderr.write(`walscope alerts: ${error.message}\n`);
+    return EXIT_REFUSED;
+  } finally {
+    await nc.close();
+  }
+  return EXIT_OK;
+}
 
 function thresholdOf(flag: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;

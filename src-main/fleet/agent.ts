@@ -11,8 +11,10 @@ import type { KV } from '@nats-io/kv';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { API_METHOD_ACCESS, ApiFailure, callApi, checkedCall, isWriteMethod, type ApiErrorCode, type ApiRequest, type ApiRequests, type SessionSummary, type WalscopeApi, type WriteMethod } from '../../src-shared/ipc.js';
 import type { Attention, ListedStatus } from '../../src-shared/status.js';
+import { alertKey, DEFAULT_ALERT_THRESHOLDS, type AlertEvent } from '../../src-shared/alerts.js';
 import type { ActionApprover } from '../services/actions.js';
-import { apiSubscription, auditSubject, eventSubject, hostKey, HOSTS_BUCKET, inboxPrefix, parseApiSubject, sessionKey, SESSIONS_BUCKET, type ApiCall } from './names.js';
+import { StateRootAlerts } from '../services/alert-watch.js';
+import { alertSubject, apiSubscription, auditSubject, eventSubject, hostKey, HOSTS_BUCKET, inboxPrefix, parseApiSubject, sessionKey, SESSIONS_BUCKET, type ApiCall } from './names.js';
 import { answerFetch } from './fetch.js';
 import { natsModules } from './nats-modules.js';
 import { requireTopology } from './topology.js';
@@ -108,13 +110,16 @@ export class FleetAgent {
   private fetch_sub: { unsubscribe(): void } | null = null;
   private syncing: Promise<void> = Promise.resolve();
   private closed = false;
+  private readonly alerts: StateRootAlerts;
 
   private constructor(
     private readonly options: AgentOptions,
     private readonly js: JetStreamClient,
     private readonly sessions: KV,
     private readonly hosts: KV,
-  ) {}
+  ) {
+    this.alerts = new StateRootAlerts(options.root, DEFAULT_ALERT_THRESHOLDS);
+  }
 
   static async start(options: AgentOptions): Promise<FleetAgent> {
     await requireTopology(options.nc);
@@ -194,11 +199,25 @@ export class FleetAgent {
         await this.js.publish(eventSubject(host, summary.key), JSON.stringify({ host, session: summary.key, from: before.status, to: summary.status, why: summary.status_detail, at_ms: now }));
       }
     }
+    await this.publishAlerts(this.alerts.look(list, now));
     for (const key of [...this.written.keys()]) {
       if (seen.has(key)) continue;
       await this.sessions.delete(key);
       this.written.delete(key);
       this.due.delete(key);
+    }
+  }
+
+  /** Each alert that fired or cleared (the first look's, as fired), under a Nats-Msg-Id of its occurrence: the
+   *  stream drops what it has had in its duplicate window, so a restarted agent repeats none. */
+  private async publishAlerts(events: readonly AlertEvent[]): Promise<void> {
+    const { host } = this.options;
+    for (const event of events) {
+      const changes = event.type === 'summary' ? event.alerts.map((alert) => ({ type: 'fired' as const, at_ms: event.at_ms, alert })) : event.type === 'suppressed' ? [] : [event];
+      for (const change of changes) {
+        const msgID = `${hostKey(host)}.${change.type}.${alertKey(change.alert)}`;
+        await this.js.publish(alertSubject(host, change.alert.session), JSON.stringify({ host, ...change }), { msgID });
+      }
     }
   }
 

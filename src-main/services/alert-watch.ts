@@ -3,8 +3,10 @@
 // the service's events (its chokidar tailing and lease probes) and on a tick, for the thresholds that pass by
 // themselves (a held call waiting, a silent writer). The one fact taken here: is a gone writer's pid alive.
 import os from 'node:os';
-import type { AlertEvent, AlertThresholds } from '../../src-shared/alerts.js';
-import type { LeaseView } from '../../src-shared/ipc.js';
+import type { Alert, AlertEvent, AlertThresholds } from '../../src-shared/alerts.js';
+import { appendAll } from '../../src-shared/arrays.js';
+import type { LeaseView, SessionSummary } from '../../src-shared/ipc.js';
+import { probeLease, sessionDir } from '../engine/index.js';
 import { sessionAlerts } from '../replay/alerts.js';
 import { AlertTracker, type AlertLimits } from '../views/alert-tracker.js';
 import type { SessionService } from './session-service.js';
@@ -42,6 +44,30 @@ export function watchAlerts(service: SessionService, options: AlertWatchOptions,
     clearInterval(tick);
     unsubscribe();
   };
+}
+
+/** A state root's alerts from summaries made elsewhere (the fleet's agent has them from its worker), each
+ *  session's lease probed here: the tracker's next events at each look. */
+export class StateRootAlerts {
+  private readonly tracker: AlertTracker;
+
+  constructor(
+    private readonly root: string,
+    private readonly thresholds: AlertThresholds,
+    limits?: AlertLimits,
+  ) {
+    this.tracker = new AlertTracker(limits);
+  }
+
+  look(summaries: readonly SessionSummary[], now_ms: number): AlertEvent[] {
+    const alerts: Alert[] = [];
+    for (const summary of summaries) {
+      const session_dir = sessionDir(this.root, summary.key);
+      const lease = probeLease(session_dir);
+      appendAll(alerts, sessionAlerts({ summary, lease, is_export: false, link: session_dir, holder_gone: holderGone(lease), now_ms }, this.thresholds));
+    }
+    return this.tracker.update(alerts, now_ms, summaries.length);
+  }
 }
 
 /** The lease is free and its last holder was a process of this host that is not alive: the writer is gone
