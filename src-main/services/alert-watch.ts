@@ -59,7 +59,13 @@ export class StateRootAlerts {
     this.tracker = new AlertTracker(limits);
   }
 
+  private looked = false;
+
+  /** The next events; none until every session has been read once, so the first look (one summary) sees the
+   *  whole root rather than firing each session as its read ends. */
   look(summaries: readonly SessionSummary[], now_ms: number): AlertEvent[] {
+    if (!this.looked && summaries.some((summary) => summary.status === 'loading')) return [];
+    this.looked = true;
     const alerts: Alert[] = [];
     for (const summary of summaries) {
       const session_dir = sessionDir(this.root, summary.key);
