@@ -199,13 +199,14 @@ export class FleetAgent {
         await this.js.publish(eventSubject(host, summary.key), JSON.stringify({ host, session: summary.key, from: before.status, to: summary.status, why: summary.status_detail, at_ms: now }));
       }
     }
-    await this.publishAlerts(this.alerts.look(list, now));
     for (const key of [...this.written.keys()]) {
       if (seen.has(key)) continue;
       await this.sessions.delete(key);
       this.written.delete(key);
       this.due.delete(key);
     }
+    // Last: the summaries are current whatever becomes of the alerts' publishing.
+    await this.publishAlerts(this.alerts.look(list, now));
   }
 
   /** Each alert that fired or cleared (the first look's, as fired), under a Nats-Msg-Id of its occurrence: the
