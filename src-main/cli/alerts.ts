@@ -21,8 +21,7 @@ export const alertsCommand: Command = {
     const { values, positionals } = parseCommandArgs(argv, {
       follow: { type: 'boolean' },
       json: { type: 'boolean' },
-      'held-after-ms': { type: 'string' },
-      'silent-after-ms': { type: 'string' },
+      ...THRESHOLD_FLAGS,
       fleet: { type: 'boolean' },
       ...BUS_FLAGS,
     });
@@ -34,11 +33,7 @@ export const alertsCommand: Command = {
     if (positionals.length !== 1) throw new UsageError('give one ROOT (a state root, a session folder or an export)');
     const root = positionals[0]!;
     if (classifyPath(root) === 'missing') throw new UsageError(`${root}: no such file or folder`);
-    const thresholds: AlertThresholds = {
-      ...DEFAULT_ALERT_THRESHOLDS,
-      held_after_ms: thresholdOf('--held-after-ms', values['held-after-ms'], DEFAULT_ALERT_THRESHOLDS.held_after_ms),
-      silent_after_ms: thresholdOf('--silent-after-ms', values['silent-after-ms'], DEFAULT_ALERT_THRESHOLDS.silent_after_ms),
-    };
+    const thresholds = thresholdsOf(values);
     const json = values.json === true;
     const follow = values.follow === true;
     const service = await SessionService.open(root, { watch: follow, cache: false });
@@ -75,6 +70,17 @@ async function fleetAlerts(values: Parameters<typeof busOptions>[0], follow: boo
     await nc.close();
   }
   return EXIT_OK;
+}
+
+/** The thresholds' flags, `alerts`' and the agent's. */
+export const THRESHOLD_FLAGS = { 'held-after-ms': { type: 'string' }, 'silent-after-ms': { type: 'string' } } as const;
+
+export function thresholdsOf(values: { 'held-after-ms'?: string | undefined; 'silent-after-ms'?: string | undefined }): AlertThresholds {
+  return {
+    ...DEFAULT_ALERT_THRESHOLDS,
+    held_after_ms: thresholdOf('--held-after-ms', values['held-after-ms'], DEFAULT_ALERT_THRESHOLDS.held_after_ms),
+    silent_after_ms: thresholdOf('--silent-after-ms', values['silent-after-ms'], DEFAULT_ALERT_THRESHOLDS.silent_after_ms),
+  };
 }
 
 function thresholdOf(flag: string, value: string | undefined, fallback: number): number {

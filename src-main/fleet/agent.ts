@@ -11,7 +11,7 @@ import type { KV } from '@nats-io/kv';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { API_METHOD_ACCESS, ApiFailure, callApi, checkedCall, isWriteMethod, type ApiErrorCode, type ApiRequest, type ApiRequests, type SessionSummary, type WalscopeApi, type WriteMethod } from '../../src-shared/ipc.js';
 import type { Attention, ListedStatus } from '../../src-shared/status.js';
-import { alertKey, DEFAULT_ALERT_THRESHOLDS, type AlertEvent } from '../../src-shared/alerts.js';
+import { alertKey, type AlertEvent, type AlertThresholds } from '../../src-shared/alerts.js';
 import type { ActionApprover } from '../services/actions.js';
 import { StateRootAlerts } from '../services/alert-watch.js';
 import { alertSubject, apiSubscription, auditSubject, eventSubject, hostKey, HOSTS_BUCKET, inboxPrefix, parseApiSubject, sessionKey, SESSIONS_BUCKET, type ApiCall } from './names.js';
@@ -91,6 +91,8 @@ export interface AgentOptions {
   host: string;
   root: string;
   version: string;
+  /** What raises the alerts it publishes (`--held-after-ms`, `--silent-after-ms`; docs/alerts.md). */
+  thresholds: AlertThresholds;
   /** The NATS users whose writes this agent runs (`--operators`): a second word on who is an operator, beside the
    *  server's permissions, so one wrong config alone lets no one else write. */
   operators: ReadonlySet<string>;
@@ -118,7 +120,7 @@ export class FleetAgent {
     private readonly sessions: KV,
     private readonly hosts: KV,
   ) {
-    this.alerts = new StateRootAlerts(options.root, DEFAULT_ALERT_THRESHOLDS);
+    this.alerts = new StateRootAlerts(options.root, options.thresholds);
   }
 
   static async start(options: AgentOptions): Promise<FleetAgent> {

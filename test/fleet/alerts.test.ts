@@ -62,6 +62,12 @@ describe('alerts across a fleet', () => {
     expect(config.duplicate_window).toBe(86_400_000 * 1_000_000);
   });
 
+  it('an agent refuses a bad threshold before it connects (exit 2)', () => {
+    const run = walscope(['agent', root, '--host', 'alpha', '--held-after-ms', 'soon', '--nats', server.url, ...login(agentUser('alpha'))]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('--held-after-ms soon: a whole number of milliseconds');
+  });
+
   it("an agent's alerts reach `alerts --fleet`, a restart repeats none, and --follow tails the next", async () => {
     agent = await startAgent();
     await until('the agent publishes its alerts', 20_000, async () => (await storedAlerts()) >= 2);
