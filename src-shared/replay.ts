@@ -483,6 +483,19 @@ export interface RunSignal {
   last_durable: string | null;
   /** tool_results recorded with is_error: true, over the session. */
   error_results: number;
+  /** The calls of the last episode's open batch that have no terminal yet: what an alert waits on. */
+  open_calls: OpenCall[];
+}
+
+/** A call of the open batch with no terminal: held by its provider (`held_at_ms` from its held record), or
+ *  dispatched and in flight (its intent durable, its result not yet). */
+export interface OpenCall {
+  tool_call_id: string;
+  name: string;
+  state: 'held' | 'in_flight';
+  /** The held record's seq for a held call, the intent's for one in flight. */
+  seq: number;
+  held_at_ms: number | null;
 }
 
 /** One recovery action as its operator_action record (wal-format §6) and the records it wrote tell it. */

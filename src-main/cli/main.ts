@@ -1,6 +1,7 @@
 // The `walscope` command line: one dispatcher, one module per command.
 import { EXIT_FAILED, EXIT_READER_GONE, EXIT_USAGE, UsageError, walscopeVersion, type Command } from './command.js';
 import { acknowledgeCommand } from './acknowledge.js';
+import { alertsCommand } from './alerts.js';
 import { cancelCommand, resumeCommand, sealCommand } from './actions.js';
 import { demoCommand } from './demo.js';
 import { diffCommand } from './diff.js';
@@ -24,6 +25,7 @@ const COMMANDS: Record<string, Command> = {
   cancel: cancelCommand,
   seal: sealCommand,
   acknowledge: acknowledgeCommand,
+  alerts: alertsCommand,
   lineages: lineagesCommand,
   retire: retireCommand,
   serve: serveCommand,
