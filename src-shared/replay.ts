@@ -98,9 +98,9 @@ export interface CallTerminal {
   /** Where the terminal record's frame starts in the WAL. The fold keeps no tool output (most of a WAL's
    *  bytes); read it back from here (recovery/payloads.ts). */
   readonly offset: number;
-  /** A tool_result whose output is a text: that text's CBOR size (what it weighs in a request), from the fold's
-   *  own read; null for tool_no_dispatch and an output of any other kind (read back to be measured). */
-  readonly output_text_bytes: number | null;
+  /** A tool_result's output: the CBOR size of its JSON form (what it weighs in a request), measured by the
+   *  fold's own read; null for tool_no_dispatch (its message is the fold's own words). */
+  readonly output_bytes: number | null;
 }
 
 export interface HeldRecord {
@@ -483,6 +483,19 @@ export interface RunSignal {
   last_durable: string | null;
   /** tool_results recorded with is_error: true, over the session. */
   error_results: number;
+  /** The calls of the last episode's open batch that have no terminal yet: what an alert waits on. */
+  open_calls: OpenCall[];
+}
+
+/** A call of the open batch with no terminal: held by its provider (`held_at_ms` from its held record), or
+ *  dispatched and in flight (its intent durable, its result not yet). */
+export interface OpenCall {
+  tool_call_id: string;
+  name: string;
+  state: 'held' | 'in_flight';
+  /** The held record's seq for a held call, the intent's for one in flight. */
+  seq: number;
+  held_at_ms: number | null;
 }
 
 /** One recovery action as its operator_action record (wal-format §6) and the records it wrote tell it. */

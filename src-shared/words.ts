@@ -2,6 +2,7 @@
 // chip, a column, a line of the CLI) and a sentence (a tooltip, the support report, a detail). The §10 names
 // stay the data (the CLI's JSON, data-* attributes, the tests); these are what a reader is shown. The session
 // status words are status.ts's.
+import type { DifferenceKind, SideTrust } from './compare.js';
 import type { CallClass, Finding, SpanEnd } from './replay.js';
 import { STATUS_LABEL, type AttentionKind, type ResumeAction } from './status.js';
 
@@ -81,4 +82,28 @@ export const SPAN_END_WORDS: Record<SpanEnd, string> = {
   unknown: 'outcome unknown',
   closed_out: 'closed out (interrupted or max steps)',
   open: 'still open when the WAL ends',
+};
+
+/** What a difference between two sessions is about (src-shared/compare.ts), as the compare view and `walscope
+ *  diff` label it. */
+export const DIFFERENCE_WORDS: Record<DifferenceKind, string> = {
+  episode_missing: 'episode only on one side',
+  episode_end: 'how the run ended',
+  side_cut: 'where a side stops being trusted',
+  step_missing: 'step only on one side',
+  step_unanswered: 'answered on one side only',
+  request: 'request',
+  answer_text: 'answer text',
+  answer_calls: 'tool calls asked for',
+  call_missing: 'call only on one side',
+  call_class: 'call class',
+  call_outcome: 'call outcome',
+  call_output: 'call output',
+};
+
+/** How far a compared side can be trusted (CompareSideJson.trust). */
+export const TRUST_WORDS: Record<SideTrust, string> = {
+  whole: 'read whole',
+  torn_tail: 'read whole but for a torn tail never committed',
+  refused: 'compared up to where it can be trusted',
 };

@@ -108,8 +108,9 @@ function faceNames(): Map<string, string> {
 }
 
 /** Modules replay's definitions may use: none of them reaches outside the process. The price table's package is
- *  its bundled data and `calcPrice` over it; its `updatePrices`, which fetches, is never called (cost.test.ts). */
-const REPLAY_MODULES = ['node:assert/strict', 'node:crypto', '@pydantic/genai-prices'];
+ *  its bundled data and `calcPrice` over it; its `updatePrices`, which fetches, is never called (cost.test.ts). jsdiff
+ *  (`diff`) is functions of the strings handed in (the word diffs of replay/compare-text.ts). */
+const REPLAY_MODULES = ['node:assert/strict', 'node:crypto', '@pydantic/genai-prices', 'diff'];
 /** Modules a share's rendering and redaction may use (src-main/share): hashing and secretlint's rules, which lint
  *  a text handed to them; the CLI reads the WAL and writes the page. */
 const SHARE_MODULES = ['node:crypto', '@secretlint/core', '@secretlint/secretlint-rule-preset-recommend'];

@@ -11,6 +11,7 @@ import { initTopology, TopologyMissingError } from '../fleet/topology.js';
 import { classifyPath } from '../engine/index.js';
 import { WorkerApi } from '../services/worker-client.js';
 import { isListedStatus, LISTED_STATUSES, statusLabel } from '../../src-shared/status.js';
+import { THRESHOLD_FLAGS, thresholdsOf } from './alerts.js';
 import { plural, printable, textLines } from './format.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, walscopeVersion, writeOut, type Command } from './command.js';
 
@@ -69,12 +70,13 @@ function rowLine(row: FleetRow, attention: boolean): string {
 
 export const agentCommand: Command = {
   summary: 'put a state root\'s sessions on a NATS fleet and answer its API there',
-  usage: `walscope agent ROOT [--host NAME] [--operators USER,USER…] ${BUS_USAGE}   (--operators: the NATS users whose writes it runs; default ${DEFAULT_OPERATORS.join(',')})`,
+  usage: `walscope agent ROOT [--host NAME] [--operators USER,USER…] [--held-after-ms N] [--silent-after-ms N] ${BUS_USAGE}   (--operators: the NATS users whose writes it runs; default ${DEFAULT_OPERATORS.join(',')}; the thresholds of the alerts it publishes, docs/alerts.md)`,
   async run(argv) {
-    const { values, positionals } = parseCommandArgs(argv, { ...BUS_FLAGS, host: { type: 'string' }, operators: { type: 'string' } });
+    const { values, positionals } = parseCommandArgs(argv, { ...BUS_FLAGS, ...THRESHOLD_FLAGS, host: { type: 'string' }, operators: { type: 'string' } });
     if (positionals.length !== 1) throw new UsageError('expected one ROOT (a state root)');
     const operators = values.operators === undefined ? DEFAULT_OPERATORS : values.operators.split(',');
     if (!operators.every(isOperatorName)) throw new UsageError(`--operators ${values.operators}: NATS user names, separated by commas`);
+    const thresholds = thresholdsOf(values);
     const root = path.resolve(positionals[0]!);
     if (classifyPath(root) !== 'state_root') throw new UsageError(`${root}: not a state root`);
     const host = values.host ?? os.hostname();
@@ -84,7 +86,7 @@ export const agentCommand: Command = {
     const api = await WorkerApi.start(WORKER_FILE, root);
     let agent: FleetAgent;
     try {
-      agent = await FleetAgent.start({ nc, api, host, root, version: walscopeVersion(), operators: new Set(operators) });
+      agent = await FleetAgent.start({ nc, api, host, root, version: walscopeVersion(), operators: new Set(operators), thresholds });
     } catch (error) {
       await api.close();
       await nc.close();

@@ -1,9 +1,11 @@
 // The `walscope` command line: one dispatcher, one module per command.
 import { EXIT_FAILED, EXIT_READER_GONE, EXIT_USAGE, UsageError, walscopeVersion, type Command } from './command.js';
 import { acknowledgeCommand } from './acknowledge.js';
+import { alertsCommand } from './alerts.js';
 import { bundleCommand } from './bundle.js';
 import { cancelCommand, resumeCommand, sealCommand } from './actions.js';
 import { demoCommand } from './demo.js';
+import { diffCommand } from './diff.js';
 import { dumpCommand } from './dump.js';
 import { agentCommand, fetchCommand, fleetCommand } from './fleet.js';
 import { lineagesCommand } from './lineages.js';
@@ -20,10 +22,12 @@ const COMMANDS: Record<string, Command> = {
   replay: replayCommand,
   report: reportCommand,
   bundle: bundleCommand,
+  diff: diffCommand,
   resume: resumeCommand,
   cancel: cancelCommand,
   seal: sealCommand,
   acknowledge: acknowledgeCommand,
+  alerts: alertsCommand,
   lineages: lineagesCommand,
   retire: retireCommand,
   serve: serveCommand,

@@ -3,12 +3,13 @@
 // shows comes from the same service and renderer as `walscope serve`.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, session } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, protocol, session } from 'electron';
 import { IPC_EVENT_CHANNEL, type WalscopeApi, type Workspace } from '../../src-shared/ipc.js';
 import type { WorkspacePaths } from '../services/session-service.js';
 import { WorkerApi } from '../services/worker-client.js';
 import { FleetApi } from '../fleet/fleet-api.js';
 import { readFleetProfile } from '../fleet/profile.js';
+import { watchNotices } from './alert-notices.js';
 import { APP_SCHEME_PRIVILEGES, registerAppProtocol, RENDERER_URL } from './app-protocol.js';
 import { registerIpc } from './ipc-handlers.js';
 import { menuTemplate } from './menu.js';
@@ -31,6 +32,8 @@ let api: (WalscopeApi & { close(): Promise<void> }) | null = null;
 /** Recent entries that are fleet profiles carry this prefix before the profile's path. */
 const FLEET_RECENT_PREFIX = 'fleet:';
 let unsubscribe: (() => void) | null = null;
+/** Stops the alert notices of the workspace shown (a state root's alone). */
+let stop_notices: (() => void) | null = null;
 let recent: RecentList;
 
 /** One path (a state root, a session, an export, a folder of exports) or several export files. */
@@ -58,8 +61,11 @@ async function show(next: WalscopeApi & { close(): Promise<void> }, recent_entry
   unsubscribe?.();
   api = next;
   unsubscribe = next.subscribe((event) => window?.webContents.send(IPC_EVENT_CHANNEL, event));
+  stop_notices?.();
+  stop_notices = null;
   await previous?.close();
   const workspace = await next.getWorkspace();
+  if (workspace.kind === 'state_root' && Notification.isSupported()) stop_notices = watchNotices(next, workspace.path, showNotice);
   if (recent_entry !== null) recent.add(recent_entry === 'workspace' ? workspace.path : recent_entry);
   buildMenu();
   window?.webContents.send(IPC_EVENT_CHANNEL, { type: 'workspace', workspace });
@@ -67,6 +73,16 @@ async function show(next: WalscopeApi & { close(): Promise<void> }, recent_entry
   if (workspace.kind !== 'fleet') window?.webContents.send(IPC_EVENT_CHANNEL, { type: 'sessions', sessions: await next.listSessions() });
   window?.setTitle(`walscope — ${workspace.path}`);
   return workspace;
+}
+
+/** An alert as a desktop notification; a click brings the window forward. */
+function showNotice(notice: { title: string; body: string }): void {
+  const shown = new Notification({ title: notice.title, body: notice.body });
+  shown.on('click', () => {
+    window?.show();
+    window?.focus();
+  });
+  shown.show();
 }
 
 async function pick(kind: 'root' | 'export' | 'fleet'): Promise<void> {

@@ -516,6 +516,54 @@ export class CborDecoder {
     this.skipChecked(depth);
   }
 
+  /** Validates the next item as `skipItem` does (the same refusals) and returns the size `encodedSize` gives its
+   *  JSON form (`readItem` with `bytes_as_hex`, then toJsonValue): preferred heads whatever the heads on disk,
+   *  byte strings as their hex text, numbers and simple values as built. What a request's message weighs,
+   *  known without building its strings and maps (a million records' first Context look built 100,000). */
+  measureItem(depth = 0): number {
+    if (depth > CBOR_DEPTH_MAX) this.fail(`nesting deeper than ${CBOR_DEPTH_MAX}`);
+    const start = this.position;
+    this.nextHead();
+    const argument = this.head_argument;
+    switch (this.head_major) {
+      case MAJOR_BYTES:
+        this.skipBytes(argument);
+        return headBytes(2 * argument) + 2 * argument;
+      case MAJOR_TEXT:
+        this.skipText(argument);
+        return headBytes(argument) + argument;
+      case MAJOR_ARRAY: {
+        this.checkCount(argument, start);
+        let size = headBytes(argument);
+        for (let index = 0; index < argument; index++) size += this.measureItem(depth + 1);
+        return size;
+      }
+      case MAJOR_MAP:
+        this.checkCount(argument * 2, start);
+        return headBytes(argument) + this.measureEntries(argument, depth);
+      default:
+        this.position = start;
+        return encodedSize(this.readItem(depth));
+    }
+  }
+
+  /** The entries of a map whose head was read, measured; its keys checked for duplicates as `skipItem` does. */
+  private measureEntries(count: number, depth: number): number {
+    const base = this.key_bounds_used;
+    const large = count > MAP_KEYS_PAIRWISE_MAX ? new Set<string>() : null;
+    if (large === null) this.reserveKeyBounds(base, count);
+    let size = 0;
+    for (let index = 0; index < count; index++) {
+      const key_start = this.skipKey();
+      const key_end = this.position;
+      if (large === null) this.checkNewKey(base, index, key_start, key_end);
+      else this.checkNewLargeKey(large, key_start, key_end);
+      size += headBytes(key_end - key_start) + key_end - key_start + this.measureItem(depth + 1);
+    }
+    this.key_bounds_used = base;
+    return size;
+  }
+
   /** A DataView of `bytes`, for reading 4 bytes a step; kept while the decoder reads the same buffer (the
    *  reader's window, frame after frame), so it is made once a window rather than once an item. */
   private wordsView(): DataView<ArrayBufferLike> {

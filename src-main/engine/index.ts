@@ -10,6 +10,7 @@ export {
   memberTable, type MemberTable, ReadBy, SCALAR, setOwn, ShortText, WHOLE,
 } from './cbor.js';
 export { jsonShapeCut, JsonTextCut, jsonValueCut } from './cbor-json-preview.js';
+export { TextCut, textCut } from './cbor-text-cut.js';
 export { scanAfterDamage } from './damage-scan.js';
 export { RunDigests } from './digest-runs.js';
 export { describe, LeaseHeldError, WalReadError } from './errors.js';

@@ -11,8 +11,10 @@ import type { KV } from '@nats-io/kv';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { API_METHOD_ACCESS, ApiFailure, callApi, checkedCall, isWriteMethod, type ApiErrorCode, type ApiRequest, type ApiRequests, type SessionSummary, type WalscopeApi, type WriteMethod } from '../../src-shared/ipc.js';
 import type { Attention, ListedStatus } from '../../src-shared/status.js';
+import { alertKey, type AlertEvent, type AlertThresholds } from '../../src-shared/alerts.js';
 import type { ActionApprover } from '../services/actions.js';
-import { apiSubscription, auditSubject, eventSubject, hostKey, HOSTS_BUCKET, inboxPrefix, parseApiSubject, sessionKey, SESSIONS_BUCKET, type ApiCall } from './names.js';
+import { StateRootAlerts } from '../services/alert-watch.js';
+import { alertSubject, apiSubscription, auditSubject, eventSubject, hostKey, HOSTS_BUCKET, inboxPrefix, parseApiSubject, sessionKey, SESSIONS_BUCKET, type ApiCall } from './names.js';
 import { answerFetch } from './fetch.js';
 import { natsModules } from './nats-modules.js';
 import { requireTopology } from './topology.js';
@@ -89,6 +91,8 @@ export interface AgentOptions {
   host: string;
   root: string;
   version: string;
+  /** What raises the alerts it publishes (`--held-after-ms`, `--silent-after-ms`; docs/alerts.md). */
+  thresholds: AlertThresholds;
   /** The NATS users whose writes this agent runs (`--operators`): a second word on who is an operator, beside the
    *  server's permissions, so one wrong config alone lets no one else write. */
   operators: ReadonlySet<string>;
@@ -108,13 +112,16 @@ export class FleetAgent {
   private fetch_sub: { unsubscribe(): void } | null = null;
   private syncing: Promise<void> = Promise.resolve();
   private closed = false;
+  private readonly alerts: StateRootAlerts;
 
   private constructor(
     private readonly options: AgentOptions,
     private readonly js: JetStreamClient,
     private readonly sessions: KV,
     private readonly hosts: KV,
-  ) {}
+  ) {
+    this.alerts = new StateRootAlerts(options.root, options.thresholds);
+  }
 
   static async start(options: AgentOptions): Promise<FleetAgent> {
     await requireTopology(options.nc);
@@ -199,6 +206,21 @@ export class FleetAgent {
       await this.sessions.delete(key);
       this.written.delete(key);
       this.due.delete(key);
+    }
+    // Last: the summaries are current whatever becomes of the alerts' publishing.
+    await this.publishAlerts(this.alerts.look(list, now));
+  }
+
+  /** Each alert that fired or cleared (the first look's, as fired), under a Nats-Msg-Id of its occurrence: the
+   *  stream drops what it has had in its duplicate window, so a restarted agent repeats none. */
+  private async publishAlerts(events: readonly AlertEvent[]): Promise<void> {
+    const { host } = this.options;
+    for (const event of events) {
+      const changes = event.type === 'summary' ? event.alerts.map((alert) => ({ type: 'fired' as const, at_ms: event.at_ms, alert })) : event.type === 'suppressed' ? [] : [event];
+      for (const change of changes) {
+        const msgID = `${hostKey(host)}.${change.type}.${alertKey(change.alert)}`;
+        await this.js.publish(alertSubject(host, change.alert.session), JSON.stringify({ host, ...change }), { msgID });
+      }
     }
   }
 

@@ -10,6 +10,8 @@ export const EVENTS_STREAM = 'WALSCOPE_EVENTS';
 export const AUDIT_STREAM = 'WALSCOPE_AUDIT';
 export const EVENTS_SUBJECTS = 'walscope.events.>';
 export const AUDIT_SUBJECTS = 'walscope.audit.>';
+export const ALERTS_STREAM = 'WALSCOPE_ALERTS';
+export const ALERTS_SUBJECTS = 'walscope.alerts.>';
 /** A name longer than this (before encoding) is refused: subjects stay well below the server's limits. */
 export const NAME_CHARS_MAX = 200;
 
@@ -48,6 +50,7 @@ export const sessionKey = (host: string, session: string) => `${encodeToken(host
 export const hostKey = (host: string) => encodeToken(host);
 export const eventSubject = (host: string, session: string) => `walscope.events.${sessionKey(host, session)}`;
 export const auditSubject = (host: string, session: string) => `walscope.audit.${sessionKey(host, session)}`;
+export const alertSubject = (host: string, session: string) => `walscope.alerts.${sessionKey(host, session)}`;
 /** One API call's subject: `walscope.api.<host>.<access>.<user>.<method>`, its access (read or write) the method's
  *  (API_METHOD_ACCESS) and its user the caller's NATS user. The server's permissions let each user publish only
  *  under its own name, and only operators under `write` (docs/fleet-server.conf): the subject is what the server

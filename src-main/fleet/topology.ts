@@ -3,7 +3,7 @@
 import type { JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { natsModules } from './nats-modules.js';
-import { AUDIT_STREAM, AUDIT_SUBJECTS, EVENTS_STREAM, EVENTS_SUBJECTS, HOSTS_BUCKET, SESSIONS_BUCKET } from './names.js';
+import { ALERTS_STREAM, ALERTS_SUBJECTS, AUDIT_STREAM, AUDIT_SUBJECTS, EVENTS_STREAM, EVENTS_SUBJECTS, HOSTS_BUCKET, SESSIONS_BUCKET } from './names.js';
 
 const NS_PER_MS = 1_000_000;
 const DAY_MS = 86_400_000;
@@ -12,6 +12,11 @@ export const EVENTS_BYTES_MAX = 1024 ** 3;
 /** The audit is the record of who changed what: kept a year, far larger bound than events. */
 export const AUDIT_AGE_MS = 365 * DAY_MS;
 export const AUDIT_BYTES_MAX = 4 * 1024 ** 3;
+/** Alerts (docs/alerts.md) are kept a month within a quarter of the events' bound; an agent publishes each under
+ *  a Nats-Msg-Id, which the stream remembers for a day, so an agent's restart within it repeats none. */
+export const ALERTS_AGE_MS = 30 * DAY_MS;
+export const ALERTS_BYTES_MAX = 256 * 1024 ** 2;
+export const ALERTS_DUPLICATE_WINDOW_MS = DAY_MS;
 export const SESSIONS_BUCKET_BYTES_MAX = 1024 ** 3;
 export const HOSTS_BUCKET_BYTES_MAX = 64 * 1024 ** 2;
 /** One summary or heartbeat value; a summary is ~1 KB. */
@@ -42,9 +47,10 @@ export async function initTopology(nc: NatsConnection): Promise<TopologyReport> 
     if (!exists) await kvm.create(bucket, { history: 1, max_bytes, maxValueSize: KV_VALUE_BYTES_MAX, storage: StorageType.File });
     (exists ? report.present : report.created).push(`bucket ${bucket}`);
   }
-  for (const [name, subjects, age_ms, max_bytes] of [
-    [EVENTS_STREAM, EVENTS_SUBJECTS, EVENTS_AGE_MS, EVENTS_BYTES_MAX],
-    [AUDIT_STREAM, AUDIT_SUBJECTS, AUDIT_AGE_MS, AUDIT_BYTES_MAX],
+  for (const [name, subjects, age_ms, max_bytes, duplicate_window_ms] of [
+    [EVENTS_STREAM, EVENTS_SUBJECTS, EVENTS_AGE_MS, EVENTS_BYTES_MAX, null],
+    [AUDIT_STREAM, AUDIT_SUBJECTS, AUDIT_AGE_MS, AUDIT_BYTES_MAX, null],
+    [ALERTS_STREAM, ALERTS_SUBJECTS, ALERTS_AGE_MS, ALERTS_BYTES_MAX, ALERTS_DUPLICATE_WINDOW_MS],
   ] as const) {
     const exists = await streamExists(jsm, name);
     if (!exists) {
@@ -56,6 +62,7 @@ export async function initTopology(nc: NatsConnection): Promise<TopologyReport> 
         max_age: age_ms * NS_PER_MS,
         max_bytes,
         max_msg_size: MESSAGE_BYTES_MAX,
+        ...(duplicate_window_ms === null ? {} : { duplicate_window: duplicate_window_ms * NS_PER_MS }),
       });
     }
     (exists ? report.present : report.created).push(`stream ${name}`);
@@ -67,7 +74,7 @@ export async function initTopology(nc: NatsConnection): Promise<TopologyReport> 
 export async function requireTopology(nc: NatsConnection): Promise<void> {
   const jsm = await (await natsModules()).jetstream.jetstreamManager(nc);
   const missing: string[] = [];
-  for (const name of [`KV_${SESSIONS_BUCKET}`, `KV_${HOSTS_BUCKET}`, EVENTS_STREAM, AUDIT_STREAM]) {
+  for (const name of [`KV_${SESSIONS_BUCKET}`, `KV_${HOSTS_BUCKET}`, EVENTS_STREAM, AUDIT_STREAM, ALERTS_STREAM]) {
     if (!(await streamExists(jsm, name))) missing.push(name.replace(/^KV_/, 'bucket '));
   }
   if (missing.length > 0) {

@@ -57,10 +57,10 @@ const LEFT_ON_DISK: Readonly<Record<string, string>> = { tool_result: 'output', 
  *  in their output. */
 const LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX = 32;
 
-/** A tool_result's output as the fold keeps it: a text's CBOR size (its preferred head and its UTF-8 bytes), and
- *  the text itself when it is short (an older record says unknown_outcome there); null for any other value. The
- *  size is what the output weighs in a request (replay/transcript.ts): known from the fold's own read, a request
- *  is measured without reading every output back (a million records' first Context look read 200,000 of them). */
+/** A tool_result's output as the fold keeps it: its size in a request (the CBOR size of its JSON form), and the
+ *  text itself when it is a short one (an older record says unknown_outcome there). Measured from the fold's own
+ *  read (a text by its head, anything else walked), a request is measured without reading its outputs back: a
+ *  million records' first Context look read 200,000 of them. */
 class KeptOutput {
   constructor(
     readonly text: string | null,
@@ -68,15 +68,15 @@ class KeptOutput {
   ) {}
 }
 
+/** What an absent output weighs in a request: the tool message carries null. */
+const ABSENT_OUTPUT_BYTES = encodedSize(null);
+
 const OUTPUT_KEPT = new ReadBy((decoder, depth) => {
   const start = decoder.position;
   decoder.nextHead();
   const [major, length] = [decoder.head_major, decoder.head_argument];
   decoder.position = start;
-  if (major !== MAJOR_TEXT) {
-    decoder.skipItem(depth);
-    return null;
-  }
+  if (major !== MAJOR_TEXT) return new KeptOutput(null, decoder.measureItem(depth)) as unknown as CborValue;
   const text = length <= LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX ? (decoder.readItem(depth) as string) : null;
   if (text === null) decoder.skipItem(depth);
   return new KeptOutput(text, headBytes(length) + length) as unknown as CborValue;
@@ -963,7 +963,7 @@ const KEPT: ReadonlyMap<string, KeptRecord> = new Map(Object.entries({
       is_error: true,
       reason: asText(values[at.reason]),
       offset: ref.offset,
-      output_text_bytes: null,
+      output_bytes: null,
     });
   }),
 
@@ -981,7 +981,7 @@ const KEPT: ReadonlyMap<string, KeptRecord> = new Map(Object.entries({
       is_error: values[at.is_error] === true,
       reason,
       offset: ref.offset,
-      output_text_bytes: output?.size_bytes ?? null,
+      output_bytes: output?.size_bytes ?? ABSENT_OUTPUT_BYTES,
     });
   }),
 
@@ -1021,9 +1021,8 @@ function valuesOfBuilt(table: MemberTable, payload: Payload): KeptValues {
   });
 }
 
-function keptOutputOfBuilt(output: CborValue): KeptOutput | null {
-  if (typeof output !== 'string') return null;
-  return new KeptOutput(isShortText(output) ? output : null, encodedSize(output));
+function keptOutputOfBuilt(output: CborValue): KeptOutput {
+  return new KeptOutput(isShortText(output) ? (output as string) : null, encodedSize(toJsonValue(output)));
 }
 
 function approval(folder: SessionFolder, payload: JsonPayload, ref: RecordRef, field: 'requested_seq' | 'resolved_seq' | 'recorded_seq'): void {

@@ -24,13 +24,18 @@ export function terminalOutput(terminal: CallTerminal, payloads: PayloadReader, 
   return payloads(terminal.offset, projection)['output'] ?? null;
 }
 
+/** What a request carries for an assistant message that is not a map. */
+export function emptyAssistantMessage(): JsonPayload {
+  return { role: 'assistant', content: [] };
+}
+
 /** A recorded step's assistant message as a request carries it, read back from its model_step_finished (a
  *  message that is not a map is rendered as an empty assistant message). Through PAYLOADS_UNREAD (nothing
  *  read), its shape: the role and one tool_use block per id, which is all a count or a provider-validity check
  *  looks at, and exactly the message itself when the record has none. */
 export function stepMessage(step: StepFold, payloads: PayloadReader): JsonPayload {
   const message = step.offset === null ? undefined : payloads(step.offset)['assistant_message'];
-  if (message !== undefined) return isMap(message) ? message : { role: 'assistant', content: [] };
+  if (message !== undefined) return isMap(message) ? message : emptyAssistantMessage();
   const content = step.tool_use_ids.map((id): JsonPayload => ({ type: 'tool_use', id }));
   return step.role === null ? { content } : { role: step.role, content };
 }

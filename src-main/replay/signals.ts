@@ -2,7 +2,7 @@
 // it), so every ending reads under its own name (src-shared/status.ts), a run that finished holding an
 // unknown-outcome call is "finished, unconfirmed" until the owner records what they found, and a WAL cut short
 // or an export frozen mid-run says what is known of its last episode.
-import type { Acknowledgement, BatchFold, CallFold, EpisodeFold, RecoveryEntry, RunSignal, SessionFold, UnconfirmedCall } from '../../src-shared/replay.js';
+import type { Acknowledgement, BatchFold, CallFold, EpisodeFold, OpenCall, RecoveryEntry, RunSignal, SessionFold, UnconfirmedCall } from '../../src-shared/replay.js';
 import { attentionOf, endStatus, isRefusedStatus, refusedStatus, sessionStatus, statusLabel, type ResumeAction } from '../../src-shared/status.js';
 import type { LeaseTenure, TornTail, WalErrorInfo } from '../../src-shared/wal.js';
 import { FINDING_WORDS } from '../../src-shared/words.js';
@@ -51,8 +51,20 @@ export function runSignal(fold: SessionFold, facts: RunFacts): RunSignal {
     unknown_outcomes: unconfirmed.length,
     acknowledged: unconfirmed.filter((call) => call.acknowledged !== null).length,
   });
-  const signal: RunSignal = { status, detail: '', finish, attention: null, unconfirmed, open_end, last_durable, error_results };
+  const open_calls = episode === null || episode.finished !== null ? [] : openCalls(currentBatch(episode));
+  const signal: RunSignal = { status, detail: '', finish, attention: null, unconfirmed, open_end, last_durable, error_results, open_calls };
   return { ...signal, detail: detailOf(signal, facts, episode), attention: attentionOf(status, facts.resume_action, facts.is_export) };
+}
+
+/** The open batch's calls with no terminal, held or in flight (a batch is bounded: its planned calls). */
+function openCalls(batch: BatchFold | null): OpenCall[] {
+  const open: OpenCall[] = [];
+  for (const call of batch?.calls ?? []) {
+    if (call.terminals.length > 0) continue;
+    if (call.held !== null) open.push({ tool_call_id: call.tool_call_id, name: call.name, state: 'held', seq: call.held.seq, held_at_ms: call.held.held_at_ms });
+    else if (call.intent !== null) open.push({ tool_call_id: call.tool_call_id, name: call.name, state: 'in_flight', seq: call.intent.seq, held_at_ms: null });
+  }
+  return open;
 }
 
 /** Who holds a live lease, in words: the one sentence every surface says of a running session. */

@@ -30,10 +30,10 @@ import type {
   ViewInRequest,
 } from '../../src-shared/replay.js';
 import type { CborValue } from '../../src-shared/wal.js';
-import { encodedSize, MAJOR_TEXT, ReadBy } from '../engine/index.js';
+import { MAJOR_MAP, ReadBy } from '../engine/index.js';
 import { EpisodeIndex, sharedStepsAndBatches } from './episode-index.js';
 import { EpisodeSum, sharedBatches, sharedSteps } from './resumable.js';
-import { PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from './payloads.js';
+import { emptyAssistantMessage, PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from './payloads.js';
 import { isMap, text } from './values.js';
 import { cborArrayHead, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
 
@@ -92,6 +92,8 @@ export interface RequestWindow<T> {
   head: number;
   tail: number;
   show: (rendered: RenderedMessage) => T;
+  /** How a shown tool message's outputs are read (default: whole); its size is the fold's either way. */
+  output_cut?: PayloadProjection;
 }
 
 /** `renderStepRequest`, its messages built (their payloads read back) only where `shown` says. Each earlier
@@ -149,9 +151,13 @@ function requestParts<T>(fold: SessionFold, episode_number: number, step_id: num
     offset += rendering.messages.length;
     const wanted = window.flatMap((range) => spanOf(range, start, rendering.messages.length));
     const kept = whole ? part_measures.get(episode) : undefined;
-    if (kept !== undefined) return { episode: episode.episode, rendering, measure: kept, shown: wanted.map((position) => shown.show(shownAt(rendering, position, payloads))) };
+    if (kept !== undefined) return { episode: episode.episode, rendering, measure: kept, shown: wanted.map((position) => shown.show(shownAt(rendering, position, payloads, shown.output_cut))) };
     const made = new Map<number, T>();
-    const take = { wanted: new Set(wanted), message: (position: number, message: JsonPayload) => made.set(position, shown.show({ origin: rendering.messages.at(position)!.origin, message })) };
+    const take = {
+      wanted: new Set(wanted),
+      output_cut: shown.output_cut,
+      message: (position: number, message: JsonPayload) => made.set(position, shown.show({ origin: rendering.messages.at(position)!.origin, message })),
+    };
     const measure = measured(rendering, payloads, take);
     if (whole) part_measures.set(episode, measure);
     return { episode: episode.episode, rendering, measure, shown: wanted.map((position) => made.get(position)!) };
@@ -165,8 +171,8 @@ function spanOf(range: { from: number; to: number }, start: number, length: numb
   return positions;
 }
 
-function shownAt(rendering: IndexedRendering, position: number, payloads: PayloadReader): RenderedMessage {
-  return { origin: rendering.messages.at(position)!.origin, message: withOutputsAt(rendering.index, rendering.messages, position, payloads) };
+function shownAt(rendering: IndexedRendering, position: number, payloads: PayloadReader, output_cut?: PayloadProjection): RenderedMessage {
+  return { origin: rendering.messages.at(position)!.origin, message: withOutputsAt(rendering.index, rendering.messages, position, payloads, output_cut) };
 }
 
 /** The message at `at` of a part rendered unread, its payloads read back. Told by its place, not its role: a
@@ -238,68 +244,87 @@ function measured(rendering: IndexedRendering, payloads: PayloadReader, take?: P
 }
 
 /** A part's messages read back one by one: their CBOR bytes, and the messages provider validity reads (a tool
- *  message's results are checked by id, unread). A message `take` wants is built and handed to it; a tool
- *  message no one is shown is measured without building its outputs. */
-function readPart(rendering: IndexedRendering, payloads: PayloadReader, take?: { wanted: ReadonlySet<number>; message: (position: number, message: JsonPayload) => void }): { bytes: number; checked: JsonPayload[] } {
+ *  message's results are checked by id, unread). A message `take` wants is built (a tool message's outputs
+ *  through its `output_cut`) and handed to it; a tool message is measured by the output sizes the fold kept, an
+ *  assistant message no one is shown where it lies (`stepMessageMeasure`). */
+function readPart(rendering: IndexedRendering, payloads: PayloadReader, take?: { wanted: ReadonlySet<number>; output_cut: PayloadProjection | undefined; message: (position: number, message: JsonPayload) => void }): { bytes: number; checked: JsonPayload[] } {
   let bytes = 0;
   const checked: JsonPayload[] = [];
   for (let position = 0; position < rendering.messages.length; position++) {
     const unread = rendering.messages.at(position)!;
-    const tool = isToolAt(rendering.messages, position);
     const wanted = take?.wanted.has(position) === true;
-    if (tool && !wanted) {
-      bytes += toolMessageSize(rendering.index, unread, payloads);
+    if (isToolAt(rendering.messages, position)) {
+      if (wanted) take!.message(position, withOutputsAt(rendering.index, rendering.messages, position, payloads, take!.output_cut));
+      bytes += toolMessageSize(rendering.index, unread);
       checked.push(unread.message);
+      continue;
+    }
+    if (unread.origin.kind === 'step' && !wanted) {
+      const measure = stepMessageMeasure(rendering.index.step(unread.origin.step_id)!, payloads);
+      bytes += measure.bytes;
+      checked.push(measure.checked);
       continue;
     }
     const message = withOutputsAt(rendering.index, rendering.messages, position, payloads);
     if (wanted) take!.message(position, message);
     bytes += itemsSize([message]);
-    checked.push(tool ? unread.message : message);
+    checked.push(message);
   }
   return { bytes, checked };
 }
 
-/** A text output's CBOR size, read off its head (`OUTPUT_SIZE`). */
-class OutputSize {
-  constructor(readonly bytes: number) {}
-}
-
-/** A tool_result's output as far as its size in a request needs: a text (nearly every output, up to 4 MiB) is
- *  validated and passed over, its size its preferred head and its UTF-8 bytes as they lie (a valid text encodes
- *  back to the same bytes); anything else is built and measured. Building each output of the 1 GiB session to
- *  measure it made 1 GiB of strings to drop at the first look. */
-const OUTPUT_SIZE: PayloadProjection = {
-  output: new ReadBy((decoder, depth) => {
-    const start = decoder.position;
-    decoder.nextHead();
-    const [major, length] = [decoder.head_major, decoder.head_argument];
-    decoder.position = start;
-    if (major !== MAJOR_TEXT) return decoder.readItem(depth);
-    decoder.skipItem(depth);
-    return new OutputSize(cborArrayHead(length) + length) as unknown as CborValue;
-  }),
-};
-
 /** The CBOR size of the tool message `rendered` (unread) stands for: its own, each output read as null (one
- *  byte), with each output's size in place of that byte: a text's as the fold measured it, any other read back. */
-function toolMessageSize(index: EpisodeIndex, rendered: RenderedMessage, payloads: PayloadReader): number {
+ *  byte), with each output's size (the fold's) in place of that byte. */
+function toolMessageSize(index: EpisodeIndex, rendered: RenderedMessage): number {
   const step = rendered.origin.kind === 'step' ? index.step(rendered.origin.step_id)! : null;
   let bytes = itemsSize([rendered.message]);
   for (const call of step === null ? [] : index.batch(step.batch_id)!.calls) {
-    const terminal = call.terminals[0]!;
-    if (terminal.type !== 'tool_result') continue;
-    if (terminal.output_text_bytes !== null) {
-      bytes += terminal.output_text_bytes - 1;
-      continue;
-    }
-    const output: unknown = payloads(terminal.offset, OUTPUT_SIZE)['output'] ?? null;
-    bytes += (output instanceof OutputSize ? output.bytes : encodedSize(output)) - 1;
+    const output_bytes = call.terminals[0]!.output_bytes;
+    if (output_bytes !== null) bytes += output_bytes - 1;
   }
   return bytes;
 }
 
-/** Whether no tool_use or tool_result block comes before the first assistant message. */
+/** An assistant message measured where it lies (`CborDecoder.measureItem`), and whether its bytes hold the text
+ *  "tool_result" anywhere. */
+class MeasuredMessage {
+  constructor(
+    readonly bytes: number,
+    readonly names_tool_result: boolean,
+  ) {}
+}
+
+const TOOL_RESULT_BYTES = Buffer.from('tool_result');
+
+/** A model_step_finished's assistant message as far as a request's size and validity need: a map is measured
+ *  where it lies; anything else is skipped (a request carries an empty assistant message then). Building each
+ *  of a million records' messages to measure it was half the first Context look. */
+const MESSAGE_MEASURED: PayloadProjection = {
+  assistant_message: new ReadBy((decoder, depth) => {
+    const start = decoder.position;
+    decoder.nextHead();
+    decoder.position = start;
+    if (decoder.head_major !== MAJOR_MAP) {
+      decoder.skipItem(depth);
+      return null;
+    }
+    const bytes = decoder.measureItem(depth);
+    const names_tool_result = decoder.bytes.subarray(start, decoder.position).includes(TOOL_RESULT_BYTES);
+    return new MeasuredMessage(bytes, names_tool_result) as unknown as CborValue;
+  }),
+};
+
+/** A recorded step's assistant message as `stepMessage` gives it, measured unbuilt: its bytes and a message
+ *  provider validity judges as it judges the message itself. The check reads a message's role and its blocks'
+ *  types and ids; the fold kept the role and the tool_use blocks' ids (`stepMessage` unread), so only a
+ *  message with a tool_result block (whose bytes name one) is read back. */
+function stepMessageMeasure(step: StepFold, payloads: PayloadReader): { bytes: number; checked: JsonPayload } {
+  const measured: unknown = step.offset === null ? undefined : payloads(step.offset, MESSAGE_MEASURED)['assistant_message'];
+  if (measured instanceof MeasuredMessage) return { bytes: measured.bytes, checked: measured.names_tool_result ? stepMessage(step, payloads) : stepMessage(step, PAYLOADS_UNREAD) };
+  const message = measured === undefined ? stepMessage(step, PAYLOADS_UNREAD) : emptyAssistantMessage();
+  return { bytes: itemsSize([message]), checked: message };
+}
+
 function headClean(messages: readonly JsonPayload[]): boolean {
   for (const message of messages) {
     if (message['role'] === 'assistant') return true;

@@ -6,7 +6,6 @@
 import fs from 'node:fs';
 import type {
   AfterDamageView,
-  FilteredRow,
   FilteredTimeline,
   LeaseView,
   OutputPage,
@@ -28,22 +27,20 @@ import {
   PAGE_ROWS_MAX,
   RECORD_HEX_BYTES_MAX,
   RECORD_PAYLOAD_CHARS_MAX,
-  SEARCH_MATCHES_MAX,
-  SEARCH_QUERY_CHARS_MAX,
 } from '../../src-shared/ipc.js';
-import { filterSet, type TimelineFilter } from '../../src-shared/timeline-filter.js';
+import type { TimelineFilter } from '../../src-shared/timeline-filter.js';
 import { appendAll } from '../../src-shared/arrays.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { toJsonValue } from '../../src-shared/json.js';
-import type { Cost, JsonPayload, JsonValue, RecoveryEntry, RunSignal, SessionFold } from '../../src-shared/replay.js';
+import type { Cost, JsonValue, RecoveryEntry, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import {
   archiveIndexPath, archivePath, readArchive, type ArchiveError, scanAfterDamage, describe, type WalTarget,
-  FrameFile, readFrameAt, FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, MemberReads, probeLease, hex, ioError, type FileIO,
+  readFrameAt, MemberReads, probeLease, hex, ioError, type FileIO,
   nodeFileIO, type LeaseProbe,
 } from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
-import type { PayloadProjection, PayloadReader } from '../replay/payloads.js';
+import type { PayloadReader } from '../replay/payloads.js';
 import { walPayloadReader, withPayloadPass } from '../recovery/payloads.js';
 import { RecoveryLog } from '../replay/recoveries.js';
 import { archiveRefusal, liveRun, liveWords, refusedRun, runSignal } from '../replay/signals.js';
@@ -55,11 +52,12 @@ import { stepContext } from '../views/context.js';
 import { NotFoundError } from '../../src-shared/ipc.js';
 import { OUTPUT_WHOLE, OutputRows } from '../views/output-rows.js';
 import { sessionChanges, type Shown } from '../views/session-changes.js';
+import { cachedPayloads } from './payload-cache.js';
+import { clampInt, SessionSearch, type Searched } from './session-search.js';
 import { findTail, type FoundTail } from './session-tail.js';
 import { SessionTailer, type ReadPlan, type TailProgress, type TailUpdate } from './session-tailer.js';
-import { listLength, ViewBuilder, type SearchedList, type Segments, type SessionViews } from '../views/session-views.js';
-import { scanStep, sharedParts } from '../views/stepped-scan.js';
-import { FilterChoiceSums, FilterScan } from '../views/timeline-filter.js';
+import { listLength, ViewBuilder, type SessionViews } from '../views/session-views.js';
+import { FilterChoiceSums } from '../views/timeline-filter.js';
 import { valuePreview } from '../views/value-preview.js';
 
 /** Recoveries a session summary carries (the most recent); the WAL keeps them all. */
@@ -83,11 +81,10 @@ export class SessionModel {
    *  or laying out); cleared by the next refresh that succeeds. */
   private failure_: WalErrorInfo | null = null;
   private life: Lifecycle = { state: 'unread' };
-  private records_search: RecordsSearch | null = null;
-  private list_search: ListSearch | null = null;
   /** The Timeline's last filter and how far it walked; what it offers, summed as the session grows. */
-  private filter_scan: FilterScan | null = null;
   private filter_choices = new FilterChoiceSums();
+  /** The searches and the timeline filter under way, over this residency's views. */
+  private searches: SessionSearch;
   private payloads_: PayloadReader | null = null;
   /** The tool output the output view reads last, laid out in rows (one kept: an output is up to 16 MiB). */
   private output_: OutputRows | null = null;
@@ -111,6 +108,11 @@ export class SessionModel {
     readonly target: WalTarget,
     private readonly io: FileIO = nodeFileIO,
   ) {
+    this.searches = this.newSearches();
+  }
+
+  private newSearches(): SessionSearch {
+    return new SessionSearch(this.target.wal_path, this.io);
   }
 
   get tailer(): SessionTailer {
@@ -148,7 +150,7 @@ export class SessionModel {
     this.builder = new ViewBuilder();
     this.views = null;
     this.shown = null;
-    this.filter_scan = null;
+    this.searches = this.newSearches();
     this.filter_choices = new FilterChoiceSums();
     this.after_damage_ = undefined;
     this.tail_ = undefined;
@@ -214,7 +216,7 @@ export class SessionModel {
 
   /** Rows the Timeline filter's last walk went over, for the tests that count them. */
   get filter_rows_walked(): number {
-    return this.filter_scan?.walked ?? 0;
+    return this.searches.filter_rows_walked;
   }
 
   get episodes_rebuilt(): { fold: number; views: number } {
@@ -311,6 +313,7 @@ export class SessionModel {
     this.builder = new ViewBuilder();
     this.views = null;
     this.shown = null;
+    this.searches = this.newSearches();
   }
 
   private derived(): SessionViews {
@@ -611,195 +614,21 @@ export class SessionModel {
     return this.output_.page(start, count);
   }
 
-  /** A timeline search with a filter set searches the rows the filter keeps, once it has walked the timeline
-   *  (until then it answers incomplete, with no match), and its matches are places in the filtered timeline. */
+  /** A search of `list` (a records search reads the WAL whether or not the session is resident). */
   search(list: RowList, query: string, filter: TimelineFilter): SearchResult {
-    const needle = query.slice(0, SEARCH_QUERY_CHARS_MAX).toLowerCase();
-    if (list === 'records') return this.searchRecords(needle);
-    if (needle.length === 0 || !this.is_resident) return { list, query: needle, rows: [], truncated: false, complete: true };
-    const views = this.derived();
-    const filtered = list === 'timeline' && filterSet(filter) ? this.filterScan(filter, views) : null;
-    if (filtered !== null && !filtered.done) {
-      filtered.step(this.recordType);
-      return { list, query: needle, rows: [], truncated: false, complete: false };
-    }
-    const search = this.listSearch(list, needle, views, filtered);
-    if (!listSearchDone(search)) this.listSearchStep(search);
-    return { list, query: needle, rows: [...search.rows], truncated: search.truncated, complete: listSearchDone(search) };
+    return this.searches.search(list, query, filter, this.searched());
   }
 
   /** A window of the timeline's rows `filter` keeps, its walk taken on by one step first. */
   filterTimeline(filter: TimelineFilter, start: number, count: number): FilteredTimeline {
-    const first = clampInt(start, 0, Number.MAX_SAFE_INTEGER);
-    const size = clampInt(count, 0, PAGE_ROWS_MAX);
-    if (!this.is_resident) return { key: this.key, filter, start: first, total: 0, matched: 0, of: 0, complete: false, truncated: false, rows: [] };
-    const views = this.derived();
-    const scan = this.filterScan(filter, views);
-    if (!scan.done) scan.step(this.recordType);
-    const rows: FilteredRow[] = [];
-    for (let k = first; k < Math.min(scan.rows.length, first + size); k++) {
-      const { at, context } = scan.kept(k);
-      rows.push({ at, context, row: views.timelineRows(at, 1)[0]! });
-    }
-    return { key: this.key, filter, start: first, total: scan.rows.length, matched: scan.matched, of: views.timeline.length, complete: scan.done, truncated: scan.truncated, rows };
+    return this.searches.filterTimeline(this.key, filter, start, count, this.searched());
   }
 
-  private filterScan(filter: TimelineFilter, views: SessionViews): FilterScan {
-    return (this.filter_scan = FilterScan.of(filter, views.timeline, this.filter_scan));
-  }
-
-  /** The type of record `seq`, or null when the WAL holds none. */
-  private readonly recordType = (seq: number): string | null => {
-    const index = this.tailer.index.frameOfSeq(seq);
-    return index === null ? null : this.tailer.index.typeName(index);
-  };
-
-  /** The search of `list` for `needle` in `views` (over the rows `filtered` keeps, when set): the one under way
-   *  when it is the same search; when the views changed (an append), an unfiltered search goes on from the first
-   *  part they no longer share with the ones searched, keeping the matches before it. */
-  private listSearch(list: SearchedList, needle: string, views: SessionViews, filtered: FilterScan | null): ListSearch {
-    const segments = list === 'timeline' ? views.timeline : views.messages;
-    const known = this.list_search;
-    if (known?.list === list && known.needle === needle && known.segments === segments && known.filtered === filtered) return known;
-    this.builder.search_texts.retainOnly(segments.readyParts());
-    const search: ListSearch = { list, needle, views, segments, filtered, part: 0, index: 0, rows: [], truncated: false };
-    if (known?.list === list && known.needle === needle && known.filtered === null && filtered === null) {
-      search.part = sharedParts(known.segments, known.part, segments);
-      const end = search.part === 0 ? 0 : segments.startOf(search.part);
-      search.rows = known.rows.filter((row) => row < end);
-    }
-    return (this.list_search = search);
-  }
-
-  /** One step of a list search, its payloads read through one open file. */
-  private listSearchStep(search: ListSearch): void {
-    withPayloadPass(this.target.wal_path, (read) => scanStep(search, () => !listSearchDone(search), () => {
-      if (search.filtered !== null) {
-        const k = search.index++;
-        const { at } = search.filtered.kept(k);
-        const part = search.segments.partOf(at);
-        return search.views.searchText(search.list, part, at - search.segments.startOf(part), read).includes(search.needle) ? k : null;
-      }
-      const rows = search.segments.part(search.part);
-      if (search.index >= rows.length) {
-        search.part += 1;
-        search.index = 0;
-        return null;
-      }
-      const at = search.index++;
-      return search.views.searchText(search.list, search.part, at, read).includes(search.needle) ? search.segments.startOf(search.part) + at : null;
-    }, SEARCH_MATCHES_MAX), this.io);
-  }
-
-  /** Records match on their type, seq and payload text. Payloads are on disk, so a search over many records
-   *  runs in steps of SEARCH_STEP_MS: each answer carries the matches so far, and asking again with the same
-   *  query goes on from where the last step stopped (over records appended meanwhile too). */
-  private searchRecords(needle: string): SearchResult {
-    const index = this.tailer.index;
-    let search = this.records_search;
-    if (search === null || search.needle !== needle || search.index !== index) {
-      search = this.records_search = { needle, index, next: 0, rows: [], truncated: false };
-    }
-    if (needle.length > 0 && search.next < index.length && !search.truncated) this.recordsSearchStep(search);
-    return { list: 'records', query: needle, rows: [...search.rows], truncated: search.truncated, complete: search.truncated || search.next >= index.length };
-  }
-
-  private recordsSearchStep(search: RecordsSearch): void {
-    const file = FrameFile.open(this.target.wal_path, this.io);
-    if (!(file instanceof FrameFile)) {
-      search.next = search.index.length;
-      return;
-    }
-    // Payload bytes are matched as they are stored (CBOR text is UTF-8), compared through the same latin1
-    // lowercasing on both sides: no decoding per record.
-    const needle_bytes = Buffer.from(search.needle, 'utf8').toString('latin1').toLowerCase();
-    try {
-      scanStep(search, () => search.next < search.index.length, () => {
-        const at = search.next++;
-        const row = search.index.row(at);
-        if (`${row.type} seq ${row.seq}`.toLowerCase().includes(search.needle)) return at;
-        const frame = file.checked(row.offset);
-        return frame.kind === 'ok' && frame.bytes.toString('latin1', FRAME_HEADER_BYTES, frame.bytes.length - FRAME_DIGEST_BYTES).toLowerCase().includes(needle_bytes) ? at : null;
-      }, SEARCH_MATCHES_MAX);
-    } finally {
-      file.close();
-    }
+  private searched(): Searched {
+    return { views: this.is_resident ? this.derived() : null, index: this.tailer.index, search_texts: this.builder.search_texts };
   }
 }
 
-/** Payloads kept by a session's reader: a page of rows re-read while scrolling costs no read, and the cache holds
- *  at most this many payloads of at most this many bytes of their text in all (an output is up to 16 MiB). */
-const PAYLOADS_CACHED_MAX = 256;
-const PAYLOADS_CACHED_CHARS_MAX = 8 * 1024 * 1024;
-
-/** `read` with the payloads it read last kept, least recently used dropped first, each under its offset and
- *  what was built of it (a preview is not the payload). An offset names one record of an append-only WAL: a
- *  file replaced under it restarts the session's read, and its reader with it. */
-function cachedPayloads(read: PayloadReader): PayloadReader {
-  const kept = new Map<string, { payload: JsonPayload; chars: number }>();
-  let chars_kept = 0;
-  return (offset, projection) => {
-    const key = `${projection === undefined ? 0 : projectionId(projection)}:${offset}`;
-    const hit = kept.get(key);
-    if (hit !== undefined) {
-      kept.delete(key);
-      kept.set(key, hit);
-      return hit.payload;
-    }
-    const payload = read(offset, projection);
-    const chars = JSON.stringify(payload).length;
-    if (chars > PAYLOADS_CACHED_CHARS_MAX) return payload;
-    kept.set(key, { payload, chars });
-    chars_kept += chars;
-    for (const [oldest, entry] of kept) {
-      if (kept.size <= PAYLOADS_CACHED_MAX && chars_kept <= PAYLOADS_CACHED_CHARS_MAX) break;
-      kept.delete(oldest);
-      chars_kept -= entry.chars;
-    }
-    return payload;
-  };
-}
-
-/** A number per projection (they are a few module constants), 0 being the whole payload. */
-const projection_ids = new WeakMap<PayloadProjection, number>();
-let projection_ids_made = 0;
-
-function projectionId(projection: PayloadProjection): number {
-  let id = projection_ids.get(projection);
-  if (id === undefined) projection_ids.set(projection, (id = projection_ids_made += 1));
-  return id;
-}
-
-interface ListSearch {
-  list: SearchedList;
-  needle: string;
-  views: SessionViews;
-  /** The list searched, as parts: an append makes new views, and the parts they share with these are kept. */
-  segments: Segments<unknown>;
-  /** The filter whose rows are searched (its walk complete): `index` is then the next of its kept rows. */
-  filtered: FilterScan | null;
-  /** The next row to match: row `index` of part `part`. */
-  part: number;
-  index: number;
-  rows: number[];
-  truncated: boolean;
-}
-
-function listSearchDone(search: ListSearch): boolean {
-  return search.truncated || (search.filtered === null ? search.part >= search.segments.part_count : search.index >= search.filtered.rows.length);
-}
-
-interface RecordsSearch {
-  needle: string;
-  /** The index searched: a restarted read makes a new one, and the search starts over. */
-  index: RecordIndex;
-  next: number;
-  rows: number[];
-  truncated: boolean;
-}
-
-/** A session folder with no `wal` (a writer that died between taking the lease and creating its WAL, or a copy
- *  still writing it under another name) says so in words, not as an errno. */
 function missingWalMessage(target: WalTarget): string | null {
   try {
     fs.lstatSync(target.wal_path);
@@ -807,11 +636,6 @@ function missingWalMessage(target: WalTarget): string | null {
   } catch {
     return `the session folder holds no "wal" file yet (${target.wal_path}): a writer that stopped before creating it, or a copy still in progress`;
   }
-}
-
-function clampInt(value: number, min: number, max: number): number {
-  if (!Number.isFinite(value)) return min;
-  return Math.min(max, Math.max(min, Math.trunc(value)));
 }
 
 function percent(done: number, total: number): string {

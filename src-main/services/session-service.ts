@@ -33,7 +33,7 @@ import type {
   WalscopeEvent,
   Workspace,
 } from '../../src-shared/ipc.js';
-import { apiClient, callApi, isWriteMethod, pageSessions, type ApiRequest, type ApiRequests, type SessionFilter, type SessionPage, type WriteMethod } from '../../src-shared/ipc.js';
+import { apiClient, callApi, isWriteMethod, pageSessions, type ApiRequest, type ApiRequests, type LeaseView, type SessionFilter, type SessionPage, type WriteMethod } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
 import type { TimelineFilter } from '../../src-shared/timeline-filter.js';
 import type { EpisodeTiming, Finding } from '../../src-shared/replay.js';
@@ -445,6 +445,12 @@ export class SessionService implements WalscopeApi {
     if (model === undefined) throw new NotFoundError(`no session "${String(key)}" in this workspace`);
     this.makeResident(model, complete);
     return model;
+  }
+
+  /** Every session's summary with what its alerts need beside it (replay/alerts.ts): its lease as last probed
+   *  and where it is. */
+  alertSources(): { summary: SessionSummary; lease: LeaseView; is_export: boolean; link: string }[] {
+    return [...this.models.values()].map((model) => ({ summary: model.summary(), lease: model.lease, is_export: model.target.is_export, link: model.target.session_dir ?? model.target.wal_path }));
   }
 
   private summaries(): SessionSummary[] {

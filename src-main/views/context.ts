@@ -17,7 +17,8 @@ import {
   type StepContext,
 } from '../../src-shared/ipc.js';
 import type { EpisodeFold, JsonValue, RenderedMessage, SessionFold, StepNote } from '../../src-shared/replay.js';
-import type { PayloadReader } from '../replay/payloads.js';
+import { TextCut, textCut } from '../engine/index.js';
+import type { PayloadProjection, PayloadReader } from '../replay/payloads.js';
 import { laneSizes, renderStepRequestShown } from '../replay/transcript.js';
 import { NotFoundError } from '../../src-shared/ipc.js';
 import { valuePreview } from './value-preview.js';
@@ -46,6 +47,7 @@ export function stepContext(fold: SessionFold, payloads: PayloadReader, episode_
     head: CONTEXT_HEAD_MESSAGES,
     tail: CONTEXT_MESSAGES_MAX - CONTEXT_HEAD_MESSAGES,
     show: (rendered) => contextMessage(rendered, episode.episode),
+    output_cut: CONTEXT_OUTPUT_CUT,
   });
   const notes = episode.steps.find((step) => step.step_id === step_id)?.notes ?? [];
   return {
@@ -84,11 +86,16 @@ function pickStep(episode: EpisodeFold | undefined, step_id: number | null): num
   return step_id;
 }
 
+/** A shown tool message's text outputs are read as far as the view shows them (a message's texts share
+ *  CONTEXT_TEXT_CHARS_MAX characters), their lengths counted whole. */
+const CONTEXT_OUTPUT_CUT: PayloadProjection = { output: textCut(CONTEXT_TEXT_CHARS_MAX) };
+
 /** A message's blocks as the view shows them: its texts and values within CONTEXT_TEXT_CHARS_MAX characters. */
 const CONTEXT_BLOCK_LIMITS: BlockLimits = {
   text_chars_max: CONTEXT_TEXT_CHARS_MAX,
   message_chars_max: CONTEXT_TEXT_CHARS_MAX,
   image_chars_max: IMAGE_DATA_CHARS_MAX,
+  textOf: (value) => (value instanceof TextCut ? { text: value.head, chars: value.chars } : typeof value === 'string' ? { text: value, chars: value.length } : null),
   shownValue: (value, chars_max) => valuePreview(value as JsonValue, chars_max),
 };
 

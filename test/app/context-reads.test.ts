@@ -13,7 +13,7 @@ import { replayTarget } from '../../src-main/recovery/replay-target.js';
 import { checkProviderValid, renderStepRequest, renderStepRequestShown } from '../../src-main/replay/transcript.js';
 import { requestBytes } from '../../src-main/replay/views.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
-import { CONTEXT_HEAD_MESSAGES, CONTEXT_MESSAGES_MAX } from '../../src-shared/ipc.js';
+import { CONTEXT_HEAD_MESSAGES, CONTEXT_MESSAGES_MAX, CONTEXT_TEXT_CHARS_MAX } from '../../src-shared/ipc.js';
 import type { MessageOrigin } from '../../src-shared/replay.js';
 import type { Payload } from '../../src-shared/wal.js';
 import { useTempDirs } from '../helpers/temp.js';
@@ -24,7 +24,8 @@ const tempDir = useTempDirs('walscope-context-reads-');
 const EPISODES = 140;
 const STEPS = 3;
 
-function writeEpisodes(root: string): void {
+/** `strays`: episodes whose last answer also holds a tool_result block, answering nothing. */
+function writeEpisodes(root: string, strays: ReadonlySet<number> = new Set()): void {
   withSession(root, 'many', (append) => {
     for (let episode = 1; episode <= EPISODES; episode++) {
       append('run_started', { run_id: `run-${episode}`, session: 'many', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: `task ${episode}` }] }] });
@@ -37,7 +38,8 @@ function writeEpisodes(root: string): void {
         append('tool_batch_finished', { batch_id: `b-${episode}-${step}` });
         append('turn_finished', { step_id: step });
       }
-      append('model_step_finished', { step_id: STEPS + 1, assistant_message: { role: 'assistant', content: [{ type: 'text', text: `done ${episode}` }] }, usage: { input_tokens: 1, output_tokens: 1 } });
+      const stray = strays.has(episode) ? [{ type: 'tool_result', tool_use_id: `stray-${episode}`, output: 'none' }] : [];
+      append('model_step_finished', { step_id: STEPS + 1, assistant_message: { role: 'assistant', content: [{ type: 'text', text: `done ${episode}` }, ...stray] }, usage: { input_tokens: 1, output_tokens: 1 } });
       append('run_finished', { reason: 'completed' });
     }
   });
@@ -115,6 +117,20 @@ describe('the Context view of a step after many episodes', () => {
     }
   });
 
+  it('judges a message it does not show as the message itself: a stray tool_result in an answer left out', () => {
+    const root = tempDir();
+    writeEpisodes(root, new Set([20]));
+    const target = sessionTarget(sessionDir(root, 'many'));
+    const request = renderStepRequest(replayTarget(target).fold, EPISODES, 1, walPayloadReader(target.wal_path));
+    expect(request.problems.map((problem) => problem.message)).toEqual([expect.stringContaining('orphan result for stray-20')]);
+    const model = new SessionModel('many', target);
+    model.refresh();
+    const context = model.context(EPISODES, 1);
+    expect(context.messages.some((message) => message.origin.kind === 'step' && message.origin.episode === 20)).toBe(false);
+    expect(context.problems).toEqual(request.problems);
+    expect(context.size_bytes).toBe(requestBytes(request.messages.map((rendered) => rendered.message)).length);
+  });
+
   it('checks provider validity across the episodes as over the whole request, when a seam joins a turn', () => {
     const root = tempDir();
     const user = (content: Payload[]) => [{ role: 'user', content }];
@@ -139,9 +155,9 @@ describe('the Context view of a step after many episodes', () => {
     expect(model.context(2, 1).problems).toEqual(request.problems);
   });
 
-  it('measures a message it does not show exactly: a text output by its head, any other built', () => {
+  it('measures a message it does not show exactly: its outputs by the fold, its answer where it lies', () => {
     const root = tempDir();
-    const outputs = ['naïve → ✓ '.repeat(40), { lines: ['a', 'b → c'], exit: 0, ratio: 0.5, none: null }, 'x'.repeat(70_000)];
+    const outputs = ['naïve → ✓ '.repeat(40), { lines: ['a', 'b → c'], exit: 0, ratio: 0.5, none: null, raw: Buffer.from('00ff', 'hex') }, 'x'.repeat(70_000)];
     withSession(root, 'sizes', (append) => {
       append('run_started', { run_id: 'r1', session: 'sizes', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }] });
       const planned_calls = outputs.map((_, at) => ({ tool_call_id: `c${at}`, name: 'read', plan: 'dispatch' }));
@@ -152,17 +168,48 @@ describe('the Context view of a step after many episodes', () => {
         append('tool_result', { batch_id: 'b1', tool_call_id: `c${at}`, outcome: 'ok', output });
       });
       append('tool_batch_finished', { batch_id: 'b1' });
-      append('model_step_finished', { step_id: 2, assistant_message: { role: 'assistant', content: [{ type: 'text', text: 'done' }] }, usage: {} });
+      append('model_step_finished', { step_id: 2, assistant_message: { role: 'assistant', content: [{ type: 'text', text: 'done ✓' }], score: 0.1, signature: Buffer.from('c0ffee', 'hex') }, usage: {} });
       append('run_finished', { reason: 'completed' });
       append('run_started', { run_id: 'r2', session: 'sizes', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: 'next' }] }] });
     });
     const target = sessionTarget(sessionDir(root, 'sizes'));
     const read = walPayloadReader(target.wal_path);
     const whole = renderStepRequest(replayTarget(target).fold, 2, 1, read);
-    // Its last message shown alone: episode 1's tool message is measured, not built (a fold of its own).
+    // Its last message shown alone: episode 1's messages are measured, not built (a fold of its own).
     const shown = renderStepRequestShown(replayTarget(target).fold, 2, 1, read, { head: 0, tail: 1, show: (rendered) => rendered });
     expect(shown).toMatchObject({ message_count: whole.messages.length, left_out: whole.messages.length - 1, messages: whole.messages.slice(-1) });
     expect(shown.size_bytes).toBe(requestBytes(whole.messages.map((rendered) => rendered.message)).length);
     expect(whole.size_bytes).toBe(shown.size_bytes);
+  });
+
+  it('shows a long output as its first characters and counts the rest, read only as far as it shows', () => {
+    const root = tempDir();
+    const outputs = ['a'.repeat(20_000), `x${'😀'.repeat(6_000)}`, 'é'.repeat(CONTEXT_TEXT_CHARS_MAX), `"quoted"\n${'→ line\n'.repeat(3_000)}`];
+    withSession(root, 'long', (append) => {
+      append('run_started', { run_id: 'r1', session: 'long', config: { model: 'm' }, input: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }] });
+      outputs.forEach((output, at) => {
+        const [step_id, call, batch_id] = [at + 1, `c${at}`, `b${at}`];
+        append('model_step_finished', { step_id, assistant_message: { role: 'assistant', content: [{ type: 'tool_use', id: call, name: 'read', input: {} }] }, usage: {} });
+        append('tool_batch_started', { batch_id, step_id, sequential: false, planned_calls: [{ tool_call_id: call, name: 'read', plan: 'dispatch' }] });
+        append('tool_dispatch_intent', { batch_id, tool_call_id: call, args: {} });
+        append('tool_result', { batch_id, tool_call_id: call, outcome: 'ok', output });
+        append('tool_batch_finished', { batch_id });
+        append('turn_finished', { step_id });
+      });
+      append('model_step_finished', { step_id: outputs.length + 1, assistant_message: { role: 'assistant', content: [{ type: 'text', text: 'done' }] }, usage: {} });
+      append('run_finished', { reason: 'completed' });
+    });
+    const target = sessionTarget(sessionDir(root, 'long'));
+    const model = new SessionModel('long', target);
+    model.refresh();
+    const context = model.context(1, outputs.length + 1);
+    const shown = context.messages.filter((message) => message.role === 'tool').map((message) => message.blocks[0]);
+    expect(shown).toEqual(outputs.map((output) => {
+      const cut = output.length > CONTEXT_TEXT_CHARS_MAX ? output.slice(0, CONTEXT_TEXT_CHARS_MAX).replace(/[\ud800-\udbff]$/u, '') : output;
+      return expect.objectContaining({ type: 'tool_result', output: [{ type: 'text', text: cut, more_chars: output.length - cut.length }] });
+    }));
+    // The request's size is the whole outputs' all the same.
+    const request = renderStepRequest(replayTarget(target).fold, 1, outputs.length + 1, walPayloadReader(target.wal_path));
+    expect(context.size_bytes).toBe(requestBytes(request.messages.map((rendered) => rendered.message)).length);
   });
 });

@@ -1,6 +1,7 @@
 // The agent publishes each session's summary as the service made it, plan included: it never opens a session to
 // publish it (a getSession per changed summary made every session of a big root resident in turn, evicting the
 // ones an operator had open). On a real nats-server with the sample config, the agent in this process.
+import { DEFAULT_ALERT_THRESHOLDS } from '../../src-shared/alerts.js';
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Kvm } from '@nats-io/kv';
@@ -35,7 +36,7 @@ describe('the agent publishing summaries', () => {
     });
     const nc = await connectAs(fleet.server.url, agentUser('alpha'));
     cleanups.push(() => nc.close());
-    const agent = await FleetAgent.start({ nc, api: counted, host: 'alpha', root: fleet.roots.get('alpha')!, version: 'test', operators: new Set(['operator']) });
+    const agent = await FleetAgent.start({ nc, api: counted, host: 'alpha', root: fleet.roots.get('alpha')!, version: 'test', operators: new Set(['operator']), thresholds: DEFAULT_ALERT_THRESHOLDS });
     cleanups.push(() => agent.close());
     const viewer = await connectAs(fleet.server.url, 'operator');
     cleanups.push(() => viewer.close());

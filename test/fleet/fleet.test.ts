@@ -63,9 +63,9 @@ describe('fleet over a real nats-server', () => {
   it('fleet init creates the buckets and streams with their limits, and a second run changes nothing', async () => {
     const first = walscope(['fleet', 'init', '--nats', server.url, ...login('fleet-admin')]);
     expect(first.status).toBe(0);
-    expect(first.stdout.match(/^created /gm)).toHaveLength(4);
+    expect(first.stdout.match(/^created /gm)).toHaveLength(5);
     const second = walscope(['fleet', 'init', '--nats', server.url, ...login('fleet-admin')]);
-    expect(second.stdout.match(/^present /gm)).toHaveLength(4);
+    expect(second.stdout.match(/^present /gm)).toHaveLength(5);
     const jsm = await jetstreamManager(nc);
     const events = await jsm.streams.info('WALSCOPE_EVENTS');
     expect(events.config.subjects).toEqual(['walscope.events.>']);

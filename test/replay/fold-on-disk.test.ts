@@ -56,10 +56,10 @@ function writeSession(root: string, filler: string): string {
   return sessionDir(root, 's');
 }
 
-/** The fold as JSON without its wal_id, where its records lie and how long their text outputs are: what differs
+/** The fold as JSON without its wal_id, where its records lie and how long their outputs are: what differs
  *  with a payload's size. */
 function withoutOffsets(fold: SessionFold): string {
-  return JSON.stringify({ ...fold, wal_id: null, records: null }, (key, value: unknown) => (key === 'offset' || key === 'output_text_bytes' ? undefined : value));
+  return JSON.stringify({ ...fold, wal_id: null, records: null }, (key, value: unknown) => (key === 'offset' || key === 'output_bytes' ? undefined : value));
 }
 
 function counting(read: PayloadReader): { read: PayloadReader; offsets: number[] } {
@@ -83,8 +83,8 @@ describe('the fold leaves assistant messages and tool args on disk', () => {
     expect(call.intent).toMatchObject({ target: 'f5.txt' });
     expect(call.intent).not.toHaveProperty('args');
     // And of the output, its CBOR size only (what it weighs in a request), the text left on disk.
-    expect(call.terminals[0]).toMatchObject({ outcome: 'completed', output_text_bytes: encodedSize(`done ${'y'.repeat(100_000)}`) });
-    expect(tiny.fold.episodes[0]!.batches.at(4)!.calls[0]!.terminals[0]!.output_text_bytes).toBe(encodedSize('done x'));
+    expect(call.terminals[0]).toMatchObject({ outcome: 'completed', output_bytes: encodedSize(`done ${'y'.repeat(100_000)}`) });
+    expect(tiny.fold.episodes[0]!.batches.at(4)!.calls[0]!.terminals[0]!.output_bytes).toBe(encodedSize('done x'));
   });
 
   it('reads a message and args back by their record\'s offset, whole, only when asked', () => {

@@ -1,0 +1,89 @@
+// A workspace's alerts kept current (docs/alerts.md): the session service's summaries and lease probes through
+// the alert definitions (replay/alerts.ts) and the tracker (views/alert-tracker.ts), looked at again on each of
+// the service's events (its chokidar tailing and lease probes) and on a tick, for the thresholds that pass by
+// themselves (a held call waiting, a silent writer). The one fact taken here: is a gone writer's pid alive.
+import os from 'node:os';
+import type { Alert, AlertEvent, AlertThresholds } from '../../src-shared/alerts.js';
+import { appendAll } from '../../src-shared/arrays.js';
+import type { LeaseView, SessionSummary } from '../../src-shared/ipc.js';
+import { probeLease, sessionDir } from '../engine/index.js';
+import { sessionAlerts } from '../replay/alerts.js';
+import { AlertTracker, type AlertLimits } from '../views/alert-tracker.js';
+import type { SessionService } from './session-service.js';
+
+/** How often the alerts are looked at again with no event: a threshold passes by itself. */
+export const ALERT_TICK_MS = 1_000;
+
+export interface AlertWatchOptions {
+  thresholds: AlertThresholds;
+  limits?: AlertLimits;
+  now_ms?: () => number;
+}
+
+/** The alerts of the service's workspace now, as the tracker's next events. */
+export function lookAgain(service: SessionService, tracker: AlertTracker, options: AlertWatchOptions): AlertEvent[] {
+  const now_ms = (options.now_ms ?? Date.now)();
+  const sources = service.alertSources();
+  const alerts = sources.flatMap((source) => sessionAlerts({ ...source, holder_gone: holderGone(source.lease), now_ms }, options.thresholds));
+  return tracker.update(alerts, now_ms, sources.length);
+}
+
+/** Follows the workspace: `on_events` gets each look's events (the first: the summary of what is true). */
+export function watchAlerts(service: SessionService, options: AlertWatchOptions, on_events: (events: AlertEvent[]) => void): () => void {
+  const tracker = new AlertTracker(options.limits);
+  const look = (): void => {
+    const events = lookAgain(service, tracker, options);
+    if (events.length > 0) on_events(events);
+  };
+  look();
+  const unsubscribe = service.subscribe((event) => {
+    if (event.type === 'sessions' || event.type === 'summaries' || event.type === 'session') look();
+  });
+  const tick = setInterval(look, ALERT_TICK_MS);
+  return () => {
+    clearInterval(tick);
+    unsubscribe();
+  };
+}
+
+/** A state root's alerts from summaries made elsewhere (the fleet's agent has them from its worker), each
+ *  session's lease probed here: the tracker's next events at each look. */
+export class StateRootAlerts {
+  private readonly tracker: AlertTracker;
+
+  constructor(
+    private readonly root: string,
+    private readonly thresholds: AlertThresholds,
+    limits?: AlertLimits,
+  ) {
+    this.tracker = new AlertTracker(limits);
+  }
+
+  private looked = false;
+
+  /** The next events; none until every session has been read once, so the first look (one summary) sees the
+   *  whole root rather than firing each session as its read ends. */
+  look(summaries: readonly SessionSummary[], now_ms: number): AlertEvent[] {
+    if (!this.looked && summaries.some((summary) => summary.status === 'loading')) return [];
+    this.looked = true;
+    const alerts: Alert[] = [];
+    for (const summary of summaries) {
+      const session_dir = sessionDir(this.root, summary.key);
+      const lease = probeLease(session_dir);
+      appendAll(alerts, sessionAlerts({ summary, lease, is_export: false, link: session_dir, holder_gone: holderGone(lease), now_ms }, this.thresholds));
+    }
+    return this.tracker.update(alerts, now_ms, summaries.length);
+  }
+}
+
+/** The lease is free and its last holder was a process of this host that is not alive: the writer is gone
+ *  (another host's pid cannot be asked from here). */
+function holderGone(lease: LeaseView): boolean {
+  if (lease.state !== 'free' || lease.last === null || lease.last.host !== os.hostname()) return false;
+  try {
+    process.kill(lease.last.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'EPERM';
+  }
+}

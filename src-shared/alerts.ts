@@ -1,0 +1,62 @@
+// The alerts only a WAL can raise (docs/alerts.md): their kinds, words and thresholds, shared by the CLI's
+// `walscope alerts`, the fleet and the app, so that no two of them name an alert differently.
+import type { AttentionKind } from './status.js';
+
+export type AlertKind = 'attention' | 'held_too_long' | 'stale_writer' | 'silent_writer' | 'near_ceiling' | 'torn_tail';
+
+export const ALERT_KINDS: readonly AlertKind[] = ['attention', 'held_too_long', 'stale_writer', 'silent_writer', 'near_ceiling', 'torn_tail'];
+
+export type AlertSeverity = 'critical' | 'warning';
+
+/** One alert as it stands now: which session, what it is about (`seq`: the record it is about, so a new
+ *  occurrence of the same kind is a new alert), what it waits for, and where to look. */
+export interface Alert {
+  /** The session's key in its workspace (its id in a state root). */
+  session: string;
+  kind: AlertKind;
+  /** For `attention`: why the session is in the queue (wal-format §10). */
+  attention: AttentionKind | null;
+  seq: number;
+  severity: AlertSeverity;
+  /** What it waits for and what clears it, in a sentence. Text from the WAL (a tool's name) is in it: printed
+   *  as text. */
+  waits_for: string;
+  /** The session's address: its folder (a state root's) or its file (an export). */
+  link: string;
+}
+
+/** What turns a session's facts into alerts; every one has a default and a flag (docs/alerts.md). */
+export interface AlertThresholds {
+  /** A provider-held call waiting longer than this (from its held_at_ms) raises `held_too_long`. */
+  held_after_ms: number;
+  /** A live writer with a call in flight that appended nothing for longer than this raises `silent_writer`. */
+  silent_after_ms: number;
+  /** A WAL larger than this share of the 1 GiB ceiling raises `near_ceiling`. */
+  ceiling_share: number;
+}
+
+export const DEFAULT_ALERT_THRESHOLDS: AlertThresholds = { held_after_ms: 3_600_000, silent_after_ms: 600_000, ceiling_share: 0.9 };
+
+/** The alert's identity: one occurrence fires once. An attention entry's kind is part of its kind: a close-out
+ *  that leaves the call's outcome unknown turns `close_out` into `finished_unconfirmed` about the same call. */
+export function alertKey(alert: Pick<Alert, 'session' | 'kind' | 'attention' | 'seq'>): string {
+  return JSON.stringify([alert.session, alert.kind, alert.attention, alert.seq]);
+}
+
+/** What the tracker reports: an alert that fired, one whose cause is gone, alerts held back by a session's rate
+ *  limit, or (the first look at a root) one summary of what is already true. */
+export type AlertEvent =
+  | { type: 'fired'; at_ms: number; alert: Alert }
+  | { type: 'cleared'; at_ms: number; alert: Alert }
+  | { type: 'summary'; at_ms: number; alerts: Alert[]; sessions: number }
+  | { type: 'suppressed'; at_ms: number; session: string; alerts: number };
+
+/** Each kind in a few words, for a line and a notification's title. */
+export const ALERT_LABEL: Record<AlertKind, string> = {
+  attention: 'needs attention',
+  held_too_long: 'held call waiting',
+  stale_writer: 'writer gone',
+  silent_writer: 'writer silent',
+  near_ceiling: 'WAL near its ceiling',
+  torn_tail: 'torn tail',
+};
