@@ -18,6 +18,10 @@ import { outFileProblem, writeNewFile } from './out-file.js';
 import { REDACT_USAGE, redactClasses, redactedWords, redactFlagAlone } from './redact-flag.js';
 import { singleTarget } from './targets.js';
 
+/** A WAL bundled at most: a bundle holds every payload it shows, read into memory before it is redacted, so a
+ *  session past this is refused rather than read whole (its report and `walscope serve` show it). */
+const BUNDLE_WAL_BYTES_MAX = 256 * 1_048_576;
+
 /** A page read back for --check-against at most (a bundle is --max-bytes at most; a larger file is not one). */
 const CHECKED_PAGE_BYTES_MAX = 1024 * 1_048_576;
 
@@ -44,6 +48,10 @@ export const bundleCommand: Command = {
     const misplaced = outFileProblem(out, target.wal_path);
     if (misplaced !== null) return refuse(`walscope bundle: ${misplaced}`, EXIT_USAGE);
     if (fs.existsSync(out)) return refuse(`${out} exists: name a new file; a bundle never overwrites`);
+    const wal_bytes = fs.statSync(target.wal_path).size;
+    if (wal_bytes > BUNDLE_WAL_BYTES_MAX) {
+      return refuse(`walscope bundle: ${printable(target.wal_path, 400)} is ${wal_bytes} bytes, over the ${BUNDLE_WAL_BYTES_MAX} a bundle reads (it holds every payload it shows in memory): share its report (walscope report --html) or open it with walscope serve`);
+    }
     const generated_ms = Date.now();
     const report = supportReport(target, generated_ms);
     const { fold } = replayTarget(target);

@@ -1,7 +1,14 @@
 // A bundle opened from file:// in Chromium with every request routed and refused: what the page asked for, the
 // dialogs it opened, the CSP violations it caused, and what it shows.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
+
+const REPO = path.resolve(import.meta.dirname, '../..');
+
+/** `walscope bundle ARGS…` through the built CLI, as a user runs it. */
+export const bundleCli = (...args: string[]) => spawnSync(process.execPath, ['bin/walscope.js', 'bundle', ...args], { cwd: REPO, encoding: 'utf8' });
 
 export interface OpenedBundle {
   page: Page;

@@ -1,7 +1,6 @@
 // `walscope bundle`: a bundle of every demo session and of a hostile one, opened from file:// in Chromium with
 // every request refused, shows the timeline, the transcript and a step's request, makes no request, runs no WAL
 // text and trips no CSP rule; the WAL is never written. --max-bytes is kept and what is left out is said.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,12 +11,10 @@ import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { launchChromium, type LaunchedBrowser } from '../app/serve-harness.js';
 import { useTempDirs } from '../helpers/temp.js';
-import { longestRequest, openBundle, showStep } from './bundle-page.js';
+import { bundleCli, longestRequest, openBundle, showStep } from './bundle-page.js';
 import { HOSTILE, writeSecretsSession } from './secrets-session.js';
 
-const REPO = path.resolve(import.meta.dirname, '../..');
 const tempDir = useTempDirs('walscope-bundle-');
-export const bundleCli = (...args: string[]) => spawnSync(process.execPath, ['bin/walscope.js', 'bundle', ...args], { cwd: REPO, encoding: 'utf8' });
 
 let browser: LaunchedBrowser;
 let root: string;
