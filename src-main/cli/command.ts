@@ -39,6 +39,12 @@ export function parseCommandArgs<T extends Options>(argv: string[], options: T) 
   }
 }
 
+/** A flag's value that must be a whole number from 1 (an episode, a step), else a UsageError naming the flag. */
+export function positiveInteger(value: string, flag: string): number {
+  if (!/^[1-9][0-9]{0,8}$/.test(value)) throw new UsageError(`${flag} takes a whole number from 1, not "${value}"`);
+  return Number(value);
+}
+
 /** Writes text (or bytes, which the terminal guard passes as they are) to stdout and waits for it to drain, so
  *  large outputs survive piping and early exit. */
 export async function writeOut(text: string | Uint8Array): Promise<void> {

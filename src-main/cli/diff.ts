@@ -7,7 +7,7 @@ import type { CallComparison, CompareJson, CompareSideJson, Difference, StepComp
 import { formatUsd } from '../../src-shared/format.js';
 import { DIFFERENCE_WORDS, TRUST_WORDS } from '../../src-shared/words.js';
 import { compareTargets, type CompareTarget } from '../recovery/compare-target.js';
-import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writePieces, type Command } from './command.js';
+import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, positiveInteger, UsageError, writePieces, type Command } from './command.js';
 import { plural, printable, textLines } from './format.js';
 import { writeJsonOut } from './json-out.js';
 import { sealedLineageCopy, singleTarget, targetsOf } from './targets.js';
@@ -22,7 +22,7 @@ export const diffCommand: Command = {
   async run(argv) {
     const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' }, episode: { type: 'string' } });
     if (positionals.length !== 2) throw new UsageError('expected two sessions, A and B');
-    const episode = values.episode === undefined ? null : episodeNumber(values.episode);
+    const episode = values.episode === undefined ? null : positiveInteger(values.episode, '--episode');
     const disposals: (() => void)[] = [];
     try {
       const sides: CompareTarget[] = [];
@@ -43,11 +43,6 @@ export const diffCommand: Command = {
     }
   },
 };
-
-function episodeNumber(value: string): number {
-  if (!/^[1-9][0-9]{0,8}$/.test(value)) throw new UsageError(`--episode takes a whole number from 1, not "${value}"`);
-  return Number(value);
-}
 
 /** A side as a WAL to read: a sealed lineage through its verified read-only copy (removed when the command ends),
  *  anything else as `replay` names it; a string says why a lineage cannot be opened. */

@@ -8,7 +8,7 @@ import type { WalTarget } from '../engine/index.js';
 import { replayTarget } from '../recovery/replay-target.js';
 import { withPayloadPass } from '../recovery/payloads.js';
 import { renderStepRequest } from '../replay/transcript.js';
-import { EXIT_OK, EXIT_REFUSED, UsageError, writeOut } from './command.js';
+import { EXIT_OK, EXIT_REFUSED, positiveInteger, UsageError, writeOut } from './command.js';
 import { indentedLines, plural, printable, textLines } from './format.js';
 
 const MESSAGE_TEXT_MAX = 2_000;
@@ -73,9 +73,4 @@ function pickEpisode(episodes: readonly EpisodeFold[], flag: string | undefined)
   const episode = episodes.find((candidate) => candidate.episode === number);
   if (episode === undefined) throw new UsageError(`no episode ${number}: the session has ${plural(episodes.length, 'episode')}`);
   return episode;
-}
-
-function positiveInteger(value: string, name: string): number {
-  if (!/^[1-9][0-9]{0,8}$/.test(value)) throw new UsageError(`${name} takes a whole number from 1, not "${value}"`);
-  return Number(value);
 }

@@ -19,22 +19,21 @@ export class TextCut {
 export function textCut(chars_max: number): ReadBy {
   return new ReadBy((decoder, depth) => {
     const start = decoder.position;
-    decoder.nextHead();
+    decoder.peekHead();
     const [major, size_bytes] = [decoder.head_major, decoder.head_argument];
-    const text_start = decoder.position;
-    decoder.position = start;
     // A text has at most as many characters as bytes: a short one is built.
     if (major !== MAJOR_TEXT || size_bytes <= chars_max) return decoder.readItem(depth);
     decoder.skipItem(depth);
     const bytes = decoder.bytes;
-    const chars = utf16Length(bytes, text_start, text_start + size_bytes);
+    const text_end = decoder.position;
+    const text_start = text_end - size_bytes;
+    const chars = utf16Length(bytes, text_start, text_end);
     if (chars <= chars_max) {
       decoder.position = start;
       return decoder.readItem(depth);
     }
     // A character is at most 3 bytes a code unit: this many bytes hold chars_max of them, and room for one
     // the cut splits (left out, whole).
-    const text_end = text_start + size_bytes;
     const cut_at = text_start + 3 * (chars_max + 1);
     const head_end = cut_at >= text_end ? text_end : charStart(bytes, text_start, cut_at);
     return new TextCut(bytes.toString('utf8', text_start, head_end), chars) as unknown as CborValue;

@@ -454,13 +454,18 @@ export class CborDecoder {
     return this.head_argument;
   }
 
-  /** Whether the next item is a text string of at most `size_bytes_max` bytes (nothing is consumed). */
-  atShortText(size_bytes_max: number): boolean {
+  /** Reads the next head into `head_major` and `head_argument`, consuming nothing: what a projection looks at
+   *  before it decides how to read the item. */
+  peekHead(): void {
     const start = this.position;
     this.nextHead();
-    const short = this.head_major === MAJOR_TEXT && this.head_argument <= size_bytes_max;
     this.position = start;
-    return short;
+  }
+
+  /** Whether the next item is a text string of at most `size_bytes_max` bytes (nothing is consumed). */
+  atShortText(size_bytes_max: number): boolean {
+    this.peekHead();
+    return this.head_major === MAJOR_TEXT && this.head_argument <= size_bytes_max;
   }
 
   readItem(depth = 0): CborValue {

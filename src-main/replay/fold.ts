@@ -72,10 +72,8 @@ class KeptOutput {
 const ABSENT_OUTPUT_BYTES = encodedSize(null);
 
 const OUTPUT_KEPT = new ReadBy((decoder, depth) => {
-  const start = decoder.position;
-  decoder.nextHead();
+  decoder.peekHead();
   const [major, length] = [decoder.head_major, decoder.head_argument];
-  decoder.position = start;
   if (major !== MAJOR_TEXT) return new KeptOutput(null, decoder.measureItem(depth)) as unknown as CborValue;
   const text = length <= LEFT_ON_DISK_TEXT_KEPT_BYTES_MAX ? (decoder.readItem(depth) as string) : null;
   if (text === null) decoder.skipItem(depth);

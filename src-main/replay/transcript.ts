@@ -30,12 +30,12 @@ import type {
   ViewInRequest,
 } from '../../src-shared/replay.js';
 import type { CborValue } from '../../src-shared/wal.js';
-import { MAJOR_MAP, ReadBy } from '../engine/index.js';
+import { headBytes, MAJOR_MAP, ReadBy } from '../engine/index.js';
 import { EpisodeIndex, sharedStepsAndBatches } from './episode-index.js';
 import { EpisodeSum, sharedBatches, sharedSteps } from './resumable.js';
 import { emptyAssistantMessage, PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from './payloads.js';
 import { isMap, text } from './values.js';
-import { cborArrayHead, requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
+import { requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
 
 /** A part rendered with its payloads unread, and the index to read them back by. */
 type IndexedRendering = Rendering & { index: EpisodeIndex };
@@ -107,7 +107,7 @@ export function renderStepRequestShown<T>(fold: SessionFold, episode_number: num
   const replaced = own === null || view === null ? [] : own.replaced.map((rendered, at) => ({ origin: rendered.origin, message: withOutputsAt(own.index, own.replaced, at, payloads) }));
   const request = { episode: episode_number, step_id, view: view === null ? null : viewInRequest(view, replaced) };
   const view_problems = parts.flatMap((part) => part.measure.problems);
-  if (view_problems.length > 0) return { ...request, messages: [], message_count: 0, left_out: 0, left_out_at: 0, size_bytes: cborArrayHead(0), problems: [...view_problems] };
+  if (view_problems.length > 0) return { ...request, messages: [], message_count: 0, left_out: 0, left_out_at: 0, size_bytes: headBytes(0), problems: [...view_problems] };
   const count = parts.reduce((sum, part) => sum + part.measure.count, 0);
   const bytes = parts.reduce((sum, part) => sum + part.measure.bytes, 0);
   const problems = requestValidity(parts, payloads).map((problem): RequestProblem => ({
@@ -123,7 +123,7 @@ export function renderStepRequestShown<T>(fold: SessionFold, episode_number: num
     message_count: count,
     left_out: cut ? count - shown.head - shown.tail : 0,
     left_out_at: cut ? shown.head : 0,
-    size_bytes: count === 0 ? cborArrayHead(0) : cborArrayHead(count) + bytes,
+    size_bytes: count === 0 ? headBytes(0) : headBytes(count) + bytes,
     problems,
   };
 }
@@ -302,8 +302,7 @@ const TOOL_RESULT_BYTES = Buffer.from('tool_result');
 const MESSAGE_MEASURED: PayloadProjection = {
   assistant_message: new ReadBy((decoder, depth) => {
     const start = decoder.position;
-    decoder.nextHead();
-    decoder.position = start;
+    decoder.peekHead();
     if (decoder.head_major !== MAJOR_MAP) {
       decoder.skipItem(depth);
       return null;
@@ -388,7 +387,7 @@ export function laneSizes(fold: SessionFold, episode_number: number, step_ids: r
       count += tail.length;
       bytes += itemsSize(messagesOf(tail));
     }
-    return { step_id, size_bytes: cborArrayHead(count) + bytes, view: latest === null ? null : viewInRequest(latest, []) };
+    return { step_id, size_bytes: headBytes(count) + bytes, view: latest === null ? null : viewInRequest(latest, []) };
   });
 }
 
@@ -406,7 +405,7 @@ function lowerBound(recorded: Parts<StepFold>, step_id: number): number {
 
 /** The CBOR size of messages as items of a larger array (without an array head of their own). */
 function itemsSize(messages: readonly JsonPayload[]): number {
-  return requestSize(messages) - cborArrayHead(messages.length);
+  return requestSize(messages) - headBytes(messages.length);
 }
 
 const messagesOf = (rendered: Parts<RenderedMessage>): JsonPayload[] => rendered.map((entry) => entry.message);

@@ -51,14 +51,9 @@ function messageSize(message: JsonPayload): number {
 
 /** requestBytes(messages).length without encoding them again: an array's CBOR is its head, then its items. */
 export function requestSize(messages: readonly JsonPayload[]): number {
-  let size = cborArrayHead(messages.length);
+  let size = headBytes(messages.length);
   for (const message of messages) size += messageSize(message);
   return size;
-}
-
-/** The bytes of a CBOR array's head for `count` items (preferred serialization). */
-export function cborArrayHead(count: number): number {
-  return headBytes(count);
 }
 
 export function sha256Hex(bytes: Uint8Array): string {

@@ -69,11 +69,21 @@ export class StateRootAlerts {
     const alerts: Alert[] = [];
     for (const summary of summaries) {
       const session_dir = sessionDir(this.root, summary.key);
-      const lease = probeLease(session_dir);
+      const lease = writerMatters(summary) ? probeLease(session_dir) : NO_LEASE;
       appendAll(alerts, sessionAlerts({ summary, lease, is_export: false, link: session_dir, holder_gone: holderGone(lease), now_ms }, this.thresholds));
     }
     return this.tracker.update(alerts, now_ms, summaries.length);
   }
+}
+
+/** What a session whose writer cannot raise an alert is looked at with: no lease. */
+const NO_LEASE: LeaseView = { state: 'absent' };
+
+/** Whether a session's writer can raise an alert (replay/alerts.ts' writer alerts): its run is open, or a call of
+ *  it is in flight. A sync of a root of thousands of finished sessions probes none of their leases. */
+function writerMatters(summary: SessionSummary): boolean {
+  const open = summary.episode_state !== null && summary.episode_state !== 'finished';
+  return open || (summary.run?.open_calls.some((call) => call.state === 'in_flight') ?? false);
 }
 
 /** The lease is free and its last holder was a process of this host that is not alive: the writer is gone

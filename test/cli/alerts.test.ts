@@ -6,11 +6,10 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertEvent } from '../../src-shared/alerts.js';
-import { frameDigest } from '../../src-main/engine/digest.js';
-import { encodeFrame } from '../../src-main/engine/frame-codec.js';
-import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, WAL_BYTES_CEILING } from '../../src-main/engine/limits.js';
+import { WAL_BYTES_CEILING } from '../../src-main/engine/limits.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { killHard, runFixture, type Fixture } from '../fixtures/run-fixture.js';
+import { writeBulkWal } from '../fixtures/bulk-wal.js';
 import { useTempDirs } from '../helpers/temp.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
@@ -138,7 +137,7 @@ describe('walscope alerts', () => {
     const big = sessionDir(root, 'big');
     const staging = path.join(tempDir(), 'big');
     fs.mkdirSync(staging);
-    writeSparseWal(walPath(staging), Math.floor(0.95 * WAL_BYTES_CEILING));
+    writeBulkWal(walPath(staging), Math.floor(0.95 * WAL_BYTES_CEILING), { sparse: true });
     fs.renameSync(staging, big);
     // Sparse (its blocks a small part of its size), and a WAL verify finds intact.
     expect(fs.statSync(walPath(big)).blocks * 512).toBeLessThan(fs.statSync(walPath(big)).size / 100);
@@ -151,35 +150,3 @@ describe('walscope alerts', () => {
   });
 });
 
-/** A valid WAL of about `size_bytes` whose frames' padding is never written: holes, so the file is sparse. */
-function writeSparseWal(wal: string, size_bytes: number): void {
-  const lineage = encodeFrame({ ver: 2, seq: 0, fence: 1, type: 'lineage', features: [], payload: { wal_id: new Uint8Array(16).fill(7), created_ms: 1, writer: 'bulk' } });
-  const fd = fs.openSync(wal, 'w');
-  try {
-    fs.writeSync(fd, lineage, 0, lineage.length, 0);
-    let offset = lineage.length;
-    let frame = bulkFrame(1);
-    for (let seq = 1; offset + frame.length <= size_bytes; seq++) {
-      if (seq === 24) frame = bulkFrame(24); // the seq's CBOR head grows by a byte here
-      restamp(frame, seq);
-      // Only the head (header, seq, the padding's length) and the digest: the zeros between are holes.
-      fs.writeSync(fd, frame, 0, 64, offset);
-      fs.writeSync(fd, frame, frame.length - FRAME_DIGEST_BYTES, FRAME_DIGEST_BYTES, offset + frame.length - FRAME_DIGEST_BYTES);
-      offset += frame.length;
-    }
-    fs.ftruncateSync(fd, offset);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function bulkFrame(seq: number): Buffer {
-  return encodeFrame({ ver: 2, seq, fence: 1, type: 'model_attempt_finished', features: [], payload: { padding: new Uint8Array(16 * 1_048_576 - 128) } });
-}
-
-/** Body = [ver, seq, …]: the seq is the body's third byte (1..23) or its fourth (24..255). */
-function restamp(frame: Buffer, seq: number): void {
-  frame[FRAME_HEADER_BYTES + (seq < 24 ? 2 : 3)] = seq;
-  const covered = frame.length - FRAME_DIGEST_BYTES;
-  frame.set(frameDigest('sha256', frame.subarray(0, covered)), covered);
-}

@@ -7,13 +7,13 @@ import type { Payload, ReadFrame } from '../../src-shared/wal.js';
 import { FloorRaiseError, WalCeilingError, WalReadError, WriterPoisonedError } from '../../src-main/engine/errors.js';
 import { readFloor } from '../../src-main/engine/feature-floor.js';
 import { encodeFrame } from '../../src-main/engine/frame-codec.js';
-import { frameDigest } from '../../src-main/engine/digest.js';
-import { FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, WAL_BYTES_CEILING, WAL_BYTES_RESERVE } from '../../src-main/engine/limits.js';
+import { FRAME_HEADER_BYTES, WAL_BYTES_CEILING, WAL_BYTES_RESERVE } from '../../src-main/engine/limits.js';
 import { readWal, type ReadResult } from '../../src-main/engine/reader.js';
 import { openSessionForWrite } from '../../src-main/engine/session.js';
 import { floorPath, sessionDir, sessionsDir, walPath } from '../../src-main/engine/state-root.js';
 import { RESERVE_FRAME_BYTES_MAX, tornTailCopyPath, WalIoError, WalWriter, type WalWriterOptions } from '../../src-main/engine/writer.js';
 import { FaultyIO } from '../helpers/faulty-io.js';
+import { writeBulkWal } from '../fixtures/bulk-wal.js';
 import { useTempDirs } from '../helpers/temp.js';
 
 const tempDir = useTempDirs('walscope-writer-');
@@ -389,7 +389,7 @@ describe('the 1 GiB ceiling', () => {
   it('refuses an ordinary append past ceiling minus reserve, writing nothing; the too-large terminal still fits', () => {
     const wal = path.join(tempDir(), 'wal');
     const ordinary_limit = WAL_BYTES_CEILING - WAL_BYTES_RESERVE;
-    growValidWal(wal, ordinary_limit - 3 * 1_048_576);
+    writeBulkWal(wal, ordinary_limit - 3 * 1_048_576);
     const writer = open(wal, { fence: 2 });
     const bulk_seq = writer.last_seq;
     // Fill to exactly the ordinary limit: an append that lands on it is admitted.
@@ -428,37 +428,6 @@ describe('the 1 GiB ceiling', () => {
   });
 });
 
-/** Writes a valid WAL of about `target_bytes` quickly: 16 MiB frames from one buffer, re-stamped with each
- *  seq and digest in place. The writer's open then validates every byte of it with the reader. */
-function growValidWal(wal: string, target_bytes: number): void {
-  const lineage = encodeFrame({ ver: 2, seq: 0, fence: 1, type: 'lineage', features: [], payload: { wal_id: new Uint8Array(16).fill(7), created_ms: 1, writer: 'bulk' } });
-  const fd = fs.openSync(wal, 'w');
-  try {
-    fs.writeSync(fd, lineage, 0, lineage.length, 0);
-    let size_bytes = lineage.length;
-    let frame = bulkFrame(1);
-    for (let seq = 1; ; seq++) {
-      if (seq === 24) frame = bulkFrame(24); // the seq's CBOR head grows by a byte here
-      if (size_bytes + frame.length > target_bytes) break;
-      restamp(frame, seq);
-      fs.writeSync(fd, frame, 0, frame.length, size_bytes);
-      size_bytes += frame.length;
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function bulkFrame(seq: number): Buffer {
-  return encodeFrame({ ver: 2, seq, fence: 1, type: 'model_attempt_finished', features: [], payload: { padding: new Uint8Array(16 * 1_048_576 - 128) } });
-}
-
-/** Body = [ver, seq, …]: the seq is the body's third byte (1..23) or its fourth (24..255). */
-function restamp(frame: Buffer, seq: number): void {
-  frame[FRAME_HEADER_BYTES + (seq < 24 ? 2 : 3)] = seq;
-  const covered = frame.length - FRAME_DIGEST_BYTES;
-  frame.set(frameDigest('sha256', frame.subarray(0, covered)), covered);
-}
 
 /** A payload whose frame, at `seq`, is exactly `frame_bytes` long. */
 function paddingPayload(frame_bytes: number, seq: number): Payload {

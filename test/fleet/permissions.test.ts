@@ -3,7 +3,7 @@
 // in security.test.ts; this judges every method and principal, which no set of requests there could.
 import { describe, expect, it } from 'vitest';
 import { API_METHOD_ACCESS, API_METHODS } from '../../src-shared/ipc.js';
-import { apiSubject, fetchSubject, inboxPrefix, SESSIONS_BUCKET } from '../../src-main/fleet/names.js';
+import { alertSubject, ALERTS_STREAM, apiSubject, fetchSubject, inboxPrefix, SESSIONS_BUCKET } from '../../src-main/fleet/names.js';
 import { agentUser, fleetConfig } from './nats-harness.js';
 import { allowed, parseServerConf, usersOf } from './server-conf.js';
 
@@ -54,5 +54,16 @@ describe('docs/fleet-server.conf', () => {
     }
     expect(allowed(agent.publish, `$KV.${SESSIONS_BUCKET}.alpha.s1`)).toBe(true);
     expect(allowed(agent.publish, `$KV.${SESSIONS_BUCKET}.beta=2Edc-1.s1`)).toBe(false);
+  });
+
+  it('only a host\'s agent publishes that host\'s alerts; operator and support read them and publish none', () => {
+    const principals = [...VIEWERS, agentUser('alpha'), agentUser('beta.dc-1')];
+    for (const publisher of principals) {
+      for (const host of ['alpha', 'beta.dc-1']) {
+        expect(allowed(user(publisher).publish, alertSubject(host, 's1')), `${publisher} publishing ${host}'s alert`).toBe(publisher === agentUser(host));
+      }
+    }
+    for (const viewer of VIEWERS) expect(allowed(user(viewer).publish, `$JS.API.CONSUMER.CREATE.${ALERTS_STREAM}.c`), `${viewer} reading the alerts`).toBe(true);
+    expect(allowed(user(agentUser('alpha')).publish, `$JS.API.CONSUMER.CREATE.${ALERTS_STREAM}.c`)).toBe(false);
   });
 });

@@ -6,17 +6,18 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AckPolicy, jetstreamManager } from '@nats-io/jetstream';
+import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { AcknowledgePreview, ActionOutcome, ActionPreview, RetirePreview, SessionHistory, Workspace } from '../../src-shared/ipc.js';
 import type { FleetReply } from '../../src-main/fleet/agent.js';
 import { callHost, fleetRows } from '../../src-main/fleet/client.js';
-import { apiSubject, sessionKey, SESSIONS_BUCKET } from '../../src-main/fleet/names.js';
+import { alertSubject, ALERTS_STREAM, apiSubject, sessionKey, SESSIONS_BUCKET } from '../../src-main/fleet/names.js';
 import { SessionService } from '../../src-main/services/session-service.js';
 import { serve } from '../app/serve-harness.js';
 import { AgentProcess, agentUser, auditEntries, connectAs, demoFleet, login, NatsServer, until, walscope } from './nats-harness.js';
 
 const HOSTS = ['alpha', 'beta'];
+const FORGED_ALERT = JSON.stringify({ host: 'alpha', type: 'fired', at_ms: 1, alert: { session: 'indeterminate', kind: 'attention' } });
 
 let dir: string;
 let server: NatsServer;
@@ -70,6 +71,20 @@ describe('the sample server config and the agent enforce the roles', () => {
     const support = await as('support');
     expect((await fleetRows(support)).rows.length).toBe((await fleetRows(operator)).rows.length);
     expect(((await callHost(support, 'support', 'alpha', 'getWorkspace', { args: [] })) as Workspace).kind).toBe('state_root');
+  }, 60_000);
+
+  it('neither operator, support nor another host\'s agent can put an alert in a host\'s stream: the server refuses each publish', async () => {
+    const admin = await as('fleet-admin');
+    const stored = async () => (await (await jetstreamManager(admin)).streams.info(ALERTS_STREAM)).state.messages;
+    const before = await stored();
+    for (const user of ['operator', 'support', agentUser('beta')]) {
+      const nc = await as(user);
+      await expect(jetstream(nc).publish(alertSubject('alpha', 'indeterminate'), FORGED_ALERT, { timeout: 2_000 }), user).rejects.toThrow();
+    }
+    expect(await stored()).toBe(before);
+    // The same publish by a principal the server lets publish anything is stored: the refusals were the roles'.
+    await jetstream(admin).publish(alertSubject('alpha', 'indeterminate'), FORGED_ALERT, { timeout: 2_000 });
+    expect(await stored()).toBe(before + 1);
   }, 60_000);
 
   it('support may preview every write, but the server refuses each write it asks for, and the agent refuses it on a read subject, audited; nothing is written', async () => {

@@ -1,14 +1,29 @@
 // A bundle opened from file:// in Chromium with every request routed and refused: what the page asked for, the
 // dialogs it opened, the CSP violations it caused, and what it shows.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { walPath } from '../../src-main/engine/state-root.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 
 /** `walscope bundle ARGS…` through the built CLI, as a user runs it. */
 export const bundleCli = (...args: string[]) => spawnSync(process.execPath, ['bin/walscope.js', 'bundle', ...args], { cwd: REPO, encoding: 'utf8' });
+
+/** The bundle of the session at `folder` written to `out`, quietly and with status 0; its WAL's bytes the same
+ *  after. Returns the page. */
+export function bundleTo(folder: string, out: string, ...flags: string[]): string {
+  const wal = walPath(folder);
+  const before = fs.readFileSync(wal);
+  const made = bundleCli(folder, '--out', out, ...flags);
+  expect(made.stderr).toBe('');
+  expect(made.status).toBe(0);
+  expect(fs.readFileSync(wal).equals(before)).toBe(true);
+  return fs.readFileSync(out, 'utf8');
+}
 
 export interface OpenedBundle {
   page: Page;

@@ -7,11 +7,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { DEMO_SESSION_IDS } from '../../src-main/demo/sessions.js';
-import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
+import { sessionDir } from '../../src-main/engine/state-root.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { launchChromium, type LaunchedBrowser } from '../app/serve-harness.js';
 import { useTempDirs } from '../helpers/temp.js';
-import { bundleCli, longestRequest, openBundle, showStep } from './bundle-page.js';
+import { bundleCli, bundleTo, longestRequest, openBundle, showStep } from './bundle-page.js';
 import { HOSTILE, writeSecretsSession } from './secrets-session.js';
 
 const tempDir = useTempDirs('walscope-bundle-');
@@ -34,12 +34,7 @@ afterAll(async () => {
 /** A bundle of `session` written by the CLI into a fresh folder; the WAL's bytes are the same after. */
 function bundleOf(session: string, ...flags: string[]): string {
   const out = path.join(tempDir(), `${session}.html`);
-  const wal = walPath(sessionDir(root, session));
-  const before = fs.readFileSync(wal);
-  const made = bundleCli(sessionDir(root, session), '--out', out, ...flags);
-  expect(made.stderr).toBe('');
-  expect(made.status).toBe(0);
-  expect(fs.readFileSync(wal).equals(before)).toBe(true);
+  bundleTo(sessionDir(root, session), out, ...flags);
   return out;
 }
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { useTempDirs } from '../helpers/temp.js';
-import { bundleCli } from './bundle-page.js';
+import { bundleCli, bundleTo } from './bundle-page.js';
 import { PLAIN, SECRETS, writeSecretsSession } from './secrets-session.js';
 
 const tempDir = useTempDirs('walscope-redaction-');
@@ -20,13 +20,7 @@ function forms(text: string): string[] {
 
 function bundled(root: string, ...flags: string[]): { out: string; html: string } {
   const out = path.join(tempDir(), 'bundle.html');
-  const wal = walPath(sessionDir(root, 's'));
-  const before = fs.readFileSync(wal);
-  const made = bundleCli(sessionDir(root, 's'), '--out', out, ...flags);
-  expect(made.stderr).toBe('');
-  expect(made.status).toBe(0);
-  expect(fs.readFileSync(wal).equals(before)).toBe(true);
-  return { out, html: fs.readFileSync(out, 'utf8') };
+  return { out, html: bundleTo(sessionDir(root, 's'), out, ...flags) };
 }
 
 function secretsRoot(): string {
