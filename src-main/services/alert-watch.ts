@@ -2,11 +2,12 @@
 // the alert definitions (replay/alerts.ts) and the tracker (views/alert-tracker.ts), looked at again on each of
 // the service's events (its chokidar tailing and lease probes) and on a tick, for the thresholds that pass by
 // themselves (a held call waiting, a silent writer). The one fact taken here: is a gone writer's pid alive.
+import fs from 'node:fs';
 import os from 'node:os';
 import type { Alert, AlertEvent, AlertThresholds } from '../../src-shared/alerts.js';
 import { appendAll } from '../../src-shared/arrays.js';
 import type { LeaseView, SessionSummary } from '../../src-shared/ipc.js';
-import { probeLease, sessionDir } from '../engine/index.js';
+import { probeLease, sessionDir, walPath } from '../engine/index.js';
 import { sessionAlerts } from '../replay/alerts.js';
 import { AlertTracker, type AlertLimits } from '../views/alert-tracker.js';
 import type { SessionService } from './session-service.js';
@@ -24,7 +25,10 @@ export interface AlertWatchOptions {
 export function lookAgain(service: SessionService, tracker: AlertTracker, options: AlertWatchOptions): AlertEvent[] {
   const now_ms = (options.now_ms ?? Date.now)();
   const sources = service.alertSources();
-  const alerts = sources.flatMap((source) => sessionAlerts({ ...source, holder_gone: holderGone(source.lease), now_ms }, options.thresholds));
+  const alerts = sources.flatMap(({ wal_path, ...source }) => {
+    const lease = leaseBeside(source.summary, source.lease, wal_path);
+    return sessionAlerts({ ...source, lease, holder_gone: holderGone(lease), now_ms }, options.thresholds);
+  });
   return tracker.update(alerts, now_ms, sources.length);
 }
 
@@ -69,7 +73,7 @@ export class StateRootAlerts {
     const alerts: Alert[] = [];
     for (const summary of summaries) {
       const session_dir = sessionDir(this.root, summary.key);
-      const lease = writerMatters(summary) ? probeLease(session_dir) : NO_LEASE;
+      const lease = writerMatters(summary) ? leaseBeside(summary, probeLease(session_dir), walPath(session_dir)) : NO_LEASE;
       appendAll(alerts, sessionAlerts({ summary, lease, is_export: false, link: session_dir, holder_gone: holderGone(lease), now_ms }, this.thresholds));
     }
     return this.tracker.update(alerts, now_ms, summaries.length);
@@ -84,6 +88,18 @@ const NO_LEASE: LeaseView = { state: 'absent' };
 function writerMatters(summary: SessionSummary): boolean {
   const open = summary.episode_state !== null && summary.episode_state !== 'finished';
   return open || (summary.run?.open_calls.some((call) => call.state === 'in_flight') ?? false);
+}
+
+/** The lease a writer's alerts read beside `summary`: none while the summary is behind its WAL with the lease
+ *  free, since a writer that died after the last read would be gone at an earlier seq, then again at its last
+ *  (the next read catches the summary up and raises it once). */
+function leaseBeside(summary: SessionSummary, lease: LeaseView, wal_path: string): LeaseView {
+  if (lease.state !== 'free') return lease;
+  try {
+    return fs.statSync(wal_path).size === summary.size_bytes ? lease : NO_LEASE;
+  } catch {
+    return NO_LEASE;
+  }
 }
 
 /** The lease is free and its last holder was a process of this host that is not alive: the writer is gone

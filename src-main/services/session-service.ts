@@ -394,6 +394,8 @@ export class SessionService implements WalscopeApi {
     for (const model of this.models.values()) {
       if (model.lease.state !== 'live' || !model.probeLease()) continue;
       if (!model.is_resident) {
+        // Its summary was made under the lease that is gone: it no longer holds until the WAL is read again.
+        model.markStale();
         this.reads.reorder();
         this.scheduleReads();
         continue;
@@ -448,9 +450,15 @@ export class SessionService implements WalscopeApi {
   }
 
   /** Every session's summary with what its alerts need beside it (replay/alerts.ts): its lease as last probed
-   *  and where it is. */
-  alertSources(): { summary: SessionSummary; lease: LeaseView; is_export: boolean; link: string }[] {
-    return [...this.models.values()].map((model) => ({ summary: model.summary(), lease: model.lease, is_export: model.target.is_export, link: model.target.session_dir ?? model.target.wal_path }));
+   *  (none beside a summary that no longer holds: its lease changed since it was made), where it is, its WAL. */
+  alertSources(): { summary: SessionSummary; lease: LeaseView; is_export: boolean; link: string; wal_path: string }[] {
+    return [...this.models.values()].map((model) => ({
+      summary: model.summary(),
+      lease: model.needs_read ? { state: 'absent' } : model.lease,
+      is_export: model.target.is_export,
+      link: model.target.session_dir ?? model.target.wal_path,
+      wal_path: model.target.wal_path,
+    }));
   }
 
   private summaries(): SessionSummary[] {
