@@ -155,8 +155,9 @@ describe('reading comfort, in Chromium on the real serve', () => {
     await openSession(MULTILINE_SESSION);
     await page.locator('[data-testid=call-row][data-call=m1]').click();
     const output = page.locator('[data-testid=call-output]');
-    // A row per line (terminal-output.tsx), each its text.
-    expect(await output.locator('[data-testid=output-row]').allTextContents()).toEqual(MULTILINE_OUTPUT.split('\n'));
+    // A row per line (terminal-output.tsx), each its text, once the output's page has come (a loaded machine's
+    // serve answers after the click returns).
+    await expect.poll(() => output.locator('[data-testid=output-row]').allTextContents(), { timeout: 10_000 }).toEqual(MULTILINE_OUTPUT.split('\n'));
     expect(await output.innerText()).toContain('line one of the file\n  indented line two\n');
     expect(await page.locator('[data-testid=timeline-detail] img, [data-testid=timeline-detail] b').count()).toBe(0);
     // In the record too: the tool_result's payload shows the output's lines, not a JSON string with \n.
