@@ -60,3 +60,37 @@ export const ALERT_LABEL: Record<AlertKind, string> = {
   near_ceiling: 'WAL near its ceiling',
   torn_tail: 'torn tail',
 };
+
+/** An alert as the Alerts panel lists it: where it is (`key`: the session's key in this workspace, which in a fleet
+ *  names its host), since when, and the alert. */
+export interface ShownAlert {
+  key: string;
+  /** The host whose agent raised it (a fleet's), or null (this machine's). */
+  host: string | null;
+  since_ms: number;
+  alert: Alert;
+}
+
+/** A recent change to the alerts: one fired or cleared, or a session's alerts held back by its rate limit. */
+export type RecentAlertEvent =
+  | { type: 'fired' | 'cleared'; at_ms: number; key: string; host: string | null; alert: Alert }
+  | { type: 'suppressed'; at_ms: number; key: string; host: string | null; alerts: number };
+
+/** Alerts current at once that the panel is given (the tracker holds up to 10,000): the most severe, newest first. */
+export const SHOWN_ALERTS_MAX = 500;
+/** Recent changes kept, newest first. */
+export const RECENT_ALERT_EVENTS_MAX = 200;
+
+/** The Alerts panel's content: what is true now and what changed lately. */
+export interface AlertsView {
+  /** Bumped at each change: the panel and the window's notices know what they have seen. */
+  revision: number;
+  /** The first look at the workspace is done (before it, nothing is known yet, which is not "no alerts"). */
+  looked: boolean;
+  current: ShownAlert[];
+  /** Current alerts past SHOWN_ALERTS_MAX, not in `current`. */
+  current_left_out: number;
+  recent: RecentAlertEvent[];
+  /** What raises them here; null in a fleet, where each host's agent has its own (docs/alerts.md). */
+  thresholds: AlertThresholds | null;
+}

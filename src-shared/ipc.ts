@@ -19,6 +19,7 @@ import type {
   RunSignal,
   Cost,
 } from './replay.js';
+import type { AlertEvent, AlertsView } from './alerts.js';
 import type { ShownBlock } from './blocks.js';
 import { FINDINGS, type Finding } from './replay.js';
 import type { SupportReport } from './report.js';
@@ -556,7 +557,10 @@ export type WalscopeEvent =
   | { type: 'missed' }
   /** A fleet's list moved: `changed` names the sessions whose summary changed (null: too many to name), and
    *  every host is given with whether it is online. */
-  | { type: 'fleet'; hosts: HostView[]; changed: string[] | null };
+  | { type: 'fleet'; hosts: HostView[]; changed: string[] | null }
+  /** The workspace's alerts changed (docs/alerts.md): `events` as its tracker made them (a fleet's: fired and
+   *  cleared as `host`'s agent published them), for a window's notices; the panel asks getAlerts. */
+  | { type: 'alerts'; revision: number; host: string | null; events: AlertEvent[] };
 
 /** The one API object the renderer talks to (`window.walscope` under Electron, an HTTP client in a browser). */
 /** One lineage of a session's history (wal-format §11), newest first in `SessionHistory`. */
@@ -643,6 +647,8 @@ export interface WalscopeApi {
   /** The provisional tail of a session still being read from its start (found from the end first); null once
    *  the read is complete, or when there is nothing to show before it (a WAL read in one slice). */
   getTail(key: string): Promise<SessionTail | null>;
+  /** The workspace's alerts now and lately (a fleet's: every host's, from the alerts stream). Read-only. */
+  getAlerts(): Promise<AlertsView>;
   /** Returns the unsubscribe function. */
   subscribe(listener: (event: WalscopeEvent) => void): () => void;
   /** Desktop only: a dropped file or folder opened as a workspace. Absent in the browser. */
@@ -684,6 +690,7 @@ export const API_METHOD_ACCESS = {
   getContext: 'read',
   getTiming: 'read',
   getTail: 'read',
+  getAlerts: 'read',
 } as const satisfies { [M in ApiMethod]: ApiAccess };
 
 export type ApiAccess = 'read' | 'write';
@@ -804,6 +811,7 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   getContext: [['key', key], ['episode', countOrNull], ['step_id', countOrNull]],
   getTiming: [['key', key], ['episode', count]],
   getTail: [['key', key]],
+  getAlerts: [],
 };
 
 /** The API's request methods, without its event subscription: what one transport call can reach. */

@@ -83,10 +83,10 @@ export const agentCommand: Command = {
     const options = busOptions(values, `walscope agent ${host}`);
     if (typeof options === 'string') throw new UsageError(options);
     const nc = await connectBus(options);
-    const api = await WorkerApi.start(WORKER_FILE, root);
+    const api = await WorkerApi.start(WORKER_FILE, root, thresholds);
     let agent: FleetAgent;
     try {
-      agent = await FleetAgent.start({ nc, api, host, root, version: walscopeVersion(), operators: new Set(operators), thresholds });
+      agent = await FleetAgent.start({ nc, api, host, root, version: walscopeVersion(), operators: new Set(operators) });
     } catch (error) {
       await api.close();
       await nc.close();

@@ -16,6 +16,8 @@ import { sealedLineageCopy } from './targets.js';
 import { FleetApi } from '../fleet/fleet-api.js';
 import { BUS_FLAGS, BUS_USAGE, busOptions, type BusOptions } from '../fleet/connection.js';
 import { TopologyMissingError } from '../fleet/topology.js';
+import { DEFAULT_ALERT_THRESHOLDS, type AlertThresholds } from '../../src-shared/alerts.js';
+import { THRESHOLD_FLAGS, thresholdsOf } from './alerts.js';
 
 /** The built renderer and the worker bundle, beside this bundle in out/. */
 const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
@@ -23,13 +25,14 @@ const WORKER_FILE = new URL('./session-worker.js', import.meta.url);
 
 export const serveCommand: Command = {
   summary: 'serve the inspector UI for a state root, a session, one or more exports, or a fleet on 127.0.0.1',
-  usage: `walscope serve [ROOT | EXPORT... | EXPORTS_FOLDER] [--port N]   (no ROOT: the demo state root, written on first use; SESSION_DIR@WAL_ID: a sealed lineage, read-only; several WAL files, or a folder of them that is not a state root: each a read-only session)\n       walscope serve --fleet [--port N] ${BUS_USAGE}`,
+  usage: `walscope serve [ROOT | EXPORT... | EXPORTS_FOLDER] [--port N] [--held-after-ms N] [--silent-after-ms N]   (the Alerts panel's thresholds, docs/alerts.md; no ROOT: the demo state root, written on first use; SESSION_DIR@WAL_ID: a sealed lineage, read-only; several WAL files, or a folder of them that is not a state root: each a read-only session)\n       walscope serve --fleet [--port N] ${BUS_USAGE}`,
   async run(argv) {
-    const { values, positionals } = parseCommandArgs(argv, { port: { type: 'string' }, fleet: { type: 'boolean' }, ...BUS_FLAGS });
+    const { values, positionals } = parseCommandArgs(argv, { port: { type: 'string' }, fleet: { type: 'boolean' }, ...BUS_FLAGS, ...THRESHOLD_FLAGS });
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port ${values.port}: not a port number`);
     if (values.fleet === true) {
       if (positionals.length > 0) throw new UsageError('--fleet serves every host of the fleet: give no ROOT');
+      if (values['held-after-ms'] !== undefined || values['silent-after-ms'] !== undefined) throw new UsageError('a fleet\'s alerts are raised by each host\'s agent: give the thresholds to `walscope agent`');
       const bus = busOptions(values, 'walscope serve --fleet');
       if (typeof bus === 'string') throw new UsageError(bus);
       return serveUntilStopped(() => serveFleet(bus, port), port);
@@ -47,7 +50,8 @@ export const serveCommand: Command = {
     if (kind === 'missing') throw new UsageError(`${one}: no such file or folder`);
     // Several files, or a folder that is neither a state root nor a session folder: a set of exports.
     const target: WorkspacePaths = positionals.length > 1 ? exportsOf(positionals) : kind === 'unrecognized' ? exportsOf([one]) : one;
-    return serveUntilStopped(() => serve(target, port), port);
+    const thresholds = thresholdsOf(values);
+    return serveUntilStopped(() => serve(target, port, thresholds), port);
   },
 };
 
@@ -93,9 +97,9 @@ export async function serveFleet(bus: BusOptions, port: number): Promise<string>
   return serveApi(await FleetApi.connect(bus), port);
 }
 
-/** Starts the worker and the server; returns the link that opens a tab. */
-export async function serve(target: WorkspacePaths, port: number): Promise<string> {
-  return serveApi(await WorkerApi.start(WORKER_FILE, target), port);
+/** Starts the worker (watching the alerts with `thresholds`) and the server; returns the link that opens a tab. */
+export async function serve(target: WorkspacePaths, port: number, thresholds: AlertThresholds = DEFAULT_ALERT_THRESHOLDS): Promise<string> {
+  return serveApi(await WorkerApi.start(WORKER_FILE, target, thresholds), port);
 }
 
 /** Serves `api` until SIGINT or SIGTERM. A server that cannot listen closes the api again, so the command can

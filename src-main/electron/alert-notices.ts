@@ -1,53 +1,57 @@
-// The desktop's alert notices (docs/alerts.md): a state root's alerts (services/alert-watch.ts, from the
-// summaries the window's API pushes) as Electron Notifications. Kept thin: what a notice says is `noticesOf`, what
-// shows it is the `notify` handed in (Electron's Notification in main.ts).
-import { ALERT_LABEL, DEFAULT_ALERT_THRESHOLDS, type AlertEvent } from '../../src-shared/alerts.js';
+// The desktop's alert notices (docs/alerts.md): the workspace's `alerts` events (its worker's watch, or a fleet's
+// stream) as Electron Notifications. Kept thin: what a notice says is `noticesOf`, what shows it is the `notify`
+// handed in (Electron's Notification in main.ts), and a click opens the notice's session there.
+import { ALERT_LABEL, type Alert, type AlertEvent } from '../../src-shared/alerts.js';
 import type { WalscopeApi } from '../../src-shared/ipc.js';
-import { StateRootAlerts } from '../services/alert-watch.js';
+import { sessionKey } from '../fleet/names.js';
 
 export interface Notice {
   title: string;
   body: string;
-  /** The session a click opens; null for a first look's summary of several. */
+  /** The session a click opens (its key in the workspace); null for a first look's summary of several. */
   session: string | null;
 }
 
-/** A notice per alert that fired, one for a first look's summary (none when nothing is true), none for a clear. */
-export function noticesOf(events: readonly AlertEvent[]): Notice[] {
+/** A notice per alert that fired, one for a first look's summary (none when nothing is true), none for a clear.
+ *  `host`: the fleet host whose agent raised them (their sessions' keys name it), or null. */
+export function noticesOf(events: readonly AlertEvent[], host: string | null = null): Notice[] {
+  const keyOf = (alert: Alert) => (host === null ? alert.session : sessionKey(host, alert.session));
+  const where = (alert: Alert) => (host === null ? alert.session : `${alert.session} on ${host}`);
   const notices: Notice[] = [];
   for (const event of events) {
-    if (event.type === 'fired') notices.push({ title: `walscope: ${ALERT_LABEL[event.alert.kind]} — ${event.alert.session}`, body: event.alert.waits_for, session: event.alert.session });
-    if (event.type === 'summary' && event.alerts.length > 0) {
-      const sessions = new Set(event.alerts.map((alert) => alert.session));
-      const only = sessions.size === 1 ? [...sessions][0]! : null;
-      notices.push({ title: `walscope: ${event.alerts.length} alert${event.alerts.length === 1 ? '' : 's'} already true`, body: `in ${sessions.size} of ${event.sessions} sessions: ${[...new Set(event.alerts.map((alert) => ALERT_LABEL[alert.kind]))].join(', ')}`, session: only });
-    }
+    if (event.type === 'fired') notices.push({ title: `walscope: ${ALERT_LABEL[event.alert.kind]} — ${where(event.alert)}`, body: event.alert.waits_for, session: keyOf(event.alert) });
+    if (event.type === 'summary' && event.alerts.length > 0) notices.push(summaryNotice(event.alerts.map((alert) => ({ key: keyOf(alert), alert })), event.sessions));
   }
   return notices;
 }
 
-/** Looks at the root's alerts whenever the API says its sessions changed, and once a second; `notify` shows each
- *  notice. Returns what stops it. */
-export function watchNotices(api: WalscopeApi, root: string, notify: (notice: Notice) => void, tick_ms = 1_000): () => void {
-  const alerts = new StateRootAlerts(root, DEFAULT_ALERT_THRESHOLDS);
-  let looking = false;
-  const look = async (): Promise<void> => {
-    if (looking) return;
-    looking = true;
-    try {
-      for (const notice of noticesOf(alerts.look(await api.listSessions(), Date.now()))) notify(notice);
-    } finally {
-      looking = false;
-    }
+/** What is already true, in one notice. `sessions`: of how many (0: not known). */
+function summaryNotice(alerts: readonly { key: string; alert: Alert }[], sessions: number): Notice {
+  const keys = new Set(alerts.map(({ key }) => key));
+  const only = keys.size === 1 ? [...keys][0]! : null;
+  const kinds = [...new Set(alerts.map(({ alert }) => ALERT_LABEL[alert.kind]))].join(', ');
+  return { title: `walscope: ${alerts.length} alert${alerts.length === 1 ? '' : 's'} already true`, body: `in ${keys.size}${sessions > 0 ? ` of ${sessions}` : ''} session${(sessions || keys.size) === 1 ? '' : 's'}: ${kinds}`, session: only };
+}
+
+/** Shows the workspace's alerts as notices: what is already true once (from the first look's summary, or from
+ *  the board when that look was before this or is a fleet's catching up with its stream), then each alert as it
+ *  fires. Returns what stops it. */
+export function watchNotices(api: WalscopeApi, notify: (notice: Notice) => void): () => void {
+  let summarized = false;
+  // The worker's events and this answer come in their order: a look done before it is in the board, once.
+  const catchUp = (): void => {
+    void api.getAlerts().then((view) => {
+      if (summarized || !view.looked) return;
+      summarized = true;
+      if (view.current.length > 0) notify(summaryNotice(view.current, 0));
+    }, () => undefined);
   };
   const unsubscribe = api.subscribe((event) => {
-    if (event.type === 'sessions' || event.type === 'summaries' || event.type === 'session') void look().catch(() => undefined);
+    if (event.type !== 'alerts') return;
+    if (event.events.some((one) => one.type === 'summary')) summarized = true;
+    else if (!summarized) catchUp();
+    for (const notice of noticesOf(event.events, event.host)) notify(notice);
   });
-  const tick = setInterval(() => void look().catch(() => undefined), tick_ms);
-  tick.unref();
-  void look().catch(() => undefined);
-  return () => {
-    clearInterval(tick);
-    unsubscribe();
-  };
+  catchUp();
+  return unsubscribe;
 }

@@ -11,6 +11,12 @@ export const APP_SCHEME = 'app';
 export const APP_HOST = 'walscope';
 export const RENDERER_URL = `${APP_SCHEME}://${APP_HOST}/index.html`;
 
+/** The window's address showing `session` (its key in the workspace): the renderer's fragment (location.ts), so
+ *  loading it from main is a same-document move the page follows (hashchange), not a reload. */
+export function rendererUrlOf(session: string): string {
+  return `${RENDERER_URL}#${new URLSearchParams({ session }).toString()}`;
+}
+
 /** For protocol.registerSchemesAsPrivileged, which must run before app "ready". */
 export const APP_SCHEME_PRIVILEGES = [{ scheme: APP_SCHEME, privileges: { standard: true, secure: true } }];
 

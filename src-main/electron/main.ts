@@ -9,8 +9,9 @@ import type { WorkspacePaths } from '../services/session-service.js';
 import { WorkerApi } from '../services/worker-client.js';
 import { FleetApi } from '../fleet/fleet-api.js';
 import { readFleetProfile } from '../fleet/profile.js';
-import { watchNotices } from './alert-notices.js';
-import { APP_SCHEME_PRIVILEGES, registerAppProtocol, RENDERER_URL } from './app-protocol.js';
+import { DEFAULT_ALERT_THRESHOLDS } from '../../src-shared/alerts.js';
+import { watchNotices, type Notice } from './alert-notices.js';
+import { APP_SCHEME_PRIVILEGES, registerAppProtocol, RENDERER_URL, rendererUrlOf } from './app-protocol.js';
 import { registerIpc } from './ipc-handlers.js';
 import { menuTemplate } from './menu.js';
 import { RecentList } from './recent.js';
@@ -32,13 +33,13 @@ let api: (WalscopeApi & { close(): Promise<void> }) | null = null;
 /** Recent entries that are fleet profiles carry this prefix before the profile's path. */
 const FLEET_RECENT_PREFIX = 'fleet:';
 let unsubscribe: (() => void) | null = null;
-/** Stops the alert notices of the workspace shown (a state root's alone). */
+/** Stops the alert notices of the workspace shown (a state root's or a fleet's). */
 let stop_notices: (() => void) | null = null;
 let recent: RecentList;
 
 /** One path (a state root, a session, an export, a folder of exports) or several export files. */
 async function openWorkspace(target: WorkspacePaths): Promise<Workspace> {
-  const next = await WorkerApi.start(WORKER_FILE, typeof target === 'string' ? path.resolve(target) : target.map((file) => path.resolve(file)));
+  const next = await WorkerApi.start(WORKER_FILE, typeof target === 'string' ? path.resolve(target) : target.map((file) => path.resolve(file)), DEFAULT_ALERT_THRESHOLDS);
   // Several files chosen together are a set of the moment; a recent entry names one path to open again.
   return show(next, typeof target === 'string' ? 'workspace' : null);
 }
@@ -65,7 +66,7 @@ async function show(next: WalscopeApi & { close(): Promise<void> }, recent_entry
   stop_notices = null;
   await previous?.close();
   const workspace = await next.getWorkspace();
-  if (workspace.kind === 'state_root' && Notification.isSupported()) stop_notices = watchNotices(next, workspace.path, showNotice);
+  if ((workspace.kind === 'state_root' || workspace.kind === 'fleet') && Notification.isSupported()) stop_notices = watchNotices(next, showNotice);
   if (recent_entry !== null) recent.add(recent_entry === 'workspace' ? workspace.path : recent_entry);
   buildMenu();
   window?.webContents.send(IPC_EVENT_CHANNEL, { type: 'workspace', workspace });
@@ -75,12 +76,13 @@ async function show(next: WalscopeApi & { close(): Promise<void> }, recent_entry
   return workspace;
 }
 
-/** An alert as a desktop notification; a click brings the window forward. */
-function showNotice(notice: { title: string; body: string }): void {
+/** An alert as a desktop notification; a click brings the window forward, showing the alert's session. */
+function showNotice(notice: Notice): void {
   const shown = new Notification({ title: notice.title, body: notice.body });
   shown.on('click', () => {
     window?.show();
     window?.focus();
+    if (notice.session !== null) void window?.loadURL(rendererUrlOf(notice.session)).catch(() => undefined);
   });
   shown.show();
 }

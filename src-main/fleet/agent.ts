@@ -11,9 +11,8 @@ import type { KV } from '@nats-io/kv';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { API_METHOD_ACCESS, ApiFailure, callApi, checkedCall, isWriteMethod, type ApiErrorCode, type ApiRequest, type ApiRequests, type SessionSummary, type WalscopeApi, type WriteMethod } from '../../src-shared/ipc.js';
 import type { Attention, ListedStatus } from '../../src-shared/status.js';
-import { alertKey, type AlertEvent, type AlertThresholds } from '../../src-shared/alerts.js';
+import { alertKey, type AlertEvent } from '../../src-shared/alerts.js';
 import type { ActionApprover } from '../services/actions.js';
-import { StateRootAlerts } from '../services/alert-watch.js';
 import { alertSubject, apiSubscription, auditSubject, eventSubject, hostKey, HOSTS_BUCKET, inboxPrefix, parseApiSubject, sessionKey, SESSIONS_BUCKET, type ApiCall } from './names.js';
 import { answerFetch } from './fetch.js';
 import { natsModules } from './nats-modules.js';
@@ -91,8 +90,6 @@ export interface AgentOptions {
   host: string;
   root: string;
   version: string;
-  /** What raises the alerts it publishes (`--held-after-ms`, `--silent-after-ms`; docs/alerts.md). */
-  thresholds: AlertThresholds;
   /** The NATS users whose writes this agent runs (`--operators`): a second word on who is an operator, beside the
    *  server's permissions, so one wrong config alone lets no one else write. */
   operators: ReadonlySet<string>;
@@ -112,16 +109,14 @@ export class FleetAgent {
   private fetch_sub: { unsubscribe(): void } | null = null;
   private syncing: Promise<void> = Promise.resolve();
   private closed = false;
-  private readonly alerts: StateRootAlerts;
+  private publishing: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly options: AgentOptions,
     private readonly js: JetStreamClient,
     private readonly sessions: KV,
     private readonly hosts: KV,
-  ) {
-    this.alerts = new StateRootAlerts(options.root, options.thresholds);
-  }
+  ) {}
 
   static async start(options: AgentOptions): Promise<FleetAgent> {
     await requireTopology(options.nc);
@@ -132,8 +127,13 @@ export class FleetAgent {
     await agent.sync();
     await agent.beat();
     agent.unsubscribe = options.api.subscribe((event) => {
+      if (event.type === 'alerts') agent.schedulePublish(event.events);
       if (event.type === 'sessions' || event.type === 'summaries' || event.type === 'session') agent.scheduleSync();
     });
+    // The worker's first look may have been before the subscription: what is already true is published again
+    // (the stream drops what it has had).
+    const known = await options.api.getAlerts();
+    if (known.looked) agent.schedulePublish([{ type: 'summary', at_ms: Date.now(), alerts: known.current.map((shown) => shown.alert), sessions: 0 }]);
     agent.api_sub = options.nc.subscribe(apiSubscription(options.host), {
       callback: (error, msg) => {
         if (error === null) void agent.answer(msg);
@@ -156,6 +156,13 @@ export class FleetAgent {
     this.api_sub?.unsubscribe();
     this.fetch_sub?.unsubscribe();
     await this.syncing.catch(() => undefined);
+    await this.publishing;
+  }
+
+  /** Publishes the worker's alert events in their order, after those before them. */
+  private schedulePublish(events: readonly AlertEvent[]): void {
+    if (this.closed) return;
+    this.publishing = this.publishing.then(() => this.publishAlerts(events)).catch(() => undefined);
   }
 
   private scheduleSync(): void {
@@ -207,8 +214,6 @@ export class FleetAgent {
       this.written.delete(key);
       this.due.delete(key);
     }
-    // Last: the summaries are current whatever becomes of the alerts' publishing.
-    await this.publishAlerts(this.alerts.look(list, now));
   }
 
   /** Each alert that fired or cleared (the first look's, as fired), under a Nats-Msg-Id of its occurrence: the

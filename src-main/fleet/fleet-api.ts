@@ -35,6 +35,8 @@ import { busUser, connectBus, type BusOptions } from './connection.js';
 import { BucketIndex, FleetIndex, type BadValueReport } from './index.js';
 import { hostKey, HOSTS_BUCKET, parseSessionKey } from './names.js';
 import { hostBeatAt } from './values.js';
+import { FleetAlerts } from './alerts.js';
+import type { AlertsView } from '../../src-shared/alerts.js';
 
 /** How often the viewer says what moved: changes are gathered and sent at most this often. */
 export const FLEET_EVENT_MS = 500;
@@ -67,6 +69,7 @@ export class FleetApi implements WalscopeApi {
   private readonly started_ms = Date.now();
   private readonly timer: NodeJS.Timeout;
   private readonly unwatch: (() => void)[] = [];
+  private readonly alerts: FleetAlerts;
 
   private constructor(
     private readonly options: FleetApiOptions,
@@ -77,6 +80,7 @@ export class FleetApi implements WalscopeApi {
     this.unwatch.push(hosts.onChange((key) => this.beat_arrived_ms.set(key, Date.now())));
     this.timer = setInterval(() => this.emit(), FLEET_EVENT_MS);
     this.timer.unref();
+    this.alerts = new FleetAlerts(options.nc, options.user, (event) => this.tell(event));
   }
 
   /** Connects (the connection is the FleetApi's, drained by close) and opens both indexes; resolves once the
@@ -97,6 +101,7 @@ export class FleetApi implements WalscopeApi {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
+    this.alerts.close();
     for (const stop of this.unwatch) stop();
     this.sessions.close();
     this.hosts.close();
@@ -145,6 +150,11 @@ export class FleetApi implements WalscopeApi {
   getContext = this.routed.getContext;
   getTiming = this.routed.getTiming;
   getTail = this.routed.getTail;
+
+  /** Every host's alerts, as their agents published them to the alerts stream. */
+  async getAlerts(): Promise<AlertsView> {
+    return this.alerts.view();
+  }
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {
     if (this.listeners.size >= FLEET_LISTENERS_MAX) throw new Error(`more than ${FLEET_LISTENERS_MAX} subscribers`);
@@ -296,6 +306,10 @@ export class FleetApi implements WalscopeApi {
     const event: WalscopeEvent = { type: 'fleet', hosts, changed: this.changed_overflow ? null : [...this.changed] };
     this.changed.clear();
     this.changed_overflow = false;
+    this.tell(event);
+  }
+
+  private tell(event: WalscopeEvent): void {
     for (const listener of this.listeners) listener(event);
   }
 }

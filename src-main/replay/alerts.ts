@@ -50,11 +50,13 @@ export function sessionAlerts(facts: AlertFacts, thresholds: AlertThresholds = D
 
 type Raise = (alert: Omit<Alert, 'session' | 'link' | 'attention'>) => void;
 
-/** A writer that is gone while the run is open, or alive and silent while a call is in flight. */
+/** A writer that is gone while the run is open, or alive and silent while a call is in flight. A gone writer
+ *  whose session is in the attention queue is that entry's alert alone: the entry says what the death left to do
+ *  (a close-out owed, a finish), and one death is one alert, not two. */
 function writerAlerts(facts: AlertFacts, thresholds: AlertThresholds, raise: Raise): void {
   const { summary, lease } = facts;
   const open = summary.episode_state !== null && summary.episode_state !== 'finished';
-  if (lease.state === 'free' && lease.last !== null && facts.holder_gone && open) {
+  if (lease.state === 'free' && lease.last !== null && facts.holder_gone && open && summary.attention === null) {
     const who = `pid ${lease.last.pid} on ${lease.last.host} (lease epoch ${lease.last.epoch})`;
     raise({ kind: 'stale_writer', seq: summary.last_seq, severity: 'critical', waits_for: `its writer, ${who}, is gone and the lease is free while the run is open: a recovery or the runtime takes it on` });
   }

@@ -4,11 +4,10 @@
 // themselves (a held call waiting, a silent writer). The one fact taken here: is a gone writer's pid alive.
 import fs from 'node:fs';
 import os from 'node:os';
-import type { Alert, AlertEvent, AlertThresholds } from '../../src-shared/alerts.js';
-import { appendAll } from '../../src-shared/arrays.js';
-import type { LeaseView, SessionSummary } from '../../src-shared/ipc.js';
-import { probeLease, sessionDir, walPath } from '../engine/index.js';
+import type { AlertEvent, AlertsView, AlertThresholds } from '../../src-shared/alerts.js';
+import type { LeaseView, SessionSummary, WalscopeEvent } from '../../src-shared/ipc.js';
 import { sessionAlerts } from '../replay/alerts.js';
+import { AlertBoard } from '../views/alert-board.js';
 import { AlertTracker, type AlertLimits } from '../views/alert-tracker.js';
 import type { SessionService } from './session-service.js';
 
@@ -26,7 +25,7 @@ export function lookAgain(service: SessionService, tracker: AlertTracker, option
   const now_ms = (options.now_ms ?? Date.now)();
   const sources = service.alertSources();
   const alerts = sources.flatMap(({ wal_path, ...source }) => {
-    const lease = leaseBeside(source.summary, source.lease, wal_path);
+    const lease = writerMatters(source.summary) ? leaseBeside(source.summary, source.lease, wal_path) : NO_LEASE;
     return sessionAlerts({ ...source, lease, holder_gone: holderGone(lease), now_ms }, options.thresholds);
   });
   return tracker.update(alerts, now_ms, sources.length);
@@ -50,33 +49,29 @@ export function watchAlerts(service: SessionService, options: AlertWatchOptions,
   };
 }
 
-/** A state root's alerts from summaries made elsewhere (the fleet's agent has them from its worker), each
- *  session's lease probed here: the tracker's next events at each look. */
-export class StateRootAlerts {
-  private readonly tracker: AlertTracker;
+/** A workspace's alerts for its windows: watched from the end of its first read (so the first look is one summary
+ *  of the whole workspace), kept on a board for the Alerts panel, and each look's events pushed as an `alerts`
+ *  event for the window's notices. */
+export class WorkspaceAlerts {
+  private readonly board: AlertBoard;
+  private stop: (() => void) | null = null;
+  private closed = false;
 
-  constructor(
-    private readonly root: string,
-    private readonly thresholds: AlertThresholds,
-    limits?: AlertLimits,
-  ) {
-    this.tracker = new AlertTracker(limits);
+  constructor(service: SessionService, thresholds: AlertThresholds, emit: (event: WalscopeEvent) => void) {
+    this.board = new AlertBoard(thresholds);
+    void service.whenRead().then(() => {
+      if (this.closed) return;
+      this.stop = watchAlerts(service, { thresholds }, (events) => emit({ type: 'alerts', revision: this.board.take(null, events), host: null, events }));
+    });
   }
 
-  private looked = false;
+  view(): AlertsView {
+    return this.board.view();
+  }
 
-  /** The next events; none until every session has been read once, so the first look (one summary) sees the
-   *  whole root rather than firing each session as its read ends. */
-  look(summaries: readonly SessionSummary[], now_ms: number): AlertEvent[] {
-    if (!this.looked && summaries.some((summary) => summary.status === 'loading')) return [];
-    this.looked = true;
-    const alerts: Alert[] = [];
-    for (const summary of summaries) {
-      const session_dir = sessionDir(this.root, summary.key);
-      const lease = writerMatters(summary) ? leaseBeside(summary, probeLease(session_dir), walPath(session_dir)) : NO_LEASE;
-      appendAll(alerts, sessionAlerts({ summary, lease, is_export: false, link: session_dir, holder_gone: holderGone(lease), now_ms }, this.thresholds));
-    }
-    return this.tracker.update(alerts, now_ms, summaries.length);
+  close(): void {
+    this.closed = true;
+    this.stop?.();
   }
 }
 
@@ -84,7 +79,7 @@ export class StateRootAlerts {
 const NO_LEASE: LeaseView = { state: 'absent' };
 
 /** Whether a session's writer can raise an alert (replay/alerts.ts' writer alerts): its run is open, or a call of
- *  it is in flight. A sync of a root of thousands of finished sessions probes none of their leases. */
+ *  it is in flight. A look at a root of thousands of finished sessions asks after none of their writers. */
 function writerMatters(summary: SessionSummary): boolean {
   const open = summary.episode_state !== null && summary.episode_state !== 'finished';
   return open || (summary.run?.open_calls.some((call) => call.state === 'in_flight') ?? false);

@@ -52,6 +52,9 @@ import { READ_SLICE_BYTES, ReadScheduler } from './read-scheduler.js';
 import { SessionModel } from './session-model.js';
 import type { ReadPlan, TailProgress } from './session-tailer.js';
 import { SummaryCache } from './summary-cache.js';
+import { WorkspaceAlerts } from './alert-watch.js';
+import { AlertBoard } from '../views/alert-board.js';
+import type { AlertsView, AlertThresholds } from '../../src-shared/alerts.js';
 import { Debouncer, WorkspaceWatcher } from './watcher.js';
 
 /** A live session's lease is re-probed this often: the OS drops a dead writer's lock without touching any file,
@@ -83,7 +86,12 @@ export interface OpenOptions {
   cache?: boolean;
   /** The file system seam the sessions' reads and lease probes go through (tests count them there). */
   io?: FileIO;
+  /** Watch the workspace's alerts with these thresholds for its windows (getAlerts, `alerts` events). */
+  alerts?: AlertThresholds;
 }
+
+/** What a workspace opened without its alerts watched answers: nothing looked at. */
+const NO_ALERTS_WATCHED = new AlertBoard(null);
 
 export class SessionService implements WalscopeApi {
   private readonly models = new Map<string, SessionModel>();
@@ -117,6 +125,8 @@ export class SessionService implements WalscopeApi {
   private growth_timer: NodeJS.Timeout | null = null;
   private read_timer: NodeJS.Immediate | null = null;
   private closed = false;
+  /** The workspace's alerts, when it was opened for windows (OpenOptions.alerts). */
+  private alerts: WorkspaceAlerts | null = null;
   private watching: Promise<void> = Promise.resolve();
   /** Resolves `watching`, while following file events waits to start (for the first reads of a big root). */
   private watch_pending: (() => void) | null = null;
@@ -160,11 +170,13 @@ export class SessionService implements WalscopeApi {
       service.growth_timer = setInterval(() => service.probeGrowth(), LIVE_GROWTH_PROBE_MS);
       service.growth_timer.unref();
     }
+    if (options.alerts !== undefined) service.alerts = new WorkspaceAlerts(service, options.alerts, (event) => service.emit(event));
     return service;
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.alerts?.close();
     this.watch_pending = null;
     if (this.read_timer !== null) clearImmediate(this.read_timer);
     this.reads.idle();
@@ -463,6 +475,10 @@ export class SessionService implements WalscopeApi {
 
   private summaries(): SessionSummary[] {
     return [...this.models.values()].map((model) => model.summary());
+  }
+
+  async getAlerts(): Promise<AlertsView> {
+    return (this.alerts ?? NO_ALERTS_WATCHED).view();
   }
 
   async getWorkspace(): Promise<Workspace> {

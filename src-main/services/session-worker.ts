@@ -9,7 +9,7 @@ const port = parentPort!;
 const post = (message: FromWorker) => port.postMessage(message);
 const init = workerData as WorkerInit;
 
-SessionService.open(init.workspace).then(
+SessionService.open(init.workspace, init.alerts === null ? {} : { alerts: init.alerts }).then(
   (service) => {
     service.subscribe((event) => post({ kind: 'event', event }));
     port.on('message', (request: ToWorker) => void answerRequest(service, request).then(post));

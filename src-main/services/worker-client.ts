@@ -2,6 +2,7 @@
 // are bounded; a worker that dies fails them all rather than leaving them waiting.
 import { Worker } from 'node:worker_threads';
 import { apiClient, ApiFailure, type ApiMethod, type ApiRequests, type WalscopeApi, type WalscopeEvent } from '../../src-shared/ipc.js';
+import type { AlertThresholds } from '../../src-shared/alerts.js';
 import type { ActionApprover } from './actions.js';
 import type { WorkspacePaths } from './session-service.js';
 import type { FromWorker, ToWorker, WorkerInit } from './worker-protocol.js';
@@ -23,9 +24,10 @@ export class WorkerApi implements WalscopeApi {
     worker.on('exit', (code) => this.fail(new Error(`the session worker exited (code ${code})`)));
   }
 
-  /** Starts the worker at `worker_file` on `workspace`; resolves once its first read is done. */
-  static start(worker_file: URL | string, workspace: WorkspacePaths): Promise<WorkerApi> {
-    const init: WorkerInit = { workspace };
+  /** Starts the worker at `worker_file` on `workspace`, watching its alerts with `alerts` (none: not watched);
+   *  resolves once it is open. */
+  static start(worker_file: URL | string, workspace: WorkspacePaths, alerts: AlertThresholds | null = null): Promise<WorkerApi> {
+    const init: WorkerInit = { workspace, alerts };
     const worker = new Worker(worker_file, { workerData: init });
     const api = new WorkerApi(worker);
     return new Promise((resolve, reject) => {
@@ -103,6 +105,7 @@ export class WorkerApi implements WalscopeApi {
   getTiming = this.client.getTiming;
   getTail = this.client.getTail;
   getReport = this.client.getReport;
+  getAlerts = this.client.getAlerts;
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {
     if (this.listeners.size >= LISTENERS_MAX) throw new Error(`more than ${LISTENERS_MAX} subscribers`);

@@ -1,11 +1,14 @@
 // Messages between the main thread and the session worker: requests by API method name, replies by id, and
 // the service's events pushed as they happen.
 import { callApi, toApiError, type ApiError, type ApiRequest, type WalscopeEvent } from '../../src-shared/ipc.js';
+import type { AlertThresholds } from '../../src-shared/alerts.js';
 import type { ActionApprover } from './actions.js';
 import type { SessionService, WorkspacePaths } from './session-service.js';
 
 export interface WorkerInit {
   workspace: WorkspacePaths;
+  /** The thresholds of the workspace's alerts, watched for its windows; null: not watched. */
+  alerts: AlertThresholds | null;
 }
 
 /** A call, its arguments checked by the transport that received it (or typed by the caller in this process): the

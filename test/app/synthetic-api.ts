@@ -91,6 +91,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     getContext: refused,
     // The synthetic session is read at once: it has no provisional tail.
     getTail: () => Promise.resolve(null),
+    getAlerts: () => Promise.resolve({ revision: 0, looked: true, current: [], current_left_out: 0, recent: [], thresholds: null }),
     getTiming: refused,
     subscribe: () => () => undefined,
   };

@@ -23,7 +23,7 @@ describe('the agent publishing summaries', () => {
       await fleet.server.stop();
       fs.rmSync(fleet.dir, { recursive: true, force: true });
     });
-    const service = await SessionService.open(fleet.roots.get('alpha')!, { watch: false, cache: false });
+    const service = await SessionService.open(fleet.roots.get('alpha')!, { watch: false, cache: false, alerts: DEFAULT_ALERT_THRESHOLDS });
     cleanups.push(() => service.close());
     await service.whenRead();
     let opened = 0;
@@ -36,7 +36,7 @@ describe('the agent publishing summaries', () => {
     });
     const nc = await connectAs(fleet.server.url, agentUser('alpha'));
     cleanups.push(() => nc.close());
-    const agent = await FleetAgent.start({ nc, api: counted, host: 'alpha', root: fleet.roots.get('alpha')!, version: 'test', operators: new Set(['operator']), thresholds: DEFAULT_ALERT_THRESHOLDS });
+    const agent = await FleetAgent.start({ nc, api: counted, host: 'alpha', root: fleet.roots.get('alpha')!, version: 'test', operators: new Set(['operator']) });
     cleanups.push(() => agent.close());
     const viewer = await connectAs(fleet.server.url, 'operator');
     cleanups.push(() => viewer.close());

@@ -1,11 +1,12 @@
 // The alert definitions (replay/alerts.ts) and the tracker (views/alert-tracker.ts), as functions of facts.
 import { describe, expect, it } from 'vitest';
-import type { Alert } from '../../src-shared/alerts.js';
+import { RECENT_ALERT_EVENTS_MAX, SHOWN_ALERTS_MAX, type Alert, type AlertEvent } from '../../src-shared/alerts.js';
 import type { SessionSummary } from '../../src-shared/ipc.js';
 import type { RunSignal } from '../../src-shared/replay.js';
 import { WAL_BYTES_CEILING } from '../../src-shared/wal.js';
 import { sessionAlerts, type AlertFacts } from '../../src-main/replay/alerts.js';
 import { AlertTracker } from '../../src-main/views/alert-tracker.js';
+import { AlertBoard } from '../../src-main/views/alert-board.js';
 
 const THRESHOLDS = { held_after_ms: 1_000, silent_after_ms: 1_000, ceiling_share: 0.9 };
 const NOW_MS = 1_000_000;
@@ -44,6 +45,11 @@ describe('the alert definitions', () => {
     expect(sessionAlerts(facts({}, { ...gone, is_export: true }), THRESHOLDS)).toEqual([]);
     expect(sessionAlerts(facts({ episode_state: 'finished' }, gone), THRESHOLDS)).toEqual([]);
     expect(sessionAlerts(facts({}, { ...gone, holder_gone: false }), THRESHOLDS)).toEqual([]);
+  });
+
+  it('raise a gone writer that left a close-out owed as the attention entry alone: one death, one alert', () => {
+    const gone = { lease: { state: 'free', last: TENURE } as const, holder_gone: true };
+    expect(kinds(sessionAlerts(facts({ attention: { kind: 'close_out', message: 'check it' } }, gone), THRESHOLDS))).toEqual(['attention']);
   });
 
   it('raise a live writer silent past its threshold while a call is in flight', () => {
@@ -86,5 +92,41 @@ describe('the alert tracker', () => {
     expect(first[2]).toEqual({ type: 'suppressed', at_ms: 10, session: 'a', alerts: 2 });
     expect(tracker.update(four, 50, 1)).toEqual([]);
     expect(tracker.update(four, 111, 1)).toEqual([{ type: 'fired', at_ms: 111, alert: alert('a', 3) }, { type: 'fired', at_ms: 111, alert: alert('a', 4) }]);
+  });
+});
+
+describe('the alert board', () => {
+  it('keeps a first look as current (not recent), a fired one current and recent, a clear recent only', () => {
+    const board = new AlertBoard(THRESHOLDS);
+    expect(board.view()).toMatchObject({ revision: 0, looked: false, current: [], recent: [] });
+    board.take(null, [{ type: 'summary', at_ms: 1, alerts: [alert('a', 1)], sessions: 2 }]);
+    board.take(null, [{ type: 'fired', at_ms: 2, alert: { ...alert('b', 1), severity: 'warning' } }, { type: 'fired', at_ms: 3, alert: alert('c', 1) }]);
+    const view = board.view();
+    expect(view).toMatchObject({ revision: 2, looked: true, current_left_out: 0, thresholds: THRESHOLDS });
+    // The critical first, newest first; a warning after them.
+    expect(view.current.map((shown) => [shown.key, shown.since_ms])).toEqual([['c', 3], ['a', 1], ['b', 2]]);
+    expect(view.recent.map((event) => [event.type, event.key])).toEqual([['fired', 'c'], ['fired', 'b']]);
+    board.take(null, [{ type: 'cleared', at_ms: 4, alert: alert('a', 1) }, { type: 'suppressed', at_ms: 4, session: 'c', alerts: 3 }]);
+    expect(board.view().current.map((shown) => shown.key)).toEqual(['c', 'b']);
+    expect(board.view().recent.map((event) => [event.type, event.key])).toEqual([['suppressed', 'c'], ['cleared', 'a'], ['fired', 'c'], ['fired', 'b']]);
+  });
+
+  it("keys a fleet host's alert as the fleet keys its session, apart from another host's same alert", () => {
+    const board = new AlertBoard(null, (host, session) => `${host}.${session}`);
+    board.take('alpha', [{ type: 'fired', at_ms: 1, alert: alert('s', 1) }]);
+    board.take('beta', [{ type: 'fired', at_ms: 2, alert: alert('s', 1) }]);
+    board.take('alpha', [{ type: 'cleared', at_ms: 3, alert: alert('s', 1) }]);
+    expect(board.view().current.map((shown) => [shown.key, shown.host])).toEqual([['beta.s', 'beta']]);
+  });
+
+  it('holds its bounds: current at its limit, recent at RECENT_ALERT_EVENTS_MAX, shown at SHOWN_ALERTS_MAX', () => {
+    const board = new AlertBoard(null, undefined, SHOWN_ALERTS_MAX + 10);
+    const fired = Array.from({ length: SHOWN_ALERTS_MAX + 20 }, (_, index): AlertEvent => ({ type: 'fired', at_ms: index, alert: alert(`s${index}`, 1) }));
+    board.take(null, fired);
+    const view = board.view();
+    expect(view.current).toHaveLength(SHOWN_ALERTS_MAX);
+    expect(view.current_left_out).toBe(10);
+    expect(view.recent).toHaveLength(RECENT_ALERT_EVENTS_MAX);
+    expect(view.recent[0]).toMatchObject({ key: `s${SHOWN_ALERTS_MAX + 19}` });
   });
 });
