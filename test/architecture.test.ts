@@ -22,7 +22,7 @@ const LAYERS: { name: string; dir: string; may_import: string[]; node_builtins: 
   { name: 'share', dir: 'src-main/share', may_import: ['shared', 'engine', 'replay', 'views'], node_builtins: true },
   { name: 'services', dir: 'src-main/services', may_import: ['shared', 'engine', 'replay', 'recovery', 'views', 'runtime', 'demo'], node_builtins: true },
   { name: 'server', dir: 'src-main/server', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'demo', 'services'], node_builtins: true },
-  { name: 'fleet', dir: 'src-main/fleet', may_import: ['shared', 'services'], node_builtins: true },
+  { name: 'fleet', dir: 'src-main/fleet', may_import: ['shared', 'views', 'services'], node_builtins: true },
   { name: 'electron', dir: 'src-main/electron', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'demo', 'services', 'server', 'fleet'], node_builtins: true },
   { name: 'cli', dir: 'src-main/cli', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'crashsim', 'demo', 'services', 'server', 'fleet', 'share'], node_builtins: true },
   { name: 'renderer', dir: 'src-renderer', may_import: ['shared'], node_builtins: false },
