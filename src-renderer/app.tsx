@@ -10,6 +10,7 @@ import { WorkspaceOverview } from './components/workspace-overview.js';
 import { FleetList, FleetOverview } from './components/fleet-list.js';
 import type { HostView, SessionDetail, Workspace } from '../src-shared/ipc.js';
 import { KeyboardHelp } from './components/keyboard-help.js';
+import { AlertsButton } from './components/alerts-panel.js';
 import { readLink, writeLink } from './location.js';
 import { ALL_ROWS } from '../src-shared/timeline-filter.js';
 
@@ -35,7 +36,7 @@ export function App() {
         openDropped(file).then(() => select(null), (error: unknown) => setDropError(String(error)));
       }}
     >
-      <AppHeader workspace={workspace} dropError={dropError} onHelp={() => setHelp(true)} />
+      <AppHeader workspace={workspace} dropError={dropError} onHelp={() => setHelp(true)} onSelect={select} />
       {help && <KeyboardHelp onClose={() => setHelp(false)} />}
       <main className="app-body">
         <ErrorBoundary resetKey="list">{is_fleet ? <FleetList selected={selected} onSelect={select} onHosts={setHosts} /> : <SessionList sessions={sessions.data ?? []} selected={selected} onSelect={select} progress={progress} />}</ErrorBoundary>
@@ -48,7 +49,7 @@ export function App() {
   );
 }
 
-function AppHeader({ workspace, dropError, onHelp }: { workspace: UseQueryResult<Workspace>; dropError: string | null; onHelp: () => void }) {
+function AppHeader({ workspace, dropError, onHelp, onSelect }: { workspace: UseQueryResult<Workspace>; dropError: string | null; onHelp: () => void; onSelect: (key: string) => void }) {
   const data = workspace.data;
   return (
     <header className="app-head">
@@ -58,6 +59,7 @@ function AppHeader({ workspace, dropError, onHelp }: { workspace: UseQueryResult
       {data !== undefined && data.not_sessions.length > 0 && <span className="muted head-text">not sessions: {data.not_sessions.join(', ')}</span>}
       {dropError !== null && <span className="error head-text">{dropError}</span>}
       {workspace.error !== null && <span className="error head-text" role="alert" data-testid="workspace-error">{workspace.error.message}</span>}
+      {data !== undefined && <AlertsButton onSelect={onSelect} />}
       <button type="button" className="help-button" onClick={onHelp} aria-label="Keyboard help" title="Keyboard help (?)" data-testid="help-button">?</button>
     </header>
   );

@@ -18,6 +18,7 @@ const SEARCH_POLL_MS = 150;
 export const keys = {
   sessions: ['sessions'] as const,
   sessionPages: ['session-pages'] as const,
+  alerts: ['alerts'] as const,
   /** Everything of one session that changes when it grows: its detail, pages, timing, context, history, tail. */
   session: (key: string) => ['session', key] as const,
 };
@@ -118,6 +119,8 @@ export const queries = {
   }),
   /** Asked once, when the user jumps or saves: never kept. */
   locate: (key: string, seq: number) => queryOptions({ queryKey: [...keys.session(key), 'locate', seq] as const, queryFn: () => api.locateSeq(key, seq), gcTime: 0 }),
+  /** The workspace's alerts, asked again at each `alerts` event. */
+  alerts: () => queryOptions({ queryKey: keys.alerts, queryFn: () => api.getAlerts() }),
   report: (key: string) => queryOptions({ queryKey: [...keys.session(key), 'report'] as const, queryFn: () => api.getReport(key), gcTime: 0, staleTime: 0 }),
 };
 
@@ -148,6 +151,8 @@ function refreshSession(client: QueryClient, key: string): void {
   void client.invalidateQueries({ queryKey: keys.session(key) });
   void client.invalidateQueries({ queryKey: keys.sessions });
 }
+
+export { notices_from_main } from './api/api.js';
 
 /** A file or folder dropped on the desktop window, opened as the workspace; null where the transport has none. */
 export const openDropped = api.openDropped ?? null;
@@ -191,6 +196,9 @@ function onEvent(client: QueryClient, event: WalscopeEvent, setProgress: (update
       break;
     case 'fleet':
       onFleetEvent(client, event.hosts, event.changed, online);
+      break;
+    case 'alerts':
+      void client.invalidateQueries({ queryKey: keys.alerts });
       break;
   }
 }

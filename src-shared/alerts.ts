@@ -72,9 +72,14 @@ export interface ShownAlert {
 }
 
 /** A recent change to the alerts: one fired or cleared, or a session's alerts held back by its rate limit. */
-export type RecentAlertEvent =
-  | { type: 'fired' | 'cleared'; at_ms: number; key: string; host: string | null; alert: Alert }
-  | { type: 'suppressed'; at_ms: number; key: string; host: string | null; alerts: number };
+export type RecentAlertEvent = { revision: number; at_ms: number; key: string; host: string | null } & (
+  | { type: 'fired' | 'cleared'; alert: Alert }
+  | { type: 'suppressed'; alerts: number });
+
+/** A notice's title for an alert: its kind in words and its session (and host, in a fleet). */
+export function alertNoticeTitle(alert: Alert, host: string | null): string {
+  return `walscope: ${ALERT_LABEL[alert.kind]} — ${host === null ? alert.session : `${alert.session} on ${host}`}`;
+}
 
 /** Alerts current at once that the panel is given (the tracker holds up to 10,000): the most severe, newest first. */
 export const SHOWN_ALERTS_MAX = 500;
@@ -83,7 +88,8 @@ export const RECENT_ALERT_EVENTS_MAX = 200;
 
 /** The Alerts panel's content: what is true now and what changed lately. */
 export interface AlertsView {
-  /** Bumped at each change: the panel and the window's notices know what they have seen. */
+  /** Bumped at each change (each recent event carries the one it came with): a window's notices know what they
+   *  have seen. */
   revision: number;
   /** The first look at the workspace is done (before it, nothing is known yet, which is not "no alerts"). */
   looked: boolean;

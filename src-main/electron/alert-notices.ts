@@ -1,7 +1,7 @@
 // The desktop's alert notices (docs/alerts.md): the workspace's `alerts` events (its worker's watch, or a fleet's
 // stream) as Electron Notifications. Kept thin: what a notice says is `noticesOf`, what shows it is the `notify`
 // handed in (Electron's Notification in main.ts), and a click opens the notice's session there.
-import { ALERT_LABEL, type Alert, type AlertEvent } from '../../src-shared/alerts.js';
+import { ALERT_LABEL, alertNoticeTitle, type Alert, type AlertEvent } from '../../src-shared/alerts.js';
 import type { WalscopeApi } from '../../src-shared/ipc.js';
 import { sessionKey } from '../fleet/names.js';
 
@@ -16,10 +16,9 @@ export interface Notice {
  *  `host`: the fleet host whose agent raised them (their sessions' keys name it), or null. */
 export function noticesOf(events: readonly AlertEvent[], host: string | null = null): Notice[] {
   const keyOf = (alert: Alert) => (host === null ? alert.session : sessionKey(host, alert.session));
-  const where = (alert: Alert) => (host === null ? alert.session : `${alert.session} on ${host}`);
   const notices: Notice[] = [];
   for (const event of events) {
-    if (event.type === 'fired') notices.push({ title: `walscope: ${ALERT_LABEL[event.alert.kind]} — ${where(event.alert)}`, body: event.alert.waits_for, session: keyOf(event.alert) });
+    if (event.type === 'fired') notices.push({ title: alertNoticeTitle(event.alert, host), body: event.alert.waits_for, session: keyOf(event.alert) });
     if (event.type === 'summary' && event.alerts.length > 0) notices.push(summaryNotice(event.alerts.map((alert) => ({ key: keyOf(alert), alert })), event.sessions));
   }
   return notices;

@@ -22,20 +22,21 @@ export class AlertBoard {
   /** Takes in `host`'s next events; returns the revision they make. A first look's summary is what is already
    *  true: current since then, not a recent change. */
   take(host: string | null, events: readonly AlertEvent[]): number {
+    const revision = (this.revision += 1);
     for (const event of events) {
       if (event.type === 'summary') {
         for (const alert of event.alerts) this.add({ key: this.keyOf(host, alert.session), host, since_ms: event.at_ms, alert });
       } else if (event.type === 'suppressed') {
-        this.note({ type: 'suppressed', at_ms: event.at_ms, key: this.keyOf(host, event.session), host, alerts: event.alerts });
+        this.note({ type: 'suppressed', revision, at_ms: event.at_ms, key: this.keyOf(host, event.session), host, alerts: event.alerts });
       } else {
         const shown = { key: this.keyOf(host, event.alert.session), host, alert: event.alert };
         if (event.type === 'fired') this.add({ ...shown, since_ms: event.at_ms });
         else this.current.delete(boardKey(host, event));
-        this.note({ type: event.type, at_ms: event.at_ms, ...shown });
+        this.note({ type: event.type, revision, at_ms: event.at_ms, ...shown });
       }
     }
     this.looked = true;
-    return (this.revision += 1);
+    return revision;
   }
 
   view(): AlertsView {

@@ -11,3 +11,6 @@ declare global {
 
 export const api: WalscopeApi = window.walscope ?? httpApi();
 
+/** Under Electron the main process shows the alerts' notifications (electron/alert-notices.ts); in a browser the
+ *  page does, once the user allows it. */
+export const notices_from_main = window.walscope !== undefined;

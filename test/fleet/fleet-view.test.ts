@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ActionOutcome, RowPage, SessionPage } from '../../src-shared/ipc.js';
+import type { AlertsView } from '../../src-shared/alerts.js';
 import { listSessions } from '../../src-main/engine/state-root.js';
 import { hostKey, HOSTS_BUCKET, sessionKey } from '../../src-main/fleet/names.js';
 import type { HostBeat } from '../../src-main/fleet/agent.js';
@@ -106,6 +107,25 @@ describe('walscope serve --fleet in Chromium', () => {
     await screenshot('fleet-needs-attention');
     await page.locator('[data-testid=needs-attention-anywhere]').click();
     await expect.poll(shown).toEqual(expected);
+  }, 60_000);
+
+  it("the Alerts panel holds every host's alerts from the stream, and each opens its session by the fleet's key", async () => {
+    // Each host's attention alerts are its part of the queue (wal-format §10): the agents published them at their
+    // first look; serve --fleet read them from WALSCOPE_ALERTS.
+    const queue = (await fleetRows(nc, { attention: true })).rows;
+    const attentionOf = (view: AlertsView) => view.current.filter((shown) => shown.alert.kind === 'attention').map((shown) => shown.key).sort();
+    await expect.poll(async () => attentionOf((await (await apiCall('getAlerts', [])).json()) as AlertsView), { timeout: 30_000 }).toEqual(queue.map((row) => sessionKey(row.host, row.session)).sort());
+    const view = (await (await apiCall('getAlerts', [])).json()) as AlertsView;
+    expect(view.thresholds).toBeNull();
+    expect(new Set(view.current.map((shown) => shown.host))).toEqual(new Set(HOSTS));
+
+    await page.locator('[data-testid=alerts-button]').click();
+    const rows = page.locator('[data-testid=alerts-current] [data-testid=alert-row]');
+    await expect.poll(() => rows.count()).toBe(view.current.length);
+    const gamma_close_out = rows.filter({ hasText: 'indeterminate on gamma' }).filter({ hasText: 'close_out' });
+    await gamma_close_out.locator('[data-testid=alert-session]').click();
+    await page.locator(`[data-testid=session-view][data-session="${sessionKey('gamma', 'indeterminate')}"]`).waitFor();
+    await expect.poll(() => page.locator('[data-testid=alerts-panel]').count()).toBe(0);
   }, 60_000);
 
   it('an action on a remote session writes exactly the previewed records on that host under its lease, audited', async () => {
