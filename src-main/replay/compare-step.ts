@@ -3,7 +3,7 @@
 // and arguments). Each side's payloads are read for this step only and dropped after it.
 import { originLabel } from '../../src-shared/compaction.js';
 import type { Difference } from '../../src-shared/compare.js';
-import type { EpisodeFold, JsonValue, MessageOrigin, SessionFold, StepFold } from '../../src-shared/replay.js';
+import type { EpisodeFold, JsonPayload, JsonValue, MessageOrigin, SessionFold, StepFold } from '../../src-shared/replay.js';
 import { argsGist } from '../../src-shared/blocks.js';
 import { blockText, comparedText, contentBlocks, partingWords, sameText, valueText, wordDiff, type ComparedText } from './compare-text.js';
 import { EpisodeIndex } from './episode-index.js';
@@ -48,7 +48,7 @@ interface ComparedRequest {
  *  every later request, and a step's own turn is compared as its answer and calls), or a message only one side's
  *  request holds; null when none. */
 export function compareRequest(a: SideStep, b: SideStep, seen: Set<string>): Difference | null {
-  const [ra, rb] = [requestOf(a), requestOf(b)];
+  const [ra, rb] = [requestOf(a, seen), requestOf(b, seen)];
   if (ra.problems.join('\n') !== rb.problems.join('\n')) {
     const which = ra.problems.length > 0 ? 'A' : 'B';
     const other = which === 'A' ? rb : ra;
@@ -106,18 +106,30 @@ function onlyIn(side: 'A' | 'B', message: ComparedMessage, episode: number): Dif
   return plain('request', `${originLabel(message.origin, episode)}, a ${message.role} message, is in ${side}'s request only`);
 }
 
-function requestOf(side: SideStep): ComparedRequest {
+/** A step's request as compared. A message of a step compared already (`seen`) is not read again: it stands as
+ *  its origin and role alone, which is all `compareRequest` looks at before it skips it. So each message is read
+ *  once, at the first step that carries it, however many later requests carry it too. */
+function requestOf(side: SideStep, seen: ReadonlySet<string>): ComparedRequest {
   const request = renderStepRequestShown(side.fold, side.episode.episode, side.step.step_id, side.payloads, {
     head: REQUEST_HEAD_MESSAGES,
     tail: REQUEST_TAIL_MESSAGES,
+    known: (unread): ComparedMessage | undefined => {
+      if (unread.origin.kind !== 'step') return undefined;
+      const placeholder: ComparedMessage = { origin: unread.origin, role: roleOf(unread.message), blocks: [], block_count: 0, call_names: [] };
+      return seen.has(messageKey(placeholder)) ? placeholder : undefined;
+    },
     show: (rendered): ComparedMessage => {
       const blocks = contentBlocks(rendered.message);
-      const role = typeof rendered.message['role'] === 'string' ? rendered.message['role'] : '?';
+      const role = roleOf(rendered.message);
       return { origin: rendered.origin, role, blocks: blocks.slice(0, MESSAGE_BLOCKS_MAX).map((block) => comparedText(blockText(block))), block_count: blocks.length, call_names: callNames(side.fold, rendered.origin, role) };
     },
   });
   const positions = request.messages.map((_, at) => (at < request.left_out_at || request.left_out === 0 ? at : at + request.left_out));
   return { count: request.message_count, messages: request.messages.map((message, at) => [positions[at]!, message]), problems: request.problems.map((problem) => `${problem.kind}:${problem.cause ?? ''}`), problem_words: request.problems[0]?.message ?? null };
+}
+
+function roleOf(message: JsonPayload): string {
+  return typeof message['role'] === 'string' ? message['role'] : '?';
 }
 
 function callNames(fold: SessionFold, origin: MessageOrigin, role: string): string[] {

@@ -13,6 +13,7 @@ import { answerOf, compareAnswers, compareRequest, stepMessageKeys, type SideSte
 import { PRICE_TABLE_WORDS, stepCostIn } from './cost.js';
 import { EpisodeIndex } from './episode-index.js';
 import type { PayloadReader } from './payloads.js';
+import { measuresKept } from './transcript.js';
 
 export interface CompareInput {
   side: CompareSideJson;
@@ -27,7 +28,7 @@ export interface CompareOptions {
 
 export function compareSessions(a: CompareInput, b: CompareInput, options: CompareOptions): CompareJson {
   const numbers = options.episode === null ? episodeNumbers(a.fold, b.fold) : [options.episode];
-  const walk = new Walk(a, b);
+  const walk = new Walk({ ...a, payloads: measuresKept(a.payloads) }, { ...b, payloads: measuresKept(b.payloads) });
   for (const number of numbers) walk.episode(number);
   walk.trustEnds();
   return walk.result(numbers);

@@ -92,6 +92,10 @@ export interface RequestWindow<T> {
   head: number;
   tail: number;
   show: (rendered: RenderedMessage) => T;
+  /** What a message in the window stands for when the caller has it already, told from its unread rendering
+   *  (its origin and shape): its payloads are then not read (a comparison reads each message once, not at
+   *  every later step whose request carries it). Undefined: read it and `show` it. */
+  known?: (unread: RenderedMessage) => T | undefined;
   /** How a shown tool message's outputs are read (default: whole); its size is the fold's either way. */
   output_cut?: PayloadProjection;
 }
@@ -102,7 +106,7 @@ export interface RequestWindow<T> {
  *  episodes came before: a million records' look built and checked 203,000 messages to show 1,000. */
 export function renderStepRequestShown<T>(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader, shown: RequestWindow<T>): ShownStepRequest<T> {
   const parts = requestParts(fold, episode_number, step_id, payloads, shown);
-  const own = parts.at(-1)?.episode === episode_number ? parts.at(-1)!.rendering : null;
+  const own = parts.at(-1)?.episode.episode === episode_number ? parts.at(-1)!.rendering : null;
   const view = own?.view ?? null;
   const replaced = own === null || view === null ? [] : own.replaced.map((rendered, at) => ({ origin: rendered.origin, message: withOutputsAt(own.index, own.replaced, at, payloads) }));
   const request = { episode: episode_number, step_id, view: view === null ? null : viewInRequest(view, replaced) };
@@ -128,40 +132,66 @@ export function renderStepRequestShown<T>(fold: SessionFold, episode_number: num
   };
 }
 
-/** One episode's part of a step's request: its messages unread, as measured, and those of it that are shown. */
+/** One episode's part of a step's request: its messages unread (null for an earlier episode none of whose
+ *  messages is shown, its measure kept), as measured, and those of it that are shown. */
 interface RequestPart<T> {
-  episode: number;
-  rendering: IndexedRendering;
+  episode: EpisodeFold;
+  rendering: IndexedRendering | null;
   measure: PartMeasure;
   shown: T[];
 }
 
 /** The parts of step `step_id`'s request: every earlier episode's whole part, measured once per episode, and
  *  this episode's up to the step, measured now; the messages of each within `shown`, each payload read at most
- *  once (a part measured now keeps the messages it read that are shown). */
+ *  once (a part measured now keeps the messages it read that are shown). An earlier episode measured before is
+ *  rendered again only when the window reaches into it: a step of a session of thousands of episodes renders
+ *  the few its request's head and tail lie in, not every one before it. */
 function requestParts<T>(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader, shown: RequestWindow<T>): RequestPart<T>[] {
-  const renderings = earlierEpisodes(fold, episode_number).map((episode) => ({ episode, rendering: unreadOf(episode), whole: true }));
+  const parts = earlierEpisodes(fold, episode_number).map((episode) => {
+    const kept = part_measures.get(episode);
+    const rendering = kept === undefined ? unreadOf(episode) : null;
+    return { episode, rendering, kept, count: kept?.count ?? rendering!.messages.length };
+  });
   const target = fold.episodes.find((episode) => episode.episode === episode_number);
-  if (target !== undefined) renderings.push({ episode: target, rendering: { ...renderEpisode(target, step_id, PAYLOADS_UNREAD), index: EpisodeIndex.of(target) }, whole: false });
-  const count = renderings.reduce((sum, { rendering }) => sum + rendering.messages.length, 0);
+  if (target !== undefined) {
+    const rendering = { ...renderEpisode(target, step_id, PAYLOADS_UNREAD), index: EpisodeIndex.of(target) };
+    parts.push({ episode: target, rendering, kept: undefined, count: rendering.messages.length });
+  }
+  const count = parts.reduce((sum, part) => sum + part.count, 0);
   const window = count > shown.head + shown.tail ? [{ from: 0, to: shown.head }, { from: count - shown.tail, to: count }] : [{ from: 0, to: count }];
   let offset = 0;
-  return renderings.map(({ episode, rendering, whole }) => {
+  return parts.map(({ episode, rendering: unread, kept, count: length }) => {
     const start = offset;
-    offset += rendering.messages.length;
-    const wanted = window.flatMap((range) => spanOf(range, start, rendering.messages.length));
-    const kept = whole ? part_measures.get(episode) : undefined;
-    if (kept !== undefined) return { episode: episode.episode, rendering, measure: kept, shown: wanted.map((position) => shown.show(shownAt(rendering, position, payloads, shown.output_cut))) };
-    const made = new Map<number, T>();
+    offset += length;
+    const wanted = window.flatMap((range) => spanOf(range, start, length));
+    if (kept !== undefined) {
+      if (wanted.length === 0) return { episode, rendering: unread, measure: kept, shown: [] };
+      const rendering = unread ?? unreadOf(episode);
+      const made = knownOf(rendering, wanted, shown);
+      return { episode, rendering, measure: kept, shown: wanted.map((position) => made.get(position) ?? shown.show(shownAt(rendering, position, payloads, shown.output_cut))) };
+    }
+    const rendering = unread!;
+    const made = knownOf(rendering, wanted, shown);
     const take = {
-      wanted: new Set(wanted),
+      wanted: new Set(wanted.filter((position) => !made.has(position))),
       output_cut: shown.output_cut,
       message: (position: number, message: JsonPayload) => made.set(position, shown.show({ origin: rendering.messages.at(position)!.origin, message })),
     };
     const measure = measured(rendering, payloads, take);
-    if (whole) part_measures.set(episode, measure);
-    return { episode: episode.episode, rendering, measure, shown: wanted.map((position) => made.get(position)!) };
+    if (episode !== target) part_measures.set(episode, measure);
+    return { episode, rendering, measure, shown: wanted.map((position) => made.get(position)!) };
   });
+}
+
+/** The messages at `positions` the window's caller has already (`known`), by position. */
+function knownOf<T>(rendering: IndexedRendering, positions: readonly number[], shown: RequestWindow<T>): Map<number, T> {
+  const known = new Map<number, T>();
+  if (shown.known === undefined) return known;
+  for (const position of positions) {
+    const value = shown.known(rendering.messages.at(position)!);
+    if (value !== undefined) known.set(position, value);
+  }
+  return known;
 }
 
 /** The positions of a part of `length` messages starting at `start` that `range` (of the request) covers. */
@@ -212,7 +242,7 @@ function requestValidity(parts: readonly RequestPart<unknown>[], payloads: Paylo
     return problems;
   }
   const checked: JsonPayload[] = [];
-  for (const part of parts) appendAll(checked, readPart(part.rendering, payloads).checked);
+  for (const part of parts) appendAll(checked, readPart(part.rendering ?? unreadOf(part.episode), payloads).checked);
   return checkProviderValid(checked).problems;
 }
 
@@ -317,6 +347,19 @@ const MESSAGE_MEASURED: PayloadProjection = {
  *  provider validity judges as it judges the message itself. The check reads a message's role and its blocks'
  *  types and ids; the fold kept the role and the tool_use blocks' ids (`stepMessage` unread), so only a
  *  message with a tool_result block (whose bytes name one) is read back. */
+/** `payloads` with each assistant message's measure kept once made: a pass over the steps of an episode (a
+ *  comparison) measures each step's message once, not again at every later step whose request holds it. Lives
+ *  as long as the pass. */
+export function measuresKept(payloads: PayloadReader): PayloadReader {
+  const kept = new Map<number, JsonPayload>();
+  return (offset, projection) => {
+    if (projection !== MESSAGE_MEASURED) return payloads(offset, projection);
+    let payload = kept.get(offset);
+    if (payload === undefined) kept.set(offset, (payload = payloads(offset, projection)));
+    return payload;
+  };
+}
+
 function stepMessageMeasure(step: StepFold, payloads: PayloadReader): { bytes: number; checked: JsonPayload } {
   const measured: unknown = step.offset === null ? undefined : payloads(step.offset, MESSAGE_MEASURED)['assistant_message'];
   if (measured instanceof MeasuredMessage) return { bytes: measured.bytes, checked: measured.names_tool_result ? stepMessage(step, payloads) : stepMessage(step, PAYLOADS_UNREAD) };
