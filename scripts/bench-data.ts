@@ -97,6 +97,9 @@ export interface SessionShape {
   /** …or after this many records (lineage frames not counted). The step in progress is completed. */
   records_target?: number;
   outputBytes: (random: () => number) => number;
+  /** One tool output changed (its first characters), the rest as the seed draws it: a second run that parts
+   *  from the first at that step (the `diff` bench). */
+  changed_output?: { run: number; step: number };
   steps_per_run?: number;
   /** The assistant's text per step: 40 to this many characters (default 400). */
   text_chars_max?: number;
@@ -159,7 +162,7 @@ export interface RecordSink {
 }
 
 /** One model step with its tool batch, as a runtime writes it. Returns the number of records. */
-export function writeStep(sink: RecordSink, random: () => number, run: number, step: number, outputBytes: (random: () => number) => number, finish = true, text_chars_max = 400): number {
+export function writeStep(sink: RecordSink, random: () => number, run: number, step: number, outputBytes: (random: () => number) => number, finish = true, text_chars_max = 400, changed = false): number {
   const calls = 1 + Math.floor(random() * 4);
   const ids: string[] = [];
   for (let index = 0; index < calls; index++) ids.push(`call-${run}-${step}-${index}`);
@@ -171,8 +174,10 @@ export function writeStep(sink: RecordSink, random: () => number, run: number, s
   sink.append('tool_batch_started', { batch_id, step_id: step, sequential: false, planned_calls: ids.map((id) => ({ tool_call_id: id, name: 'bash', plan: 'dispatch' })) });
   for (const id of ids) sink.append('tool_dispatch_intent', { batch_id, tool_call_id: id, args: { command: `npm test -- ${id}` } });
   if (!finish) return 3 + calls;
-  for (const id of ids) {
-    sink.append('tool_result', { batch_id, tool_call_id: id, outcome: 'completed', output: slice(random, outputBytes(random)), is_error: random() < 0.05 });
+  for (const [at, id] of ids.entries()) {
+    const drawn = slice(random, outputBytes(random));
+    const output = changed && at === 0 ? `CHANGED ${drawn.slice(8)}` : drawn;
+    sink.append('tool_result', { batch_id, tool_call_id: id, outcome: 'completed', output, is_error: random() < 0.05 });
   }
   sink.append('tool_batch_finished', { batch_id });
   sink.append('turn_finished', { step_id: step });
@@ -194,7 +199,10 @@ export function writeSessionWal(file: string, shape: SessionShape): { size_bytes
   for (let run = 1; !done(); run++) {
     writer.append('run_started', { run_id: `run-${shape.seed}-${run}`, session: 'bench', config: { model: 'bench-model', max_steps: 50 }, input: [{ role: 'user', content: [{ type: 'text', text: slice(random, 400) }] }] });
     let step = 1;
-    for (; step <= steps_per_run && !done(); step++) writeStep(writer, random, run, step, outputBytes, true, shape.text_chars_max);
+    for (; step <= steps_per_run && !done(); step++) {
+      const changed = shape.changed_output?.run === run && shape.changed_output.step === step;
+      writeStep(writer, random, run, step, outputBytes, true, shape.text_chars_max, changed);
+    }
     if (shape.leave_open === true && done()) {
       writeStep(writer, random, run, step, outputBytes, false, shape.text_chars_max);
       break;
@@ -226,6 +234,16 @@ export const MILLION_SESSION_ID = 'million';
 export function bigSessionRoot(): string {
   return cached('big-session', (root) => {
     writeSessionWal(walPath(sessionDir(root, BIG_SESSION_ID)), { seed: 1, size_bytes_target: 1_000 * MIB, outputBytes: longTailOutputBytes });
+  });
+}
+
+export const CHANGED_SESSION_ID = 'changed';
+
+/** A state root holding the 1 GiB session again but for one tool output, early (run 1, step 3): two runs of one
+ *  task that part early, for the `diff` bench. */
+export function bigChangedRoot(): string {
+  return cached('big-changed-session', (root) => {
+    writeSessionWal(walPath(sessionDir(root, CHANGED_SESSION_ID)), { seed: 1, size_bytes_target: 1_000 * MIB, outputBytes: longTailOutputBytes, changed_output: { run: 1, step: 3 } });
   });
 }
 

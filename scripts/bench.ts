@@ -12,7 +12,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { openSessionForWrite } from '../src-main/engine/session.js';
 import { sessionDir, walPath } from '../src-main/engine/state-root.js';
-import { BIG_SESSION_ID, bigSessionRoot, MILLION_SESSION_ID, millionSessionRoot } from './bench-data.js';
+import { BIG_SESSION_ID, bigChangedRoot, bigSessionRoot, CHANGED_SESSION_ID, MILLION_SESSION_ID, millionSessionRoot } from './bench-data.js';
 import { benchService } from './bench-service.js';
 import { benchFleet } from './bench-fleet.js';
 
@@ -30,11 +30,12 @@ interface Timed {
 }
 
 /** Runs a command under GNU time with its output discarded: wall and CPU seconds, peak resident set size. */
-function timed(command: string, args: string[]): Timed {
+function timed(command: string, args: string[], exit_expected = 0): Timed {
   const result = spawnSync('/usr/bin/time', ['-f', '%e %U %S %M', command, ...args], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
   const last = result.stderr.trim().split('\n').at(-1) ?? '';
-  // walscope exits 1 when it refuses a WAL; a bench WAL must read cleanly, so any non-zero exit is a failure.
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr}`);
+  // walscope exits 1 when it refuses a WAL; a bench WAL must read cleanly, so any other exit is a failure (but
+  // `diff`'s 1, "they differ", where that is what is measured).
+  if (result.status !== exit_expected) throw new Error(`${command} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
   const [seconds, user_seconds, system_seconds, rss_kib] = last.split(' ').map(Number);
   return { seconds: seconds!, cpu_seconds: user_seconds! + system_seconds!, peak_rss_bytes: rss_kib! * 1_024 };
 }
@@ -133,8 +134,26 @@ function benchAppends(group_records: number) {
   }
 }
 
+/** Two 1 GiB sessions compared (issue 31): the session against itself (read and compared whole) and against a
+ *  run of it that parts at run 1, step 3 (`--first`), beside `verify` of both. One round: the whole comparison
+ *  takes a minute. */
+function benchDiff(): void {
+  const [a, b] = [walPath(sessionDir(bigSessionRoot(), BIG_SESSION_ID)), walPath(sessionDir(bigChangedRoot(), CHANGED_SESSION_ID))];
+  timed('openssl', ['dgst', '-sha256', a]);
+  timed('openssl', ['dgst', '-sha256', b]);
+  const verify = [timed(process.execPath, [WALSCOPE, 'verify', a]), timed(process.execPath, [WALSCOPE, 'verify', b])];
+  const both: Timed = { seconds: verify[0]!.seconds + verify[1]!.seconds, cpu_seconds: verify[0]!.cpu_seconds + verify[1]!.cpu_seconds, peak_rss_bytes: Math.max(verify[0]!.peak_rss_bytes, verify[1]!.peak_rss_bytes) };
+  const same = timed(process.execPath, [WALSCOPE, 'diff', a, a, '--json']);
+  const whole_changed = timed(process.execPath, [WALSCOPE, 'diff', a, b, '--json'], 1);
+  const first = timed(process.execPath, [WALSCOPE, 'diff', a, b, '--first', '--json'], 1);
+  console.log(`\ntwo 1 GiB sessions compared (page cache warm, one round; wall, then CPU in brackets)`);
+  console.log(`  walscope verify, both       ${seconds(both)}   peak RSS ${mb(both.peak_rss_bytes)} MB`);
+  console.log(`  diff A A (whole)            ${seconds(same)} = ${ratios(same, both)} × verify of both   peak RSS ${mb(same.peak_rss_bytes)} MB   aim < 500 MB`);
+  console.log(`  diff A B, parting at step 3 ${seconds(whole_changed)} = ${ratios(whole_changed, both)} × verify of both   peak RSS ${mb(whole_changed.peak_rss_bytes)} MB   aim < 500 MB`);
+  console.log(`  diff A B --first            ${seconds(first)} = ${ratios(first, both)} × verify of both   peak RSS ${mb(first.peak_rss_bytes)} MB   aim < 2 s`);
+}
+
 function main(): void {
-  execFileSync(process.execPath, [path.join(REPO, 'scripts/build.mjs')], { stdio: 'inherit' });
   console.log(`walscope bench — ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, node ${process.version}, load average ${os.loadavg().map((load) => load.toFixed(1)).join(' ')}`);
   const big = benchSession(walPath(sessionDir(bigSessionRoot(), BIG_SESSION_ID)));
   printSession('one 1 GiB session', big, { verify_vs_openssl: 0.7, replay_rss_mb: 400 });
@@ -148,10 +167,13 @@ function main(): void {
   console.log(`\nload average at the end ${os.loadavg().map((load) => load.toFixed(1)).join(' ')} (the machine is shared: compare ratios, not seconds)`);
 }
 
-// `npm run bench -- SECTION…` runs only the named sections (cli, service, fleet); all of them by default.
+// `npm run bench -- SECTION…` runs only the named sections (cli, diff, service, fleet); all of them by default.
 const sections = process.argv.slice(2);
 const wanted = (section: string) => sections.length === 0 || sections.includes(section);
+if (wanted('cli') || wanted('diff')) execFileSync(process.execPath, [path.join(REPO, 'scripts/build.mjs')], { stdio: 'inherit' });
 if (wanted('cli')) main();
+// Two 1 GiB sessions compared, whole and to their first divergence.
+if (wanted('diff')) benchDiff();
 // The app's figures (walscope serve on the big session, the 2,000-session root, the live tail).
 if (wanted('service')) await benchService();
 // The fleet section lives in its own file (scripts/bench-fleet.ts).

@@ -8,7 +8,8 @@ export type CompareSide = 'a' | 'b';
 
 /** How far a side can be trusted: all of it, all but a torn tail never committed, or up to a refusal (damage, a
  *  cut, a newer writer…), the fold holding only the intact prefix before it. */
-export type SideTrust = 'whole' | 'torn_tail' | 'refused';
+/** `stopped`: read only up to the first divergence (`diff --first`), the rest of the WAL not read. */
+export type SideTrust = 'whole' | 'torn_tail' | 'refused' | 'stopped';
 
 export interface CompareSideJson {
   /** What was named on the command line (or the session's id in the app). */

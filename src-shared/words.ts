@@ -106,4 +106,5 @@ export const TRUST_WORDS: Record<SideTrust, string> = {
   whole: 'read whole',
   torn_tail: 'read whole but for a torn tail never committed',
   refused: 'compared up to where it can be trusted',
+  stopped: 'read up to the first divergence',
 };

@@ -1,12 +1,13 @@
 // `walscope diff A B [--episode N] [--json]`: where two sessions first went apart, in one sentence, then what
 // differs step by step (docs/compare.md). A and B are anything walscope opens read-only — a session folder, a WAL
 // file, a sealed lineage SESSION_DIR@WAL_ID (read from a verified private copy) — and neither is ever written.
+// `--first` stops at the first divergence, each side read only as far as it takes to settle it.
 // Exit 0: no difference; 1: they differ, or a side could not be opened; 2: usage.
 import path from 'node:path';
 import type { CallComparison, CompareJson, CompareSideJson, Difference, StepComparison, WordChange } from '../../src-shared/compare.js';
 import { formatUsd } from '../../src-shared/format.js';
 import { DIFFERENCE_WORDS, TRUST_WORDS } from '../../src-shared/words.js';
-import { compareTargets, type CompareTarget } from '../recovery/compare-target.js';
+import { compareTargets, firstDivergenceOf, type CompareTarget } from '../recovery/compare-target.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, positiveInteger, UsageError, writePieces, type Command } from './command.js';
 import { plural, printable, textLines } from './format.js';
 import { writeJsonOut } from './json-out.js';
@@ -18,9 +19,9 @@ const WORDS_LINE_MAX = 1_000;
 
 export const diffCommand: Command = {
   summary: 'compare two sessions: where two runs first went apart, and what differs step by step after (read-only)',
-  usage: 'walscope diff A B [--episode N] [--json]   (A, B: a session folder, a WAL file or SESSION_DIR@WAL_ID; --episode: that episode of each only)',
+  usage: 'walscope diff A B [--episode N] [--first] [--json]   (A, B: a session folder, a WAL file or SESSION_DIR@WAL_ID; --episode: that episode of each only; --first: stop at the first divergence, reading each side only as far as it takes)',
   async run(argv) {
-    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' }, episode: { type: 'string' } });
+    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' }, episode: { type: 'string' }, first: { type: 'boolean' } });
     if (positionals.length !== 2) throw new UsageError('expected two sessions, A and B');
     const episode = values.episode === undefined ? null : positiveInteger(values.episode, '--episode');
     const disposals: (() => void)[] = [];
@@ -34,7 +35,7 @@ export const diffCommand: Command = {
         }
         sides.push(side);
       }
-      const comparison = compareTargets(sides[0]!, sides[1]!, { episode });
+      const comparison = (values.first ? firstDivergenceOf : compareTargets)(sides[0]!, sides[1]!, { episode });
       if (values.json) await writeJsonOut(comparison);
       else await writePieces(comparisonPieces(comparison));
       return comparison.identical ? EXIT_OK : EXIT_REFUSED;

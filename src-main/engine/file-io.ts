@@ -170,3 +170,15 @@ export function readAt(io: FileIO, fd: number, position: number, length: number)
   }
   return buffer;
 }
+
+/** The file as if it ended at `size_bytes_max`: a read of a slice of a WAL, whose partial last frame is left
+ *  for the next slice (the checkpoint stays before it). */
+export function cappedFileIO(io: FileIO, size_bytes_max: number): FileIO {
+  return {
+    ...io,
+    fstat(fd) {
+      const stats = io.fstat(fd);
+      return { ...stats, size_bytes: Math.min(stats.size_bytes, size_bytes_max) };
+    },
+  };
+}

@@ -16,7 +16,7 @@ export { RunDigests } from './digest-runs.js';
 export { describe, LeaseHeldError, WalReadError } from './errors.js';
 export { readFloor } from './feature-floor.js';
 export { requiredFeatures } from './features.js';
-export { type FileIO, type FileStat, nodeFileIO, type OpenMode } from './file-io.js';
+export { cappedFileIO, type FileIO, type FileStat, nodeFileIO, type OpenMode } from './file-io.js';
 export { type FrameAt, FrameFile, frameInBuffer, readFrameAt } from './frame-access.js';
 export { decodeBody, encodeFrame, type PayloadDecoder } from './frame-codec.js';
 export {

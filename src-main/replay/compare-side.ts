@@ -5,7 +5,7 @@ import type { CompareSideJson } from '../../src-shared/compare.js';
 import { refusedStatus, STATUS_LABEL } from '../../src-shared/status.js';
 import type { SessionReplay } from './report.js';
 
-export function compareSide(name: string, session: string | null, member: string | null, { read, fold }: SessionReplay): CompareSideJson {
+export function compareSide(name: string, session: string | null, member: string | null, { read, fold }: Pick<SessionReplay, 'read' | 'fold'>): CompareSideJson {
   const trust = read.error !== null ? 'refused' : read.torn_tail !== null ? 'torn_tail' : 'whole';
   return { name, session, wal_id: fold.wal_id, member, trust, valid_bytes: read.valid_bytes, last_seq: fold.last_seq, error: read.error, trust_words: trustWords(read, fold.last_seq) };
 }
@@ -17,4 +17,10 @@ function trustWords(read: SessionReplay['read'], last_seq: number): string | nul
   }
   if (read.torn_tail !== null) return `its last ${read.torn_tail.bytes.toLocaleString('en-US')} bytes, at offset ${read.torn_tail.offset.toLocaleString('en-US')}, are a torn tail never committed (not compared); it is compared up to seq ${last_seq}`;
   return null;
+}
+
+/** A side read only up to the first divergence (`diff --first`): its first `read_bytes` of `size_bytes`. */
+export function stoppedSide(side: CompareSideJson, size_bytes: number): CompareSideJson {
+  const trust_words = `only its first ${side.valid_bytes.toLocaleString('en-US')} of ${size_bytes.toLocaleString('en-US')} bytes (up to seq ${side.last_seq}) were read: reading stopped at the first divergence, which nothing after it can change`;
+  return { ...side, trust: 'stopped', trust_words };
 }

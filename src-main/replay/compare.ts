@@ -34,6 +34,36 @@ export function compareSessions(a: CompareInput, b: CompareInput, options: Compa
   return walk.result(numbers);
 }
 
+/** Whether the first divergence two sessions' prefixes show is the whole sessions' first (`diff --first`): no
+ *  record past either prefix can change a step compared up to it. On a side read to its end, nothing can; on a
+ *  side read in part, the divergence is a step's (an episode's differences wait for the end), a later step of
+ *  its episode is in the prefix (its batch is then closed: the runtime starts a step only after the last one's
+ *  batch is finished), and every earlier episode of the prefix has finished (a finished run is written whole,
+ *  while a crashed one may yet be closed out). Identical prefixes settle nothing: read on. */
+export function divergenceSettled(comparison: CompareJson, a: { fold: SessionFold; whole: boolean }, b: { fold: SessionFold; whole: boolean }): boolean {
+  const first = comparison.first_divergence;
+  if (first === null) return false;
+  if (a.whole && b.whole) return true;
+  const settledIn = (side: { fold: SessionFold; whole: boolean }) => {
+    if (side.whole) return true;
+    const episode = side.fold.episodes[first.episode - 1];
+    if (first.step_id === null || episode === undefined) return false;
+    if (side.fold.episodes.slice(0, first.episode - 1).some((earlier) => earlier.finished === null)) return false;
+    return episode.steps.some((step) => step.step_id > first.step_id! && step.seq !== null);
+  };
+  return settledIn(a) && settledIn(b);
+}
+
+/** A comparison of prefixes cut to its first divergence (`diff --first`): what came after it in the prefixes is
+ *  not settled, so it is not reported. */
+export function upToFirstDivergence(comparison: CompareJson): CompareJson {
+  const first = comparison.first_divergence;
+  if (first === null || first.step_id === null) return comparison;
+  const at = comparison.steps.findIndex((step) => step.episode === first.episode && step.step_id === first.step_id);
+  const listed = at === -1 ? {} : { steps: comparison.steps.slice(0, at + 1), steps_compared: at + 1, steps_left_out: 0 };
+  return { ...comparison, ...listed, steps_differing: 1, episodes: comparison.episodes.filter((episode) => episode <= first.episode), episode_differences: [] };
+}
+
 function episodeNumbers(a: SessionFold, b: SessionFold): number[] {
   const count = Math.max(a.episodes.length, b.episodes.length);
   return Array.from({ length: count }, (_, at) => at + 1);

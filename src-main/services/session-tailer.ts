@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import type { FoldChanges, SessionFold } from '../../src-shared/replay.js';
 import type { ReadFrame } from '../../src-shared/wal.js';
 import {
-  readTarget, type WalTarget, type RunDigests, nodeFileIO, type FileIO, FRAME_DIGEST_BYTES, LineageFacts,
+  readTarget, type WalTarget, type RunDigests, nodeFileIO, type FileIO, cappedFileIO, FRAME_DIGEST_BYTES, LineageFacts,
   type LineageRead, type ReadCheckpoint, type ReadResult, type LeaseProbe,
 } from '../engine/index.js';
 import { keptFacts, SessionFolder } from '../replay/fold.js';
@@ -204,18 +204,6 @@ export class SessionTailer {
     this.changes_base = null;
     this.spent = false;
   }
-}
-
-/** The file as if it ended at `size_bytes_max`: a slice's partial last frame is left for the next slice (the
- *  checkpoint stays before it). */
-function cappedFileIO(io: FileIO, size_bytes_max: number): FileIO {
-  return {
-    ...io,
-    fstat(fd) {
-      const stats = io.fstat(fd);
-      return { ...stats, size_bytes: Math.min(stats.size_bytes, size_bytes_max) };
-    },
-  };
 }
 
 /** The WAL as one refresh opened it. */

@@ -69,6 +69,11 @@ describe.skipIf(missing !== null)('walscope diff on the real sessions', () => {
     expect(json.steps.filter((entry) => entry.step_id < CUT_STEP).every((entry) => entry.identical)).toBe(true);
     expect(json.steps.filter((entry) => entry.step_id > CUT_STEP).map((entry) => entry.differences[0]!.kind)).toEqual(Array(cut.steps - CUT_STEP).fill('step_missing'));
     expect(json.b.trust).toBe('whole');
+    // --first says the same first divergence (the real sessions are smaller than its first prefix: read whole).
+    const first = diff(dir(MINI), killed, '--first');
+    expect(first.code).toBe(1);
+    expect(first.json.first_divergence).toEqual(json.first_divergence);
+    expect(first.json.steps.at(-1)!.step_id).toBe(CUT_STEP);
   });
 
   it('against its copy with a flipped byte: compared up to the damage, and the divergence says where B stops being trusted', () => {
@@ -94,6 +99,9 @@ describe.skipIf(missing !== null)('walscope diff on the real sessions', () => {
     expect(json.first_divergence).toMatchObject({ episode: 1, step_id: 1, kind: 'request' });
     expect(json.first_divergence!.sentence).toMatch(/^episode 1, step 1: the request differs at message 1 \(/);
     expect(json.steps[0]!.differences[0]!.words).not.toBeNull();
+    const first = diff(dir(SWE), dir(MINI), '--first');
+    expect(first.json.first_divergence).toEqual(json.first_divergence);
+    expect(first.json.steps).toHaveLength(1);
   });
 
   it('human output: the first divergence first, then the steps, identical runs folded', () => {
