@@ -37,6 +37,7 @@ import { hostKey, HOSTS_BUCKET, parseSessionKey } from './names.js';
 import { hostBeatAt } from './values.js';
 import { FleetAlerts } from './alerts.js';
 import type { AlertsView } from '../../src-shared/alerts.js';
+import type { ComparePage } from '../../src-shared/compare.js';
 
 /** How often the viewer says what moved: changes are gathered and sent at most this often. */
 export const FLEET_EVENT_MS = 500;
@@ -178,16 +179,22 @@ export class FleetApi implements WalscopeApi {
     return `host ${host} is offline: its last heartbeat was ${Math.round(age_ms / 1_000)} s ago (over ${HOST_OFFLINE_MS / 1_000} s)`;
   }
 
+  /** Two sessions of one host are compared by its agent, as any read of its sessions is; the sides are named by
+   *  their fleet keys. */
+  async compareSessions(a: string, b: string, episode: number | null, start: number, count: number): Promise<ComparePage> {
+    const [where_a, where_b] = [whereOf(a), whereOf(b)];
+    if (where_a.host !== where_b.host) throw new ApiFailure('bad_request', `${a.slice(0, 200)} and ${b.slice(0, 200)} are on two hosts: not compared yet`);
+    const offline = this.offlineWhy(where_a.host);
+    if (offline !== null) throw new ApiFailure('unavailable', offline);
+    const page = (await this.callRemote(where_a.host, 'compareSessions', [where_a.session, where_b.session, episode, start, count])) as ComparePage;
+    return { ...page, a: { ...page.a, name: a }, b: { ...page.b, name: b } };
+  }
+
   /** One session-keyed call: routed to the host named by the key, with the key rewritten both ways. */
   private async route(method: ApiMethod, args: unknown[]): Promise<unknown> {
     const key = args[0];
     if (typeof key !== 'string') throw new ApiFailure('bad_request', `${method} needs a session key`);
-    let where: { host: string; session: string };
-    try {
-      where = parseSessionKey(key);
-    } catch (error) {
-      throw new ApiFailure('not_found', `no fleet session ${key.slice(0, 200)}: ${(error as Error).message}`);
-    }
+    const where = whereOf(key);
     const offline = this.offlineWhy(where.host);
     if (offline !== null) return this.offlineAnswer(method, key, args, offline);
     const value = await this.callRemote(where.host, method, [where.session, ...args.slice(1)]);
@@ -311,6 +318,15 @@ export class FleetApi implements WalscopeApi {
 
   private tell(event: WalscopeEvent): void {
     for (const listener of this.listeners) listener(event);
+  }
+}
+
+/** The host and session a fleet key names, or not found. */
+function whereOf(key: string): { host: string; session: string } {
+  try {
+    return parseSessionKey(key);
+  } catch (error) {
+    throw new ApiFailure('not_found', `no fleet session ${key.slice(0, 200)}: ${(error as Error).message}`);
   }
 }
 
