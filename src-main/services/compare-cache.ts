@@ -1,6 +1,7 @@
 // The comparisons (compareSessions) made last, kept: the compare view asks for its steps a window at a time, and
 // each window of one comparison is cut from the one comparison, not made again. A comparison is kept with a stamp
-// of what it read (the WALs' sizes and mtimes, or a fleet's summaries): one whose sides changed is made again.
+// of what it read (the WALs' sizes and mtimes, or a fleet's summaries): one whose sides changed is made again. One
+// still being made is waited for, not made twice; one that failed is not kept.
 import fs from 'node:fs';
 import type { CompareJson } from '../../src-shared/compare.js';
 
@@ -8,23 +9,26 @@ import type { CompareJson } from '../../src-shared/compare.js';
 export const COMPARISONS_KEPT_MAX = 2;
 
 export class ComparisonCache {
-  private readonly kept = new Map<string, { stamp: string; comparison: CompareJson }>();
+  private readonly kept = new Map<string, { stamp: string; comparison: Promise<CompareJson> }>();
   /** Comparisons made (not taken from the cache), for the tests. */
   made = 0;
 
   /** The comparison named `id`, made by `compare` unless the one kept was made from sides stamped `stamp`. */
-  get(id: string, stamp: string, compare: () => CompareJson): CompareJson {
+  get(id: string, stamp: string, compare: () => CompareJson | Promise<CompareJson>): Promise<CompareJson> {
     const hit = this.kept.get(id);
     this.kept.delete(id);
     if (hit !== undefined && hit.stamp === stamp) {
       this.kept.set(id, hit);
       return hit.comparison;
     }
-    const comparison = compare();
     this.made += 1;
-    this.kept.set(id, { stamp, comparison });
+    const entry = { stamp, comparison: Promise.resolve().then(compare) };
+    this.kept.set(id, entry);
+    entry.comparison.catch(() => {
+      if (this.kept.get(id) === entry) this.kept.delete(id);
+    });
     while (this.kept.size > COMPARISONS_KEPT_MAX) this.kept.delete(this.kept.keys().next().value!);
-    return comparison;
+    return entry.comparison;
   }
 }
 

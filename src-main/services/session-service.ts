@@ -643,7 +643,7 @@ export class SessionService implements WalscopeApi {
   async compareSessions(a: string, b: string, episode: number | null, start: number, count: number): Promise<ComparePage> {
     const [side_a, side_b] = [this.compareTarget(a), this.compareTarget(b)];
     const id = JSON.stringify([a, b, episode]);
-    const comparison = this.comparisons.get(id, filesStamp([side_a.target.wal_path, side_b.target.wal_path]), () => compareTargets(side_a, side_b, { episode }));
+    const comparison = await this.comparisons.get(id, filesStamp([side_a.target.wal_path, side_b.target.wal_path]), () => compareTargets(side_a, side_b, { episode }));
     return comparePage(comparison, start, count);
   }
 

@@ -29,6 +29,9 @@ export function useTicks(listed: readonly string[] | null): Ticks {
         onChange={() => toggle(key)}
         aria-label={`Tick ${label} to compare`}
         title="Tick two sessions to compare them"
+        // Not a tab stop of its own: the list stays one (its arrow keys), and the keyboard's way to a comparison
+        // is "Compare with…" on the session's header.
+        tabIndex={-1}
         data-testid="compare-tick"
         data-session={key}
       />
