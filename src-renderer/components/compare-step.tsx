@@ -53,7 +53,7 @@ export function StepDifferences({ step }: { step: StepComparison }) {
 export function DifferenceView({ difference }: { difference: Difference }) {
   return (
     <div className="compare-difference" data-testid="compare-difference" data-kind={difference.kind}>
-      <div className="compare-sentence"><span className="badge">{DIFFERENCE_WORDS[difference.kind]}</span> <span data-testid="difference-sentence">{difference.sentence}</span></div>
+      <div className="compare-sentence"><span className="badge">{DIFFERENCE_WORDS[difference.kind]}</span> <span data-testid="difference-sentence">{terminalPlain(difference.sentence)}</span></div>
       {difference.words !== null && (
         <div className="compare-words">
           <div className="mono compare-words-side" data-testid="words-a" aria-label="A's words">{difference.words.map((change, index) => <WordPiece key={index} change={change} side="a" />)}</div>

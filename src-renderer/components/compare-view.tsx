@@ -8,6 +8,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { ComparePage, CompareSideJson, StepComparison } from '../../src-shared/compare.js';
 import type { SessionSummary } from '../../src-shared/ipc.js';
+import { terminalPlain } from '../../src-shared/terminal-text.js';
 import { TRUST_WORDS } from '../../src-shared/words.js';
 import { openComparison, writeCompareLink, type CompareLink } from '../location.js';
 import { COMPARE_VIEW_PAGE_STEPS, keys, queries } from '../queries.js';
@@ -66,9 +67,14 @@ function SideLine({ label, name, side, summary }: { label: string; name: string;
       <span className="mono compare-side-name" title={name}>{name}</span>
       {summary !== undefined && <StatusChip value={summary.status} title={summary.status_detail} finishReason={summary.finish_reason} />}
       {side !== undefined && <span className="muted mono head-meta">wal_id {side.wal_id ?? '—'}{side.member === null ? '' : ' · sealed lineage'} · to seq {side.last_seq}</span>}
-      {side !== undefined && <span className={`compare-trust${warn ? ' warn-text' : ' muted'}`} data-testid={`compare-trust-${label.toLowerCase()}`} data-trust={side.trust} title={side.trust_words ?? TRUST_WORDS[side.trust]}>{side.trust_words ?? TRUST_WORDS[side.trust]}</span>}
+      {side !== undefined && <span className={`compare-trust${warn ? ' warn-text' : ' muted'}`} data-testid={`compare-trust-${label.toLowerCase()}`} data-trust={side.trust} title={trustText(side)}>{trustText(side)}</span>}
     </div>
   );
+}
+
+/** How far a side is trusted, in the app's words or its own sentence (a refusal's message is the WAL's text). */
+function trustText(side: CompareSideJson): string {
+  return side.trust_words === null ? TRUST_WORDS[side.trust] : terminalPlain(side.trust_words);
 }
 
 const ROW_ESTIMATE_PX: Record<CompareRow['kind'], number> = { episode: 30, fold: 32, step: 64, difference: 40 };
@@ -140,7 +146,7 @@ function CompareSummary({ head, rows, current, go }: { head: ComparePage; rows: 
   return (
     <>
       <p className={`banner ${head.first_divergence === null ? 'banner-info' : 'banner-warn'} compare-divergence`} role="status" data-testid="compare-divergence">
-        {head.first_divergence === null ? <>No difference: {scope}, all the same.</> : <><strong>First divergence:</strong> <span data-testid="divergence-sentence">{head.first_divergence.sentence}</span></>}
+        {head.first_divergence === null ? <>No difference: {scope}, all the same.</> : <><strong>First divergence:</strong> <span data-testid="divergence-sentence">{terminalPlain(head.first_divergence.sentence)}</span></>}
       </p>
       <div className="compare-tools">
         <span className="muted" data-testid="compare-counts">{scope}{head.first_divergence === null ? '' : `, ${head.steps_differing.toLocaleString()} ${head.steps_differing === 1 ? 'differs' : 'differ'}`}</span>
