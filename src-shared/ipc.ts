@@ -764,6 +764,7 @@ const SESSION_KEY_CHARS_MAX = 4_096;
 const key: ArgCheck = (value) => (typeof value === 'string' && value.length > 0 && value.length <= SESSION_KEY_CHARS_MAX ? null : 'a session key (text)');
 const count: ArgCheck = (value) => (Number.isSafeInteger(value) && (value as number) >= 0 ? null : 'a whole number ≥ 0');
 const countOrNull: ArgCheck = (value) => (value === null ? null : count(value) === null ? null : 'a whole number ≥ 0 or null');
+const episodeOrNull: ArgCheck = (value) => (value === null || (Number.isSafeInteger(value) && (value as number) >= 1) ? null : 'an episode number (≥ 1) or null');
 const list: ArgCheck = (value) => (value === 'timeline' || value === 'records' || value === 'transcript' ? null : 'one of timeline, records, transcript');
 const text: ArgCheck = (value) => (typeof value === 'string' ? null : 'text');
 const action: ArgCheck = (value) => (value === 'resume' || value === 'cancel' || value === 'seal' ? null : 'one of resume, cancel, seal');
@@ -820,7 +821,7 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   getTiming: [['key', key], ['episode', count]],
   getTail: [['key', key]],
   getAlerts: [],
-  compareSessions: [['a', key], ['b', key], ['episode', countOrNull], ['start', count], ['count', count]],
+  compareSessions: [['a', key], ['b', key], ['episode', episodeOrNull], ['start', count], ['count', count]],
 };
 
 /** The API's request methods, without its event subscription: what one transport call can reach. */
