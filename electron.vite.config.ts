@@ -1,7 +1,8 @@
-// The desktop build (electron-vite), run by scripts/build.mjs: main process + session worker → out/main, preload
-// (CommonJS: a sandboxed preload cannot load ES modules) → out/preload/index.cjs, renderer → out/renderer, the
-// folder `walscope serve` serves too. Every path is absolute, resolved from this file: electron-vite resolves a
-// relative outDir against the working folder (not against `root`), which once put the renderer beside the clone.
+// The desktop build (electron-vite), run by scripts/build.mjs: main process + session and compare workers →
+// out/main, preload (CommonJS: a sandboxed preload cannot load ES modules) → out/preload/index.cjs, renderer →
+// out/renderer, the folder `walscope serve` serves too. Every path is absolute, resolved from this file:
+// electron-vite resolves a relative outDir against the working folder (not against `root`), which once put the
+// renderer beside the clone.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
@@ -16,7 +17,7 @@ export default defineConfig({
     build: {
       outDir: inRepo('out/main'),
       rollupOptions: {
-        input: { index: inRepo('src-main/electron/main.ts'), 'session-worker': inRepo('src-main/services/session-worker.ts') },
+        input: { index: inRepo('src-main/electron/main.ts'), 'session-worker': inRepo('src-main/services/session-worker.ts'), 'compare-worker': inRepo('src-main/services/compare-worker.ts') },
         output: { format: 'es', entryFileNames: '[name].js' },
       },
     },

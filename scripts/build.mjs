@@ -14,8 +14,13 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 await buildElectron({ root: REPO, configFile: path.join(REPO, 'electron.vite.config.ts'), logLevel: 'warn' });
 await bundle({
-  // The session worker is its own entry: the CLI's service runs it in a worker thread beside the CLI bundle.
-  entryPoints: { walscope: path.join(REPO, 'src-main/cli/main.ts'), 'session-worker': path.join(REPO, 'src-main/services/session-worker.ts') },
+  // The session worker is its own entry: the CLI's service runs it in a worker thread beside the CLI bundle. So is
+  // the compare worker, which `serve --fleet` compares two hosts' sessions on.
+  entryPoints: {
+    walscope: path.join(REPO, 'src-main/cli/main.ts'),
+    'session-worker': path.join(REPO, 'src-main/services/session-worker.ts'),
+    'compare-worker': path.join(REPO, 'src-main/services/compare-worker.ts'),
+  },
   outdir: path.join(REPO, 'out/cli'),
   absWorkingDir: REPO,
   bundle: true,

@@ -11,7 +11,8 @@ import { FleetList, FleetOverview } from './components/fleet-list.js';
 import type { HostView, SessionDetail, Workspace } from '../src-shared/ipc.js';
 import { KeyboardHelp } from './components/keyboard-help.js';
 import { AlertsButton } from './components/alerts-panel.js';
-import { readLink, writeLink } from './location.js';
+import { readCompareLink, readLink, writeLink, type CompareLink } from './location.js';
+import { CompareView } from './components/compare-view.js';
 import { ALL_ROWS } from '../src-shared/timeline-filter.js';
 
 export function App() {
@@ -21,7 +22,14 @@ export function App() {
   const sessions = useQuery(queries.sessions(workspace.data !== undefined && !is_fleet));
   const [hosts, setHosts] = useState<HostView[]>([]);
   const progress = useServiceEvents();
-  const [selected, select] = useSelectedSession();
+  const [comparing, setComparing] = useComparison();
+  const [selected, selectSession] = useSelectedSession();
+  // Selecting a session leaves a comparison (its address is the session's then).
+  const select = (key: string | null) => {
+    setComparing(null);
+    selectSession(key);
+  };
+  const summaries = new Map((sessions.data ?? []).map((session) => [session.key, session]));
   const [help, setHelp] = useHelpKey();
   const detail = useQuery(queries.session(client, selected));
   const [dropError, setDropError] = useState<string | null>(null);
@@ -41,8 +49,9 @@ export function App() {
       <main className="app-body">
         <ErrorBoundary resetKey="list">{is_fleet ? <FleetList selected={selected} onSelect={select} onHosts={setHosts} /> : <SessionList sessions={sessions.data ?? []} selected={selected} onSelect={select} progress={progress} />}</ErrorBoundary>
         <section className="session-pane">
-          {selected === null && <ErrorBoundary resetKey="overview">{is_fleet ? <FleetOverview hosts={hosts} /> : <WorkspaceOverview sessions={sessions.data ?? []} canDrop={openDropped !== null} onSelect={select} />}</ErrorBoundary>}
-          {selected !== null && <SessionPane selected={selected} detail={detail} />}
+          {comparing !== null && <ErrorBoundary resetKey="compare"><CompareView key={JSON.stringify(comparing)} link={comparing} summaries={summaries} onClose={() => select(comparing.a)} /></ErrorBoundary>}
+          {comparing === null && selected === null && <ErrorBoundary resetKey="overview">{is_fleet ? <FleetOverview hosts={hosts} /> : <WorkspaceOverview sessions={sessions.data ?? []} canDrop={openDropped !== null} onSelect={select} />}</ErrorBoundary>}
+          {comparing === null && selected !== null && <SessionPane selected={selected} detail={detail} />}
         </section>
       </main>
     </div>
@@ -89,6 +98,18 @@ function useSelectedSession(): [string | null, (key: string | null) => void] {
     if (key !== null) writeLink({ session: key, tab: null, record: null, filter: ALL_ROWS });
   };
   return [selected, select];
+}
+
+/** The comparison the address names (`#compare=A&with=B`), followed as the address changes: "Compare with…" and
+ *  the list's "Compare" open one as a new entry of the history, and Back leaves it. */
+function useComparison(): [CompareLink | null, (link: CompareLink | null) => void] {
+  const [comparing, setComparing] = useState<CompareLink | null>(() => readCompareLink());
+  useEffect(() => {
+    const follow = () => setComparing(readCompareLink());
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, []);
+  return [comparing, setComparing];
 }
 
 /** `?` opens the keyboard help anywhere but in a text field. */

@@ -36,3 +36,37 @@ export function writeLink(link: DeepLink): void {
   const hash = params.size === 0 ? '' : `#${params.toString()}`;
   if (hash !== window.location.hash) window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}${hash}`);
 }
+
+/** A comparison the address names: `#compare=A&with=B` (and `&episode=N` for that episode of each only). */
+export interface CompareLink {
+  a: string;
+  b: string;
+  episode: number | null;
+}
+
+export function readCompareLink(): CompareLink | null {
+  const params = new URLSearchParams(window.location.hash.slice(1));
+  const a = params.get('compare');
+  const b = params.get('with');
+  if (a === null || b === null || a.length === 0 || b.length === 0) return null;
+  const episode = Number(params.get('episode') ?? 'NaN');
+  return { a, b, episode: Number.isSafeInteger(episode) && episode >= 1 ? episode : null };
+}
+
+export function compareHash(link: CompareLink): string {
+  const params = new URLSearchParams({ compare: link.a, with: link.b });
+  if (link.episode !== null) params.set('episode', String(link.episode));
+  return `#${params.toString()}`;
+}
+
+/** Opens a comparison as a new entry of the history (Back returns to what was shown): the window follows the
+ *  hashchange. */
+export function openComparison(link: CompareLink): void {
+  window.location.hash = compareHash(link);
+}
+
+/** Replaces the fragment with the comparison shown (its episode chosen), as writeLink does a session's. */
+export function writeCompareLink(link: CompareLink): void {
+  const hash = compareHash(link);
+  if (hash !== window.location.hash) window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}${hash}`);
+}

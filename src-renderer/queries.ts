@@ -4,10 +4,13 @@ import { keepPreviousData, mutationOptions, queryOptions, skipToken, useQueryCli
 import { useEffect, useRef, useState } from 'react';
 import { OUTPUT_PAGE_ROWS_MAX, withChangedSummaries, type ActionKind, type ActionPreview, type CallRef, type HostView, type Progress, type RetirePreview, type RowList, type RowPage, type SessionDetail, type SessionFilter, type SessionChanges, type SessionSummary, type SessionTail, type WalscopeEvent } from '../src-shared/ipc.js';
 import type { Finding } from '../src-shared/replay.js';
+import type { ComparePage } from '../src-shared/compare.js';
 import { filterSet, sameTimelineFilter, type TimelineFilter } from '../src-shared/timeline-filter.js';
 import { api } from './api/api.js';
 
 export const PAGE_ROWS = 100;
+/** Steps of a comparison per page the compare view asks for: a step's word diffs can be tens of kilobytes. */
+export const COMPARE_VIEW_PAGE_STEPS = 20;
 /** Rows of a tool output per page the output view asks for. */
 export const OUTPUT_VIEW_PAGE_ROWS = 200;
 const READING_POLL_MS = 500;
@@ -21,6 +24,9 @@ export const keys = {
   alerts: ['alerts'] as const,
   /** Everything of one session that changes when it grows: its detail, pages, timing, context, history, tail. */
   session: (key: string) => ['session', key] as const,
+  /** Every page of one comparison: a comparison is a snapshot of both WALs, asked for again by "Compare again"
+   *  (not at every append: it reads both WALs whole). */
+  comparison: (a: string, b: string, episode: number | null) => ['compare', a, b, episode] as const,
 };
 
 /** Every read of the service: each query's key and function defined once, beside each other (TanStack's
@@ -121,6 +127,13 @@ export const queries = {
   locate: (key: string, seq: number) => queryOptions({ queryKey: [...keys.session(key), 'locate', seq] as const, queryFn: () => api.locateSeq(key, seq), gcTime: 0 }),
   /** The workspace's alerts, asked again at each `alerts` event. */
   alerts: () => queryOptions({ queryKey: keys.alerts, queryFn: () => api.getAlerts() }),
+  /** A page of a comparison's steps; the first (page 0) carries the outline every row is drawn from. */
+  comparePage: (a: string, b: string, episode: number | null, page: number) => queryOptions({
+    queryKey: [...keys.comparison(a, b, episode), page] as const,
+    queryFn: (): Promise<ComparePage> => api.compareSessions(a, b, episode, page * COMPARE_VIEW_PAGE_STEPS, COMPARE_VIEW_PAGE_STEPS),
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
+  }),
   report: (key: string) => queryOptions({ queryKey: [...keys.session(key), 'report'] as const, queryFn: () => api.getReport(key), gcTime: 0, staleTime: 0 }),
 };
 

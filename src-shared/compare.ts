@@ -138,3 +138,36 @@ export interface CompareJson {
 
 /** Steps a comparison lists; past them it counts. */
 export const COMPARE_STEPS_LISTED_MAX = 10_000;
+
+/** Steps one `compareSessions` answer carries at most (the app asks for fewer: a step's word diffs can be tens of
+ *  kilobytes, and a fleet's reply is bounded by its server's max payload). */
+export const COMPARE_PAGE_STEPS_MAX = 100;
+
+/** One listed step in the comparison's outline: its episode, its step_id, and whether it is identical in A and
+ *  B. The whole outline is what the app folds identical runs of steps from and walks from difference to
+ *  difference, before any step's detail is asked for. */
+export type StepOutline = [episode: number, step_id: number, identical: boolean];
+
+/** One answer of the API's `compareSessions`: the comparison (CompareJson) but its steps, which come a window at
+ *  a time — `steps` is the listed steps [start, start + steps.length) — and, on the answer that starts at 0,
+ *  the outline of every listed step (null on the others: it is the same comparison's). */
+export interface ComparePage extends Omit<CompareJson, 'steps'> {
+  /** Steps listed in all: CompareJson.steps.length (at most COMPARE_STEPS_LISTED_MAX). */
+  listed: number;
+  start: number;
+  steps: StepComparison[];
+  outline: StepOutline[] | null;
+}
+
+/** The window [start, start + count) of `comparison`'s listed steps, count at most COMPARE_PAGE_STEPS_MAX. */
+export function comparePage(comparison: CompareJson, start: number, count: number): ComparePage {
+  const { steps, ...head } = comparison;
+  const end = Math.min(steps.length, start + Math.min(count, COMPARE_PAGE_STEPS_MAX));
+  return {
+    ...head,
+    listed: steps.length,
+    start,
+    steps: start >= end ? [] : steps.slice(start, end),
+    outline: start === 0 ? steps.map((step): StepOutline => [step.episode, step.step_id, step.identical]) : null,
+  };
+}

@@ -20,6 +20,7 @@ import type {
   Cost,
 } from './replay.js';
 import type { AlertEvent, AlertsView } from './alerts.js';
+import type { ComparePage } from './compare.js';
 import type { ShownBlock } from './blocks.js';
 import { FINDINGS, type Finding } from './replay.js';
 import type { SupportReport } from './report.js';
@@ -649,6 +650,12 @@ export interface WalscopeApi {
   getTail(key: string): Promise<SessionTail | null>;
   /** The workspace's alerts now and lately (a fleet's: every host's, from the alerts stream). Read-only. */
   getAlerts(): Promise<AlertsView>;
+  /** Sessions `a` and `b` compared as `walscope diff A B` compares them (docs/compare.md): where they first went
+   *  apart and what differs step by step, both read read-only; `episode` compares that episode of each only (null:
+   *  all). The listed steps come a window at a time, [start, start + count) with count at most
+   *  COMPARE_PAGE_STEPS_MAX; the answer from 0 carries the outline of every listed step. In a fleet, a and b may be
+   *  on two hosts. */
+  compareSessions(a: string, b: string, episode: number | null, start: number, count: number): Promise<ComparePage>;
   /** Returns the unsubscribe function. */
   subscribe(listener: (event: WalscopeEvent) => void): () => void;
   /** Desktop only: a dropped file or folder opened as a workspace. Absent in the browser. */
@@ -691,6 +698,7 @@ export const API_METHOD_ACCESS = {
   getTiming: 'read',
   getTail: 'read',
   getAlerts: 'read',
+  compareSessions: 'read',
 } as const satisfies { [M in ApiMethod]: ApiAccess };
 
 export type ApiAccess = 'read' | 'write';
@@ -756,6 +764,7 @@ const SESSION_KEY_CHARS_MAX = 4_096;
 const key: ArgCheck = (value) => (typeof value === 'string' && value.length > 0 && value.length <= SESSION_KEY_CHARS_MAX ? null : 'a session key (text)');
 const count: ArgCheck = (value) => (Number.isSafeInteger(value) && (value as number) >= 0 ? null : 'a whole number ≥ 0');
 const countOrNull: ArgCheck = (value) => (value === null ? null : count(value) === null ? null : 'a whole number ≥ 0 or null');
+const episodeOrNull: ArgCheck = (value) => (value === null || (Number.isSafeInteger(value) && (value as number) >= 1) ? null : 'an episode number (≥ 1) or null');
 const list: ArgCheck = (value) => (value === 'timeline' || value === 'records' || value === 'transcript' ? null : 'one of timeline, records, transcript');
 const text: ArgCheck = (value) => (typeof value === 'string' ? null : 'text');
 const action: ArgCheck = (value) => (value === 'resume' || value === 'cancel' || value === 'seal' ? null : 'one of resume, cancel, seal');
@@ -812,6 +821,7 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   getTiming: [['key', key], ['episode', count]],
   getTail: [['key', key]],
   getAlerts: [],
+  compareSessions: [['a', key], ['b', key], ['episode', episodeOrNull], ['start', count], ['count', count]],
 };
 
 /** The API's request methods, without its event subscription: what one transport call can reach. */

@@ -22,6 +22,8 @@ import { THRESHOLD_FLAGS, thresholdsOf } from './alerts.js';
 /** The built renderer and the worker bundle, beside this bundle in out/. */
 const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
 const WORKER_FILE = new URL('./session-worker.js', import.meta.url);
+/** Where `serve --fleet` compares two hosts' sessions (services/compare-worker.ts). */
+const COMPARE_WORKER_FILE = new URL('./compare-worker.js', import.meta.url);
 
 export const serveCommand: Command = {
   summary: 'serve the inspector UI for a state root, a session, one or more exports, or a fleet on 127.0.0.1',
@@ -94,7 +96,7 @@ async function serveUntilStopped(start: () => Promise<string>, port: number): Pr
 
 /** Connects to the bus, opens the fleet's indexes and serves them; returns the link that opens a tab. */
 export async function serveFleet(bus: BusOptions, port: number): Promise<string> {
-  return serveApi(await FleetApi.connect(bus), port);
+  return serveApi(await FleetApi.connect(bus, undefined, COMPARE_WORKER_FILE), port);
 }
 
 /** Starts the worker (watching the alerts with `thresholds`) and the server; returns the link that opens a tab. */

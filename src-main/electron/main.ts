@@ -19,6 +19,7 @@ import { lockContents, secureSession, webPreferences } from './security.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const WORKER_FILE = path.join(HERE, 'session-worker.js');
+const COMPARE_WORKER_FILE = path.join(HERE, 'compare-worker.js');
 const PRELOAD_FILE = path.join(HERE, '../preload/index.cjs');
 const RENDERER_DIR = path.join(HERE, '../renderer');
 /** The app icon (resources/, rendered from resources/icon.svg), for the window and the Linux task bar. */
@@ -52,7 +53,7 @@ function openEntry(entry: WorkspacePaths): Promise<Workspace> {
 async function connectFleet(profile_file: string): Promise<Workspace> {
   const profile = readFleetProfile(profile_file, 'walscope app');
   if (typeof profile === 'string') throw new Error(profile);
-  return show(await FleetApi.connect(profile.bus), `${FLEET_RECENT_PREFIX}${profile_file}`);
+  return show(await FleetApi.connect(profile.bus, undefined, COMPARE_WORKER_FILE), `${FLEET_RECENT_PREFIX}${profile_file}`);
 }
 
 /** Makes `next` the window's API; `recent_entry`: what Open Recent will open again ('workspace': its own path;

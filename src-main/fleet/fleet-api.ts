@@ -37,6 +37,13 @@ import { hostKey, HOSTS_BUCKET, parseSessionKey } from './names.js';
 import { hostBeatAt } from './values.js';
 import { FleetAlerts } from './alerts.js';
 import type { AlertsView } from '../../src-shared/alerts.js';
+import { comparePage, type CompareJson, type ComparePage } from '../../src-shared/compare.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ComparisonCache } from '../services/compare-cache.js';
+import { compareFiles } from '../services/compare-files.js';
+import { fetchSession } from './fetch.js';
 
 /** How often the viewer says what moved: changes are gathered and sent at most this often. */
 export const FLEET_EVENT_MS = 500;
@@ -56,6 +63,9 @@ interface FleetApiOptions {
   url: string;
   /** The NATS user this viewer calls as (connection.ts busUser): the one the agents' audits and the WAL name. */
   user: string;
+  /** The compare worker's file (services/compare-worker.ts), which compares two hosts' sessions from their fetched
+   *  copies; null: they are not compared here. */
+  compare_worker: URL | string | null;
 }
 
 export class FleetApi implements WalscopeApi {
@@ -70,6 +80,8 @@ export class FleetApi implements WalscopeApi {
   private readonly timer: NodeJS.Timeout;
   private readonly unwatch: (() => void)[] = [];
   private readonly alerts: FleetAlerts;
+  /** Two hosts' sessions compared last, from their fetched copies. */
+  readonly comparisons = new ComparisonCache();
 
   private constructor(
     private readonly options: FleetApiOptions,
@@ -86,10 +98,10 @@ export class FleetApi implements WalscopeApi {
   /** Connects (the connection is the FleetApi's, drained by close) and opens both indexes; resolves once the
    *  hosts are in and the first `first_rows` summaries are. A bucket value that is not what its agent writes is
    *  left out and said on stderr, by key. */
-  static async connect(bus: BusOptions, first_rows = FIRST_ROWS): Promise<FleetApi> {
+  static async connect(bus: BusOptions, first_rows = FIRST_ROWS, compare_worker: URL | string | null = null): Promise<FleetApi> {
     const nc = await connectBus(bus);
     try {
-      const options: FleetApiOptions = { nc, url: bus.url.replace(/\/\/[^@/]*@/, '//'), user: busUser(bus) };
+      const options: FleetApiOptions = { nc, url: bus.url.replace(/\/\/[^@/]*@/, '//'), user: busUser(bus), compare_worker };
       const [hosts, sessions] = await Promise.all([BucketIndex.open(nc, HOSTS_BUCKET, hostBeatAt, reportBadValue), FleetIndex.open(nc, reportBadValue, first_rows)]);
       await hosts.complete;
       return new FleetApi(options, sessions, hosts);
@@ -178,16 +190,53 @@ export class FleetApi implements WalscopeApi {
     return `host ${host} is offline: its last heartbeat was ${Math.round(age_ms / 1_000)} s ago (over ${HOST_OFFLINE_MS / 1_000} s)`;
   }
 
+  /** Two sessions of one host are compared by its agent, as any read of its sessions is; two of two hosts here,
+   *  from copies of both WALs fetched from their agents. The sides are named by their fleet keys. */
+  async compareSessions(a: string, b: string, episode: number | null, start: number, count: number): Promise<ComparePage> {
+    const [where_a, where_b] = [whereOf(a), whereOf(b)];
+    for (const host of new Set([where_a.host, where_b.host])) {
+      const offline = this.offlineWhy(host);
+      if (offline !== null) throw new ApiFailure('unavailable', `${offline}: its sessions are compared when it is back`);
+    }
+    if (where_a.host !== where_b.host) return comparePage(await this.compareAcrossHosts(a, b, episode), start, count);
+    const page = (await this.callRemote(where_a.host, 'compareSessions', [where_a.session, where_b.session, episode, start, count])) as ComparePage;
+    return { ...page, a: { ...page.a, name: a }, b: { ...page.b, name: b } };
+  }
+
+  /** Each WAL copied from its host through its agent (fleet/fetch.ts: a fixed size, verified end to end by its
+   *  SHA-256) into a private temporary folder, both compared on the compare worker, the copies removed; kept while
+   *  both sessions' summaries say what they said (a grown WAL's summary says more). */
+  private compareAcrossHosts(a: string, b: string, episode: number | null): Promise<CompareJson> {
+    const worker = this.options.compare_worker;
+    if (worker === null) throw new ApiFailure('bad_request', 'sessions of two hosts are compared by a viewer with a compare worker (serve --fleet, the app): this one has none');
+    const stamp = JSON.stringify([a, b].map((key) => {
+      const summary = this.sessions.summaries.get(key);
+      return summary === undefined ? null : [summary.size_bytes, summary.last_seq, summary.last_activity_ms];
+    }));
+    return this.comparisons.get(JSON.stringify([a, b, episode]), stamp, async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'walscope-fleet-compare-'));
+      try {
+        const fetched = [];
+        for (const [key, side] of [[a, 'a'], [b, 'b']] as const) {
+          const where = whereOf(key);
+          try {
+            fetched.push({ path: (await fetchSession(this.options.nc, where.host, where.session, path.join(dir, side))).path, name: key, session: where.session });
+          } catch (error) {
+            throw new ApiFailure('unavailable', `${key.slice(0, 200)} could not be copied from host ${where.host} to compare: ${(error as Error).message}`);
+          }
+        }
+        return await compareFiles(worker, { a: fetched[0]!, b: fetched[1]!, episode });
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+
   /** One session-keyed call: routed to the host named by the key, with the key rewritten both ways. */
   private async route(method: ApiMethod, args: unknown[]): Promise<unknown> {
     const key = args[0];
     if (typeof key !== 'string') throw new ApiFailure('bad_request', `${method} needs a session key`);
-    let where: { host: string; session: string };
-    try {
-      where = parseSessionKey(key);
-    } catch (error) {
-      throw new ApiFailure('not_found', `no fleet session ${key.slice(0, 200)}: ${(error as Error).message}`);
-    }
+    const where = whereOf(key);
     const offline = this.offlineWhy(where.host);
     if (offline !== null) return this.offlineAnswer(method, key, args, offline);
     const value = await this.callRemote(where.host, method, [where.session, ...args.slice(1)]);
@@ -311,6 +360,15 @@ export class FleetApi implements WalscopeApi {
 
   private tell(event: WalscopeEvent): void {
     for (const listener of this.listeners) listener(event);
+  }
+}
+
+/** The host and session a fleet key names, or not found. */
+function whereOf(key: string): { host: string; session: string } {
+  try {
+    return parseSessionKey(key);
+  } catch (error) {
+    throw new ApiFailure('not_found', `no fleet session ${key.slice(0, 200)}: ${(error as Error).message}`);
   }
 }
 

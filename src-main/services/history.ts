@@ -119,6 +119,11 @@ export const SEALED_OPEN_MAX = 16;
 
 const SEALED_KEY = /^(.+)@([0-9a-f]{32})$/;
 
+/** The wal_id of the sealed lineage `key` names (`SESSION@WAL_ID`), or null when it names none. */
+export function sealedMemberOf(key: string): string | null {
+  return SEALED_KEY.exec(key)?.[2] ?? null;
+}
+
 /** Sealed lineages opened read-only in the same views, under the key `SESSION@WAL_ID`: each a verified copy of
  *  the member's content in a private temporary folder (the archive is only read), removed on close. */
 export class SealedLineages {

@@ -42,7 +42,10 @@ import {
   type WalTarget, classifyPath, listSessions, sessionDir, type FileIO, nodeFileIO,
 } from '../engine/index.js';
 import { noCost, PRICE_TABLE_WORDS } from '../replay/cost.js';
-import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
+import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages, sealedMemberOf } from './history.js';
+import { comparePage, type ComparePage } from '../../src-shared/compare.js';
+import { compareTargets, type CompareTarget } from '../recovery/compare-target.js';
+import { ComparisonCache, filesStamp } from './compare-cache.js';
 import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../recovery/support-report.js';
 import { episodeTiming, episodeTimingSummary } from '../replay/timing.js';
@@ -100,6 +103,8 @@ export class SessionService implements WalscopeApi {
   /** Sessions whose summary came from the cache and whose lease is not probed yet. */
   private readonly lease_sweep: SessionModel[] = [];
   private readonly sealed = new SealedLineages();
+  /** The comparisons made last, whose steps the compare view asks for a window at a time. */
+  readonly comparisons = new ComparisonCache();
   private readonly listeners = new Set<(event: WalscopeEvent) => void>();
   private readonly list_push = new Debouncer(() => this.pushList(), LIST_PUSH_MS, LIST_PUSH_MS * 3);
   /** Sessions whose summary changed since the list was last pushed; null when the list itself changed. Only
@@ -630,6 +635,25 @@ export class SessionService implements WalscopeApi {
 
   async getReport(key: string): Promise<SupportReport> {
     return supportReport(this.model(key, true).target, Date.now());
+  }
+
+  /** Both sessions read again from their WALs as `walscope diff` reads them (read-only, each folded in one pass,
+   *  then compared step by step), on this thread: the session worker's, never the window's. A window of the same
+   *  comparison asked for again while neither WAL changed is cut from the one made. */
+  async compareSessions(a: string, b: string, episode: number | null, start: number, count: number): Promise<ComparePage> {
+    const [side_a, side_b] = [this.compareTarget(a), this.compareTarget(b)];
+    const id = JSON.stringify([a, b, episode]);
+    const comparison = await this.comparisons.get(id, filesStamp([side_a.target.wal_path, side_b.target.wal_path]), () => compareTargets(side_a, side_b, { episode }));
+    return comparePage(comparison, start, count);
+  }
+
+  /** The WAL of session `key` (or of a sealed lineage, `SESSION@WAL_ID`: its verified private copy) as a side of
+   *  a comparison, named by its key. Its model is not made resident: the comparison reads the WAL itself. */
+  private compareTarget(key: string): CompareTarget {
+    const model = this.models.get(key) ?? this.sealed.model(key, (session) => this.models.get(session)) ?? undefined;
+    if (model === undefined) throw new NotFoundError(`no session "${key}" in this workspace`);
+    const member = this.models.has(key) ? null : sealedMemberOf(key);
+    return { name: key, target: member === null ? model.target : { ...model.target, session: key }, member };
   }
 
   async getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext> {

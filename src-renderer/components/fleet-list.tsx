@@ -1,6 +1,7 @@
 // Every session of every host of a fleet, a page at a time (a fleet holds 100,000): filter by host and by
-// status, "Needs attention anywhere" (the attention queue of every host) in one click. A host that is offline says so, and its sessions are marked
-// stale (their last known summary). The service's fleet events refetch the pages on screen.
+// status, "Needs attention anywhere" (the attention queue of every host) in one click. A host that is offline says
+// so, and its sessions are marked stale (their last known summary). The service's fleet events refetch the pages on
+// screen. Two sessions ticked, of any hosts, are compared ("Compare").
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState } from 'react';
 import { ALL_SESSIONS, type HostView, type SessionFilter, type SessionPage, type SessionSummary } from '../../src-shared/ipc.js';
@@ -9,6 +10,7 @@ import { useQuery } from '@tanstack/react-query';
 import { PAGE_ROWS, queries } from '../queries.js';
 import { StatusChip, TornTailChip } from './chips.js';
 import { formatAgo, formatBytes } from './format.js';
+import { CompareTicked, useTicks, type Ticks } from './compare-ticks.js';
 
 const ROW_PX = 52;
 
@@ -29,6 +31,7 @@ export function FleetList(props: { selected: string | null; onSelect: (key: stri
     overscan: 8,
     onChange: (instance) => setCenter(instance.getVirtualItems()[0]?.index ?? 0),
   });
+  const ticks = useTicks(null);
   const { onHosts } = props;
   useEffect(() => {
     if (first !== undefined) onHosts(first.hosts);
@@ -47,11 +50,12 @@ export function FleetList(props: { selected: string | null; onSelect: (key: stri
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {
             const session = row(item.index);
-            if (session === undefined) return <div key={item.index} className="session-row muted" style={{ top: item.start, height: ROW_PX }}>…</div>;
-            return <FleetRow key={session.key} session={session} top={item.start} selected={session.key === props.selected} now_ms={now_ms} onSelect={props.onSelect} />;
+            if (session === undefined) return <div key={item.index} className="session-slot" style={{ top: item.start, height: ROW_PX }}><div className="session-row muted">…</div></div>;
+            return <FleetRow key={session.key} session={session} top={item.start} selected={session.key === props.selected} now_ms={now_ms} onSelect={props.onSelect} ticks={ticks} />;
           })}
         </div>
       </div>
+      <CompareTicked ticks={ticks} />
       <div className="muted list-count" data-testid="fleet-count">
         {total.toLocaleString()} sessions{filter.host === null ? ` on ${hosts.length} hosts` : ` on ${filter.host}`}{first?.complete === false ? ' (still loading)' : ''}
       </div>
@@ -79,32 +83,34 @@ function FleetTools({ filter, hosts, onChange }: { filter: SessionFilter; hosts:
   );
 }
 
-function FleetRow({ session, top, selected, now_ms, onSelect }: { session: SessionSummary; top: number; selected: boolean; now_ms: number; onSelect: (key: string) => void }) {
+function FleetRow({ session, top, selected, now_ms, onSelect, ticks }: { session: SessionSummary; top: number; selected: boolean; now_ms: number; onSelect: (key: string) => void; ticks: Ticks }) {
   return (
-    <button
-      type="button"
-      className={`session-row${selected ? ' selected' : ''}${session.stale === undefined ? '' : ' stale'}`}
-      style={{ top, height: ROW_PX }}
-      onClick={() => onSelect(session.key)}
-      data-testid="session-row"
-      data-session={session.session_id ?? session.key}
-      data-host={session.host}
-      data-status={session.status}
-      data-stale={session.stale !== undefined}
-      aria-current={selected}
-      title={session.stale}
-    >
-      <span className="session-id"><span className="badge" data-testid="row-host">{session.host}</span> {session.session_id}</span>
-      <span className="session-chips">
-        {session.torn_tail !== null && <TornTailChip tail={session.torn_tail} />}
-        <StatusChip value={session.status} title={session.status_detail} finishReason={session.finish_reason} />
-      </span>
-      <span className="session-meta muted">
-        {session.attention !== null && <span className="warn-text" data-testid="row-attention" title={session.attention.message}>needs attention · </span>}
-        {session.stale !== undefined && <span className="warn-text" data-testid="row-stale">offline · last known · </span>}
-        {formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}
-      </span>
-    </button>
+    <div className="session-slot" style={{ top, height: ROW_PX }}>
+      <button
+        type="button"
+        className={`session-row${selected ? ' selected' : ''}${session.stale === undefined ? '' : ' stale'}`}
+        onClick={() => onSelect(session.key)}
+        data-testid="session-row"
+        data-session={session.session_id ?? session.key}
+        data-host={session.host}
+        data-status={session.status}
+        data-stale={session.stale !== undefined}
+        aria-current={selected}
+        title={session.stale}
+      >
+        <span className="session-id"><span className="badge" data-testid="row-host">{session.host}</span> {session.session_id}</span>
+        <span className="session-chips">
+          {session.torn_tail !== null && <TornTailChip tail={session.torn_tail} />}
+          <StatusChip value={session.status} title={session.status_detail} finishReason={session.finish_reason} />
+        </span>
+        <span className="session-meta muted">
+          {session.attention !== null && <span className="warn-text" data-testid="row-attention" title={session.attention.message}>needs attention · </span>}
+          {session.stale !== undefined && <span className="warn-text" data-testid="row-stale">offline · last known · </span>}
+          {formatAgo(session.last_activity_ms, now_ms)} · {session.episodes} ep · {session.records.toLocaleString()} rec · {formatBytes(session.size_bytes)}
+        </span>
+      </button>
+      {ticks.box(session.key, `${session.host ?? ''} ${session.session_id ?? session.key}`)}
+    </div>
   );
 }
 

@@ -12,6 +12,7 @@ const KEYS: [string, string][] = [
   ['/', 'search in the session'],
   ['Enter / Shift+Enter', 'in the search: first or next / previous match'],
   ['f', 'filter the timeline (errors only, call class, tool, record type)'],
+  ['n / p', 'in a comparison: next / previous difference'],
   ['Escape', 'close the detail, the confirmation or this help'],
   ['Tab', 'move between controls; in a confirmation: its reason, Write and Close'],
 ];

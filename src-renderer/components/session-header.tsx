@@ -1,5 +1,6 @@
 // A session's header: its name (and host in a fleet), its status word (a torn tail beside it), read-only, the
-// support report's export, why the status (a refusal's is the banner's: said once), and its identity and tokens.
+// support report's export, "Compare with…" (compare-picker.tsx), why the status (a refusal's is the banner's: said
+// once), and its identity and tokens.
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { SessionDetail, SessionTail } from '../../src-shared/ipc.js';
@@ -9,6 +10,7 @@ import { queries } from '../queries.js';
 import { StatusChip, TornTailChip } from './chips.js';
 import { tokenText } from './waterfall.js';
 import { costText } from '../../src-shared/format.js';
+import { CompareWith } from './compare-picker.js';
 
 export function SessionHeader({ detail, tail }: { detail: SessionDetail; tail: SessionTail | null }) {
   const { summary } = detail;
@@ -21,6 +23,7 @@ export function SessionHeader({ detail, tail }: { detail: SessionDetail; tail: S
         {summary.torn_tail !== null && <TornTailChip tail={summary.torn_tail} />}
         {detail.read_only && <span className="badge" data-testid="read-only">read-only export</span>}
         <ExportReport sessionKey={key} />
+        <CompareWith sessionKey={key} lastSeq={summary.last_seq} reading={summary.status === 'loading'} />
       </div>
       {!isRefusedStatus(summary.status) && (
         <div className="head-line">

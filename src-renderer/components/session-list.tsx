@@ -1,6 +1,6 @@
 // The sessions of the workspace: status, last activity, episodes, records, size; filter (by status, or the
 // attention queue), sort, search by id. It updates live from the service's events (react-query data replaced in
-// place). One tab stop; the arrow keys move the selection.
+// place). One tab stop; the arrow keys move the selection. Two sessions ticked are compared ("Compare").
 import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { SessionSummary } from '../../src-shared/ipc.js';
@@ -8,6 +8,7 @@ import { isRefusedStatus, LISTED_STATUSES, STATUS_LABEL, type ListedStatus } fro
 import { errorResultsWords } from '../../src-shared/words.js';
 import { StatusChip, TornTailChip } from './chips.js';
 import { formatAgo, formatBytes } from './format.js';
+import { CompareTicked, useTicks } from './compare-ticks.js';
 
 type SortKey = 'activity' | 'id' | 'records' | 'size' | 'status';
 type StatusFilter = ListedStatus | 'all' | 'attention';
@@ -34,6 +35,7 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
   }, [props.sessions, query, status, sort]);
   const virtualizer = useVirtualizer({ count: shown.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_PX, overscan: 8 });
   const { stop_key, onKey } = useListKeys(shown, props.selected, props.onSelect, virtualizer, scroller);
+  const ticks = useTicks(props.sessions.map((session) => session.key));
   const now_ms = Date.now();
   return (
     <nav className="session-list" aria-label="Sessions">
@@ -56,10 +58,16 @@ export function SessionList(props: { sessions: SessionSummary[]; selected: strin
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {
             const session = shown[item.index]!;
-            return <SessionRow key={session.key} session={session} top={item.start} selected={session.key === props.selected} stop={session.key === stop_key} progress={props.progress.get(session.key)} now_ms={now_ms} onSelect={props.onSelect} />;
+            return (
+              <div key={session.key} className="session-slot" style={{ top: item.start, height: ROW_PX }}>
+                <SessionRow session={session} selected={session.key === props.selected} stop={session.key === stop_key} progress={props.progress.get(session.key)} now_ms={now_ms} onSelect={props.onSelect} />
+                {ticks.box(session.key)}
+              </div>
+            );
           })}
         </div>
       </div>
+      <CompareTicked ticks={ticks} />
       <div className="muted list-count" data-testid="list-count">{shown.length} of {props.sessions.length} {countNoun(props.sessions)}</div>
     </nav>
   );
@@ -87,9 +95,8 @@ function useListKeys(shown: readonly SessionSummary[], selected: string | null, 
   return { stop_key, onKey };
 }
 
-function SessionRow({ session, top, selected, stop, progress, now_ms, onSelect }: {
+function SessionRow({ session, selected, stop, progress, now_ms, onSelect }: {
   session: SessionSummary;
-  top: number;
   selected: boolean;
   stop: boolean;
   progress: { done_bytes: number; total_bytes: number } | undefined;
@@ -100,7 +107,6 @@ function SessionRow({ session, top, selected, stop, progress, now_ms, onSelect }
     <button
       type="button"
       className={`session-row${selected ? ' selected' : ''}`}
-      style={{ top, height: ROW_PX }}
       onClick={() => onSelect(session.key)}
       data-testid="session-row"
       data-session={session.key}

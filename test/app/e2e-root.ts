@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
+import { resumeSession } from '../../src-main/recovery/actions.js';
 import { launchChromium, serve, type LaunchedBrowser, type Served } from './serve-harness.js';
 import { writeFinished } from './wal-fixture.js';
 
@@ -31,6 +32,18 @@ export function makeE2eRoot(work: string): E2eRoot {
   const export_file = path.join(exports, `${EXPORTED_SESSION_ID}-export.wal`);
   fs.copyFileSync(walPath(sessionDir(root, EXPORTED_SESSION_ID)), export_file);
   return { root, export_file };
+}
+
+/** The demo session a resumed copy is made of, and the copy's id: the crashed original beside its resumed run,
+ *  the pair the compare view opens on (the close-out is their first divergence). */
+export const CRASHED_SESSION_ID = 'indeterminate';
+export const RESUMED_SESSION_ID = 'indeterminate-resumed';
+
+/** A copy of the crashed demo session, in the same root, resumed as an operator resumes it (its close-out written). */
+export function addResumedCopy(root: string): void {
+  fs.cpSync(sessionDir(root, CRASHED_SESSION_ID), sessionDir(root, RESUMED_SESSION_ID), { recursive: true });
+  const outcome = resumeSession(root, RESUMED_SESSION_ID, { audit: { operator: 'e2e', reason: 'resumed to compare with the original', via: 'cli' }, now_ms: () => DEMO_CLOCK_START_MS + 3_600_000 });
+  if (outcome.kind !== 'done') throw new Error(`the resumed copy was not resumed: ${outcome.message}`);
 }
 
 export function writeXssSession(root: string): void {

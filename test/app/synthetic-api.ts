@@ -93,6 +93,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     getTail: () => Promise.resolve(null),
     getAlerts: () => Promise.resolve({ revision: 0, looked: true, current: [], current_left_out: 0, recent: [], thresholds: null }),
     getTiming: refused,
+    compareSessions: refused,
     subscribe: () => () => undefined,
   };
   window.walscope = api;
