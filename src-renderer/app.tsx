@@ -84,7 +84,7 @@ function useSelectedSession(): [string | null, (key: string | null) => void] {
   }, []);
   const select = (key: string | null) => {
     setSelected(key);
-    if (key !== null) writeLink({ session: key, tab: null, record: null, filter: ALL_ROWS });
+    if (key !== null) writeLink({ session: key, tab: null, record: null, step: null, filter: ALL_ROWS });
   };
   return [selected, select];
 }

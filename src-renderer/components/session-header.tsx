@@ -19,7 +19,7 @@ export function SessionHeader({ detail, tail }: { detail: SessionDetail; tail: S
         <h2 className="mono" title={key}>{summary.host === undefined ? key : <><span className="badge" data-testid="session-host">{summary.host}</span> {summary.session_id}</>}</h2>
         <StatusChip value={summary.status} title={summary.status_detail} finishReason={summary.finish_reason} />
         {summary.torn_tail !== null && <TornTailChip tail={summary.torn_tail} />}
-        {detail.read_only && <span className="badge" data-testid="read-only">read-only export</span>}
+        {detail.read_only && <span className="badge" data-testid="read-only" title="Nothing is written: an export, or a path opened from a walscope:// link">read-only</span>}
         <ExportReport sessionKey={key} />
       </div>
       {!isRefusedStatus(summary.status) && (

@@ -66,8 +66,8 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   const shown_seq = tab === 'records' && current !== null ? (rowAt(current)?.row as RecordRow | undefined)?.seq : null;
   useEffect(() => {
     if (state.locating || shown_seq === undefined) return;
-    writeLink({ session: key, tab: pane === 'list' ? tab : pane, record: pane === 'list' ? (shown_seq ?? null) : null, filter: state.filter });
-  }, [key, tab, pane, shown_seq, state.locating, state.filter]);
+    writeLink({ session: key, tab: pane === 'list' ? tab : pane, record: pane === 'list' ? (shown_seq ?? null) : null, step: pane === 'context' ? state.context_step : null, filter: state.filter });
+  }, [key, tab, pane, shown_seq, state.locating, state.filter, state.context_step]);
 
   return (
     <div className="session-view" data-testid="session-view" data-session={key}>

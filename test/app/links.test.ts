@@ -42,8 +42,8 @@ describe('walscope:// links', () => {
     );
     const session = fc.option(fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' }).filter((text) => !CONTROL.test(text)), { nil: null });
     const whole = fc.nat({ max: Number.MAX_SAFE_INTEGER });
-    const target: fc.Arbitrary<LinkTarget> = fc.record({ path, session }).chain(({ path, session }) => session === null
-      ? fc.constant({ path, ...OPEN })
+    const target: fc.Arbitrary<LinkTarget> = fc.record({ path, session }).chain(({ path, session }): fc.Arbitrary<LinkTarget> => session === null
+      ? fc.constant<LinkTarget>({ path, ...OPEN })
       : fc.oneof(
         fc.record({ tab: fc.option(fc.constantFrom(...LINK_TABS), { nil: null }) }).map(({ tab }) => ({ path, session, tab, step: null, record: null })),
         fc.record({ tab: fc.constantFrom(null, 'records' as const), record: whole }).map(({ tab, record }) => ({ path, session, tab, step: null, record })),
