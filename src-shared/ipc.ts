@@ -20,6 +20,7 @@ import type {
   Cost,
 } from './replay.js';
 import type { AlertEvent, AlertsView } from './alerts.js';
+import { REDACT_CLASSES, redactList, type BundleFile, type RedactClass } from './bundle.js';
 import type { ShownBlock } from './blocks.js';
 import { FINDINGS, type Finding } from './replay.js';
 import type { SupportReport } from './report.js';
@@ -649,6 +650,9 @@ export interface WalscopeApi {
   getTail(key: string): Promise<SessionTail | null>;
   /** The workspace's alerts now and lately (a fleet's: every host's, from the alerts stream). Read-only. */
   getAlerts(): Promise<AlertsView>;
+  /** The session as one self-contained page (docs/share.md, `walscope bundle`), `redact`'s classes redacted, within
+   *  the bundle's default size: read-only (the WAL is read; the window saves the page as a new file it names). */
+  getBundle(key: string, redact: RedactClass[]): Promise<BundleFile>;
   /** Returns the unsubscribe function. */
   subscribe(listener: (event: WalscopeEvent) => void): () => void;
   /** Desktop only: a dropped file or folder opened as a workspace. Absent in the browser. */
@@ -691,6 +695,7 @@ export const API_METHOD_ACCESS = {
   getTiming: 'read',
   getTail: 'read',
   getAlerts: 'read',
+  getBundle: 'read',
 } as const satisfies { [M in ApiMethod]: ApiAccess };
 
 export type ApiAccess = 'read' | 'write';
@@ -783,6 +788,7 @@ const callRef: ArgCheck = (value) => {
   return typeof ref === 'object' && ref !== null && Object.keys(ref).length === 2 && id(ref.batch_id) && id(ref.tool_call_id) ? null : '{batch_id, tool_call_id} (text)';
 };
 const finding: ArgCheck = (value) => ((FINDINGS as readonly unknown[]).includes(value) ? null : `one of ${FINDINGS.join(', ')}`);
+const redact: ArgCheck = (value) => (redactList(value) !== null ? null : `a list of ${REDACT_CLASSES.join(', ')}, each at most once`);
 const retireReason: ArgCheck = (value) => (value === 'sealed' || value === 'deleted' ? null : 'one of sealed, deleted');
 // The plan is compared field by field with a fresh preview under the lease before anything is written; here it
 // need only be the object a preview returned.
@@ -812,6 +818,7 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   getTiming: [['key', key], ['episode', count]],
   getTail: [['key', key]],
   getAlerts: [],
+  getBundle: [['key', key], ['redact', redact]],
 };
 
 /** The API's request methods, without its event subscription: what one transport call can reach. */

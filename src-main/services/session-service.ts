@@ -45,9 +45,11 @@ import { noCost, PRICE_TABLE_WORDS } from '../replay/cost.js';
 import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages } from './history.js';
 import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../recovery/support-report.js';
+import { redactList, bundleFileName, type BundleFile, type RedactClass } from '../../src-shared/bundle.js';
+import { BundleTooSmallError, BundleWalTooLargeError, makeBundle } from './bundle.js';
 import { episodeTiming, episodeTimingSummary } from '../replay/timing.js';
 import { acknowledgeChoice, actionChoices, retireChoice, previewAcknowledge, previewAction, runAcknowledge, runAction, type ActionApprover } from './actions.js';
-import { NotFoundError } from '../../src-shared/ipc.js';
+import { ApiFailure, NotFoundError } from '../../src-shared/ipc.js';
 import { READ_SLICE_BYTES, ReadScheduler } from './read-scheduler.js';
 import { SessionModel } from './session-model.js';
 import type { ReadPlan, TailProgress } from './session-tailer.js';
@@ -630,6 +632,19 @@ export class SessionService implements WalscopeApi {
 
   async getReport(key: string): Promise<SupportReport> {
     return supportReport(this.model(key, true).target, Date.now());
+  }
+
+  /** Made from the WAL as `walscope bundle` makes it, never written anywhere: the window saves it. */
+  async getBundle(key: string, redact: RedactClass[]): Promise<BundleFile> {
+    const model = this.model(key, true);
+    const classes = redactList(redact) ?? [];
+    try {
+      const { html, manifest } = await makeBundle(model.target, classes);
+      return { file_name: bundleFileName(key), html, size_bytes: Buffer.byteLength(html), classes, markers: manifest?.entries.length ?? 0 };
+    } catch (error) {
+      if (error instanceof BundleTooSmallError || error instanceof BundleWalTooLargeError) throw new ApiFailure('bad_request', `no bundle of "${key}": ${error.message}`);
+      throw error;
+    }
   }
 
   async getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext> {

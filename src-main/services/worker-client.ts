@@ -106,6 +106,7 @@ export class WorkerApi implements WalscopeApi {
   getTail = this.client.getTail;
   getReport = this.client.getReport;
   getAlerts = this.client.getAlerts;
+  getBundle = this.client.getBundle;
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {
     if (this.listeners.size >= LISTENERS_MAX) throw new Error(`more than ${LISTENERS_MAX} subscribers`);

@@ -1,10 +1,10 @@
-// A page a command writes for the user to send on (`report --html`, `bundle --out`): a new file the user names,
+// A page written for the user to send on (`report --html`, `bundle --out`, the app's Export bundle): a new file the user names,
 // never beside the WAL it describes (exports are never written), never inside a state root or a session folder (a
 // reader would take the file for state: SESSION/archive, ROOT/wal-feature-floor), never over an existing file.
 import fs from 'node:fs';
 import path from 'node:path';
 import { stateFolderKind } from '../engine/index.js';
-import { printable } from './format.js';
+import { printable } from '../../src-shared/format.js';
 
 /** Why `out` is no place for the page, or null. Judged on the real folder (a symbolic link to a state root is
  *  that state root), and on every folder above it: anything inside a state root is a root's file. */
