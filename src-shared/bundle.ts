@@ -27,6 +27,13 @@ export interface BundleFile {
   markers: number;
 }
 
+/** What the desktop's save of a bundle came to: written (where, how large, how many markers), the dialog closed,
+ *  or refused and why (a file that exists, a folder inside a state root, beside the WAL). */
+export type SavedBundle =
+  | { saved: true; path: string; size_bytes: number; markers: number }
+  | { saved: false; canceled: true }
+  | { saved: false; canceled: false; message: string };
+
 /** `classes` as a list the API takes: known classes, each once, in REDACT_CLASSES' order. Null when not one. */
 export function redactList(value: unknown): RedactClass[] | null {
   if (!Array.isArray(value) || value.length > REDACT_CLASSES.length) return null;

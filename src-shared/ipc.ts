@@ -20,7 +20,7 @@ import type {
   Cost,
 } from './replay.js';
 import type { AlertEvent, AlertsView } from './alerts.js';
-import { REDACT_CLASSES, redactList, type BundleFile, type RedactClass } from './bundle.js';
+import { REDACT_CLASSES, redactList, type BundleFile, type RedactClass, type SavedBundle } from './bundle.js';
 import type { ShownBlock } from './blocks.js';
 import { FINDINGS, type Finding } from './replay.js';
 import type { SupportReport } from './report.js';
@@ -657,6 +657,9 @@ export interface WalscopeApi {
   subscribe(listener: (event: WalscopeEvent) => void): () => void;
   /** Desktop only: a dropped file or folder opened as a workspace. Absent in the browser. */
   openDropped?: (file: DroppedFile) => Promise<Workspace>;
+  /** Desktop only: the session's bundle (getBundle) saved as a new file chosen in a save dialog. Absent in the
+   *  browser, which downloads getBundle's page. */
+  saveBundle?: (key: string, redact: RedactClass[]) => Promise<SavedBundle>;
 }
 
 /** A file or folder dropped on the window: the DOM's File, handed from the renderer to the preload as it is.
@@ -667,7 +670,7 @@ export interface DroppedFile {
 }
 
 /** The request methods, by name: what the IPC channels and HTTP routes carry. */
-export type ApiMethod = Exclude<keyof WalscopeApi, 'subscribe' | 'openDropped'>;
+export type ApiMethod = Exclude<keyof WalscopeApi, 'subscribe' | 'openDropped' | 'saveBundle'>;
 /** Whether each request method only reads (`read`) or may write to a WAL, its archive or its folder (`write`):
  *  the one classification of the API. A write is an operator's: through a fleet it travels on a write subject
  *  the server allows only operators to publish, the agent refuses it on any other and audits it before it runs
@@ -715,6 +718,7 @@ export type ApiRequest = { [M in ApiMethod]: { method: M; args: Parameters<Walsc
 export const IPC_REQUEST_CHANNEL = 'walscope:request';
 export const IPC_EVENT_CHANNEL = 'walscope:event';
 export const IPC_OPEN_PATH_CHANNEL = 'walscope:open-path';
+export const IPC_SAVE_BUNDLE_CHANNEL = 'walscope:save-bundle';
 
 /** A request or reply larger than this is refused: nothing the renderer legitimately sends is near it. */
 export const REQUEST_BYTES_MAX = 65_536;

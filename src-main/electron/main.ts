@@ -15,6 +15,7 @@ import { watchNotices, type Notice } from './alert-notices.js';
 import { APP_SCHEME_PRIVILEGES, registerAppProtocol, RENDERER_URL, rendererUrlOf } from './app-protocol.js';
 import { LINK_SCHEME, linkInArgv, linkOpening, protocolClient, startTarget } from './app-links.js';
 import { readOnlyApi } from '../services/read-only.js';
+import { saveBundle } from './save-bundle.js';
 import { registerIpc } from './ipc-handlers.js';
 import { menuTemplate } from './menu.js';
 import { RecentList } from './recent.js';
@@ -140,6 +141,14 @@ async function followLink(link: string): Promise<void> {
   }
 }
 
+/** The save dialog of Export bundle, in the user's documents (never the workspace's folder: a bundle is no
+ *  file of a state root's). */
+async function chooseBundleFile(file_name: string): Promise<string | null> {
+  if (window === null) return null;
+  const result = await dialog.showSaveDialog(window, { title: 'Export bundle', defaultPath: path.join(app.getPath('documents'), file_name), filters: [{ name: 'HTML page', extensions: ['html'] }] });
+  return result.canceled || result.filePath === undefined || result.filePath === '' ? null : result.filePath;
+}
+
 function buildMenu(): void {
   Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate({
     openRoot: () => void pick('root'),
@@ -170,6 +179,10 @@ async function start(): Promise<void> {
     contents: () => window?.webContents ?? null,
     renderer_url: RENDERER_URL,
     openPath: (dropped) => openWorkspace(dropped),
+    saveBundle: (key, redact) => {
+      if (api === null) throw new Error('no workspace is open');
+      return saveBundle({ api, choose: chooseBundleFile }, key, redact);
+    },
   });
   window.once('ready-to-show', () => window?.show());
   if (pending_link !== null) {

@@ -1,6 +1,7 @@
 // walscope:// links in the desktop app: what a link does (app-links.ts, the pure part of main.ts's handler) and
 // that what it opens is read-only (services/read-only.ts over a real service on a state root): no action, no
-// acknowledgement and no retire offered or done, nothing written, every read as File › Open's.
+// acknowledgement and no retire offered or done, nothing written, every read as File › Open's. And the desktop's
+// Export bundle (save-bundle.ts): a new file chosen in the dialog, never one that exists or one in a state root.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -8,6 +9,7 @@ import { API_METHODS, isWriteMethod, type WalscopeApi } from '../../src-shared/i
 import { formatLink } from '../../src-shared/links.js';
 import { linkInArgv, linkOpening, protocolClient, startTarget } from '../../src-main/electron/app-links.js';
 import { RENDERER_URL } from '../../src-main/electron/app-protocol.js';
+import { saveBundle } from '../../src-main/electron/save-bundle.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { LINK_READ_ONLY, readOnlyApi } from '../../src-main/services/read-only.js';
 import { SessionService } from '../../src-main/services/session-service.js';
@@ -105,5 +107,50 @@ describe('what a link opens is read-only', () => {
     expect((await api.previewRetire('unsure', 'sealed')).plan).toBeNull();
     expect((await api.getRows('unsure', 'records', 0, 5)).rows.length).toBeGreaterThan(0);
     expect(fs.readFileSync(wal)).toEqual(before);
+  });
+});
+
+describe('Export bundle in the desktop app (save-bundle.ts, the dialog handed in)', () => {
+  async function rootService() {
+    const root = tempDir();
+    writeIndeterminate(root, 'unsure');
+    const service = await SessionService.open(root, { cache: false, watch: false });
+    opened.push(service);
+    await service.whenRead();
+    return { root, service };
+  }
+
+  it('writes the bundle as the new file chosen, offering the session\'s name, redacted as asked', async () => {
+    const { service } = await rootService();
+    const out = path.join(tempDir(), 'shared.html');
+    const offered: string[] = [];
+    const saved = await saveBundle({ api: service, choose: async (name) => (offered.push(name), out) }, 'unsure', ['secrets', 'args']);
+    expect(offered).toEqual(['unsure-bundle.html']);
+    expect(saved).toMatchObject({ saved: true, path: out, size_bytes: fs.statSync(out).size });
+    expect(saved.saved && saved.markers).toBeGreaterThan(0);
+    expect(fs.readFileSync(out, 'utf8')).toContain('walscope-redactions/1');
+  });
+
+  it('writes nothing when the dialog is closed, over a file that exists, beside the WAL or inside the state root', async () => {
+    const { root, service } = await rootService();
+    const wal = walPath(sessionDir(root, 'unsure'));
+    const before = fs.readdirSync(root, { recursive: true });
+    const save = (chosen: string | null) => saveBundle({ api: service, choose: async () => chosen }, 'unsure', []);
+    expect(await save(null)).toEqual({ saved: false, canceled: true });
+    const existing = path.join(tempDir(), 'taken.html');
+    fs.writeFileSync(existing, 'mine');
+    expect(await save(existing)).toMatchObject({ saved: false, canceled: false, message: expect.stringMatching(/exists/) });
+    expect(fs.readFileSync(existing, 'utf8')).toBe('mine');
+    expect(await save(path.join(path.dirname(wal), 'bundle.html'))).toMatchObject({ saved: false, message: expect.stringMatching(/beside the WAL/) });
+    expect(await save(path.join(root, 'bundle.html'))).toMatchObject({ saved: false, message: expect.stringMatching(/inside the state root/) });
+    expect(fs.readdirSync(root, { recursive: true })).toEqual(before);
+  });
+
+  it('checks the window\'s arguments as getBundle\'s are checked, before anything is read', async () => {
+    const { service } = await rootService();
+    const choose = vi.fn(async () => null);
+    await expect(saveBundle({ api: service, choose }, 'unsure', ['everything'])).rejects.toThrow(/redact must be a list/);
+    await expect(saveBundle({ api: service, choose }, 42, [])).rejects.toThrow(/key must be a session key/);
+    expect(choose).not.toHaveBeenCalled();
   });
 });
