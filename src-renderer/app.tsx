@@ -20,7 +20,7 @@ export function App() {
   const sessions = useQuery(queries.sessions(workspace.data !== undefined && !is_fleet));
   const [hosts, setHosts] = useState<HostView[]>([]);
   const progress = useServiceEvents();
-  const [selected, select] = useSelectedSession();
+  const [selected, select, visit] = useSelectedSession();
   const [help, setHelp] = useHelpKey();
   const detail = useQuery(queries.session(client, selected));
   const [dropError, setDropError] = useState<string | null>(null);
@@ -41,7 +41,7 @@ export function App() {
         <ErrorBoundary resetKey="list">{is_fleet ? <FleetList selected={selected} onSelect={select} onHosts={setHosts} /> : <SessionList sessions={sessions.data ?? []} selected={selected} onSelect={select} progress={progress} />}</ErrorBoundary>
         <section className="session-pane">
           {selected === null && <ErrorBoundary resetKey="overview">{is_fleet ? <FleetOverview hosts={hosts} /> : <WorkspaceOverview sessions={sessions.data ?? []} canDrop={openDropped !== null} onSelect={select} />}</ErrorBoundary>}
-          {selected !== null && <SessionPane selected={selected} detail={detail} />}
+          {selected !== null && <SessionPane selected={selected} visit={visit} detail={detail} />}
         </section>
       </main>
     </div>
@@ -63,22 +63,27 @@ function AppHeader({ workspace, dropError, onHelp }: { workspace: UseQueryResult
   );
 }
 
-function SessionPane({ selected, detail }: { selected: string; detail: UseQueryResult<SessionDetail> }) {
+function SessionPane({ selected, visit, detail }: { selected: string; visit: number; detail: UseQueryResult<SessionDetail> }) {
   if (detail.data === undefined) return <p className="muted empty" data-testid="session-unavailable">{detail.error?.message ?? 'Reading…'}</p>;
   return (
     <div className="pane-column">
       {detail.data.summary.stale !== undefined && <p className="warn-text stale-banner" role="status" data-testid="session-stale">{detail.data.summary.stale}</p>}
-      <ErrorBoundary resetKey={selected}><SessionView key={selected} detail={detail.data} /></ErrorBoundary>
+      <ErrorBoundary resetKey={selected}><SessionView key={`${visit} ${selected}`} detail={detail.data} /></ErrorBoundary>
     </div>
   );
 }
 
 /** The session the address names: selecting one writes it there, and a link to `#session=KEY` (the History
- *  panel's sealed lineages) selects that session. */
-function useSelectedSession(): [string | null, (key: string | null) => void] {
+ *  panel's sealed lineages, a walscope:// link the desktop followed) selects that session. `visit` counts the
+ *  addresses followed: each opens its session view anew at what it names (a record, a step), even the one shown. */
+function useSelectedSession(): [string | null, (key: string | null) => void, number] {
   const [selected, setSelected] = useState<string | null>(() => readLink().session);
+  const [visit, setVisit] = useState(0);
   useEffect(() => {
-    const follow = () => setSelected(readLink().session);
+    const follow = () => {
+      setSelected(readLink().session);
+      setVisit((count) => count + 1);
+    };
     window.addEventListener('hashchange', follow);
     return () => window.removeEventListener('hashchange', follow);
   }, []);
@@ -86,7 +91,7 @@ function useSelectedSession(): [string | null, (key: string | null) => void] {
     setSelected(key);
     if (key !== null) writeLink({ session: key, tab: null, record: null, step: null, filter: ALL_ROWS });
   };
-  return [selected, select];
+  return [selected, select, visit];
 }
 
 /** `?` opens the keyboard help anywhere but in a text field. */
