@@ -46,6 +46,7 @@ import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLinea
 import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../recovery/support-report.js';
 import { redactList, bundleFileName, type BundleFile, type RedactClass } from '../../src-shared/bundle.js';
+import { sessionLink } from '../../src-shared/links.js';
 import { BundleTooSmallError, BundleWalTooLargeError, makeBundle } from './bundle.js';
 import { episodeTiming, episodeTimingSummary } from '../replay/timing.js';
 import { acknowledgeChoice, actionChoices, retireChoice, previewAcknowledge, previewAction, runAcknowledge, runAction, type ActionApprover } from './actions.js';
@@ -464,13 +465,15 @@ export class SessionService implements WalscopeApi {
   }
 
   /** Every session's summary with what its alerts need beside it (replay/alerts.ts): its lease as last probed
-   *  (none beside a summary that no longer holds: its lease changed since it was made), where it is, its WAL. */
+   *  (none beside a summary that no longer holds: its lease changed since it was made), where it is, its WAL. Its
+   *  link is its walscope:// link (src-shared/links.ts: this workspace's path, its key), or where it is on disk when
+   *  there can be none (a path a link cannot carry). */
   alertSources(): { summary: SessionSummary; lease: LeaseView; is_export: boolean; link: string; wal_path: string }[] {
     return [...this.models.values()].map((model) => ({
       summary: model.summary(),
       lease: model.needs_read ? { state: 'absent' } : model.lease,
       is_export: model.target.is_export,
-      link: model.target.session_dir ?? model.target.wal_path,
+      link: sessionLink(this.workspace.path, model.key) ?? model.target.session_dir ?? model.target.wal_path,
       wal_path: model.target.wal_path,
     }));
   }
