@@ -23,7 +23,7 @@ export function App() {
   const [hosts, setHosts] = useState<HostView[]>([]);
   const progress = useServiceEvents();
   const [comparing, setComparing] = useComparison();
-  const [selected, selectSession] = useSelectedSession();
+  const [selected, selectSession, visit] = useSelectedSession();
   // Selecting a session leaves a comparison (its address is the session's then).
   const select = (key: string | null) => {
     setComparing(null);
@@ -51,7 +51,7 @@ export function App() {
         <section className="session-pane">
           {comparing !== null && <ErrorBoundary resetKey="compare"><CompareView key={JSON.stringify(comparing)} link={comparing} summaries={summaries} onClose={() => select(comparing.a)} /></ErrorBoundary>}
           {comparing === null && selected === null && <ErrorBoundary resetKey="overview">{is_fleet ? <FleetOverview hosts={hosts} /> : <WorkspaceOverview sessions={sessions.data ?? []} canDrop={openDropped !== null} onSelect={select} />}</ErrorBoundary>}
-          {comparing === null && selected !== null && <SessionPane selected={selected} detail={detail} />}
+          {comparing === null && selected !== null && <SessionPane selected={selected} visit={visit} detail={detail} />}
         </section>
       </main>
     </div>
@@ -74,30 +74,35 @@ function AppHeader({ workspace, dropError, onHelp, onSelect }: { workspace: UseQ
   );
 }
 
-function SessionPane({ selected, detail }: { selected: string; detail: UseQueryResult<SessionDetail> }) {
+function SessionPane({ selected, visit, detail }: { selected: string; visit: number; detail: UseQueryResult<SessionDetail> }) {
   if (detail.data === undefined) return <p className="muted empty" data-testid="session-unavailable">{detail.error?.message ?? 'Reading…'}</p>;
   return (
     <div className="pane-column">
       {detail.data.summary.stale !== undefined && <p className="warn-text stale-banner" role="status" data-testid="session-stale">{detail.data.summary.stale}</p>}
-      <ErrorBoundary resetKey={selected}><SessionView key={selected} detail={detail.data} /></ErrorBoundary>
+      <ErrorBoundary resetKey={selected}><SessionView key={`${visit} ${selected}`} detail={detail.data} /></ErrorBoundary>
     </div>
   );
 }
 
 /** The session the address names: selecting one writes it there, and a link to `#session=KEY` (the History
- *  panel's sealed lineages) selects that session. */
-function useSelectedSession(): [string | null, (key: string | null) => void] {
+ *  panel's sealed lineages, a walscope:// link the desktop followed) selects that session. `visit` counts the
+ *  addresses followed: each opens its session view anew at what it names (a record, a step), even the one shown. */
+function useSelectedSession(): [string | null, (key: string | null) => void, number] {
   const [selected, setSelected] = useState<string | null>(() => readLink().session);
+  const [visit, setVisit] = useState(0);
   useEffect(() => {
-    const follow = () => setSelected(readLink().session);
+    const follow = () => {
+      setSelected(readLink().session);
+      setVisit((count) => count + 1);
+    };
     window.addEventListener('hashchange', follow);
     return () => window.removeEventListener('hashchange', follow);
   }, []);
   const select = (key: string | null) => {
     setSelected(key);
-    if (key !== null) writeLink({ session: key, tab: null, record: null, filter: ALL_ROWS });
+    if (key !== null) writeLink({ session: key, tab: null, record: null, step: null, filter: ALL_ROWS });
   };
-  return [selected, select];
+  return [selected, select, visit];
 }
 
 /** The comparison the address names (`#compare=A&with=B`), followed as the address changes: "Compare with…" and

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'react';
 import { OUTPUT_PAGE_ROWS_MAX, withChangedSummaries, type ActionKind, type ActionPreview, type CallRef, type HostView, type Progress, type RetirePreview, type RowList, type RowPage, type SessionDetail, type SessionFilter, type SessionChanges, type SessionSummary, type SessionTail, type WalscopeEvent } from '../src-shared/ipc.js';
 import type { Finding } from '../src-shared/replay.js';
 import type { ComparePage } from '../src-shared/compare.js';
+import type { RedactClass } from '../src-shared/bundle.js';
 import { filterSet, sameTimelineFilter, type TimelineFilter } from '../src-shared/timeline-filter.js';
 import { api } from './api/api.js';
 
@@ -135,6 +136,8 @@ export const queries = {
     refetchOnWindowFocus: false,
   }),
   report: (key: string) => queryOptions({ queryKey: [...keys.session(key), 'report'] as const, queryFn: () => api.getReport(key), gcTime: 0, staleTime: 0 }),
+  /** The session's bundle page (getBundle), `redact`'s classes redacted: made anew each time, never kept. */
+  bundle: (key: string, redact: RedactClass[]) => queryOptions({ queryKey: [...keys.session(key), 'bundle', redact] as const, queryFn: () => api.getBundle(key, redact), gcTime: 0, staleTime: 0, retry: false }),
 };
 
 function sameFilter(left: SessionFilter, right: SessionFilter): boolean {
@@ -169,6 +172,9 @@ export { notices_from_main } from './api/api.js';
 
 /** A file or folder dropped on the desktop window, opened as the workspace; null where the transport has none. */
 export const openDropped = api.openDropped ?? null;
+
+/** A session's bundle saved through the desktop's save dialog; null in a browser (which downloads `queries.bundle`). */
+export const saveBundle = api.saveBundle ?? null;
 
 /** Subscribes once to the service's events; returns the latest progress per session. */
 export function useServiceEvents(): Map<string, Progress> {

@@ -21,7 +21,8 @@ export interface Alert {
   /** What it waits for and what clears it, in a sentence. Text from the WAL (a tool's name) is in it: printed
    *  as text. */
   waits_for: string;
-  /** The session's address: its folder (a state root's) or its file (an export). */
+  /** The session's walscope:// link (links.ts: the workspace's path and the session's key, which opens it
+   *  read-only in the app), or, where a link cannot carry the path, its folder or its file. */
   link: string;
 }
 

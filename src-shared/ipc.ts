@@ -21,6 +21,7 @@ import type {
 } from './replay.js';
 import type { AlertEvent, AlertsView } from './alerts.js';
 import type { ComparePage } from './compare.js';
+import { REDACT_CLASSES, redactList, type BundleFile, type RedactClass, type SavedBundle } from './bundle.js';
 import type { ShownBlock } from './blocks.js';
 import { FINDINGS, type Finding } from './replay.js';
 import type { SupportReport } from './report.js';
@@ -656,10 +657,16 @@ export interface WalscopeApi {
    *  COMPARE_PAGE_STEPS_MAX; the answer from 0 carries the outline of every listed step. In a fleet, a and b may be
    *  on two hosts. */
   compareSessions(a: string, b: string, episode: number | null, start: number, count: number): Promise<ComparePage>;
+  /** The session as one self-contained page (docs/share.md, `walscope bundle`), `redact`'s classes redacted, within
+   *  the bundle's default size: read-only (the WAL is read; the window saves the page as a new file it names). */
+  getBundle(key: string, redact: RedactClass[]): Promise<BundleFile>;
   /** Returns the unsubscribe function. */
   subscribe(listener: (event: WalscopeEvent) => void): () => void;
   /** Desktop only: a dropped file or folder opened as a workspace. Absent in the browser. */
   openDropped?: (file: DroppedFile) => Promise<Workspace>;
+  /** Desktop only: the session's bundle (getBundle) saved as a new file chosen in a save dialog. Absent in the
+   *  browser, which downloads getBundle's page. */
+  saveBundle?: (key: string, redact: RedactClass[]) => Promise<SavedBundle>;
 }
 
 /** A file or folder dropped on the window: the DOM's File, handed from the renderer to the preload as it is.
@@ -670,7 +677,7 @@ export interface DroppedFile {
 }
 
 /** The request methods, by name: what the IPC channels and HTTP routes carry. */
-export type ApiMethod = Exclude<keyof WalscopeApi, 'subscribe' | 'openDropped'>;
+export type ApiMethod = Exclude<keyof WalscopeApi, 'subscribe' | 'openDropped' | 'saveBundle'>;
 /** Whether each request method only reads (`read`) or may write to a WAL, its archive or its folder (`write`):
  *  the one classification of the API. A write is an operator's: through a fleet it travels on a write subject
  *  the server allows only operators to publish, the agent refuses it on any other and audits it before it runs
@@ -699,6 +706,7 @@ export const API_METHOD_ACCESS = {
   getTail: 'read',
   getAlerts: 'read',
   compareSessions: 'read',
+  getBundle: 'read',
 } as const satisfies { [M in ApiMethod]: ApiAccess };
 
 export type ApiAccess = 'read' | 'write';
@@ -718,6 +726,7 @@ export type ApiRequest = { [M in ApiMethod]: { method: M; args: Parameters<Walsc
 export const IPC_REQUEST_CHANNEL = 'walscope:request';
 export const IPC_EVENT_CHANNEL = 'walscope:event';
 export const IPC_OPEN_PATH_CHANNEL = 'walscope:open-path';
+export const IPC_SAVE_BUNDLE_CHANNEL = 'walscope:save-bundle';
 
 /** A request or reply larger than this is refused: nothing the renderer legitimately sends is near it. */
 export const REQUEST_BYTES_MAX = 65_536;
@@ -792,6 +801,7 @@ const callRef: ArgCheck = (value) => {
   return typeof ref === 'object' && ref !== null && Object.keys(ref).length === 2 && id(ref.batch_id) && id(ref.tool_call_id) ? null : '{batch_id, tool_call_id} (text)';
 };
 const finding: ArgCheck = (value) => ((FINDINGS as readonly unknown[]).includes(value) ? null : `one of ${FINDINGS.join(', ')}`);
+const redact: ArgCheck = (value) => (redactList(value) !== null ? null : `a list of ${REDACT_CLASSES.join(', ')}, each at most once`);
 const retireReason: ArgCheck = (value) => (value === 'sealed' || value === 'deleted' ? null : 'one of sealed, deleted');
 // The plan is compared field by field with a fresh preview under the lease before anything is written; here it
 // need only be the object a preview returned.
@@ -822,6 +832,7 @@ const API_ARGUMENTS: { [M in ApiMethod]: readonly [string, ArgCheck][] } = {
   getTail: [['key', key]],
   getAlerts: [],
   compareSessions: [['a', key], ['b', key], ['episode', episodeOrNull], ['start', count], ['count', count]],
+  getBundle: [['key', key], ['redact', redact]],
 };
 
 /** The API's request methods, without its event subscription: what one transport call can reach. */

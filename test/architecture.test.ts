@@ -20,7 +20,7 @@ const LAYERS: { name: string; dir: string; may_import: string[]; node_builtins: 
   { name: 'preload', dir: 'src-main/preload', may_import: ['shared'], node_builtins: false },
   { name: 'views', dir: 'src-main/views', may_import: ['shared', 'engine', 'replay'], node_builtins: true },
   { name: 'share', dir: 'src-main/share', may_import: ['shared', 'engine', 'replay', 'views'], node_builtins: true },
-  { name: 'services', dir: 'src-main/services', may_import: ['shared', 'engine', 'replay', 'recovery', 'views', 'runtime', 'demo'], node_builtins: true },
+  { name: 'services', dir: 'src-main/services', may_import: ['shared', 'engine', 'replay', 'recovery', 'views', 'share', 'runtime', 'demo'], node_builtins: true },
   { name: 'server', dir: 'src-main/server', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'demo', 'services'], node_builtins: true },
   { name: 'fleet', dir: 'src-main/fleet', may_import: ['shared', 'views', 'services'], node_builtins: true },
   { name: 'electron', dir: 'src-main/electron', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'demo', 'services', 'server', 'fleet'], node_builtins: true },

@@ -5,22 +5,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { WalTarget } from '../engine/index.js';
-import { walPayloadReader, withPayloadPass } from '../recovery/payloads.js';
+import { walPayloadReader } from '../recovery/payloads.js';
 import { replayTarget } from '../recovery/replay-target.js';
 import { supportReport } from '../recovery/support-report.js';
-import { bundleHtml, BUNDLE_BYTES_DEFAULT, BundleTooSmallError } from '../share/bundle-html.js';
-import { bundleModel } from '../share/bundle-model.js';
 import { checkMarkers, manifestOf } from '../share/check.js';
-import { readPayloads, sharedSession } from '../share/shared-session.js';
+import { BUNDLE_BYTES_DEFAULT, BUNDLE_WAL_BYTES_MAX, BundleTooSmallError, BundleWalTooLargeError, makeBundle, type MadeBundle } from '../services/bundle.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { printable } from './format.js';
-import { outFileProblem, writeNewFile } from './out-file.js';
+import { outFileProblem, writeNewFile } from '../services/out-file.js';
 import { REDACT_USAGE, redactClasses, redactedWords, redactFlagAlone } from './redact-flag.js';
 import { singleTarget } from './targets.js';
-
-/** A WAL bundled at most: a bundle holds every payload it shows, read into memory before it is redacted, so a
- *  session past this is refused rather than read whole (its report and `walscope serve` show it). */
-const BUNDLE_WAL_BYTES_MAX = 256 * 1_048_576;
 
 /** A page read back for --check-against at most (a bundle is --max-bytes at most; a larger file is not one). */
 const CHECKED_PAGE_BYTES_MAX = 1024 * 1_048_576;
@@ -48,25 +42,19 @@ export const bundleCommand: Command = {
     const misplaced = outFileProblem(out, target.wal_path);
     if (misplaced !== null) return refuse(`walscope bundle: ${misplaced}`, EXIT_USAGE);
     if (fs.existsSync(out)) return refuse(`${out} exists: name a new file; a bundle never overwrites`);
-    const wal_bytes = fs.statSync(target.wal_path).size;
-    if (wal_bytes > BUNDLE_WAL_BYTES_MAX) {
-      return refuse(`walscope bundle: ${printable(target.wal_path, 400)} is ${wal_bytes} bytes, over the ${BUNDLE_WAL_BYTES_MAX} a bundle reads (it holds every payload it shows in memory): share its report (walscope report --html) or open it with walscope serve`);
-    }
-    const generated_ms = Date.now();
-    const report = supportReport(target, generated_ms);
-    const { fold } = replayTarget(target);
-    // Every payload shown is read once, in one pass over the file, before anything is redacted.
-    const originals = withPayloadPass(target.wal_path, (read) => readPayloads(fold, read));
-    const shared = await sharedSession(fold, report, originals, classes);
-    let html: string;
+    let made: MadeBundle;
     try {
-      html = bundleHtml(bundleModel(shared), generated_ms, size_bytes_max);
+      made = await makeBundle(target, classes, size_bytes_max);
     } catch (error) {
       if (error instanceof BundleTooSmallError) return refuse(`walscope bundle: ${error.message}`, EXIT_USAGE);
+      if (error instanceof BundleWalTooLargeError) {
+        return refuse(`walscope bundle: ${printable(target.wal_path, 400)} is ${error.wal_bytes} bytes, over the ${BUNDLE_WAL_BYTES_MAX} a bundle reads (it holds every payload it shows in memory): share its report (walscope report --html) or open it with walscope serve`);
+      }
       throw error;
     }
+    const { html, report, manifest } = made;
     if (!writeNewFile(out, html)) return refuse(`${out} exists: name a new file; a bundle never overwrites`);
-    await writeOut(`bundle of ${printable(report.file.name, 200)} written to ${printable(out, 400)}: ${Buffer.byteLength(html)} bytes (${report.integrity.verdict})${redactedWords(shared.manifest)}\n`);
+    await writeOut(`bundle of ${printable(report.file.name, 200)} written to ${printable(out, 400)}: ${Buffer.byteLength(html)} bytes (${report.integrity.verdict})${redactedWords(manifest)}\n`);
     return EXIT_OK;
   },
 };

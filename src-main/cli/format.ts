@@ -7,31 +7,10 @@ export function plural(count: number, noun: string): string {
   return `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`;
 }
 
-// Characters that steer a terminal or reorder what it shows: C0/C1 controls, line separators, bidi overrides.
-// eslint-disable-next-line no-control-regex
-const STEERING = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
-function escapeChar(char: string): string {
-  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
-}
-
-/** Everything the CLI prints passes here (main.ts guards stdout and stderr): WAL content is untrusted, so no
- *  escape sequence in it reaches the terminal raw. Newlines and tabs stay. Lossless on JSON output: the escape
- *  it writes inside a JSON string is the JSON escape of the same character. */
-export function terminalSafe(text: string): string {
-  return text.replace(STEERING, escapeChar);
-}
-
-/** Text that must stay on one line: steering characters and newlines escaped (CR already is). */
-export function oneLine(text: string): string {
-  return terminalSafe(text).replace(/\n/g, escapeChar);
-}
-
-/** One field of untrusted text on one line, cut to `length_max` characters. */
-export function printable(text: string, length_max: number): string {
-  const escaped = oneLine(text);
-  return escaped.length > length_max ? `${escaped.slice(0, length_max - 1)}…` : escaped;
-}
+// What the CLI prints is made terminal-safe by src-shared/format.ts's helpers (a page written to disk names its
+// paths with them too, src-main/services/out-file.ts).
+export { oneLine, printable, terminalSafe } from '../../src-shared/format.js';
+import { oneLine, printable } from '../../src-shared/format.js';
 
 /** Untrusted text of many lines (a message) as lines of its own, cut to `chars_max` characters in all, each
  *  behind `indent` so that none can pass for a line of ours; for textLines, which escapes what steers the

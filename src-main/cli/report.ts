@@ -12,7 +12,7 @@ import { replayTarget } from '../recovery/replay-target.js';
 import { supportReport } from '../recovery/support-report.js';
 import { MANIFEST_ELEMENT_ID, type RedactClass, type RedactionManifest } from '../share/redaction.js';
 import { sharedReport } from '../share/shared-session.js';
-import { outFileProblem, writeNewFile } from './out-file.js';
+import { outFileProblem, writeNewFile } from '../services/out-file.js';
 import { redactClasses, redactedWords, redactFlagAlone } from './redact-flag.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, parseCommandArgs, UsageError, writeOut, type Command } from './command.js';
 import { plural, printable, runLines } from './format.js';

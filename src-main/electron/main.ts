@@ -1,6 +1,7 @@
 // The desktop shell: one window on the renderer, the session service in a worker thread, the File menu with
-// recent items, and drag-and-drop of a folder or file (through the preload). Thin on purpose: everything it
-// shows comes from the same service and renderer as `walscope serve`.
+// recent items, drag-and-drop of a folder or file (through the preload), and walscope:// links (app-links.ts decides
+// what one does; here it is carried out). Thin on purpose: everything it shows comes from the same service and
+// renderer as `walscope serve`.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, protocol, session } from 'electron';
@@ -12,6 +13,9 @@ import { readFleetProfile } from '../fleet/profile.js';
 import { DEFAULT_ALERT_THRESHOLDS } from '../../src-shared/alerts.js';
 import { watchNotices, type Notice } from './alert-notices.js';
 import { APP_SCHEME_PRIVILEGES, registerAppProtocol, RENDERER_URL, rendererUrlOf } from './app-protocol.js';
+import { LINK_SCHEME, linkInArgv, linkOpening, protocolClient, startTarget } from './app-links.js';
+import { readOnlyApi } from '../services/read-only.js';
+import { saveBundle } from './save-bundle.js';
 import { registerIpc } from './ipc-handlers.js';
 import { menuTemplate } from './menu.js';
 import { RecentList } from './recent.js';
@@ -37,6 +41,10 @@ let unsubscribe: (() => void) | null = null;
 /** Stops the alert notices of the workspace shown (a state root's or a fleet's). */
 let stop_notices: (() => void) | null = null;
 let recent: RecentList;
+/** The path of the workspace shown (null: none yet), which a link to it keeps. */
+let shown_path: string | null = null;
+/** A link that came before the window (macOS's open-url at launch): followed once it is there. */
+let pending_link: string | null = null;
 
 /** One path (a state root, a session, an export, a folder of exports) or several export files. */
 async function openWorkspace(target: WorkspacePaths): Promise<Workspace> {
@@ -67,6 +75,7 @@ async function show(next: WalscopeApi & { close(): Promise<void> }, recent_entry
   stop_notices = null;
   await previous?.close();
   const workspace = await next.getWorkspace();
+  shown_path = workspace.path;
   if ((workspace.kind === 'state_root' || workspace.kind === 'fleet') && Notification.isSupported()) stop_notices = watchNotices(next, showNotice);
   if (recent_entry !== null) recent.add(recent_entry === 'workspace' ? workspace.path : recent_entry);
   buildMenu();
@@ -110,6 +119,37 @@ async function openOrSay(target: WorkspacePaths): Promise<void> {
   }
 }
 
+/** A walscope:// link: its path opened read-only (unless it is the workspace shown), then what it names shown. It
+ *  never runs anything: the renderer's actions each wait for the user's confirmation, as ever. */
+async function followLink(link: string): Promise<void> {
+  if (window === null) {
+    pending_link = link;
+    return;
+  }
+  const opening = linkOpening(link, shown_path);
+  if (opening.kind === 'refused') {
+    dialog.showErrorBox('walscope', opening.message);
+    return;
+  }
+  if (window.isMinimized()) window.restore();
+  window.show();
+  window.focus();
+  try {
+    if (opening.reopen) await show(readOnlyApi(await WorkerApi.start(WORKER_FILE, opening.path, DEFAULT_ALERT_THRESHOLDS)), null);
+    await window.loadURL(opening.renderer_url);
+  } catch (error) {
+    dialog.showErrorBox('walscope', `Cannot open ${opening.path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** The save dialog of Export bundle, in the user's documents (never the workspace's folder: a bundle is no
+ *  file of a state root's). */
+async function chooseBundleFile(file_name: string): Promise<string | null> {
+  if (window === null) return null;
+  const result = await dialog.showSaveDialog(window, { title: 'Export bundle', defaultPath: path.join(app.getPath('documents'), file_name), filters: [{ name: 'HTML page', extensions: ['html'] }] });
+  return result.canceled || result.filePath === undefined || result.filePath === '' ? null : result.filePath;
+}
+
 function buildMenu(): void {
   Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate({
     openRoot: () => void pick('root'),
@@ -125,8 +165,12 @@ async function start(): Promise<void> {
   secureSession(session.defaultSession);
   registerAppProtocol(protocol, RENDERER_DIR);
   app.on('web-contents-created', (_event, contents) => lockContents(contents));
-  const target = process.argv.slice(app.isPackaged ? 1 : 2).find((arg) => !arg.startsWith('-')) ?? recent.read()[0];
-  if (target === undefined) throw new Error('usage: walscope-app STATE_ROOT_OR_EXPORT');
+  const client = protocolClient(app.isPackaged, process.execPath, process.argv);
+  if (client === null) app.setAsDefaultProtocolClient(LINK_SCHEME);
+  else app.setAsDefaultProtocolClient(LINK_SCHEME, client.path, client.args);
+  const { target, link } = startTarget(process.argv.slice(app.isPackaged ? 1 : 2), recent.read());
+  pending_link ??= link;
+  if (target === undefined && pending_link === null) throw new Error('usage: walscope-app STATE_ROOT_OR_EXPORT | walscope://open?path=…');
   window = new BrowserWindow({ width: 1400, height: 900, show: false, title: 'walscope', icon: ICON_FILE, webPreferences: webPreferences(PRELOAD_FILE) });
   registerIpc(ipcMain, {
     api: () => {
@@ -136,16 +180,48 @@ async function start(): Promise<void> {
     contents: () => window?.webContents ?? null,
     renderer_url: RENDERER_URL,
     openPath: (dropped) => openWorkspace(dropped),
+    saveBundle: (key, redact) => {
+      if (api === null) throw new Error('no workspace is open');
+      return saveBundle({ api, choose: chooseBundleFile }, key, redact);
+    },
   });
-  await openEntry(target);
   window.once('ready-to-show', () => window?.show());
-  await window.loadURL(RENDERER_URL);
+  if (pending_link !== null) {
+    const first = pending_link;
+    pending_link = null;
+    await followLink(first);
+    // A refused first link leaves no workspace: the most recent one, or nothing to show.
+    if (shown_path === null && recent.read()[0] !== undefined) await openEntry(recent.read()[0]!);
+    if (shown_path === null) throw new Error('the link was not opened, and nothing was opened before');
+    if (window.webContents.getURL() === '') await window.loadURL(RENDERER_URL);
+  } else {
+    await openEntry(target!);
+    await window.loadURL(RENDERER_URL);
+  }
   app.on('window-all-closed', () => {
     void api?.close().finally(() => app.quit());
   });
 }
 
-start().catch((error: unknown) => {
-  process.stderr.write(`walscope: ${error instanceof Error ? error.message : String(error)}\n`);
-  app.exit(1);
-});
+// One instance: a link opened while the app runs reaches this one (a second instance's argv on Windows and Linux,
+// open-url on macOS), which follows it; the second quits.
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', (_event, argv) => {
+    const link = linkInArgv(argv);
+    if (link !== null) void followLink(link);
+    else if (window !== null) {
+      if (window.isMinimized()) window.restore();
+      window.focus();
+    }
+  });
+  app.on('open-url', (event, url) => {
+    event.preventDefault();
+    void followLink(url);
+  });
+  start().catch((error: unknown) => {
+    process.stderr.write(`walscope: ${error instanceof Error ? error.message : String(error)}\n`);
+    app.exit(1);
+  });
+}

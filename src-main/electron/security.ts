@@ -1,6 +1,6 @@
 // Electron's security checklist, in one place so a test can hold it to account: an isolated, sandboxed
 // renderer without Node, our CSP on every response, no navigation, no new windows, no webviews, and every
-// permission request denied.
+// permission request denied but one: writing text to the clipboard (Copy link), sanitized, never reading it.
 import type { Session, WebContents, WebPreferences } from 'electron';
 import { CONTENT_SECURITY_POLICY } from '../server/csp.js';
 
@@ -21,9 +21,12 @@ export function webPreferences(preload_file: string): WebPreferences {
   };
 }
 
+/** The one permission the window has: Copy link writes a walscope:// link to the clipboard (as sanitized text). */
+export const GRANTED_PERMISSION = 'clipboard-sanitized-write';
+
 export function secureSession(session: Session): void {
-  session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  session.setPermissionCheckHandler(() => false);
+  session.setPermissionRequestHandler((_contents, permission, callback) => callback(permission === GRANTED_PERMISSION));
+  session.setPermissionCheckHandler((_contents, permission) => permission === GRANTED_PERMISSION);
   session.webRequest.onHeadersReceived((details, callback) => {
     callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } });
   });

@@ -162,6 +162,7 @@ export class FleetApi implements WalscopeApi {
   getContext = this.routed.getContext;
   getTiming = this.routed.getTiming;
   getTail = this.routed.getTail;
+  getBundle = this.routed.getBundle;
 
   /** Every host's alerts, as their agents published them to the alerts stream. */
   async getAlerts(): Promise<AlertsView> {

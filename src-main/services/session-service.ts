@@ -48,9 +48,12 @@ import { compareTargets, type CompareTarget } from '../recovery/compare-target.j
 import { ComparisonCache, filesStamp } from './compare-cache.js';
 import type { SupportReport } from '../../src-shared/report.js';
 import { supportReport } from '../recovery/support-report.js';
+import { redactList, bundleFileName, type BundleFile, type RedactClass } from '../../src-shared/bundle.js';
+import { sessionLink } from '../../src-shared/links.js';
+import { BundleTooSmallError, BundleWalTooLargeError, makeBundle } from './bundle.js';
 import { episodeTiming, episodeTimingSummary } from '../replay/timing.js';
 import { acknowledgeChoice, actionChoices, retireChoice, previewAcknowledge, previewAction, runAcknowledge, runAction, type ActionApprover } from './actions.js';
-import { NotFoundError } from '../../src-shared/ipc.js';
+import { ApiFailure, NotFoundError } from '../../src-shared/ipc.js';
 import { READ_SLICE_BYTES, ReadScheduler } from './read-scheduler.js';
 import { SessionModel } from './session-model.js';
 import type { ReadPlan, TailProgress } from './session-tailer.js';
@@ -467,13 +470,15 @@ export class SessionService implements WalscopeApi {
   }
 
   /** Every session's summary with what its alerts need beside it (replay/alerts.ts): its lease as last probed
-   *  (none beside a summary that no longer holds: its lease changed since it was made), where it is, its WAL. */
+   *  (none beside a summary that no longer holds: its lease changed since it was made), where it is, its WAL. Its
+   *  link is its walscope:// link (src-shared/links.ts: this workspace's path, its key), or where it is on disk when
+   *  there can be none (a path a link cannot carry). */
   alertSources(): { summary: SessionSummary; lease: LeaseView; is_export: boolean; link: string; wal_path: string }[] {
     return [...this.models.values()].map((model) => ({
       summary: model.summary(),
       lease: model.needs_read ? { state: 'absent' } : model.lease,
       is_export: model.target.is_export,
-      link: model.target.session_dir ?? model.target.wal_path,
+      link: sessionLink(this.workspace.path, model.key) ?? model.target.session_dir ?? model.target.wal_path,
       wal_path: model.target.wal_path,
     }));
   }
@@ -654,6 +659,19 @@ export class SessionService implements WalscopeApi {
     if (model === undefined) throw new NotFoundError(`no session "${key}" in this workspace`);
     const member = this.models.has(key) ? null : sealedMemberOf(key);
     return { name: key, target: member === null ? model.target : { ...model.target, session: key }, member };
+  }
+
+  /** Made from the WAL as `walscope bundle` makes it, never written anywhere: the window saves it. */
+  async getBundle(key: string, redact: RedactClass[]): Promise<BundleFile> {
+    const model = this.model(key, true);
+    const classes = redactList(redact) ?? [];
+    try {
+      const { html, manifest } = await makeBundle(model.target, classes);
+      return { file_name: bundleFileName(key), html, size_bytes: Buffer.byteLength(html), classes, markers: manifest?.entries.length ?? 0 };
+    } catch (error) {
+      if (error instanceof BundleTooSmallError || error instanceof BundleWalTooLargeError) throw new ApiFailure('bad_request', `no bundle of "${key}": ${error.message}`);
+      throw error;
+    }
   }
 
   async getContext(key: string, episode: number | null, step_id: number | null): Promise<StepContext> {

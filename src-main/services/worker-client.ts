@@ -107,6 +107,7 @@ export class WorkerApi implements WalscopeApi {
   getReport = this.client.getReport;
   getAlerts = this.client.getAlerts;
   compareSessions = this.client.compareSessions;
+  getBundle = this.client.getBundle;
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {
     if (this.listeners.size >= LISTENERS_MAX) throw new Error(`more than ${LISTENERS_MAX} subscribers`);

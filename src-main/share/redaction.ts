@@ -5,10 +5,10 @@
 // manifest out; what reads the WAL hands them in.
 import { createHash } from 'node:crypto';
 import type { JsonValue } from '../../src-shared/replay.js';
+import { REDACT_CLASSES, type RedactClass } from '../../src-shared/bundle.js';
 import type { SecretHit } from './secrets.js';
 
-export const REDACT_CLASSES = ['outputs', 'args', 'inputs', 'model-text', 'secrets'] as const;
-export type RedactClass = (typeof REDACT_CLASSES)[number];
+export { REDACT_CLASSES, type RedactClass };
 /** A value's own class: what a user names to redact it whole (secrets are found inside any text). */
 export type ValueClass = Exclude<RedactClass, 'secrets'>;
 

@@ -1,7 +1,7 @@
 // A session's header: its name (and host in a fleet), its status word (a torn tail beside it), read-only, the
-// support report's export, "Compare with…" (compare-picker.tsx), why the status (a refusal's is the banner's: said
-// once), and its identity and tokens.
-import { useQueryClient } from '@tanstack/react-query';
+// support report's and the bundle's export, "Compare with…" (compare-picker.tsx), why the status (a refusal's is
+// the banner's: said once), its identity and tokens, and its walscope:// link (share-line.tsx).
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { SessionDetail, SessionTail } from '../../src-shared/ipc.js';
 import { reportHtml } from '../../src-shared/report-html.js';
@@ -11,19 +11,22 @@ import { StatusChip, TornTailChip } from './chips.js';
 import { tokenText } from './waterfall.js';
 import { costText } from '../../src-shared/format.js';
 import { CompareWith } from './compare-picker.js';
+import { ExportBundle, SessionLinkLine, SESSION_PLACE, type LinkPlace } from './share-line.js';
 
-export function SessionHeader({ detail, tail }: { detail: SessionDetail; tail: SessionTail | null }) {
+export function SessionHeader({ detail, tail, place = SESSION_PLACE }: { detail: SessionDetail; tail: SessionTail | null; place?: LinkPlace }) {
   const { summary } = detail;
   const key = summary.key;
+  const workspace = useQuery(queries.workspace()).data;
   return (
     <header className="session-head">
       <div className="head-line">
         <h2 className="mono" title={key}>{summary.host === undefined ? key : <><span className="badge" data-testid="session-host">{summary.host}</span> {summary.session_id}</>}</h2>
         <StatusChip value={summary.status} title={summary.status_detail} finishReason={summary.finish_reason} />
         {summary.torn_tail !== null && <TornTailChip tail={summary.torn_tail} />}
-        {detail.read_only && <span className="badge" data-testid="read-only">read-only export</span>}
+        {detail.read_only && <span className="badge" data-testid="read-only" title="Nothing is written: an export, or a path opened from a walscope:// link">read-only</span>}
         <ExportReport sessionKey={key} />
         <CompareWith sessionKey={key} lastSeq={summary.last_seq} reading={summary.status === 'loading'} />
+        <ExportBundle sessionKey={key} />
       </div>
       {!isRefusedStatus(summary.status) && (
         <div className="head-line">
@@ -37,6 +40,11 @@ export function SessionHeader({ detail, tail }: { detail: SessionDetail; tail: S
         <span className="muted head-meta" data-testid="session-cost" title={`Priced by the price table ${detail.cost.table}`}>cost: {costText(detail.cost)}{detail.cost.usd === null ? '' : ` (price table ${detail.cost.table})`}</span>
         <span className="muted head-meta" data-testid="session-tokens">tokens: {tokenText(detail.tokens)}</span>
       </div>
+      {workspace !== undefined && (
+        <div className="head-line" data-testid="share-line">
+          <SessionLinkLine path={workspace.path} sessionKey={key} place={place} />
+        </div>
+      )}
     </header>
   );
 }

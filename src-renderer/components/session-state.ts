@@ -58,8 +58,9 @@ export type SessionViewAction =
 export function initialViewState(link: DeepLink | null, reading: boolean): SessionViewState {
   return {
     tab: link?.record != null ? 'records' : link?.tab === 'context' || link?.tab === 'time' || link?.tab == null ? 'timeline' : link.tab,
-    pane: (link?.tab === 'context' || link?.tab === 'time') && link.record === null ? link.tab : 'list',
-    context_step: null,
+    // A step is shown in the Context view (a link names it with its tab, or alone).
+    pane: link?.record == null && link?.step != null ? 'context' : (link?.tab === 'context' || link?.tab === 'time') && link.record === null ? link.tab : 'list',
+    context_step: link?.record == null ? (link?.step ?? null) : null,
     selected: { timeline: null, records: null, transcript: null },
     open: false,
     reveal: null,

@@ -5,7 +5,7 @@
 // is set the timeline shows the rows it keeps (timeline-filter-bar.tsx, lists/filtered-rows.ts).
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useReducer, useRef, useState, type Dispatch, type KeyboardEvent as ReactKeyboardEvent } from 'react';
-import type { AfterDamageView, RecordRow, RowList, SearchResult, SessionDetail, SessionTail, TranscriptRow } from '../../src-shared/ipc.js';
+import type { AfterDamageView, RecordRow, RowList, SearchResult, SessionDetail, SessionTail, TimelineRow, TranscriptRow } from '../../src-shared/ipc.js';
 import { ALL_ROWS, filterSet } from '../../src-shared/timeline-filter.js';
 import { useFilteredRows } from '../lists/filtered-rows.js';
 import { ScaledList } from '../lists/scaled-list.js';
@@ -18,6 +18,7 @@ import { IntegrityBanner } from './integrity-banner.js';
 import { ProvisionalTail } from './provisional-tail.js';
 import { useSearchHighlight } from './search-highlight.js';
 import { SessionHeader } from './session-header.js';
+import type { LinkPlace } from './share-line.js';
 import { useSessionKeys } from './session-keys.js';
 import { TimelineFilterBar } from './timeline-filter-bar.js';
 import { SessionSide } from './session-side.js';
@@ -66,12 +67,12 @@ export function SessionView({ detail }: { detail: SessionDetail }) {
   const shown_seq = tab === 'records' && current !== null ? (rowAt(current)?.row as RecordRow | undefined)?.seq : null;
   useEffect(() => {
     if (state.locating || shown_seq === undefined) return;
-    writeLink({ session: key, tab: pane === 'list' ? tab : pane, record: pane === 'list' ? (shown_seq ?? null) : null, filter: state.filter });
-  }, [key, tab, pane, shown_seq, state.locating, state.filter]);
+    writeLink({ session: key, tab: pane === 'list' ? tab : pane, record: pane === 'list' ? (shown_seq ?? null) : null, step: pane === 'context' ? state.context_step : null, filter: state.filter });
+  }, [key, tab, pane, shown_seq, state.locating, state.filter, state.context_step]);
 
   return (
     <div className="session-view" data-testid="session-view" data-session={key}>
-      <SessionHeader detail={detail} tail={tail} />
+      <SessionHeader detail={detail} tail={tail} place={linkPlace(state, current === null ? undefined : rowAt(current)?.row, shown_seq ?? null)} />
       <IntegrityBanner detail={detail} />
       <RunBanner detail={detail} />
       <div className="session-body" ref={body}>
@@ -217,6 +218,21 @@ function SearchBar({ state, search, matches, box, dispatch }: { state: SessionVi
       <label className="follow"><input type="checkbox" checked={state.follow} onChange={(event) => dispatch({ type: 'follow', on: event.target.checked })} data-testid="follow-tail" /> follow tail</label>
     </div>
   );
+}
+
+/** What a link made now names besides the session: the step or record selected, else the view shown. */
+function linkPlace(state: SessionViewState, selected: unknown, shown_seq: number | null): LinkPlace {
+  const { tab, pane } = state;
+  if (pane === 'context') return state.context_step === null ? { tab: 'context', step: null, record: null } : { tab: null, step: state.context_step, record: null };
+  if (pane === 'time') return { tab: 'time', step: null, record: null };
+  if (tab === 'records') return shown_seq === null ? { tab: 'records', step: null, record: null } : { tab: null, step: null, record: shown_seq };
+  const row = selected as TimelineRow | undefined;
+  if (tab === 'timeline' && row !== undefined) {
+    if (row.kind === 'step') return { tab: null, step: { episode: row.episode, step_id: row.step_id }, record: null };
+    const seq = row.seqs[0];
+    if (seq !== undefined) return { tab: null, step: null, record: seq };
+  }
+  return { tab: tab === 'timeline' ? null : tab, step: null, record: null };
 }
 
 function episodeOf(row: unknown): number | null {

@@ -71,7 +71,7 @@ describe('arguments are checked once, at the outer transport', () => {
     const renderer_url = 'app://walscope/index.html';
     const contents = { mainFrame: { url: renderer_url } };
     const handlers = new Map<string, (event: unknown, ...args: unknown[]) => Promise<unknown>>();
-    registerIpc({ handle: (channel: string, handler: never) => handlers.set(channel, handler) } as never, { api: () => api, contents: () => contents as never, renderer_url, openPath: () => Promise.reject(new Error('not here')) });
+    registerIpc({ handle: (channel: string, handler: never) => handlers.set(channel, handler) } as never, { api: () => api, contents: () => contents as never, renderer_url, openPath: () => Promise.reject(new Error('not here')), saveBundle: () => Promise.reject(new Error('not here')) });
     const event = { sender: contents, senderFrame: contents.mainFrame };
     for (const [method, args] of REQUESTS) expect(await checksOf(() => handlers.get(IPC_REQUEST_CHANNEL)!(event, method, args)), method).toBe(1);
   });

@@ -2,6 +2,7 @@
 // is a 400 that names the argument (not a 404, not a 500), an unknown method is a 404, and a failure keeps its
 // code across the worker boundary. Through the real HTTP server with a real session service.
 import { afterEach, describe, expect, it } from 'vitest';
+import type { BundleFile } from '../../src-shared/bundle.js';
 import { ApiFailure, dispatchApi, type SessionPage } from '../../src-shared/ipc.js';
 import { startServer, type RunningServer } from '../../src-main/server/http-server.js';
 import { SessionService } from '../../src-main/services/session-service.js';
@@ -57,6 +58,10 @@ describe('the API dispatcher', () => {
     ['runAcknowledge', ['s', { batch_id: 'b', tool_call_id: 'c' }, 'applied', 3, 'checked it'], /runAcknowledge takes 6 argument\(s\)/],
     ['runAcknowledge', ['s', { batch_id: 'b', tool_call_id: 5 }, 'applied', 3, 'checked it', 'ann'], /call must be/],
     ['getReport', [42], /key must be a session key/],
+    ['getBundle', ['s'], /getBundle takes 2 argument\(s\): key, redact/],
+    ['getBundle', ['s', 'secrets'], /redact must be a list of outputs, args, inputs, model-text, secrets/],
+    ['getBundle', ['s', ['secrets', 'passwords']], /redact must be a list of/],
+    ['getBundle', ['s', ['secrets', 'secrets']], /each at most once/],
     ['getHistory', [], /takes 1 argument/],
     ['previewRetire', ['s', 'archived'], /reason must be one of sealed, deleted/],
     ['runRetire', ['s', 'sealed', null, 'why', 'ann'], /plan must be the plan previewRetire returned/],
@@ -102,6 +107,19 @@ describe('the API dispatcher', () => {
     expect((await post('listSessions', { args: [] })).status).toBe(200);
     expect((await post('getHistory', { args: ['s'] })).status).toBe(200);
     expect(await post('previewRetire', { args: ['s', 'sealed'] })).toMatchObject({ status: 200 });
+  });
+
+  it('getBundle answers the session as one page, made as walscope bundle makes it, redacted as asked', async () => {
+    const { post } = await served();
+    const plain = (await post('getBundle', { args: ['s', []] })).body as unknown as BundleFile;
+    expect(plain).toMatchObject({ file_name: 's-bundle.html', classes: [], markers: 0 });
+    expect(plain.html).toMatch(/^<!doctype html>/i);
+    expect(plain.size_bytes).toBe(Buffer.byteLength(plain.html));
+    const redacted = (await post('getBundle', { args: ['s', ['model-text', 'outputs']] })).body as unknown as BundleFile;
+    expect(redacted.classes).toEqual(['outputs', 'model-text']);
+    expect(redacted.markers).toBeGreaterThan(0);
+    expect(redacted.html).toContain('walscope-redactions/1');
+    expect(await post('getBundle', { args: ['nope', []] })).toMatchObject({ status: 404 });
   });
 
   it('dispatchApi itself refuses before calling the service', async () => {

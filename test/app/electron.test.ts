@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { IPC_OPEN_PATH_CHANNEL, IPC_REQUEST_CHANNEL, type WalscopeApi, type Workspace } from '../../src-shared/ipc.js';
+import { IPC_OPEN_PATH_CHANNEL, IPC_REQUEST_CHANNEL, IPC_SAVE_BUNDLE_CHANNEL, type WalscopeApi, type Workspace } from '../../src-shared/ipc.js';
 import { isTrustedSender, registerIpc, type IpcDeps } from '../../src-main/electron/ipc-handlers.js';
 import { menuTemplate } from '../../src-main/electron/menu.js';
 import { lockContents, secureSession, webPreferences } from '../../src-main/electron/security.js';
@@ -35,9 +35,9 @@ describe('electron security settings', () => {
     expect(preferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, nodeIntegrationInWorker: false, nodeIntegrationInSubFrames: false, webSecurity: true, webviewTag: false, allowRunningInsecureContent: false });
   });
 
-  it('denies every permission and sets the CSP on every response', () => {
+  it('denies every permission but writing to the clipboard, and sets the CSP on every response', () => {
     let request: ((contents: unknown, permission: string, callback: (granted: boolean) => void) => void) | undefined;
-    let check: (() => boolean) | undefined;
+    let check: ((contents: unknown, permission: string) => boolean) | undefined;
     let headers: ((details: { responseHeaders: Record<string, string[]> }, callback: (response: { responseHeaders: Record<string, string[]> }) => void) => void) | undefined;
     const session = {
       setPermissionRequestHandler: (handler: typeof request) => (request = handler),
@@ -46,9 +46,14 @@ describe('electron security settings', () => {
     };
     secureSession(session as never);
     const granted = vi.fn();
-    for (const permission of ['media', 'geolocation', 'notifications', 'openExternal']) request!({}, permission, granted);
+    for (const permission of ['media', 'geolocation', 'notifications', 'openExternal', 'clipboard-read']) request!({}, permission, granted);
     expect(granted.mock.calls.every(([value]) => value === false)).toBe(true);
-    expect(check!()).toBe(false);
+    for (const permission of ['media', 'clipboard-read', 'openExternal']) expect(check!({}, permission), permission).toBe(false);
+    // Copy link's one grant: writing sanitized text to the clipboard.
+    const copy = vi.fn();
+    request!({}, 'clipboard-sanitized-write', copy);
+    expect(copy).toHaveBeenCalledWith(true);
+    expect(check!({}, 'clipboard-sanitized-write')).toBe(true);
     let csp = '';
     headers!({ responseHeaders: {} }, (response) => (csp = response.responseHeaders['Content-Security-Policy']![0]!));
     expect(csp).toContain("script-src 'self'");
@@ -76,9 +81,10 @@ describe('IPC handlers check their sender', () => {
     const api = { listSessions: vi.fn(async () => ['s']) } as unknown as WalscopeApi;
     const workspace: Workspace = { path: '/x', kind: 'state_root', read_only: false, not_sessions: [] };
     const openPath = vi.fn(async () => workspace);
-    const deps: IpcDeps = { api: () => api, contents: () => contents as never, renderer_url: RENDERER_URL, openPath };
+    const saveBundle = vi.fn(async () => ({ saved: false as const, canceled: true as const }));
+    const deps: IpcDeps = { api: () => api, contents: () => contents as never, renderer_url: RENDERER_URL, openPath, saveBundle };
     registerIpc({ handle: (channel: string, handler: never) => handlers.set(channel, handler) } as never, deps);
-    return { handlers, contents, api, deps, openPath };
+    return { handlers, contents, api, deps, openPath, saveBundle };
   }
 
   it('answers our own window', async () => {
@@ -88,7 +94,7 @@ describe('IPC handlers check their sender', () => {
   });
 
   it('refuses a subframe, a navigated page, another window and a missing frame', async () => {
-    const { handlers, contents, api, deps, openPath } = setup();
+    const { handlers, contents, api, deps, openPath, saveBundle } = setup();
     const cases = [
       { sender: contents, senderFrame: { url: RENDERER_URL } },
       { sender: contents, senderFrame: Object.assign(contents.mainFrame, { url: 'https://evil.example/' }) },
@@ -99,9 +105,11 @@ describe('IPC handlers check their sender', () => {
       expect(isTrustedSender(event as never, deps)).toBe(false);
       await expect(handlers.get(IPC_REQUEST_CHANNEL)!(event, 'listSessions', [])).rejects.toThrow(/refused/);
       await expect(handlers.get(IPC_OPEN_PATH_CHANNEL)!(event, '/etc')).rejects.toThrow(/refused/);
+      await expect(handlers.get(IPC_SAVE_BUNDLE_CHANNEL)!(event, 's', [])).rejects.toThrow(/refused/);
     }
     expect(api.listSessions).not.toHaveBeenCalled();
     expect(openPath).not.toHaveBeenCalled();
+    expect(saveBundle).not.toHaveBeenCalled();
   });
 
   it('refuses unknown methods and oversized requests', async () => {
@@ -125,6 +133,8 @@ describe('preload', () => {
     expect(ipcRenderer.invoke).toHaveBeenCalledWith(IPC_REQUEST_CHANNEL, 'getSession', ['s1']);
     await (api['openDropped'] as (file: unknown) => Promise<unknown>)({});
     expect(ipcRenderer.invoke).toHaveBeenCalledWith(IPC_OPEN_PATH_CHANNEL, '/dropped/root');
+    await (api['saveBundle'] as (key: string, redact: string[]) => Promise<unknown>)('s1', ['secrets']);
+    expect(ipcRenderer.invoke).toHaveBeenCalledWith(IPC_SAVE_BUNDLE_CHANNEL, 's1', ['secrets']);
   });
 });
 

@@ -88,6 +88,7 @@ export function installSyntheticApi({ rows_total, key }: { rows_total: number; k
     previewAcknowledge: refused,
     runAcknowledge: refused,
     getReport: refused,
+    getBundle: refused,
     getContext: refused,
     // The synthetic session is read at once: it has no provisional tail.
     getTail: () => Promise.resolve(null),

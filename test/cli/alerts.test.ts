@@ -6,6 +6,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertEvent } from '../../src-shared/alerts.js';
+import { sessionLink } from '../../src-shared/links.js';
 import { WAL_BYTES_CEILING } from '../../src-main/engine/limits.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
 import { killHard, runFixture, type Fixture } from '../fixtures/run-fixture.js';
@@ -100,7 +101,7 @@ describe('walscope alerts', () => {
     const lines = walscope('alerts', exported, '--json').trim().split('\n');
     expect(lines).toHaveLength(1);
     const summary = JSON.parse(lines[0]!) as AlertEvent;
-    expect(summary).toMatchObject({ type: 'summary', sessions: 1, alerts: [{ kind: 'attention', attention: 'close_out', seq: 4, link: exported }] });
+    expect(summary).toMatchObject({ type: 'summary', sessions: 1, alerts: [{ kind: 'attention', attention: 'close_out', seq: 4, link: sessionLink(exported, 'customer.wal') }] });
     expect(summary.type === 'summary' && summary.alerts).toHaveLength(1);
     expect(walscope('alerts', root)).toMatch(/^1 alert already true over 1 session\n {2}critical needs attention \(close_out\) s seq 4: .*\n$/);
   });
@@ -141,7 +142,7 @@ describe('walscope alerts', () => {
     expect(fs.statSync(walPath(big)).blocks * 512).toBeLessThan(fs.statSync(walPath(big)).size / 100);
     expect(JSON.parse(walscope('verify', big, '--json'))).toMatchObject({ error: null, torn_tail: null });
     const event = await alerts.next('near ceiling', fired('near_ceiling'));
-    expect(event).toMatchObject({ alert: { session: 'big', severity: 'warning', link: big } });
+    expect(event).toMatchObject({ alert: { session: 'big', severity: 'warning', link: sessionLink(root, 'big') } });
     await killHard(small);
     await alerts.next('close-out owed', fired('attention', 'close_out'));
     expect(alerts.events.filter(fired('near_ceiling'))).toHaveLength(1);

@@ -9,6 +9,7 @@ import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { DEMO_SESSION_IDS } from '../../src-main/demo/sessions.js';
 import { sessionDir } from '../../src-main/engine/state-root.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
+import { saveScreenshot } from '../app/screenshots.js';
 import { launchChromium, type LaunchedBrowser } from '../app/serve-harness.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { bundleCli, bundleTo, longestRequest, openBundle, showStep } from './bundle-page.js';
@@ -55,6 +56,23 @@ describe('walscope bundle', () => {
       expect(opened.requests).toEqual([]);
       expect(await opened.violations()).toEqual([]);
       expect(opened.dialogs).toEqual([]);
+    } finally {
+      await opened.page.close();
+    }
+  });
+
+  it('the README\'s picture: the coding agent\'s bundle, secrets and outputs redacted, a step\'s request shown', async () => {
+    const opened = await openBundle(browser.context, bundleOf('coding-agent', '--redact', 'secrets,outputs'));
+    try {
+      const page = opened.page;
+      const longest = await longestRequest(page);
+      expect(longest).not.toBeNull();
+      expect(await showStep(page, longest!)).toBeGreaterThan(0);
+      expect(await page.getByText('⟦redacted outputs').count()).toBeGreaterThan(0);
+      expect(await opened.violations()).toEqual([]);
+      // The top of the page: the report's facts and the timeline, as whoever opens the file first sees it.
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await saveScreenshot(page, 'bundle');
     } finally {
       await opened.page.close();
     }

@@ -1,10 +1,10 @@
-// A page a command writes for the user to send on (`report --html`, `bundle --out`): a new file the user names,
+// A page written for the user to send on (`report --html`, `bundle --out`, the app's Export bundle): a new file the user names,
 // never beside the WAL it describes (exports are never written), never inside a state root or a session folder (a
 // reader would take the file for state: SESSION/archive, ROOT/wal-feature-floor), never over an existing file.
 import fs from 'node:fs';
 import path from 'node:path';
 import { stateFolderKind } from '../engine/index.js';
-import { printable } from './format.js';
+import { printable } from '../../src-shared/format.js';
 
 /** Why `out` is no place for the page, or null. Judged on the real folder (a symbolic link to a state root is
  *  that state root), and on every folder above it: anything inside a state root is a root's file. */
@@ -16,7 +16,8 @@ export function outFileProblem(out: string, wal_path: string): string | null {
   } catch {
     return `${named}: its folder does not exist; name a file in an existing folder outside it`;
   }
-  if (folder === fs.realpathSync(path.dirname(wal_path))) return `${named} is beside the WAL it describes, in ${printable(folder, 400)}: name a file outside it`;
+  // A WAL not on this machine (a fleet host's) has no folder here for the page to be beside.
+  if (folder === realFolder(wal_path)) return `${named} is beside the WAL it describes, in ${printable(folder, 400)}: name a file outside it`;
   for (let dir = folder; ; dir = path.dirname(dir)) {
     const kind = stateFolderKind(dir);
     if (kind !== null) return `${named} is inside the ${kind === 'state_root' ? 'state root' : 'session folder'} ${printable(dir, 400)}: name a file outside it`;
@@ -32,5 +33,13 @@ export function writeNewFile(out: string, text: string): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
+  }
+}
+
+function realFolder(file: string): string | null {
+  try {
+    return fs.realpathSync(path.dirname(file));
+  } catch {
+    return null;
   }
 }
