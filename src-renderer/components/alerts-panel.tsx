@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from 'react';
 import { ALERT_LABEL, alertNoticeTitle, type AlertsView, type RecentAlertEvent, type ShownAlert } from '../../src-shared/alerts.js';
 import { notices_from_main, queries } from '../queries.js';
 import { formatAgo } from './format.js';
+import { Modal } from './modal.js';
 
 export function AlertsButton({ onSelect }: { onSelect: (key: string) => void }) {
   const alerts = useQuery(queries.alerts());
@@ -26,43 +27,26 @@ export function AlertsButton({ onSelect }: { onSelect: (key: string) => void }) 
 }
 
 function AlertsPanel({ view, onClose, onSelect }: { view: AlertsView; onClose: () => void; onSelect: (key: string) => void }) {
-  const box = useRef<HTMLDivElement>(null);
   const now_ms = Date.now();
-  useEffect(() => {
-    const before = document.activeElement as HTMLElement | null;
-    box.current?.focus();
-    return () => before?.focus();
-  }, []);
   return (
-    <div className="modal-backdrop" onClick={onClose}>
-      <div className="modal alerts-panel" role="dialog" aria-modal="true" aria-labelledby="alerts-title" tabIndex={-1} ref={box} data-testid="alerts-panel"
-        onClick={(event) => event.stopPropagation()}
-        onKeyDown={(event) => {
-          if (event.key === 'Escape') {
-            event.stopPropagation();
-            onClose();
-          } else if (event.key === 'Tab') {
-            keepFocusInside(box.current, event);
-          }
-        }}>
-        <h3 id="alerts-title">Alerts</h3>
-        <NoticeChoice />
-        <h4>Now</h4>
-        {!view.looked && <p className="muted">The first look at the workspace is under way.</p>}
-        {view.looked && view.current.length === 0 && <p className="muted" data-testid="alerts-none">No alert is true now.</p>}
-        <ul className="alert-list" data-testid="alerts-current">
-          {view.current.map((shown) => <CurrentAlert key={`${shown.key} ${shown.alert.kind} ${shown.alert.attention} ${shown.alert.seq}`} shown={shown} now_ms={now_ms} onSelect={onSelect} />)}
-        </ul>
-        {view.current_left_out > 0 && <p className="muted">{view.current_left_out} more not listed (the {view.current.length} most severe and newest are).</p>}
-        <h4>Recent</h4>
-        {view.recent.length === 0 && <p className="muted">Nothing has fired or cleared since this workspace was opened.</p>}
-        <ul className="alert-list" data-testid="alerts-recent">
-          {view.recent.map((event, index) => <RecentAlert key={index} event={event} now_ms={now_ms} onSelect={onSelect} />)}
-        </ul>
-        <p className="muted">{view.thresholds === null ? 'Raised by each host\'s agent, with its own thresholds.' : `A held call after ${minutes(view.thresholds.held_after_ms)}, a silent writer after ${minutes(view.thresholds.silent_after_ms)}, a WAL past ${Math.round(view.thresholds.ceiling_share * 100)}% of its ceiling.`}</p>
-        <div className="actions"><button type="button" onClick={onClose} data-testid="alerts-close">Close</button></div>
-      </div>
-    </div>
+    <Modal titleId="alerts-title" className="alerts-panel" testId="alerts-panel" onClose={onClose}>
+      <h3 id="alerts-title">Alerts</h3>
+      <NoticeChoice />
+      <h4>Now</h4>
+      {!view.looked && <p className="muted">The first look at the workspace is under way.</p>}
+      {view.looked && view.current.length === 0 && <p className="muted" data-testid="alerts-none">No alert is true now.</p>}
+      <ul className="alert-list" data-testid="alerts-current">
+        {view.current.map((shown) => <CurrentAlert key={`${shown.key} ${shown.alert.kind} ${shown.alert.attention} ${shown.alert.seq}`} shown={shown} now_ms={now_ms} onSelect={onSelect} />)}
+      </ul>
+      {view.current_left_out > 0 && <p className="muted">{view.current_left_out} more not listed (the {view.current.length} most severe and newest are).</p>}
+      <h4>Recent</h4>
+      {view.recent.length === 0 && <p className="muted">Nothing has fired or cleared since this workspace was opened.</p>}
+      <ul className="alert-list" data-testid="alerts-recent">
+        {view.recent.map((event, index) => <RecentAlert key={index} event={event} now_ms={now_ms} onSelect={onSelect} />)}
+      </ul>
+      <p className="muted">{view.thresholds === null ? 'Raised by each host\'s agent, with its own thresholds.' : `A held call after ${minutes(view.thresholds.held_after_ms)}, a silent writer after ${minutes(view.thresholds.silent_after_ms)}, a WAL past ${Math.round(view.thresholds.ceiling_share * 100)}% of its ceiling.`}</p>
+      <div className="actions"><button type="button" onClick={onClose} data-testid="alerts-close">Close</button></div>
+    </Modal>
   );
 }
 
@@ -125,20 +109,6 @@ function useBrowserNotices(view: AlertsView | undefined, onSelect: (key: string)
       };
     }
   }, [view, onSelect]);
-}
-
-function keepFocusInside(box: HTMLElement | null, event: React.KeyboardEvent): void {
-  const focusable = [...(box?.querySelectorAll<HTMLElement>('button, [href], input') ?? [])];
-  if (focusable.length === 0) return;
-  const first = focusable[0]!;
-  const last = focusable[focusable.length - 1]!;
-  if (event.shiftKey && document.activeElement === first) {
-    event.preventDefault();
-    last.focus();
-  } else if (!event.shiftKey && document.activeElement === last) {
-    event.preventDefault();
-    first.focus();
-  }
 }
 
 function minutes(ms: number): string {

@@ -1,6 +1,6 @@
 // The keyboard help (`?`): a modal dialog that takes the focus, lists every key, and gives the focus back
 // where it was when Escape or Close shuts it; Tab stays inside.
-import { useEffect, useRef } from 'react';
+import { Modal } from './modal.js';
 
 const KEYS: [string, string][] = [
   ['?', 'this help'],
@@ -18,33 +18,13 @@ const KEYS: [string, string][] = [
 ];
 
 export function KeyboardHelp({ onClose }: { onClose: () => void }) {
-  const box = useRef<HTMLDivElement>(null);
-  const close = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    const before = document.activeElement as HTMLElement | null;
-    box.current?.focus();
-    return () => before?.focus();
-  }, []);
   return (
-    <div className="modal-backdrop" onClick={onClose}>
-      <div className="modal" role="dialog" aria-modal="true" aria-labelledby="keyboard-help-title" tabIndex={-1} ref={box} data-testid="keyboard-help"
-        onClick={(event) => event.stopPropagation()}
-        onKeyDown={(event) => {
-          if (event.key === 'Escape') {
-            event.stopPropagation();
-            onClose();
-          } else if (event.key === 'Tab') {
-            // Modal: the focus stays inside (its one control).
-            event.preventDefault();
-            close.current?.focus();
-          }
-        }}>
-        <h3 id="keyboard-help-title">Keyboard</h3>
-        <table className="keys">
-          <tbody>{KEYS.map(([key, what]) => <tr key={key}><th scope="row"><kbd>{key}</kbd></th><td>{what}</td></tr>)}</tbody>
-        </table>
-        <div className="actions"><button type="button" ref={close} onClick={onClose} data-testid="help-close">Close</button></div>
-      </div>
-    </div>
+    <Modal titleId="keyboard-help-title" testId="keyboard-help" onClose={onClose}>
+      <h3 id="keyboard-help-title">Keyboard</h3>
+      <table className="keys">
+        <tbody>{KEYS.map(([key, what]) => <tr key={key}><th scope="row"><kbd>{key}</kbd></th><td>{what}</td></tr>)}</tbody>
+      </table>
+      <div className="actions"><button type="button" onClick={onClose} data-testid="help-close">Close</button></div>
+    </Modal>
   );
 }

@@ -3,11 +3,12 @@
 // opens: it carries no token and no action. The bundle is getBundle's page, saved as a new file: through the
 // desktop's save dialog (saveBundle), or as the browser's download.
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { REDACT_CLASSES, REDACT_CLASS_WORDS, type RedactClass } from '../../src-shared/bundle.js';
 import { formatBytes } from '../../src-shared/format.js';
 import { sessionLink, type LinkTarget } from '../../src-shared/links.js';
 import { queries, saveBundle } from '../queries.js';
+import { Modal } from './modal.js';
 
 /** What in the session a link names besides it: a tab, a step or a record (all null: the session). */
 export type LinkPlace = Omit<LinkTarget, 'path' | 'session'>;
@@ -81,12 +82,6 @@ async function exportBundle(client: QueryClient, key: string, classes: RedactCla
 /** What to redact before the page is made (`--redact`'s classes); secrets are chosen to begin with. */
 function RedactDialog({ onExport, onClose }: { onExport: (classes: RedactClass[]) => void; onClose: () => void }) {
   const [chosen, setChosen] = useState<ReadonlySet<RedactClass>>(() => new Set(['secrets']));
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const before = document.activeElement as HTMLElement | null;
-    box.current?.querySelector<HTMLInputElement>('input')?.focus();
-    return () => before?.focus();
-  }, []);
   const toggle = (name: RedactClass, on: boolean) => {
     const next = new Set(chosen);
     if (on) next.add(name);
@@ -94,29 +89,21 @@ function RedactDialog({ onExport, onClose }: { onExport: (classes: RedactClass[]
     setChosen(next);
   };
   return (
-    <div className="modal-backdrop" onClick={onClose}>
-      <div className="modal" role="dialog" aria-modal="true" aria-labelledby="redact-title" ref={box} data-testid="redact-dialog"
-        onClick={(event) => event.stopPropagation()}
-        onKeyDown={(event) => {
-          if (event.key !== 'Escape') return;
-          event.stopPropagation();
-          onClose();
-        }}>
-        <h3 id="redact-title">Export bundle</h3>
-        <p className="muted">One HTML page of the whole session that opens anywhere, offline. Redact before it is made: each value is replaced by a marker with its size and SHA-256, which whoever holds the WAL can check.</p>
-        <fieldset className="redact-classes">
-          <legend>Redact</legend>
-          {REDACT_CLASSES.map((name) => (
-            <label key={name} className="redact-class">
-              <input type="checkbox" checked={chosen.has(name)} onChange={(event) => toggle(name, event.target.checked)} data-testid={`redact-${name}`} /> {REDACT_CLASS_WORDS[name]}
-            </label>
-          ))}
-        </fieldset>
-        <div className="modal-buttons">
-          <button type="button" onClick={() => onExport(REDACT_CLASSES.filter((name) => chosen.has(name)))} data-testid="bundle-export">{ON_DESKTOP ? 'Save…' : 'Download'}</button>
-          <button type="button" onClick={onClose} data-testid="bundle-cancel">Cancel</button>
-        </div>
+    <Modal titleId="redact-title" testId="redact-dialog" focusFirst onClose={onClose}>
+      <h3 id="redact-title">Export bundle</h3>
+      <p className="muted">One HTML page of the whole session that opens anywhere, offline. Redact before it is made: each value is replaced by a marker with its size and SHA-256, which whoever holds the WAL can check.</p>
+      <fieldset className="redact-classes">
+        <legend>Redact</legend>
+        {REDACT_CLASSES.map((name) => (
+          <label key={name} className="redact-class">
+            <input type="checkbox" checked={chosen.has(name)} onChange={(event) => toggle(name, event.target.checked)} data-testid={`redact-${name}`} /> {REDACT_CLASS_WORDS[name]}
+          </label>
+        ))}
+      </fieldset>
+      <div className="modal-buttons">
+        <button type="button" onClick={() => onExport(REDACT_CLASSES.filter((name) => chosen.has(name)))} data-testid="bundle-export">{ON_DESKTOP ? 'Save…' : 'Download'}</button>
+        <button type="button" onClick={onClose} data-testid="bundle-cancel">Cancel</button>
       </div>
-    </div>
+    </Modal>
   );
 }
