@@ -42,13 +42,13 @@ const PREFIX_ROUNDS_MAX = 10;
  *  (trust `stopped`); the steps listed are those up to the divergence, whatever was read. Two sessions that are the same are read
  *  whole, as `compareTargets` reads them. */
 export function firstDivergenceOf(a: CompareTarget, b: CompareTarget, options: CompareOptions): CompareJson {
-  const [side_a, side_b] = [new PrefixSide(a.target), new PrefixSide(b.target)];
+  const [side_a, side_b] = [new PrefixSide(a), new PrefixSide(b)];
   return withPayloadPass(a.target.wal_path, (payloads_a) =>
     withPayloadPass(b.target.wal_path, (payloads_b) => {
       for (let round = 0; ; round++) {
         const cap_bytes = round + 1 >= PREFIX_ROUNDS_MAX ? Infinity : FIRST_PREFIX_BYTES * 2 ** round;
         const [ra, rb] = [side_a.readTo(cap_bytes), side_b.readTo(cap_bytes)];
-        const comparison = compareSessions(side_a.input(a, ra, payloads_a), side_b.input(b, rb, payloads_b), options);
+        const comparison = compareSessions(side_a.input(ra, payloads_a), side_b.input(rb, payloads_b), options);
         const settled = divergenceSettled(comparison, { fold: ra.fold, whole: side_a.whole }, { fold: rb.fold, whole: side_b.whole });
         if (!settled && !(side_a.whole && side_b.whole)) continue;
         return { ...upToFirstDivergence(comparison), a: side_a.reported(comparison.a), b: side_b.reported(comparison.b) };
@@ -66,8 +66,8 @@ class PrefixSide {
   /** Read to its end, or to a refusal past which nothing is trusted. */
   whole = false;
 
-  constructor(private readonly target: WalTarget) {
-    this.size_bytes = fs.statSync(target.wal_path).size;
+  constructor(private readonly side: CompareTarget) {
+    this.size_bytes = fs.statSync(side.target.wal_path).size;
   }
 
   /** Reads on up to `cap_bytes` of the file and folds what it read. */
@@ -76,7 +76,7 @@ class PrefixSide {
     const capped = cap_bytes < this.size_bytes;
     const io = capped ? cappedFileIO(nodeFileIO, cap_bytes) : nodeFileIO;
     const on_frame = (frame: ReadFrame, payload_cbor: Buffer, kept?: unknown) => this.folder.push(frame, payload_cbor, kept);
-    const read = readTarget(this.target, { io, with_payload: false, decode_payload: this.folder.decodePayload, on_frame, ...(this.checkpoint === null ? {} : { from: this.checkpoint }) });
+    const read = readTarget(this.side.target, { io, with_payload: false, decode_payload: this.folder.decodePayload, on_frame, ...(this.checkpoint === null ? {} : { from: this.checkpoint }) });
     const refused = read.error === null && this.folder.refusal !== null ? { ...read, error: this.folder.refusal, checkpoint: null } : read;
     this.checkpoint = refused.checkpoint;
     this.whole = !capped || refused.checkpoint === null;
@@ -86,8 +86,8 @@ class PrefixSide {
 
   /** The side as compared this round: a prefix is compared as if whole (where it stops is no difference); the
    *  result says how far it was read (`reported`). */
-  input(target: CompareTarget, prefix: SidePrefix, payloads: PayloadReader): CompareInput {
-    const side = compareSide(target.name, target.target.session, target.member, prefix);
+  input(prefix: SidePrefix, payloads: PayloadReader): CompareInput {
+    const side = compareSide(this.side.name, this.side.target.session, this.side.member, prefix);
     return { side: this.whole ? side : { ...side, trust: 'whole', trust_words: null }, fold: prefix.fold, payloads };
   }
 
