@@ -14,11 +14,11 @@ const LAYERS: { name: string; dir: string; may_import: string[]; node_builtins: 
   { name: 'engine', dir: 'src-main/engine', may_import: ['shared'], node_builtins: true },
   { name: 'replay', dir: 'src-main/replay', may_import: ['shared', 'engine'], node_builtins: true },
   { name: 'recovery', dir: 'src-main/recovery', may_import: ['shared', 'engine', 'replay'], node_builtins: true },
-  { name: 'runtime', dir: 'src-main/runtime', may_import: ['shared', 'engine', 'replay', 'recovery'], node_builtins: true },
+  { name: 'views', dir: 'src-main/views', may_import: ['shared', 'engine', 'replay'], node_builtins: true },
+  { name: 'runtime', dir: 'src-main/runtime', may_import: ['shared', 'engine', 'replay', 'recovery', 'views'], node_builtins: true },
   { name: 'crashsim', dir: 'src-main/crashsim', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime'], node_builtins: true },
   { name: 'demo', dir: 'src-main/demo', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime'], node_builtins: true },
   { name: 'preload', dir: 'src-main/preload', may_import: ['shared'], node_builtins: false },
-  { name: 'views', dir: 'src-main/views', may_import: ['shared', 'engine', 'replay'], node_builtins: true },
   { name: 'share', dir: 'src-main/share', may_import: ['shared', 'engine', 'replay', 'views'], node_builtins: true },
   { name: 'services', dir: 'src-main/services', may_import: ['shared', 'engine', 'replay', 'recovery', 'views', 'share', 'runtime', 'demo'], node_builtins: true },
   { name: 'server', dir: 'src-main/server', may_import: ['shared', 'engine', 'replay', 'recovery', 'runtime', 'demo', 'services'], node_builtins: true },
@@ -193,5 +193,32 @@ describe('replay (the definitions) and views (kept current) do no I/O', () => {
       const reaches = reaching.has(origin!) && (!named.is_type || origin === FILE_IO);
       expect(reaches, `${named.name} (engine/${path.basename(origin!)}) reaches the disk: what reads or writes belongs in recovery/`).toBe(false);
     }
+  });
+});
+
+describe('replay and views keep no state at module level', () => {
+  // What a function of a fold derives lives in the store its caller hands it (replay/sums.ts), and dies with
+  // it: a module-level table, list, counter or mutable static would outlive every session and hide the state
+  // from the plan. Constants (frozen specs, tables' names, limits) are fine.
+  const MODULE_STATE = [
+    /^(export )?(let|var)\s/,
+    /^(export )?const [A-Za-z_$][\w$]* = new (Weak)?(Map|Set|Ref)\b/,
+    /^(export )?const [A-Za-z_$][\w$]* = new (EpisodeSum|FullSums|IncrementalSums|FinishedEpisodesSum)\b/,
+    /^(export )?const [a-z_$][\w$]* = \{ [a-z_]+: 0/,
+    /^\s+static (?!readonly )[A-Za-z_$][\w$]* = /,
+  ];
+  /** A memo of the price table (a constant of the package), bounded and cleared: no fold's state. */
+  const ALLOWED = new Map([['src-main/replay/cost.ts', 'const price_memo = new Map<string, Pricer>();']]);
+  const files = [...sourceFiles(path.join(ROOT, 'src-main/replay')), ...sourceFiles(path.join(ROOT, 'src-main/views'))];
+
+  it.each(files.map((file) => [path.relative(ROOT, file), file]))('%s', (name, file) => {
+    const found = fs.readFileSync(file, 'utf8').split('\n').filter((line) => MODULE_STATE.some((pattern) => pattern.test(line)) && ALLOWED.get(name) !== line);
+    expect(found, 'state at module level: keep it in a Sums store (replay/sums.ts) or an object the session owns').toEqual([]);
+  });
+
+  it('finds state where there is some', () => {
+    const lines = ['const kept = new WeakMap<object, number>();', 'let count = 0;', 'export const made = { count: 0 };', '  static parts_indexed = 0;'];
+    for (const line of lines) expect(MODULE_STATE.some((pattern) => pattern.test(line)), line).toBe(true);
+    for (const line of ['const KEPT = new Table<object, number>(\'kept\');', '  static readonly LIMIT = 4;', '  private readonly kept = new WeakMap<object, number>();']) expect(MODULE_STATE.some((pattern) => pattern.test(line)), line).toBe(false);
   });
 });

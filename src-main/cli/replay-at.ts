@@ -29,7 +29,7 @@ export async function runReplayAt(target: WalTarget, options: ReplayAtOptions): 
     throw new UsageError(`episode ${episode.episode} has no step ${step_id} (its steps: ${known})`);
   }
   // Every earlier episode's messages are in the request, read in about file order: through one open file.
-  const request = withPayloadPass(target.wal_path, (read) => renderStepRequest(replay.fold, episode.episode, step_id, read));
+  const request = withPayloadPass(target.wal_path, (read) => renderStepRequest(replay.fold, episode.episode, step_id, read, replay.sums));
   if (options.json) await writeOut(`${JSON.stringify(replayAtJson(request), null, 2)}\n`);
   else await writeOut(requestText(target, episode, request));
   return replay.read.error === null && request.problems.length === 0 ? EXIT_OK : EXIT_REFUSED;

@@ -12,6 +12,7 @@ import { EpisodeIndex } from '../replay/episode-index.js';
 import { episodeJson, replayDocument, type SessionReplay } from '../replay/report.js';
 import { replayTarget } from '../recovery/replay-target.js';
 import { episodeWord } from '../replay/signals.js';
+import type { Sums } from '../replay/sums.js';
 import { EXIT_OK, EXIT_REFUSED, parseCommandArgs, UsageError, writePieces, type Command } from './command.js';
 import { plural, printable, runLines, textLines } from './format.js';
 import { JsonSequence, writeJsonOut } from './json-out.js';
@@ -42,7 +43,7 @@ export function outline(target: WalTarget, replay: SessionReplay): string {
 
 /** The outline's text an episode at a time, each made as it is written: made whole, a million records' outline
  *  held its 1.2 million lines and their joined text at once (643 MB resident, against --json's 337 MB). */
-export function* outlinePieces(target: WalTarget, { read, fold, resume, run }: SessionReplay): Generator<string> {
+export function* outlinePieces(target: WalTarget, { read, fold, resume, run, sums }: SessionReplay): Generator<string> {
   const lines: string[] = [];
   const name = target.session === null ? target.wal_path : `session ${target.session} (${target.wal_path})`;
   lines.push(`${name}: ${plural(fold.episodes.length, 'episode')}, last seq ${fold.last_seq}, wal_id ${fold.wal_id ?? '(none)'}`);
@@ -52,7 +53,7 @@ export function* outlinePieces(target: WalTarget, { read, fold, resume, run }: S
   if (read.in_progress_tail !== null) lines.push('a live writer is appending: this is a snapshot');
   appendAll(lines, runLines(run));
   yield textLines(lines);
-  for (const episode of fold.episodes) yield* episodePieces(episode, episodeWord(episode, run, fold.episodes.length));
+  for (const episode of fold.episodes) yield* episodePieces(episode, episodeWord(episode, run, fold.episodes.length), sums);
   yield textLines([...anomalyLines(fold.anomalies, ''), ...queueLines(fold), '']);
   yield* inPieces(planLines(resume));
 }
@@ -76,9 +77,9 @@ function costLines(episode: EpisodeFold): string[] {
 
 /** An episode's text a step (with its batch) at a time: made whole, an episode of 150,000 batches held its
  *  300,000 lines and their text at once (749 MB resident, the fold itself ~300 MB). */
-function* episodePieces(episode: EpisodeFold, word: string): Generator<string> {
+function* episodePieces(episode: EpisodeFold, word: string, sums: Sums): Generator<string> {
   const finished = episode.finished === null ? '' : ` (${episode.finished.reason ?? 'no reason'} at seq ${episode.finished.seq})`;
-  const index = EpisodeIndex.of(episode);
+  const index = EpisodeIndex.of(episode, sums);
   yield textLines(['', `episode ${episode.episode}  run ${printable(episode.run_id ?? '?', TEXT_MAX)}  ${word}${finished}  seq ${episode.started_seq}–${episode.last_seq}`, ...costLines(episode)]);
   for (const step of episode.steps) {
     const recorded = step.seq === null ? 'in flight (no model_step_finished)' : `seq ${step.seq}`;

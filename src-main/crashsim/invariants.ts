@@ -16,6 +16,7 @@ import type { DispatchRecord } from '../runtime/scripted.js';
 import { duplicateKeys, type LedgerEntry } from '../runtime/ledger.js';
 import { PAYLOADS_UNREAD } from '../replay/payloads.js';
 import { bufferPayloadReader } from '../recovery/payloads.js';
+import { FullSums } from '../replay/sums.js';
 import { checkProviderValid, renderStepRequest, renderTranscript } from '../replay/transcript.js';
 import { requestBytes, sha256Hex, viewRecords } from '../replay/views.js';
 import type { DiskView } from './view.js';
@@ -102,12 +103,14 @@ export function checkSentRequests(view: DiskView): Found[] {
   const found: Found[] = [];
   const rendered = new Map<string, string>();
   const payloads = bufferPayloadReader(view.wal_bytes);
+  // Each step's request holds the earlier steps' turns: rendered once for every request checked.
+  const sums = new FullSums();
   for (const sent of view.sent_requests) {
     const episode = view.fold.episodes.find((candidate) => candidate.started_seq < sent.seq && sent.seq <= candidate.last_seq);
     if (episode === undefined) continue;
     const key = `${episode.episode}/${sent.step_id}`;
     if (!rendered.has(key)) {
-      const request = renderStepRequest(view.fold, episode.episode, sent.step_id, payloads);
+      const request = renderStepRequest(view.fold, episode.episode, sent.step_id, payloads, sums);
       const problem = request.problems[0];
       rendered.set(key, problem === undefined ? sha256Hex(requestBytes(request.messages.map((message) => message.message))) : `(${problem.message})`);
     }

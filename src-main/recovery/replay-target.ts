@@ -30,11 +30,12 @@ export function replayTarget(target: WalTarget, io?: FileIO, also?: (frame: Read
   const whole = readTarget(target, { ...(io === undefined ? {} : { io }), with_payload: false, decode_payload: folder.decodePayload, on_frame, digest_runs_from_bytes: VERIFY_DIGEST_WORKER_FILE_BYTES_MIN });
   const read = whole.error === null && folder.refusal !== null ? { ...whole, error: folder.refusal, checkpoint: null } : whole;
   const fold = folder.finish();
-  const resume = read.error === null ? planResume(fold) : refusedPlan();
+  const { sums } = folder;
+  const resume = read.error === null ? planResume(fold, sums) : refusedPlan();
   const recoveries = log.entries();
   const live = read.live_holder === null ? null : liveWords(read.live_holder.tenure);
-  const run = runSignal(fold, { end: read, is_export: target.is_export, resume_action: resume.action, resume_message: resume.message, recoveries, live });
-  return { read, fold, resume, recoveries, run };
+  const run = runSignal(fold, { end: read, is_export: target.is_export, resume_action: resume.action, resume_message: resume.message, recoveries, live }, sums);
+  return { read, fold, resume, recoveries, run, sums };
 }
 
 /** What the fold built of a payload it keeps whole, as JSON; null when it built none (past its bounds). */

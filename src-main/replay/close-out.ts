@@ -4,6 +4,7 @@
 import type { BatchFold, CallFold, EpisodeFold, JsonPayload } from '../../src-shared/replay.js';
 import { isPending } from './classify.js';
 import { owesTurnFinished } from './state.js';
+import type { Sums } from './sums.js';
 
 /** Why the batch is being closed: it decides the outcome of calls that never left and of held calls. */
 export type CloseCause = 'interrupted' | 'cancelled' | 'max_steps';
@@ -30,10 +31,10 @@ const HELD_REASON: Record<CloseCause, string> = {
   max_steps: 'provider_held_stopped',
 };
 
-export function closeBatchRecords(episode: EpisodeFold, batch: BatchFold, cause: CloseCause): { type: string; payload: JsonPayload }[] {
+export function closeBatchRecords(episode: EpisodeFold, batch: BatchFold, cause: CloseCause, sums: Sums): { type: string; payload: JsonPayload }[] {
   const records = batch.calls.filter(isPending).map((call) => ({ type: 'tool_result', payload: closingResult(batch, call, cause) }));
   if (batch.finished_seq === null) records.push({ type: 'tool_batch_finished', payload: { batch_id: batch.batch_id } });
-  if (owesTurnFinished(episode, batch)) records.push({ type: 'turn_finished', payload: { step_id: batch.step_id } });
+  if (owesTurnFinished(episode, batch, sums)) records.push({ type: 'turn_finished', payload: { step_id: batch.step_id } });
   return records;
 }
 

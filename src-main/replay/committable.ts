@@ -4,7 +4,8 @@
 // because an inspector must show a damaged session, not refuse to look at it.
 import type { Anomaly, AnomalyKind, BatchFold, EpisodeFold, Live, StepFold } from '../../src-shared/replay.js';
 import { EpisodeIndex } from './episode-index.js';
-import { EpisodeSum, sharedBy, sharedSteps } from './resumable.js';
+import { sharedBy, sharedSteps } from './resumable.js';
+import { Table, type SumSpec, type Sums } from './sums.js';
 
 export function anomaly(
   kind: AnomalyKind,
@@ -18,20 +19,22 @@ export function anomaly(
 
 /** Checks every batch of a classified episode: the anomalies found, and whether each batch (by position) is
  *  committable. Changes nothing: the caller sets the verdicts. */
-export function checkEpisode(episode: EpisodeFold): { readonly anomalies: readonly Anomaly[]; readonly committable: readonly boolean[] } {
+export function checkEpisode(episode: EpisodeFold, sums: Sums): { readonly anomalies: readonly Anomaly[]; readonly committable: readonly boolean[] } {
   // The anomalies the fold found (classification appends its own after this check): the names that keep a
   // batch from committing.
+  const anomalies_named = sums.table(ANOMALIES_NAMED);
   if (!anomalies_named.has(episode)) anomalies_named.set(episode, { count: episode.anomalies.length, named: new Set(episode.anomalies.map((entry) => entry.batch_id)) });
-  return episode_checks.of(episode);
+  return sums.sum(EPISODE_CHECKS, episode);
 }
 
 /** The batch ids an episode's fold anomalies name, and how many there were, when it was checked. */
-const anomalies_named = new WeakMap<EpisodeFold, { count: number; named: ReadonlySet<string | null> }>();
+const ANOMALIES_NAMED = new Table<EpisodeFold, { count: number; named: ReadonlySet<string | null> }>('anomalies named');
 
-/** The check batch by batch, taken on from the last snapshot's for a live episode (replay/resumable.ts) while
+/** The check batch by batch, taken on from the last snapshot's for a live episode (views/incremental-sums.ts) while
  *  the fold's anomalies are the same: a batch counts as the same when it is the same object, committed (an open
  *  batch's verdict depends on the steps recorded after it) and its step is the same. */
-const episode_checks = new EpisodeSum<BatchFold, { anomalies: Anomaly[]; committable: boolean[] }>({
+const EPISODE_CHECKS: SumSpec<BatchFold, { anomalies: Anomaly[]; committable: boolean[] }> = {
+  name: 'episode checks',
   items: (episode) => episode.batches,
   initial: () => ({ anomalies: [], committable: [] }),
   copy: (checked) => ({ anomalies: checked.anomalies.slice(), committable: checked.committable.slice() }),
@@ -45,27 +48,29 @@ const episode_checks = new EpisodeSum<BatchFold, { anomalies: Anomaly[]; committ
       checked.committable.length = at.committable;
     },
   },
-  shared(before, episode, batches_before, batches) {
+  shared(before, episode, sums, batches_before, batches) {
+    const anomalies_named = sums.table(ANOMALIES_NAMED);
     if (anomalies_named.get(before)?.count !== anomalies_named.get(episode)?.count) return 0;
     const changed_steps = new Set<number>();
-    const shared = sharedSteps(before, episode);
+    const shared = sharedSteps(before, episode, sums);
     for (let at = shared; at < before.steps.length; at++) changed_steps.add(before.steps.at(at)!.step_id);
     for (let at = shared; at < episode.steps.length; at++) changed_steps.add(episode.steps.at(at)!.step_id);
     return sharedBy(batches_before, batches, (was, now) => was === now && now.finished_seq !== null && (now.step_id === null || !changed_steps.has(now.step_id)));
   },
-  add(checked, batch, episode) {
-    const index = EpisodeIndex.of(episode);
-    const own = ownAnomalies(index, batch);
-    checked.committable.push(own.anomalies.length === 0 && !anomalies_named.get(episode)!.named.has(batch.batch_id) && own.one_terminal_each);
+  add(checked, batch, episode, sums) {
+    const index = EpisodeIndex.of(episode, sums);
+    const own = ownAnomalies(index, batch, sums);
+    checked.committable.push(own.anomalies.length === 0 && !sums.table(ANOMALIES_NAMED).get(episode)!.named.has(batch.batch_id) && own.one_terminal_each);
     for (const entry of [...own.anomalies, ...commitAnomalies(index, batch)]) checked.anomalies.push(entry);
   },
-});
+};
 
 /** A batch's own anomalies, kept per batch and step: a live episode's snapshots share every batch and step no
  *  frame touched, so an append checks the batches it changed, not the episode's. */
-const own_checked = new WeakMap<BatchFold, { step: StepFold | undefined; anomalies: Anomaly[]; one_terminal_each: boolean }>();
+const OWN_CHECKED = new Table<BatchFold, { step: StepFold | undefined; anomalies: Anomaly[]; one_terminal_each: boolean }>('own anomalies');
 
-function ownAnomalies(index: EpisodeIndex, batch: BatchFold): { anomalies: Anomaly[]; one_terminal_each: boolean } {
+function ownAnomalies(index: EpisodeIndex, batch: BatchFold, sums: Sums): { anomalies: Anomaly[]; one_terminal_each: boolean } {
+  const own_checked = sums.table(OWN_CHECKED);
   const step = index.step(batch.step_id);
   const kept = own_checked.get(batch);
   if (kept !== undefined && kept.step === step) return kept;

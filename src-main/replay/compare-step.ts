@@ -8,6 +8,7 @@ import { argsGist } from '../../src-shared/blocks.js';
 import { blockText, comparedText, contentBlocks, partingWords, sameText, valueText, wordDiff, type ComparedText } from './compare-text.js';
 import { EpisodeIndex } from './episode-index.js';
 import { stepMessage, type PayloadReader } from './payloads.js';
+import type { Sums } from './sums.js';
 import { renderStepRequestShown } from './transcript.js';
 import { isMap } from './values.js';
 
@@ -16,6 +17,8 @@ export interface SideStep {
   episode: EpisodeFold;
   step: StepFold;
   payloads: PayloadReader;
+  /** The comparison's store: each earlier episode's part rendered and measured once, not at every step. */
+  sums: Sums;
 }
 
 /** The messages of a request compared: its first REQUEST_HEAD_MESSAGES and its last REQUEST_TAIL_MESSAGES (a
@@ -121,9 +124,9 @@ function requestOf(side: SideStep, seen: ReadonlySet<string>): ComparedRequest {
     show: (rendered): ComparedMessage => {
       const blocks = contentBlocks(rendered.message);
       const role = roleOf(rendered.message);
-      return { origin: rendered.origin, role, blocks: blocks.slice(0, MESSAGE_BLOCKS_MAX).map((block) => comparedText(blockText(block))), block_count: blocks.length, call_names: callNames(side.fold, rendered.origin, role) };
+      return { origin: rendered.origin, role, blocks: blocks.slice(0, MESSAGE_BLOCKS_MAX).map((block) => comparedText(blockText(block))), block_count: blocks.length, call_names: callNames(side.fold, rendered.origin, role, side.sums) };
     },
-  });
+  }, side.sums);
   const positions = request.messages.map((_, at) => (at < request.left_out_at || request.left_out === 0 ? at : at + request.left_out));
   return { count: request.message_count, messages: request.messages.map((message, at) => [positions[at]!, message]), problems: request.problems.map((problem) => `${problem.kind}:${problem.cause ?? ''}`), problem_words: request.problems[0]?.message ?? null };
 }
@@ -132,11 +135,11 @@ function roleOf(message: JsonPayload): string {
   return typeof message['role'] === 'string' ? message['role'] : '?';
 }
 
-function callNames(fold: SessionFold, origin: MessageOrigin, role: string): string[] {
+function callNames(fold: SessionFold, origin: MessageOrigin, role: string, sums: Sums): string[] {
   if (origin.kind !== 'step' || role !== 'tool') return [];
   const episode = fold.episodes[origin.episode - 1];
   if (episode === undefined) return [];
-  const index = EpisodeIndex.of(episode);
+  const index = EpisodeIndex.of(episode, sums);
   return (index.batch(index.step(origin.step_id)?.batch_id ?? null)?.calls ?? []).slice(0, MESSAGE_BLOCKS_MAX).map((call) => call.name);
 }
 

@@ -13,6 +13,7 @@ import { answerOf, compareAnswers, compareRequest, stepMessageKeys, type SideSte
 import { PRICE_TABLE_WORDS, stepCostIn } from './cost.js';
 import { EpisodeIndex } from './episode-index.js';
 import type { PayloadReader } from './payloads.js';
+import { FullSums, type Sums } from './sums.js';
 import { measuresKept } from './transcript.js';
 
 export interface CompareInput {
@@ -79,6 +80,8 @@ class Walk {
   private readonly seen_messages = new Set<string>();
   private compared = 0;
   private differing = 0;
+  /** What the comparison derives from both folds (their indexes, their requests' parts), kept while it runs. */
+  private readonly sums = new FullSums();
 
   constructor(
     private readonly a: CompareInput,
@@ -93,13 +96,13 @@ class Walk {
       const lacking = ea === undefined ? this.a.side : this.b.side;
       this.episodeDifference(number, { kind: 'episode_missing', sentence: `only ${has} has episode ${number} (${lacks} has ${fold.episodes.length})${this.trustSuffix(lacks, lacking)}`, words: null });
     }
-    const times = { a: new StepTimes(), b: new StepTimes() };
+    const times = { a: new StepTimes(this.sums), b: new StepTimes(this.sums) };
     for (const step_id of stepIds(ea, eb)) this.step(number, step_id, ea, eb, times);
     if (ea !== undefined && eb !== undefined) this.episodeEnd(number, ea, eb);
   }
 
   private step(number: number, step_id: number, ea: EpisodeFold | undefined, eb: EpisodeFold | undefined, times: { a: StepTimes; b: StepTimes }): void {
-    const [sa, sb] = [stepIn(ea, step_id), stepIn(eb, step_id)];
+    const [sa, sb] = [stepIn(ea, step_id, this.sums), stepIn(eb, step_id, this.sums)];
     const comparison: StepComparison = {
       episode: number,
       step_id,
@@ -113,7 +116,7 @@ class Walk {
     if (sa === undefined || sb === undefined) {
       const [has, lacks, lacking] = sa === undefined ? (['B', 'A', this.a.side] as const) : (['A', 'B', this.b.side] as const);
       comparison.differences.push({ kind: 'step_missing', sentence: `only ${has} has step ${step_id}${this.trustSuffix(lacks, lacking)}`, words: null });
-    } else this.compareStep(comparison, { fold: this.a.fold, episode: ea!, step: sa, payloads: this.a.payloads }, { fold: this.b.fold, episode: eb!, step: sb, payloads: this.b.payloads });
+    } else this.compareStep(comparison, { fold: this.a.fold, episode: ea!, step: sa, payloads: this.a.payloads, sums: this.sums }, { fold: this.b.fold, episode: eb!, step: sb, payloads: this.b.payloads, sums: this.sums });
     comparison.identical = comparison.differences.length === 0 && comparison.calls.every((call) => call.differences.length === 0);
     this.compared += 1;
     if (!comparison.identical) this.differing += 1;
@@ -138,8 +141,8 @@ class Walk {
     for (const difference of compareAnswers(answer_a, answer_b, { a: a.step.natural_end, b: b.step.natural_end })) comparison.differences.push(difference);
     const argsById = (answer: typeof answer_a) => new Map(answer.calls.flatMap((call) => (call.id === null ? [] : [[call.id, call.args] as const])));
     comparison.calls = compareCalls(
-      { batch: EpisodeIndex.of(a.episode).batch(a.step.batch_id), args_by_id: argsById(answer_a), payloads: a.payloads },
-      { batch: EpisodeIndex.of(b.episode).batch(b.step.batch_id), args_by_id: argsById(answer_b), payloads: b.payloads },
+      { batch: EpisodeIndex.of(a.episode, a.sums).batch(a.step.batch_id), args_by_id: argsById(answer_a), payloads: a.payloads },
+      { batch: EpisodeIndex.of(b.episode, b.sums).batch(b.step.batch_id), args_by_id: argsById(answer_b), payloads: b.payloads },
     );
   }
 
@@ -210,8 +213,8 @@ function stepIds(a: EpisodeFold | undefined, b: EpisodeFold | undefined): number
   return [...ids].sort((x, y) => x - y);
 }
 
-function stepIn(episode: EpisodeFold | undefined, step_id: number): StepFold | undefined {
-  return episode === undefined ? undefined : EpisodeIndex.of(episode).step(step_id);
+function stepIn(episode: EpisodeFold | undefined, step_id: number, sums: Sums): StepFold | undefined {
+  return episode === undefined ? undefined : EpisodeIndex.of(episode, sums).step(step_id);
 }
 
 function tokensOf(step: StepFold | undefined): Record<string, number> | null {
@@ -223,11 +226,13 @@ function tokensOf(step: StepFold | undefined): Record<string, number> | null {
 class StepTimes {
   private last_ms: number | null = null;
 
+  constructor(private readonly sums: Sums) {}
+
   take(episode: EpisodeFold | undefined, step: StepFold | undefined): number | null {
     if (episode === undefined || step === undefined) return null;
     const answered_ms = largest(step.attempts.flatMap((attempt) => (attempt.ts_ms === null ? [] : [attempt.ts_ms])));
     const duration = answered_ms === null || this.last_ms === null ? null : answered_ms - this.last_ms;
-    const call_ms = (EpisodeIndex.of(episode).batch(step.batch_id)?.calls ?? []).flatMap((call) => [call.dispatched_at_ms, call.finished_at_ms].filter((ms): ms is number => ms !== null));
+    const call_ms = (EpisodeIndex.of(episode, this.sums).batch(step.batch_id)?.calls ?? []).flatMap((call) => [call.dispatched_at_ms, call.finished_at_ms].filter((ms): ms is number => ms !== null));
     const known = largest([...call_ms, ...(answered_ms === null ? [] : [answered_ms]), ...(this.last_ms === null ? [] : [this.last_ms])]);
     this.last_ms = known;
     return duration;

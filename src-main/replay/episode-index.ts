@@ -1,10 +1,12 @@
 // Lookups over one folded episode, built once in O(n) so that walking an episode of a hundred thousand steps
 // stays linear: a `find` per step or per batch made the fold, the transcript and the outline quadratic. A live
-// episode's next snapshot takes its index on from the last snapshot's (replay/resumable.ts): the maps copied,
+// episode's next snapshot takes its index on from the last snapshot's (where the store knows what it was made
+// from: views/incremental-sums.ts): the maps copied,
 // the parts past the places where the lists stop being the same set again.
 import { ChunkedList, type Parts } from '../../src-shared/parts.js';
 import type { BatchFold, EpisodeFold, SteerFold, StepFold } from '../../src-shared/replay.js';
-import { madeFrom, sharedBatches, sharedBy, sharedObjects } from './resumable.js';
+import { sharedBatches, sharedBy, sharedObjects } from './resumable.js';
+import { Table, type Sums, type SumsWork } from './sums.js';
 
 interface Built {
   steps: Parts<StepFold>;
@@ -17,7 +19,7 @@ interface Built {
 /** The index of each episode of a fold snapshot, with the lists it was built from: snapshots never change an
  *  episode's lists once classified, and a list replaced (a batch copied for a new verdict) builds it anew. The
  *  classification, the plan, the transcript and the timeline of one episode share one index. */
-const built = new WeakMap<EpisodeFold, Built>();
+const BUILT = new Table<EpisodeFold, Built>('episode indexes');
 
 export class EpisodeIndex {
   private steps = new Map<number, StepFold>();
@@ -40,18 +42,17 @@ export class EpisodeIndex {
   private without_step_places: number[] = [];
   /** A later snapshot's index took this one's maps and lists over (`takeOn`): used again, it is built anew. */
   private handed_on = false;
-  /** Steps and batches indexed over the indexes' life (a fresh index counts them all): what appends cost. */
-  static parts_indexed = 0;
 
   /** The episode's index, built once per episode and lists. */
-  static of(episode: EpisodeFold): EpisodeIndex {
+  static of(episode: EpisodeFold, sums: Sums): EpisodeIndex {
+    const built = sums.table(BUILT);
     const { steps, batches, steers } = episode;
     const counts = steps.length + batches.length + steers.length;
     const kept = built.get(episode);
     if (kept !== undefined && kept.steps === steps && kept.batches === batches && kept.steers === steers && kept.counts === counts) return kept.index;
-    const before = madeFrom(episode);
+    const before = sums.madeFrom(episode);
     const base = before === undefined ? undefined : built.get(before);
-    const index = new EpisodeIndex(episode, base);
+    const index = new EpisodeIndex(episode, base, sums.work);
     built.set(episode, { steps, batches, steers, counts, index });
     return index;
   }
@@ -59,6 +60,7 @@ export class EpisodeIndex {
   private constructor(
     private readonly episode: EpisodeFold,
     base: Built | undefined,
+    private readonly work: SumsWork,
   ) {
     for (const steer of episode.steers) {
       const joining = this.steered.get(steer.joins_step) ?? [];
@@ -97,8 +99,8 @@ export class EpisodeIndex {
    *  changes its last step and batch). False, before anything is taken, when a part past those places has
    *  another id than it had, or a step names another batch, or the recorded steps are not in place order. */
   private takeOn(episode: EpisodeFold, base: Built): boolean {
-    const steps_shared = sharedObjects(base.steps, episode.steps);
-    const batches_shared = sharedObjects(base.batches, episode.batches);
+    const steps_shared = sharedObjects(base.steps, episode.steps, this.work);
+    const batches_shared = sharedObjects(base.batches, episode.batches, this.work);
     for (let at = steps_shared; at < base.steps.length; at++) {
       const [was, now] = [base.steps.at(at)!, episode.steps.at(at)!];
       if (now === undefined || was.step_id !== now.step_id || (was.batch_id !== null && was.batch_id !== now.batch_id)) return false;
@@ -137,7 +139,7 @@ export class EpisodeIndex {
       this.named.add(step.batch_id);
       if (step.seq !== null) recorded.push(at);
     }
-    EpisodeIndex.parts_indexed += steps.length - from;
+    this.work.parts_indexed += steps.length - from;
     // In seq order, equal seqs in step order (as a stable sort of all of them by seq gives).
     recorded.sort((left, right) => steps.at(left)!.seq! - steps.at(right)!.seq! || left - right);
     const last = this.recorded.at(-1);
@@ -170,7 +172,7 @@ export class EpisodeIndex {
       this.batches.set(batch.batch_id, batch);
       if (!this.named.has(batch.batch_id)) this.addWithoutStep(batch, at);
     }
-    EpisodeIndex.parts_indexed += batches.length - from;
+    this.work.parts_indexed += batches.length - from;
   }
 
   private addWithoutStep(batch: BatchFold, place: number): void {
@@ -234,15 +236,16 @@ function sameFrom<T>(list: readonly T[], copy: Parts<T>, same: number): boolean 
 
 /** Per snapshot's steps list: how many leading steps it shares, with the same batches, with the steps of the
  *  snapshot it was last measured against (`sharedStepsWithBatches`). */
-const steps_with_batches = new WeakMap<Parts<StepFold>, { before: WeakRef<Parts<StepFold>>; batches_before: WeakRef<Parts<BatchFold>>; batches: Parts<BatchFold>; count: number }>();
+const STEPS_WITH_BATCHES = new Table<Parts<StepFold>, { before: WeakRef<Parts<StepFold>>; batches_before: WeakRef<Parts<BatchFold>>; batches: Parts<BatchFold>; count: number }>('steps shared with their batches');
 
 /** For a sum over the steps that reads each step's batch: how many leading steps are the same objects with the
  *  same batches (`sharedStepsAndBatches` over the episodes' steps). Kept for the four lists it was counted over:
  *  a snapshot that changed no step shares the last one's steps list, not its batches. */
-export function sharedStepsWithBatches(before: EpisodeFold, episode: EpisodeFold): number {
+export function sharedStepsWithBatches(before: EpisodeFold, episode: EpisodeFold, sums: Sums): number {
+  const steps_with_batches = sums.table(STEPS_WITH_BATCHES);
   const kept = steps_with_batches.get(episode.steps);
   if (kept?.before.deref() === before.steps && kept.batches_before.deref() === before.batches && kept.batches === episode.batches) return kept.count;
-  const count = sharedStepsAndBatches(before, episode, before.steps, episode.steps);
+  const count = sharedStepsAndBatches(before, episode, sums, before.steps, episode.steps);
   steps_with_batches.set(episode.steps, { before: new WeakRef(before.steps), batches_before: new WeakRef(before.batches), batches: episode.batches, count });
   return count;
 }
@@ -260,15 +263,15 @@ const CHANGED_BATCHES_LOOKED_UP_MAX = 16;
  *  steps of a million records' open episode, each read missing the cache): SessionFolder.startBatch is what
  *  names a step's batch, and it names the step of the batch's own step_id with a batch id started once a
  *  session, so only that step can name it. */
-export function sharedStepsAndBatches(before: EpisodeFold, episode: EpisodeFold, steps_before: Parts<StepFold>, steps: Parts<StepFold>): number {
-  const same = sharedObjects(steps_before, steps);
-  const places = sharedBatches(before, episode);
+export function sharedStepsAndBatches(before: EpisodeFold, episode: EpisodeFold, sums: Sums, steps_before: Parts<StepFold>, steps: Parts<StepFold>): number {
+  const same = sharedObjects(steps_before, steps, sums.work);
+  const places = sharedBatches(before, episode, sums);
   const changed = new Map<string, number | null>();
   for (const batches of [before.batches, episode.batches]) {
     for (let at = places; at < batches.length; at++) changed.set(batches.at(at)!.batch_id, batches.at(at)!.step_id);
   }
   if (changed.size > CHANGED_BATCHES_LOOKED_UP_MAX) return sharedBy(steps_before, steps, (was, now) => was === now && (now.batch_id === null || !changed.has(now.batch_id)));
-  const index = EpisodeIndex.of(episode);
+  const index = EpisodeIndex.of(episode, sums);
   let first = same;
   for (const [batch_id, step_id] of changed) {
     const step = index.step(step_id);

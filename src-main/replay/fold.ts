@@ -1,5 +1,6 @@
-// The fold: a pure function of a WAL's frames, fed frame by frame (the app folds a live WAL as it grows) or all
-// at once. It attaches every record to its episode, step, batch and call; classification, the committable
+// The fold of a WAL's frames: `foldFrames` is a function of the frames alone; `SessionFolder` builds the same
+// fold frame by frame (the app folds a live WAL as it grows), its state the fold so far, and hands out
+// read-only snapshots that never change once handed out. It attaches every record to its episode, step, batch and call; classification, the committable
 // check and the episode states are derived from that in `snapshot`. Lineage frames, informational records and
 // unknown types are kept as references, shown and never acted on (wal-format §5 step 5).
 import assert from 'node:assert/strict';
@@ -25,7 +26,7 @@ import type { CborValue, Payload, ReadFrame, WalErrorInfo } from '../../src-shar
 import { CborDecoder, CborItemsExceeded, decodeCbor, encodedSize, headBytes, KeysSeen, MAJOR_ARRAY, MAJOR_MAP, MAJOR_TEXT, memberTable, ReadBy, SCALAR, setOwn, ShortText, WHOLE, type CborProjection, type MemberTable } from '../engine/index.js';
 import { classifyBatch } from './classify.js';
 import { anomaly, checkEpisode } from './committable.js';
-import { noteMadeFrom } from './resumable.js';
+import { FullSums, type Sums } from './sums.js';
 import { episodeState } from './state.js';
 import { replacementDigestOk, VIEW_RECORD_TYPE } from './views.js';
 import { toJsonValue } from '../../src-shared/json.js';
@@ -206,6 +207,10 @@ export class SessionFolder {
   /** Parts (steps, batches, steers, approvals) `ownCopy` copied since the last `snapshotSince`. */
   private parts_owned = 0;
 
+  /** `sums`: where classification keeps its checks; the session's views' store takes them on from snapshot to
+   *  snapshot (views/incremental-sums.ts), told here what each episode copy was made from. */
+  constructor(readonly sums: Sums = new FullSums()) {}
+
   /** Folds one frame. Its payload comes from `frame.payload` when the reader built it, else from
    *  `payload_cbor` (validated CBOR the reader hands over), decoded here without what stays on disk. */
   push(frame: ReadFrame, payload_cbor?: Buffer, kept?: unknown): void {
@@ -252,14 +257,14 @@ export class SessionFolder {
   /** The fold so far, classified and checked. A copy: pushing more frames does not change it. */
   snapshot(): SessionFold {
     const copy = structuredClone({ ...this.fold, episodes: this.fold.episodes.map(withPlainLists) });
-    return classified(copy, (index) => this.handed_out.has(this.fold.episodes[index]!));
+    return classified(copy, (index) => this.handed_out.has(this.fold.episodes[index]!), this.sums);
   }
 
   /** The fold, classified and checked, without the copy: for a reader that folds once and is done (the CLI,
    *  recovery). The folder takes no more frames after it. */
   finish(): SessionFold {
     this.finished = true;
-    return classified(this.fold, (index) => this.handed_out.has(this.fold.episodes[index]!));
+    return classified(this.fold, (index) => this.handed_out.has(this.fold.episodes[index]!), this.sums);
   }
 
   /** The reader's `decode_payload`: builds the members the fold keeps in the pass that validates the payload
@@ -347,14 +352,14 @@ export class SessionFolder {
       // snapshot) is classified in place and handed out: no copy.
       if (episode.finished !== null && kept === undefined) {
         const own_anomalies = episode.anomalies.length;
-        classifyEpisode(episode);
+        classifyEpisode(episode, this.sums);
         changes.push(episodeChange(index, null, episode, null, NONE));
         return this.handOut(index, episode, episode, own_anomalies);
       }
       const { copy, fresh, fresh_batches, copied: count, places } = this.copyEpisode(episode, kept);
       parts_copied += count;
-      if (kept !== undefined) noteMadeFrom(copy, kept);
-      const recopied = classifyEpisode(copy, fresh, fresh_batches);
+      if (kept !== undefined) this.sums.noteMadeFrom(copy, kept);
+      const recopied = classifyEpisode(copy, this.sums, fresh, fresh_batches);
       changes.push(episodeChange(index, kept ?? null, copy, places, recopied));
       return episode.finished === null ? copy : this.handOut(index, episode, copy);
     });
@@ -740,10 +745,10 @@ function touchedPlaces(lists: readonly (readonly object[])[], before: readonly n
  *  changed it since, so it is not classified again; its committable
  *  verdict also depends on the episode around it (its step, anomalies naming it), and a changed verdict gets a
  *  copy of the batch, never a change under the last snapshot: the places of those copies are returned. */
-function classifyEpisode(episode: LiveEpisode, fresh: ReadonlySet<object> | null = null, fresh_batches: Iterable<LiveBatch> = episode.batches): readonly number[] {
+function classifyEpisode(episode: LiveEpisode, sums: Sums, fresh: ReadonlySet<object> | null = null, fresh_batches: Iterable<LiveBatch> = episode.batches): readonly number[] {
   const reused = (batch: LiveBatch) => fresh !== null && !fresh.has(batch);
   for (const batch of fresh_batches) classifyBatch(batch);
-  const checked = checkEpisode(episode);
+  const checked = checkEpisode(episode, sums);
   appendAll(episode.anomalies, checked.anomalies);
   const recopied = new Map<number, LiveBatch>();
   // An index loop: an entries() pair per batch was garbage at every append of a long open episode.
@@ -756,7 +761,7 @@ function classifyEpisode(episode: LiveEpisode, fresh: ReadonlySet<object> | null
   }
   // Only a snapshot's copy reuses batches, and its lists are chunked (copyEpisode).
   if (recopied.size > 0) episode.batches = (episode.batches as ChunkedList<LiveBatch>).withChanges(recopied);
-  episode.state = episodeState(episode);
+  episode.state = episodeState(episode, sums);
   return recopied.size === 0 ? NONE : [...recopied.keys()];
 }
 
@@ -1083,8 +1088,8 @@ function decodeKept(decoder: CborDecoder, type: string): JsonPayload | KeptValue
 
 /** Classification, the committable check and the episode states, computed on `fold` in place, but for the
  *  episodes already classified (handed out by `snapshotSince`). */
-function classified(fold: LiveSession, done: (index: number) => boolean): LiveSession {
-  for (const [index, episode] of fold.episodes.entries()) if (!done(index)) classifyEpisode(episode);
+function classified(fold: LiveSession, done: (index: number) => boolean, sums: Sums): LiveSession {
+  for (const [index, episode] of fold.episodes.entries()) if (!done(index)) classifyEpisode(episode, sums);
   fold.queue_drain_order = drainOrder(fold.queue);
   return fold;
 }

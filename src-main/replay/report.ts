@@ -2,6 +2,7 @@
 import type { EpisodeFold, RecoveryEntry, RecoveryPlan, ReplayJson, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { TargetRead } from '../engine/index.js';
 import { episodeCost, PRICE_TABLE_WORDS } from './cost.js';
+import type { Sums } from './sums.js';
 
 export interface SessionReplay {
   read: TargetRead;
@@ -12,6 +13,9 @@ export interface SessionReplay {
   recoveries: RecoveryEntry[];
   /** How the last run stands: the session's status word, its attention entry, its unconfirmed calls. */
   run: RunSignal;
+  /** What the fold's classification and the plan derived (replay/sums.ts): later functions of the same fold
+   *  (an outline, a bundle) take it on instead of deriving it again. */
+  sums: Sums;
 }
 
 /** A refused WAL gets no recovery: acting on a prefix of damaged or newer data could contradict its rest. The

@@ -7,7 +7,8 @@ import { attentionOf, endStatus, isRefusedStatus, refusedStatus, sessionStatus, 
 import type { LeaseTenure, TornTail, WalErrorInfo } from '../../src-shared/wal.js';
 import { FINDING_WORDS } from '../../src-shared/words.js';
 import { isPending } from './classify.js';
-import { EpisodeSum, sharedBatches } from './resumable.js';
+import { sharedBatches } from './resumable.js';
+import { FullSums, type SumSpec, type Sums } from './sums.js';
 import { currentBatch, lastFinishedStep } from './state.js';
 
 /** What the reader said about the WAL's end. */
@@ -34,14 +35,14 @@ export interface RunFacts {
 /** Error texts of a run_finished shown at most this long (a provider's message can be a page). */
 const ERROR_MESSAGE_CHARS_MAX = 400;
 
-export function runSignal(fold: SessionFold, facts: RunFacts): RunSignal {
+export function runSignal(fold: SessionFold, facts: RunFacts, sums: Sums = new FullSums()): RunSignal {
   const episode = fold.episodes.at(-1) ?? null;
-  const error_results = countErrorResults(fold);
-  const unconfirmed = episode === null ? [] : withAcknowledgements(unconfirmedCalls(episode), facts.recoveries);
+  const error_results = countErrorResults(fold, sums);
+  const unconfirmed = episode === null ? [] : withAcknowledgements(unconfirmedCalls(episode, sums), facts.recoveries);
   const finish = episode?.finished == null ? null : finishOf(episode.finished.reason, episode.finished.error);
   const open_end = episode === null || episode.finished !== null ? null : facts.end.error !== null || facts.end.torn_tail !== null ? 'cut' : facts.is_export ? 'copy' : null;
   const refused = facts.end.error !== null;
-  const last_durable = episode !== null && (open_end !== null || refused) ? lastDurableState(episode) : null;
+  const last_durable = episode !== null && (open_end !== null || refused) ? lastDurableState(episode, sums) : null;
   const status = sessionStatus({
     refusal: facts.end.error,
     live: facts.live !== null,
@@ -51,7 +52,7 @@ export function runSignal(fold: SessionFold, facts: RunFacts): RunSignal {
     unknown_outcomes: unconfirmed.length,
     acknowledged: unconfirmed.filter((call) => call.acknowledged !== null).length,
   });
-  const open_calls = episode === null || episode.finished !== null ? [] : openCalls(currentBatch(episode));
+  const open_calls = episode === null || episode.finished !== null ? [] : openCalls(currentBatch(episode, sums));
   const signal: RunSignal = { status, detail: '', finish, attention: null, unconfirmed, open_end, last_durable, error_results, open_calls };
   return { ...signal, detail: detailOf(signal, facts, episode), attention: attentionOf(status, facts.resume_action, facts.is_export) };
 }
@@ -169,12 +170,13 @@ function callKey(batch_id: string, tool_call_id: string): string {
 }
 
 /** Calls of the episode whose outcome is unknown: closed out as unknown, or dispatched without a terminal. */
-export function unconfirmedCalls(episode: EpisodeFold): UnconfirmedCall[] {
-  return batch_signals.of(episode).unconfirmed.slice();
+export function unconfirmedCalls(episode: EpisodeFold, sums: Sums): UnconfirmedCall[] {
+  return sums.sum(BATCH_SIGNALS, episode).unconfirmed.slice();
 }
 
-/** Over the batches, taken on from the last snapshot's for a live episode (replay/resumable.ts). */
-const batch_signals = new EpisodeSum<BatchFold, { unconfirmed: UnconfirmedCall[]; error_results: number }>({
+/** Over the batches. */
+const BATCH_SIGNALS: SumSpec<BatchFold, { unconfirmed: UnconfirmedCall[]; error_results: number }> = {
+  name: 'batch signals',
   items: (episode) => episode.batches,
   shared: sharedBatches,
   initial: () => ({ unconfirmed: [], error_results: 0 }),
@@ -196,7 +198,7 @@ const batch_signals = new EpisodeSum<BatchFold, { unconfirmed: UnconfirmedCall[]
       });
     }
   },
-});
+};
 
 /** "edit_file c2.txt may have been applied — check c2.txt". */
 export function mayHave(call: CallFold): string {
@@ -206,11 +208,11 @@ export function mayHave(call: CallFold): string {
 }
 
 /** The last episode's progress as far as durable records show it, in one sentence. */
-export function lastDurableState(episode: EpisodeFold): string {
+export function lastDurableState(episode: EpisodeFold, sums: Sums): string {
   const parts = [`seq ${episode.last_seq}`];
-  const step = lastFinishedStep(episode);
+  const step = lastFinishedStep(episode, sums);
   parts.push(step === null ? 'no model step finished' : `step ${step.step_id} finished${step.natural_end ? ' with a final answer (natural end)' : ''}`);
-  const batch = currentBatch(episode);
+  const batch = currentBatch(episode, sums);
   if (batch !== null) parts.push(batchProgress(batch));
   if (episode.cancel_requests.length > 0) parts.push('a cancel was requested');
   parts.push(episode.finished === null ? 'no run_finished' : `run_finished (${episode.finished.reason ?? 'no reason'})`);
@@ -227,9 +229,9 @@ function unconfirmedCount(calls: UnconfirmedCall[]): string {
   return calls.length === 1 ? `call ${calls[0]!.tool_call_id} (${calls[0]!.name}) has` : `${calls.length} calls have`;
 }
 
-function countErrorResults(fold: SessionFold): number {
+function countErrorResults(fold: SessionFold, sums: Sums): number {
   let count = 0;
-  for (const episode of fold.episodes) count += batch_signals.of(episode).error_results;
+  for (const episode of fold.episodes) count += sums.sum(BATCH_SIGNALS, episode).error_results;
   return count;
 }
 

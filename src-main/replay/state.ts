@@ -2,47 +2,49 @@
 import type { BatchFold, EpisodeFold, EpisodeState, StepFold } from '../../src-shared/replay.js';
 import { isCloseOut } from './classify.js';
 import { EpisodeIndex } from './episode-index.js';
-import { EpisodeSum, sharedBatches, sharedSteps } from './resumable.js';
+import { sharedBatches, sharedSteps } from './resumable.js';
+import { FullSums, type SumSpec, type Sums } from './sums.js';
 
 /** The batch a recovery acts on: the episode's last one, unless a model step was recorded after it started
  *  (then it was committed or abandoned and the run went on past it). */
-export function currentBatch(episode: EpisodeFold): BatchFold | null {
+export function currentBatch(episode: EpisodeFold, sums: Sums = new FullSums()): BatchFold | null {
   const batch = episode.batches.at(-1);
   if (batch === undefined) return null;
-  return (step_seqs.of(episode).last_finished?.seq ?? 0) > batch.started_seq ? null : batch;
+  return (sums.sum(STEP_SEQS, episode).last_finished?.seq ?? 0) > batch.started_seq ? null : batch;
 }
 
 /** The batch's step has no durable turn_finished yet (false when the batch names no step: no turn to close). */
-export function owesTurnFinished(episode: EpisodeFold, batch: BatchFold): boolean {
+export function owesTurnFinished(episode: EpisodeFold, batch: BatchFold, sums: Sums = new FullSums()): boolean {
   if (batch.step_id === null) return false;
-  return EpisodeIndex.of(episode).step(batch.step_id)?.turn_finished_seq == null;
+  return EpisodeIndex.of(episode, sums).step(batch.step_id)?.turn_finished_seq == null;
 }
 
 /** The last model step with a durable model_step_finished (the first of the steps in order with the latest seq). */
-export function lastFinishedStep(episode: EpisodeFold): StepFold | null {
-  return step_seqs.of(episode).last_finished;
+export function lastFinishedStep(episode: EpisodeFold, sums: Sums = new FullSums()): StepFold | null {
+  return sums.sum(STEP_SEQS, episode).last_finished;
 }
 
-export function episodeState(episode: EpisodeFold): EpisodeState {
+export function episodeState(episode: EpisodeFold, sums: Sums): EpisodeState {
   if (episode.finished !== null) return 'finished';
   // Summed at every snapshot of an open episode, asked for or not: each snapshot's sum is then taken on from the
   // last one's (a few items an append), where a sum first asked for at a live run's first pause cost the whole
   // episode in that one append (83 ms at 100,000 records in one run, the slowest append of the live tail).
-  const progress = progressSeq(episode);
+  const progress = progressSeq(episode, sums);
   if (episode.cancel_requests.length > 0) return 'cancelling';
-  if (currentBatch(episode)?.calls.some((call) => isCloseOut(call.class))) return 'closing';
+  if (currentBatch(episode, sums)?.calls.some((call) => isCloseOut(call.class))) return 'closing';
   const pause = episode.pauses.at(-1);
   return pause !== undefined && pause.seq > progress ? 'paused' : 'running';
 }
 
 /** The seq of the episode's latest step, batch or call record: a pause after it is still in force. */
-function progressSeq(episode: EpisodeFold): number {
-  return Math.max(episode.started_seq, step_seqs.of(episode).progress, batch_seqs.of(episode).progress);
+function progressSeq(episode: EpisodeFold, sums: Sums): number {
+  return Math.max(episode.started_seq, sums.sum(STEP_SEQS, episode).progress, sums.sum(BATCH_SEQS, episode).progress);
 }
 
 /** Over the steps: the latest model_step_finished (its seq and its step), and the latest step record of any kind.
  *  Summed, not walked: the plan asks for the last finished step at every snapshot of a live episode. */
-const step_seqs = new EpisodeSum<StepFold, { last_finished: StepFold | null; progress: number }>({
+const STEP_SEQS: SumSpec<StepFold, { last_finished: StepFold | null; progress: number }> = {
+  name: 'step seqs',
   items: (episode) => episode.steps,
   shared: sharedSteps,
   initial: () => ({ last_finished: null, progress: 0 }),
@@ -51,10 +53,11 @@ const step_seqs = new EpisodeSum<StepFold, { last_finished: StepFold | null; pro
     state.progress = Math.max(state.progress, step.seq ?? 0, step.turn_finished_seq ?? 0);
   },
   copy: (state) => ({ ...state }),
-});
+};
 
 /** Over the batches: the latest batch or call record. */
-const batch_seqs = new EpisodeSum<BatchFold, { progress: number }>({
+const BATCH_SEQS: SumSpec<BatchFold, { progress: number }> = {
+  name: 'batch seqs',
   items: (episode) => episode.batches,
   shared: sharedBatches,
   initial: () => ({ progress: 0 }),
@@ -68,4 +71,4 @@ const batch_seqs = new EpisodeSum<BatchFold, { progress: number }>({
     state.progress = seq;
   },
   copy: (state) => ({ ...state }),
-});
+};

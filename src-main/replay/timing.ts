@@ -6,26 +6,28 @@ import { largest, smallest } from '../../src-shared/arrays.js';
 import type { BatchFold, CallFold, Cost, EpisodeFold, SpanEnd, EpisodeTiming, EpisodeTimingSummary, JsonPayload, StepFold, TimedSpan } from '../../src-shared/replay.js';
 import { addStepCost, copyCost, modelOfConfig, noCost, PriceCursor, stepPriceTime, withRunTotals } from './cost.js';
 import { EpisodeIndex, sharedStepsWithBatches } from './episode-index.js';
-import { EpisodeSum } from './resumable.js';
+import { FullSums, Table, type SumSpec, type Sums } from './sums.js';
 
 /** Bars per episode's waterfall; a 5,000-step episode shows its first ones and says the rest were left out. */
 export const SPANS_PER_EPISODE_MAX = 2_000;
 
 /** Each episode's timing, made once: a fold snapshot's episodes do not change, and a live session's next
  *  snapshot hands back the same object for every episode no new frame reached. */
-const timings = new WeakMap<EpisodeFold, EpisodeTiming>();
+const TIMINGS = new Table<EpisodeFold, EpisodeTiming>('timings');
 
-export function episodeTiming(episode: EpisodeFold): EpisodeTiming {
+export function episodeTiming(episode: EpisodeFold, sums: Sums = new FullSums()): EpisodeTiming {
+  const timings = sums.table(TIMINGS);
   let timing = timings.get(episode);
-  if (timing === undefined) timings.set(episode, (timing = timingOf(episode)));
+  if (timing === undefined) timings.set(episode, (timing = timingOf(episode, sums)));
   return timing;
 }
 
 /** Each episode's timing without its bars, made once per timing (the digest of 2,000 spans is ~2 ms). */
-const summaries = new WeakMap<EpisodeTiming, EpisodeTimingSummary>();
+const SUMMARIES = new Table<EpisodeTiming, EpisodeTimingSummary>('timing summaries');
 
-export function episodeTimingSummary(episode: EpisodeFold): EpisodeTimingSummary {
-  const timing = episodeTiming(episode);
+export function episodeTimingSummary(episode: EpisodeFold, sums: Sums = new FullSums()): EpisodeTimingSummary {
+  const timing = episodeTiming(episode, sums);
+  const summaries = sums.table(SUMMARIES);
   let summary = summaries.get(timing);
   if (summary === undefined) {
     const { spans, ...rest } = timing;
@@ -35,8 +37,8 @@ export function episodeTimingSummary(episode: EpisodeFold): EpisodeTimingSummary
   return summary;
 }
 
-function timingOf(episode: EpisodeFold): EpisodeTiming {
-  const sum = timing_sums.of(episode);
+function timingOf(episode: EpisodeFold, sums: Sums): EpisodeTiming {
+  const sum = sums.sum(TIMING_SUMS, episode);
   return {
     episode: episode.episode,
     times_recorded: sum.first_ms !== null,
@@ -64,13 +66,14 @@ interface TimingSum {
 
 /** The timing, step by step (each step with its batch): a live episode's next snapshot goes on from the last
  *  one's, over the steps after the point where they stop being the same step and batch objects. */
-const timing_sums = new EpisodeSum<StepFold, TimingSum>({
+const TIMING_SUMS: SumSpec<StepFold, TimingSum> = {
+  name: 'timing sums',
   items: (episode) => episode.steps,
   initial: () => ({ spans: [], spans_cut: false, failed_attempts: 0, first_ms: null, last_known: null, tokens: {}, cost: noCost(), prices: null }),
   copy: (sum) => ({ ...sum, spans: sum.spans.slice(), tokens: { ...sum.tokens }, cost: copyCost(sum.cost) }),
   shared: sharedStepsWithBatches,
-  add: (sum, step, episode) => addStep(sum, step, EpisodeIndex.of(episode).batch(step.batch_id), episode),
-});
+  add: (sum, step, episode, sums) => addStep(sum, step, EpisodeIndex.of(episode, sums).batch(step.batch_id), episode),
+};
 
 function addStep(sum: TimingSum, step: StepFold, batch: BatchFold | undefined, episode: EpisodeFold): void {
   const add = (span: TimedSpan) => {

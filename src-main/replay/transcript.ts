@@ -32,7 +32,8 @@ import type {
 import type { CborValue } from '../../src-shared/wal.js';
 import { headBytes, MAJOR_MAP, ReadBy } from '../engine/index.js';
 import { EpisodeIndex, sharedStepsAndBatches } from './episode-index.js';
-import { EpisodeSum, sharedBatches, sharedSteps } from './resumable.js';
+import { sharedBatches, sharedSteps } from './resumable.js';
+import { FullSums, Table, type SumSpec, type Sums } from './sums.js';
 import { emptyAssistantMessage, PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from './payloads.js';
 import { isMap, text } from './values.js';
 import { requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
@@ -50,20 +51,20 @@ interface Rendering {
 
 /** The messages the session's next request carries: every episode's input, committed turns and steers, each
  *  episode with its latest view. Empty when a view no longer assembles (see `renderSessionRequest`). */
-export function renderTranscript(fold: SessionFold, payloads: PayloadReader): JsonPayload[] {
-  return renderSessionRequest(fold, payloads).messages.map((rendered) => rendered.message);
+export function renderTranscript(fold: SessionFold, payloads: PayloadReader, sums: Sums = new FullSums()): JsonPayload[] {
+  return renderSessionRequest(fold, payloads, sums).messages.map((rendered) => rendered.message);
 }
 
 /** The session's next request with each message's origin, and the problems that stop it being rendered. */
-export function renderSessionRequest(fold: SessionFold, payloads: PayloadReader): { messages: RenderedMessage[]; problems: RequestProblem[] } {
-  return joined(fold.episodes.map((episode) => renderEpisode(episode, null, payloads)));
+export function renderSessionRequest(fold: SessionFold, payloads: PayloadReader, sums: Sums = new FullSums()): { messages: RenderedMessage[]; problems: RequestProblem[] } {
+  return joined(fold.episodes.map((episode) => renderEpisode(episode, null, payloads, sums)));
 }
 
 /** One episode's part of the session's next request, rendered alone, its tool outputs unread:
  *  `renderSessionRequest` is these parts in episode order (none at all when any part has a problem), so a
  *  caller that keeps the parts of episodes no frame reached re-renders only the open one. */
-export function renderEpisodeRequest(episode: EpisodeFold): { messages: Parts<RenderedMessage>; problems: readonly RequestProblem[] } {
-  const { messages, problems } = unreadPart(episode);
+export function renderEpisodeRequest(episode: EpisodeFold, sums: Sums = new FullSums()): { messages: Parts<RenderedMessage>; problems: readonly RequestProblem[] } {
+  const { messages, problems } = unreadPart(episode, sums);
   return { messages, problems };
 }
 
@@ -71,8 +72,8 @@ export function renderEpisodeRequest(episode: EpisodeFold): { messages: Parts<Re
 /** The request of step `step_id` of episode `episode_number` exactly as the model saw it: earlier episodes as
  *  they ended, then this run's input, its latest view at that step in place of the turns it covers, the later
  *  turns before the step and the steers that joined it. */
-export function renderStepRequest(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader): StepRequest {
-  const { episode, view, messages, size_bytes, problems } = renderStepRequestShown(fold, episode_number, step_id, payloads, { head: Infinity, tail: 0, show: (rendered) => rendered });
+export function renderStepRequest(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader, sums: Sums = new FullSums()): StepRequest {
+  const { episode, view, messages, size_bytes, problems } = renderStepRequestShown(fold, episode_number, step_id, payloads, { head: Infinity, tail: 0, show: (rendered) => rendered }, sums);
   return { episode, step_id, view, messages, size_bytes, problems };
 }
 
@@ -104,17 +105,17 @@ export interface RequestWindow<T> {
  *  episode's part is read and measured once per episode (`partMeasure`: its messages, bytes, view problems and
  *  provider validity), so a step change reads this episode's part and the messages shown, however many
  *  episodes came before: a million records' look built and checked 203,000 messages to show 1,000. */
-export function renderStepRequestShown<T>(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader, shown: RequestWindow<T>): ShownStepRequest<T> {
-  const parts = requestParts(fold, episode_number, step_id, payloads, shown);
+export function renderStepRequestShown<T>(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader, shown: RequestWindow<T>, sums: Sums = new FullSums()): ShownStepRequest<T> {
+  const parts = requestParts(fold, episode_number, step_id, payloads, shown, sums);
   const own = parts.at(-1)?.episode.episode === episode_number ? parts.at(-1)!.rendering : null;
   const view = own?.view ?? null;
   const replaced = own === null || view === null ? [] : own.replaced.map((rendered, at) => ({ origin: rendered.origin, message: withOutputsAt(own.index, own.replaced, at, payloads) }));
-  const request = { episode: episode_number, step_id, view: view === null ? null : viewInRequest(view, replaced) };
+  const request = { episode: episode_number, step_id, view: view === null ? null : viewInRequest(view, replaced, sums) };
   const view_problems = parts.flatMap((part) => part.measure.problems);
   if (view_problems.length > 0) return { ...request, messages: [], message_count: 0, left_out: 0, left_out_at: 0, size_bytes: headBytes(0), problems: [...view_problems] };
   const count = parts.reduce((sum, part) => sum + part.measure.count, 0);
   const bytes = parts.reduce((sum, part) => sum + part.measure.bytes, 0);
-  const problems = requestValidity(parts, payloads).map((problem): RequestProblem => ({
+  const problems = requestValidity(parts, payloads, sums).map((problem): RequestProblem => ({
     kind: problem.kind,
     cause: null,
     seq: null,
@@ -146,15 +147,15 @@ interface RequestPart<T> {
  *  once (a part measured now keeps the messages it read that are shown). An earlier episode measured before is
  *  rendered again only when the window reaches into it: a step of a session of thousands of episodes renders
  *  the few its request's head and tail lie in, not every one before it. */
-function requestParts<T>(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader, shown: RequestWindow<T>): RequestPart<T>[] {
+function requestParts<T>(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader, shown: RequestWindow<T>, sums: Sums): RequestPart<T>[] {
   const parts = earlierEpisodes(fold, episode_number).map((episode) => {
-    const kept = part_measures.get(episode);
-    const rendering = kept === undefined ? unreadOf(episode) : null;
+    const kept = sums.table(PART_MEASURES).get(episode);
+    const rendering = kept === undefined ? unreadOf(episode, sums) : null;
     return { episode, rendering, kept, count: kept?.count ?? rendering!.messages.length };
   });
   const target = fold.episodes.find((episode) => episode.episode === episode_number);
   if (target !== undefined) {
-    const rendering = { ...renderEpisode(target, step_id, PAYLOADS_UNREAD), index: EpisodeIndex.of(target) };
+    const rendering = { ...renderEpisode(target, step_id, PAYLOADS_UNREAD, sums), index: EpisodeIndex.of(target, sums) };
     parts.push({ episode: target, rendering, kept: undefined, count: rendering.messages.length });
   }
   const count = parts.reduce((sum, part) => sum + part.count, 0);
@@ -166,7 +167,7 @@ function requestParts<T>(fold: SessionFold, episode_number: number, step_id: num
     const wanted = window.flatMap((range) => spanOf(range, start, length));
     if (kept !== undefined) {
       if (wanted.length === 0) return { episode, rendering: unread, measure: kept, shown: [] };
-      const rendering = unread ?? unreadOf(episode);
+      const rendering = unread ?? unreadOf(episode, sums);
       const made = knownOf(rendering, wanted, shown);
       return { episode, rendering, measure: kept, shown: wanted.map((position) => made.get(position) ?? shown.show(shownAt(rendering, position, payloads, shown.output_cut))) };
     }
@@ -177,8 +178,8 @@ function requestParts<T>(fold: SessionFold, episode_number: number, step_id: num
       output_cut: shown.output_cut,
       message: (position: number, message: JsonPayload) => made.set(position, shown.show({ origin: rendering.messages.at(position)!.origin, message })),
     };
-    const measure = measured(rendering, payloads, take);
-    if (episode !== target) part_measures.set(episode, measure);
+    const measure = measured(rendering, payloads, sums, take);
+    if (episode !== target) sums.table(PART_MEASURES).set(episode, measure);
     return { episode, rendering, measure, shown: wanted.map((position) => made.get(position)!) };
   });
 }
@@ -223,15 +224,15 @@ function isToolAt(messages: Parts<RenderedMessage>, at: number): boolean {
 
 /** An episode's whole part, its outputs unread: the one kept for the session's views, else rendered (and
  *  dropped: a CLI's fold keeps no parts, see `partLength`). */
-function unreadOf(episode: EpisodeFold): IndexedRendering {
-  return { ...(unread_parts.get(episode) ?? renderEpisode(episode, null, PAYLOADS_UNREAD)), index: EpisodeIndex.of(episode) };
+function unreadOf(episode: EpisodeFold, sums: Sums): IndexedRendering {
+  return { ...(sums.table(UNREAD_PARTS).get(episode) ?? renderEpisode(episode, null, PAYLOADS_UNREAD, sums)), index: EpisodeIndex.of(episode, sums) };
 }
 
 /** The provider validity of the parts joined. The check starts afresh at every assistant message, so when no
  *  part but the first has a tool_use or tool_result block before its first assistant message, it is each
  *  part's own problems in order (counted from the request's first message); otherwise the request is checked
  *  whole, its parts read again. */
-function requestValidity(parts: readonly RequestPart<unknown>[], payloads: PayloadReader): ProviderProblem[] {
+function requestValidity(parts: readonly RequestPart<unknown>[], payloads: PayloadReader, sums: Sums): ProviderProblem[] {
   if (parts.every((part, at) => at === 0 || part.measure.head_clean)) {
     const problems: ProviderProblem[] = [];
     let offset = 0;
@@ -242,7 +243,7 @@ function requestValidity(parts: readonly RequestPart<unknown>[], payloads: Paylo
     return problems;
   }
   const checked: JsonPayload[] = [];
-  for (const part of parts) appendAll(checked, readPart(part.rendering ?? unreadOf(part.episode), payloads).checked);
+  for (const part of parts) appendAll(checked, readPart(part.rendering ?? unreadOf(part.episode, sums), payloads, sums).checked);
   return checkProviderValid(checked).problems;
 }
 
@@ -260,16 +261,17 @@ interface PartMeasure {
 /** Each episode's whole part, measured once per episode: every later episode's request holds it as it is, so
  *  the Context view of a session of thousands of episodes reads and CBOR-encodes them at its first look only
  *  (a million records: 346,000 payload reads and 108 MB encoded). */
-const part_measures = new WeakMap<EpisodeFold, PartMeasure>();
+const PART_MEASURES = new Table<EpisodeFold, PartMeasure>('request part measures');
 
-function partMeasure(episode: EpisodeFold, payloads: PayloadReader): PartMeasure {
+function partMeasure(episode: EpisodeFold, payloads: PayloadReader, sums: Sums): PartMeasure {
+  const part_measures = sums.table(PART_MEASURES);
   let measure = part_measures.get(episode);
-  if (measure === undefined) part_measures.set(episode, (measure = measured(unreadOf(episode), payloads)));
+  if (measure === undefined) part_measures.set(episode, (measure = measured(unreadOf(episode, sums), payloads, sums)));
   return measure;
 }
 
-function measured(rendering: IndexedRendering, payloads: PayloadReader, take?: Parameters<typeof readPart>[2]): PartMeasure {
-  const { bytes, checked } = readPart(rendering, payloads, take);
+function measured(rendering: IndexedRendering, payloads: PayloadReader, sums: Sums, take?: Parameters<typeof readPart>[3]): PartMeasure {
+  const { bytes, checked } = readPart(rendering, payloads, sums, take);
   return { count: rendering.messages.length, bytes, problems: rendering.problems, validity: checkProviderValid(checked).problems, head_clean: headClean(checked) };
 }
 
@@ -277,7 +279,7 @@ function measured(rendering: IndexedRendering, payloads: PayloadReader, take?: P
  *  message's results are checked by id, unread). A message `take` wants is built (a tool message's outputs
  *  through its `output_cut`) and handed to it; a tool message is measured by the output sizes the fold kept, an
  *  assistant message no one is shown where it lies (`stepMessageMeasure`). */
-function readPart(rendering: IndexedRendering, payloads: PayloadReader, take?: { wanted: ReadonlySet<number>; output_cut: PayloadProjection | undefined; message: (position: number, message: JsonPayload) => void }): { bytes: number; checked: JsonPayload[] } {
+function readPart(rendering: IndexedRendering, payloads: PayloadReader, sums: Sums, take?: { wanted: ReadonlySet<number>; output_cut: PayloadProjection | undefined; message: (position: number, message: JsonPayload) => void }): { bytes: number; checked: JsonPayload[] } {
   let bytes = 0;
   const checked: JsonPayload[] = [];
   for (let position = 0; position < rendering.messages.length; position++) {
@@ -285,19 +287,19 @@ function readPart(rendering: IndexedRendering, payloads: PayloadReader, take?: {
     const wanted = take?.wanted.has(position) === true;
     if (isToolAt(rendering.messages, position)) {
       if (wanted) take!.message(position, withOutputsAt(rendering.index, rendering.messages, position, payloads, take!.output_cut));
-      bytes += toolMessageSize(rendering.index, unread);
+      bytes += toolMessageSize(rendering.index, unread, sums);
       checked.push(unread.message);
       continue;
     }
     if (unread.origin.kind === 'step' && !wanted) {
-      const measure = stepMessageMeasure(rendering.index.step(unread.origin.step_id)!, payloads);
+      const measure = stepMessageMeasure(rendering.index.step(unread.origin.step_id)!, payloads, sums);
       bytes += measure.bytes;
       checked.push(measure.checked);
       continue;
     }
     const message = withOutputsAt(rendering.index, rendering.messages, position, payloads);
     if (wanted) take!.message(position, message);
-    bytes += itemsSize([message]);
+    bytes += itemsSize([message], sums);
     checked.push(message);
   }
   return { bytes, checked };
@@ -305,9 +307,9 @@ function readPart(rendering: IndexedRendering, payloads: PayloadReader, take?: {
 
 /** The CBOR size of the tool message `rendered` (unread) stands for: its own, each output read as null (one
  *  byte), with each output's size (the fold's) in place of that byte. */
-function toolMessageSize(index: EpisodeIndex, rendered: RenderedMessage): number {
+function toolMessageSize(index: EpisodeIndex, rendered: RenderedMessage, sums: Sums): number {
   const step = rendered.origin.kind === 'step' ? index.step(rendered.origin.step_id)! : null;
-  let bytes = itemsSize([rendered.message]);
+  let bytes = itemsSize([rendered.message], sums);
   for (const call of step === null ? [] : index.batch(step.batch_id)!.calls) {
     const output_bytes = call.terminals[0]!.output_bytes;
     if (output_bytes !== null) bytes += output_bytes - 1;
@@ -360,11 +362,12 @@ export function measuresKept(payloads: PayloadReader): PayloadReader {
   };
 }
 
-function stepMessageMeasure(step: StepFold, payloads: PayloadReader): { bytes: number; checked: JsonPayload } {
+function stepMessageMeasure(step: StepFold, payloads: PayloadReader, sums: Sums): { bytes: number; checked: JsonPayload } {
   const measured: unknown = step.offset === null ? undefined : payloads(step.offset, MESSAGE_MEASURED)['assistant_message'];
   if (measured instanceof MeasuredMessage) return { bytes: measured.bytes, checked: measured.names_tool_result ? stepMessage(step, payloads) : stepMessage(step, PAYLOADS_UNREAD) };
-  const message = measured === undefined ? stepMessage(step, PAYLOADS_UNREAD) : emptyAssistantMessage();
-  return { bytes: itemsSize([message]), checked: message };
+  // A reader that builds whole payloads whatever it is asked (one over bytes in memory) hands the message back.
+  const message = measured === undefined ? stepMessage(step, PAYLOADS_UNREAD) : isMap(measured as JsonValue) ? stepMessage(step, payloads) : emptyAssistantMessage();
+  return { bytes: itemsSize([message], sums), checked: message };
 }
 
 function headClean(messages: readonly JsonPayload[]): boolean {
@@ -380,57 +383,57 @@ function headClean(messages: readonly JsonPayload[]): boolean {
  *  (null when it cannot be rendered) and the view in force. Equal to renderStepRequest's size_bytes for each,
  *  but in one pass: every turn is rendered and measured once, and a step's size is a sum over the turns its
  *  request holds, so a lane of many steps in a long episode costs about one rendering, not one per step. */
-export function laneSizes(fold: SessionFold, episode_number: number, step_ids: readonly number[], payloads: PayloadReader): { step_id: number; size_bytes: number | null; view: ViewInRequest | null }[] {
+export function laneSizes(fold: SessionFold, episode_number: number, step_ids: readonly number[], payloads: PayloadReader, sums: Sums = new FullSums()): { step_id: number; size_bytes: number | null; view: ViewInRequest | null }[] {
   const episode = fold.episodes.find((candidate) => candidate.episode === episode_number);
   if (episode === undefined) return [];
-  const index = EpisodeIndex.of(episode);
+  const index = EpisodeIndex.of(episode, sums);
   const recorded = index.recordedSteps();
   // Step ids increase in WAL order in every WAL a runtime writes; anything else is measured step by step.
   if (!recorded.every((step, position) => position === 0 || step.step_id > recorded.at(position - 1)!.step_id)) {
     return step_ids.map((step_id) => {
-      const request = renderStepRequest(fold, episode_number, step_id, payloads);
+      const request = renderStepRequest(fold, episode_number, step_id, payloads, sums);
       return { step_id, size_bytes: request.problems.length > 0 ? null : request.size_bytes, view: request.view };
     });
   }
   const prefix = earlierEpisodes(fold, episode_number)
-    .map((earlier) => partMeasure(earlier, payloads))
+    .map((earlier) => partMeasure(earlier, payloads, sums))
     .reduce((sum, part) => ({ count: sum.count + part.count, bytes: sum.bytes + part.bytes, problems: sum.problems + part.problems.length }), { count: 0, bytes: 0, problems: 0 });
   const input = asMessages(episode.input);
-  // unit i: the steers joining recorded step i and its turn; sums[i] is the size of units before i.
+  // unit i: the steers joining recorded step i and its turn; sizes[i] is the size of units before i.
   const counts = [0];
-  const sums = [0];
+  const sizes = [0];
   let cut = recorded.length;
   for (let position = 0; position < recorded.length; position++) {
     const step = recorded.at(position)!;
-    const turn = renderTurn(episode.episode, index, step, payloads);
+    const turn = renderTurn(episode.episode, index, step, payloads, sums);
     // The uncommitted turn ends the episode's part; the steers that joined it were already placed (unit `cut`).
     const unit = [...steersJoining(episode, index, step.step_id), ...(turn ?? [])];
     counts.push(counts[position]! + unit.length);
-    sums.push(sums[position]! + itemsSize(messagesOf(unit)));
+    sizes.push(sizes[position]! + itemsSize(messagesOf(unit), sums));
     if (turn === null) {
       cut = position;
       break;
     }
   }
-  const views = viewRecords(episode);
+  const views = viewRecords(episode, sums);
   return step_ids.map((step_id) => {
     const applicable = views.filter((view) => view.step_id <= step_id);
     const latest = applicable.at(-1) ?? null;
     const problem = latest === null ? null : viewProblem(latest, applicable.slice(0, -1));
-    if (prefix.problems > 0 || problem !== null) return { step_id, size_bytes: null, view: latest === null ? null : viewInRequest(latest, []) };
+    if (prefix.problems > 0 || problem !== null) return { step_id, size_bytes: null, view: latest === null ? null : viewInRequest(latest, [], sums) };
     const before = lowerBound(recorded, step_id);
     const covered = latest === null ? 0 : lowerBound(recorded, latest.through_step + 1);
     const end = before <= cut ? before : cut + 1;
     const from = Math.min(covered, end);
-    const replaced = { count: counts[from]!, bytes: sums[from]! };
+    const replaced = { count: counts[from]!, bytes: sizes[from]! };
     let count = prefix.count + input.length + (latest?.replacement.length ?? 0) + counts[end]! - replaced.count;
-    let bytes = prefix.bytes + itemsSize(input) + (latest === null ? 0 : itemsSize(latest.replacement)) + sums[end]! - replaced.bytes;
+    let bytes = prefix.bytes + itemsSize(input, sums) + (latest === null ? 0 : itemsSize(latest.replacement, sums)) + sizes[end]! - replaced.bytes;
     if (before <= cut) {
       const tail = steersAtEnd(episode, index, step_id);
       count += tail.length;
-      bytes += itemsSize(messagesOf(tail));
+      bytes += itemsSize(messagesOf(tail), sums);
     }
-    return { step_id, size_bytes: headBytes(count) + bytes, view: latest === null ? null : viewInRequest(latest, []) };
+    return { step_id, size_bytes: headBytes(count) + bytes, view: latest === null ? null : viewInRequest(latest, [], sums) };
   });
 }
 
@@ -447,8 +450,8 @@ function lowerBound(recorded: Parts<StepFold>, step_id: number): number {
 }
 
 /** The CBOR size of messages as items of a larger array (without an array head of their own). */
-function itemsSize(messages: readonly JsonPayload[]): number {
-  return requestSize(messages) - headBytes(messages.length);
+function itemsSize(messages: readonly JsonPayload[], sums: Sums): number {
+  return requestSize(messages, sums) - headBytes(messages.length);
 }
 
 const messagesOf = (rendered: Parts<RenderedMessage>): JsonPayload[] => rendered.map((entry) => entry.message);
@@ -473,19 +476,20 @@ function joined(renderings: Rendering[]): { messages: RenderedMessage[]; problem
 
 /** Each episode's whole part, its outputs unread, made once per fold snapshot's episode (the session view's
  *  request and every plan's replayed count share it); a live episode's from the last snapshot's, over the
- *  steps recorded after its checkpoint (replay/resumable.ts). */
-const unread_parts = new WeakMap<EpisodeFold, Rendering>();
+ *  steps recorded after its checkpoint (views/incremental-sums.ts). */
+const UNREAD_PARTS = new Table<EpisodeFold, Rendering>('request parts unread');
 
-function unreadPart(episode: EpisodeFold): Rendering {
+function unreadPart(episode: EpisodeFold, sums: Sums): Rendering {
+  const unread_parts = sums.table(UNREAD_PARTS);
   let part = unread_parts.get(episode);
-  if (part === undefined) unread_parts.set(episode, (part = unreadPartOf(episode)));
+  if (part === undefined) unread_parts.set(episode, (part = unreadPartOf(episode, sums)));
   return part;
 }
 
-function unreadPartOf(episode: EpisodeFold): Rendering {
-  const index = EpisodeIndex.of(episode);
-  const { latest, problem } = viewInForce(episode);
-  const turns = unread_turn_sums.of(episode);
+function unreadPartOf(episode: EpisodeFold, sums: Sums): Rendering {
+  const index = EpisodeIndex.of(episode, sums);
+  const { latest, problem } = viewInForce(episode, sums);
+  const turns = sums.sum(UNREAD_TURN_SUMS, episode);
   const head = asMessages(episode.input).map((message): RenderedMessage => ({ origin: { kind: 'input', episode: episode.episode }, message }));
   if (latest !== null && problem === null) appendAll(head, replacementOf(episode.episode, latest));
   const steers = turns.cut_at === null ? steersAtEnd(episode, index, null) : steersPastCut(episode, index, index.recordedSteps().slice(turns.cut_at + 1));
@@ -522,12 +526,13 @@ function sameHead(last: NonNullable<UnreadTurns['last_part']>, head: readonly Re
 }
 
 /** The latest view of an episode's whole part and why it does not assemble (null when it does), per snapshot. */
-const views_in_force = new WeakMap<EpisodeFold, { latest: ViewRecord | null; problem: RequestProblem | null }>();
+const VIEWS_IN_FORCE = new Table<EpisodeFold, { latest: ViewRecord | null; problem: RequestProblem | null }>('views in force');
 
-function viewInForce(episode: EpisodeFold): { latest: ViewRecord | null; problem: RequestProblem | null } {
+function viewInForce(episode: EpisodeFold, sums: Sums): { latest: ViewRecord | null; problem: RequestProblem | null } {
+  const views_in_force = sums.table(VIEWS_IN_FORCE);
   let found = views_in_force.get(episode);
   if (found === undefined) {
-    const views = viewRecords(episode);
+    const views = viewRecords(episode, sums);
     const latest = views.at(-1) ?? null;
     views_in_force.set(episode, (found = { latest, problem: latest === null ? null : viewProblem(latest, views.slice(0, -1)) }));
   }
@@ -547,8 +552,9 @@ interface UnreadTurns {
 /** The turns of an episode's whole part, recorded step by recorded step: those after the view's replacement
  *  (`body`), those it stands in for (`replaced`), and where an uncommitted turn cut the part. Taken on from the
  *  last snapshot's while the view in force and the steers are the same. */
-const unread_turn_sums = new EpisodeSum<StepFold, UnreadTurns>({
-  items: (episode) => EpisodeIndex.of(episode).recordedSteps(),
+const UNREAD_TURN_SUMS: SumSpec<StepFold, UnreadTurns> = {
+  name: 'request turns unread',
+  items: (episode, sums) => EpisodeIndex.of(episode, sums).recordedSteps(),
   initial: () => ({ body: [], replaced: [], cut_at: null, seen: 0, last_part: null }),
   copy: (turns) => ({ ...turns, body: turns.body.slice(), replaced: turns.replaced.slice(), last_part: null }),
   rewind: {
@@ -562,40 +568,41 @@ const unread_turn_sums = new EpisodeSum<StepFold, UnreadTurns>({
       turns.seen = at.seen;
     },
   },
-  shared(before, episode, steps_before, steps) {
-    const [was, now] = [viewInForce(before), viewInForce(episode)];
+  shared(before, episode, sums, steps_before, steps) {
+    const [was, now] = [viewInForce(before, sums), viewInForce(episode, sums)];
     const same_view = was.latest?.seq === now.latest?.seq && (was.problem === null) === (now.problem === null);
     const same_steers = before.steers.length === episode.steers.length && before.steers.every((steer, at) => steer === episode.steers[at]);
-    return same_view && same_steers ? sharedStepsAndBatches(before, episode, steps_before, steps) : 0;
+    return same_view && same_steers ? sharedStepsAndBatches(before, episode, sums, steps_before, steps) : 0;
   },
-  add(turns, step, episode) {
+  add(turns, step, episode, sums) {
     const position = turns.seen++;
     if (turns.cut_at !== null) return;
-    const { latest } = viewInForce(episode);
+    const { latest } = viewInForce(episode, sums);
     const into = latest !== null && step.step_id <= latest.through_step ? turns.replaced : turns.body;
-    if (!addTurn(into, episode, EpisodeIndex.of(episode), step, PAYLOADS_UNREAD)) turns.cut_at = position;
+    if (!addTurn(into, episode, EpisodeIndex.of(episode, sums), step, PAYLOADS_UNREAD, sums)) turns.cut_at = position;
   },
-});
+};
 
 /** Renders and keeps every episode's part: for a caller that shows the request after planning (the app's
  *  session view, through `planFor`), so that the plan's count and the view render each part once. */
-export function keepRequestParts(fold: SessionFold): void {
-  for (const episode of fold.episodes) unreadPart(episode);
+export function keepRequestParts(fold: SessionFold, sums: Sums = new FullSums()): void {
+  for (const episode of fold.episodes) unreadPart(episode, sums);
 }
 
 /** The number of messages of each episode's whole part, null when it has a problem: what a plan's replayed
  *  count needs, counted once per fold snapshot's episode as the parts are. */
-const part_lengths = new WeakMap<EpisodeFold, number | null>();
+const PART_LENGTHS = new Table<EpisodeFold, number | null>('request part lengths');
 
 /** An episode's part's message count. A part already rendered is counted; otherwise a finished episode's part
  *  is rendered, counted and dropped: keeping the rendered messages of every finished episode (a message and
  *  an origin a turn, a result block a call) was a fifth of what a million records' fold held, for the CLI's
  *  count. The open episode's part is kept, as a live session view renders it next; a view's plan keeps them
  *  all (`keepRequestParts`). */
-function partLength(episode: EpisodeFold): number | null {
+function partLength(episode: EpisodeFold, sums: Sums): number | null {
+  const part_lengths = sums.table(PART_LENGTHS);
   let length = part_lengths.get(episode);
   if (length === undefined) {
-    const part = episode.finished === null ? unreadPart(episode) : (unread_parts.get(episode) ?? renderEpisode(episode, null, PAYLOADS_UNREAD));
+    const part = episode.finished === null ? unreadPart(episode, sums) : (sums.table(UNREAD_PARTS).get(episode) ?? renderEpisode(episode, null, PAYLOADS_UNREAD, sums));
     length = part.problems.length > 0 ? null : part.messages.length;
     part_lengths.set(episode, length);
   }
@@ -604,19 +611,20 @@ function partLength(episode: EpisodeFold): number | null {
 
 /** `renderTranscript(fold, PAYLOADS_UNREAD).length`, from the episodes' parts (a problem in any part leaves no
  *  request). */
-function requestLength(fold: SessionFold): number {
+function requestLength(fold: SessionFold, sums: Sums): number {
+  const request_lengths = sums.table(REQUEST_LENGTHS);
   let length = request_lengths.get(fold);
-  if (length === undefined) request_lengths.set(fold, (length = requestLengthOf(fold)));
+  if (length === undefined) request_lengths.set(fold, (length = requestLengthOf(fold, sums)));
   return length;
 }
 
 /** Per fold snapshot: the resume, cancel and seal plans of one snapshot each count it. */
-const request_lengths = new WeakMap<SessionFold, number>();
+const REQUEST_LENGTHS = new Table<SessionFold, number>('request lengths');
 
-function requestLengthOf(fold: SessionFold): number {
+function requestLengthOf(fold: SessionFold, sums: Sums): number {
   let messages = 0;
   for (const episode of fold.episodes) {
-    const length = partLength(episode);
+    const length = partLength(episode, sums);
     if (length === null) return 0;
     messages += length;
   }
@@ -624,9 +632,9 @@ function requestLengthOf(fold: SessionFold): number {
 }
 
 /** One episode's part of a request: all of it (up_to null), or what the request of step `up_to` held. */
-function renderEpisode(episode: EpisodeFold, up_to: number | null, payloads: PayloadReader): Rendering {
-  const index = EpisodeIndex.of(episode);
-  const views = viewRecords(episode).filter((view) => up_to === null || view.step_id <= up_to);
+function renderEpisode(episode: EpisodeFold, up_to: number | null, payloads: PayloadReader, sums: Sums): Rendering {
+  const index = EpisodeIndex.of(episode, sums);
+  const views = viewRecords(episode, sums).filter((view) => up_to === null || view.step_id <= up_to);
   const latest = views.at(-1) ?? null;
   const problem = latest === null ? null : viewProblem(latest, views.slice(0, -1));
   const messages = asMessages(episode.input).map((message): RenderedMessage => ({ origin: { kind: 'input', episode: episode.episode }, message }));
@@ -636,7 +644,7 @@ function renderEpisode(episode: EpisodeFold, up_to: number | null, payloads: Pay
   const steps = index.recordedSteps().filter((step) => up_to === null || step.step_id < up_to);
   let cut = false;
   for (const [position, step] of steps.entries()) {
-    if (addTurn(covered(step) ? replaced : messages, episode, index, step, payloads)) continue;
+    if (addTurn(covered(step) ? replaced : messages, episode, index, step, payloads, sums)) continue;
     if (up_to === null) appendAll(messages, steersPastCut(episode, index, steps.slice(position + 1)));
     cut = true;
     break;
@@ -647,9 +655,9 @@ function renderEpisode(episode: EpisodeFold, up_to: number | null, payloads: Pay
 
 /** Adds the steers that joined `step` and its turn to `into`; false when its turn is not committed (the
  *  episode's part ends before it). */
-function addTurn(into: RenderedMessage[], episode: EpisodeFold, index: EpisodeIndex, step: StepFold, payloads: PayloadReader): boolean {
+function addTurn(into: RenderedMessage[], episode: EpisodeFold, index: EpisodeIndex, step: StepFold, payloads: PayloadReader, sums: Sums): boolean {
   appendAll(into, steersJoining(episode, index, step.step_id));
-  const turn = renderTurn(episode.episode, index, step, payloads, episode.finished === null);
+  const turn = renderTurn(episode.episode, index, step, payloads, sums, episode.finished === null);
   if (turn === null) return false;
   appendAll(into, turn);
   return true;
@@ -668,7 +676,7 @@ function replacementOf(episode: number, view: ViewRecord): RenderedMessage[] {
   return view.replacement.map((message) => ({ origin: { kind: 'view', episode, view_id: view.view_id, version: view.version, seq: view.seq }, message }));
 }
 
-function viewInRequest(view: ViewRecord, replaced: readonly RenderedMessage[]): ViewInRequest {
+function viewInRequest(view: ViewRecord, replaced: readonly RenderedMessage[], sums: Sums): ViewInRequest {
   return {
     seq: view.seq,
     step_id: view.step_id,
@@ -677,8 +685,8 @@ function viewInRequest(view: ViewRecord, replaced: readonly RenderedMessage[]): 
     through_step: view.through_step,
     applied: view.applied,
     replaced_messages: replaced.length,
-    replaced_bytes: requestSize(replaced.map((rendered) => rendered.message)),
-    replacement_bytes: requestSize(view.replacement),
+    replaced_bytes: requestSize(replaced.map((rendered) => rendered.message), sums),
+    replacement_bytes: requestSize(view.replacement, sums),
   };
 }
 
@@ -691,12 +699,13 @@ function steersPastCut(episode: EpisodeFold, index: EpisodeIndex, later: readonl
 }
 
 /** The step's messages when its turn is complete or repaired; null when it is not (yet) committed. */
-function renderTurn(episode: number, index: EpisodeIndex, step: StepFold, payloads: PayloadReader, open = false): RenderedMessage[] | null {
+function renderTurn(episode: number, index: EpisodeIndex, step: StepFold, payloads: PayloadReader, sums: Sums, open = false): RenderedMessage[] | null {
   if (payloads !== PAYLOADS_UNREAD || !open) return renderTurnOf(episode, index.batch(step.batch_id), step, payloads);
   // Outputs unread, a turn is a function of its step and batch, which a live episode's snapshots share. Only an
   // open episode's are kept: a finished one's part is rendered once, and keeping every step's turn held what
   // `partLength` drops (a fifth of a million records' fold).
   const batch = index.batch(step.batch_id);
+  const unread_turns = sums.table(UNREAD_TURNS);
   const kept = unread_turns.get(step);
   if (kept !== undefined && kept.episode === episode && kept.batch === batch) return kept.turn;
   const turn = renderTurnOf(episode, batch, step, payloads);
@@ -704,7 +713,7 @@ function renderTurn(episode: number, index: EpisodeIndex, step: StepFold, payloa
   return turn;
 }
 
-const unread_turns = new WeakMap<StepFold, { episode: number; batch: BatchFold | undefined; turn: RenderedMessage[] | null }>();
+const UNREAD_TURNS = new Table<StepFold, { episode: number; batch: BatchFold | undefined; turn: RenderedMessage[] | null }>('turns unread');
 
 function renderTurnOf(episode: number, batch: BatchFold | undefined, step: StepFold, payloads: PayloadReader): RenderedMessage[] | null {
   const origin = { kind: 'step', episode, step_id: step.step_id } as const;
@@ -767,20 +776,22 @@ export function checkProviderValid(messages: readonly JsonPayload[]): ProviderVa
 }
 
 /** Counts of what a resume rebuilds from the WAL without calling anyone (resume_started.replayed). */
-export function replayedCounts(fold: SessionFold, episode: EpisodeFold): { messages: number; model_steps: number; tool_results: number } {
-  return { messages: requestLength(fold), model_steps: recorded_steps.of(episode).count, tool_results: tool_results.of(episode).count };
+export function replayedCounts(fold: SessionFold, episode: EpisodeFold, sums: Sums): { messages: number; model_steps: number; tool_results: number } {
+  return { messages: requestLength(fold, sums), model_steps: sums.sum(RECORDED_STEPS, episode).count, tool_results: sums.sum(TOOL_RESULTS, episode).count };
 }
 
 /** Counted step by step and batch by batch, taken on from the last snapshot's for a live episode. */
-const recorded_steps = new EpisodeSum<StepFold, { count: number }>({
+const RECORDED_STEPS: SumSpec<StepFold, { count: number }> = {
+  name: 'recorded steps',
   items: (episode) => episode.steps,
   shared: sharedSteps,
   initial: () => ({ count: 0 }),
   copy: (sum) => ({ ...sum }),
   add: (sum, step) => void (sum.count += step.seq === null ? 0 : 1),
-});
+};
 
-const tool_results = new EpisodeSum<BatchFold, { count: number }>({
+const TOOL_RESULTS: SumSpec<BatchFold, { count: number }> = {
+  name: 'tool results',
   items: (episode) => episode.batches,
   shared: sharedBatches,
   initial: () => ({ count: 0 }),
@@ -788,4 +799,4 @@ const tool_results = new EpisodeSum<BatchFold, { count: number }>({
   add(sum, batch) {
     for (const call of batch.calls) sum.count += call.terminals.length;
   },
-});
+};

@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import type { EpisodeFold, JsonPayload, RequestProblem, StepFold, StepNote, ViewProblemCause } from '../../src-shared/replay.js';
 import type { CborValue, Payload } from '../../src-shared/wal.js';
 import { encodeCbor, encodedSize, headBytes } from '../engine/index.js';
-import { EpisodeSum, sharedSteps } from './resumable.js';
+import { sharedSteps } from './resumable.js';
+import { FullSums, Table, type SumSpec, type Sums } from './sums.js';
 import { integer, isMap, text } from './values.js';
 
 export const VIEW_RECORD_TYPE = 'compaction_view_applied';
@@ -38,9 +39,10 @@ export function requestBytes(messages: readonly JsonPayload[]): Buffer {
 
 /** The CBOR size of one message, remembered per message object (fold values do not change once folded; a
  *  message built for one rendering is simply measured again). */
-const message_sizes = new WeakMap<JsonPayload, number>();
+const MESSAGE_SIZES = new Table<JsonPayload, number>('message sizes');
 
-function messageSize(message: JsonPayload): number {
+function messageSize(message: JsonPayload, sums: Sums): number {
+  const message_sizes = sums.table(MESSAGE_SIZES);
   let size = message_sizes.get(message);
   if (size === undefined) {
     size = encodedSize(message);
@@ -50,9 +52,9 @@ function messageSize(message: JsonPayload): number {
 }
 
 /** requestBytes(messages).length without encoding them again: an array's CBOR is its head, then its items. */
-export function requestSize(messages: readonly JsonPayload[]): number {
+export function requestSize(messages: readonly JsonPayload[], sums: Sums = new FullSums()): number {
   let size = headBytes(messages.length);
-  for (const message of messages) size += messageSize(message);
+  for (const message of messages) size += messageSize(message, sums);
   return size;
 }
 
@@ -80,13 +82,14 @@ export function replacementDigestOk(payload: Payload): boolean {
 }
 
 /** The episode's view records, in WAL order (the fold attaches each to the step it names). */
-export function viewRecords(episode: EpisodeFold): ViewRecord[] {
-  return step_views.of(episode).slice().sort((left, right) => left.seq - right.seq);
+export function viewRecords(episode: EpisodeFold, sums: Sums = new FullSums()): ViewRecord[] {
+  return sums.sum(STEP_VIEWS, episode).slice().sort((left, right) => left.seq - right.seq);
 }
 
 /** The view records of an episode's steps in step order, taken on from the last snapshot's for a live episode:
  *  looking through every step's notes walked a live episode's every step at each append. */
-const step_views = new EpisodeSum<StepFold, ViewRecord[]>({
+const STEP_VIEWS: SumSpec<StepFold, ViewRecord[]> = {
+  name: 'step views',
   items: (episode) => episode.steps,
   initial: () => [],
   copy: (views) => views.slice(),
@@ -100,7 +103,7 @@ const step_views = new EpisodeSum<StepFold, ViewRecord[]>({
   add(views, step) {
     for (const note of step.notes) if (note.type === VIEW_RECORD_TYPE) views.push(readView(note, step.step_id));
   },
-});
+};
 
 function readView(note: StepNote, step_id: number): ViewRecord {
   const view = isMap(note.payload['view']) ? note.payload['view'] : {};

@@ -8,6 +8,7 @@ import type { JsonPayload, SessionFold } from '../../src-shared/replay.js';
 import type { Payload, ReadFrame } from '../../src-shared/wal.js';
 import { requiredFeatures, type WritableSession } from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
+import type { Sums } from '../replay/sums.js';
 import type { PayloadReader } from '../replay/payloads.js';
 import { walPayloadReader, withPayloadPass } from '../recovery/payloads.js';
 import { renderSessionRequest } from '../replay/transcript.js';
@@ -113,10 +114,15 @@ export class Journal {
     return this.last_fold;
   }
 
+  /** What the fold's snapshots derived, taken on from one snapshot to the next (the folder's store). */
+  get sums(): Sums {
+    return this.folder.sums;
+  }
+
   /** The session's next request as the library renders it, every output read back through one open file. */
   renderRequest(): ReturnType<typeof renderSessionRequest> {
     const writer = this.session.writer;
-    return withPayloadPass(writer.path, (payloads) => renderSessionRequest(this.fold(), payloads), writer.io);
+    return withPayloadPass(writer.path, (payloads) => renderSessionRequest(this.fold(), payloads, this.sums), writer.io);
   }
 
   nextTag(): number {

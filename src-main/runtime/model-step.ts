@@ -68,7 +68,7 @@ function decideCeiling(ctx: RunContext, step_id: number, notes: readonly StepNot
   if (decided !== undefined) return { decision: refusedDecision(decided) ? { kind: 'ceiling_refused' } : SEND, wrote: false };
   const wait_ms = ctx.config.ceiling_wait_ms!;
   if (!notes.some((note) => note.type === 'context_ceiling_wait')) ctx.journal.append('context_ceiling_wait', { step_id, deadline_ms: ctx.clock.now_ms() + wait_ms });
-  const size = estimatedTokens(requestSize(messages.map((rendered) => rendered.message)));
+  const size = estimatedTokens(requestSize(messages.map((rendered) => rendered.message), ctx.journal.sums));
   const window = ctx.config.ceiling_window_tokens;
   const detail = window !== null && size > window ? { window, size, cause: 'over_window' } : null;
   ctx.journal.append('context_ceiling_decided', { step_id, detail });
@@ -94,7 +94,7 @@ function viewPayload(step_id: number, published: PublishedView): Payload {
 
 /** A notice names the boundary and the view in force after it (the provider's duplicate check keys on it). */
 function noticeHeaders(ctx: RunContext, boundary: 'step' | 'final'): Payload {
-  const latest = viewRecords(ctx.journal.fold().episodes.at(-1)!).at(-1);
+  const latest = viewRecords(ctx.journal.fold().episodes.at(-1)!, ctx.journal.sums).at(-1);
   return latest === undefined ? { boundary } : { boundary, view_id: latest.view_id, view_version: latest.version };
 }
 

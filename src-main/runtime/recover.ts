@@ -17,7 +17,7 @@ export interface Recovery {
 
 export function recoverSession(journal: Journal, contextFor: (episode: EpisodeFold) => RunContext, on_plan?: (action: ResumeAction) => void): Recovery {
   const fold = journal.fold();
-  const plan = planResume(fold);
+  const plan = planResume(fold, journal.sums);
   on_plan?.(plan.action);
   const episode = fold.episodes.at(-1);
   if (episode === undefined || plan.action === 'none') return { plan, loop: null };

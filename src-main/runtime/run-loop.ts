@@ -41,8 +41,8 @@ export class RunLoop {
     const finished = episode.steps.filter((step) => step.seq !== null);
     const next_step_id = finished.reduce((highest, step) => Math.max(highest, step.step_id), 0) + 1;
     const loop = new RunLoop(ctx, next_step_id, finished.length);
-    const batch = currentBatch(episode);
-    const last = lastFinishedStep(episode);
+    const batch = currentBatch(episode, ctx.journal.sums);
+    const last = lastFinishedStep(episode, ctx.journal.sums);
     if (batch !== null) {
       const step = episode.steps.find((candidate) => candidate.step_id === batch.step_id);
       const committed = batch.finished_seq !== null && step?.turn_finished_seq != null;

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { EpisodeFold, JsonPayload, ResumeAction } from '../../src-shared/replay.js';
 import { WalReadError, nodeFileIO, type FileIO, leaseSession, type FrameSink } from '../engine/index.js';
 import { pendingInDrainOrder, SessionFolder } from '../replay/fold.js';
+import { IncrementalSums } from '../views/incremental-sums.js';
 import { isMap } from '../replay/values.js';
 import type { Clock } from './clock.js';
 import { configPayload, parseConfig } from './config.js';
@@ -116,7 +117,8 @@ export class AgentRuntime {
 
 /** What the runtime builds from the WAL as it is read under the lease: the fold and the session's memory. */
 function runtimeSink(): FrameSink & { folder: SessionFolder; memory: SessionMemory } {
-  const folder = new SessionFolder();
+  // The runtime snapshots its fold at every step: its store takes each snapshot's sums on from the last one's.
+  const folder = new SessionFolder(new IncrementalSums());
   const memory = emptyMemory();
   return {
     folder,

@@ -21,9 +21,9 @@ const KINDS: readonly ActionKind[] = ['resume', 'cancel', 'seal'];
 /** `probe`: look at the lease again (false when the caller just did, for the same moment). */
 export function previewAction(model: SessionModel, kind: ActionKind, probe = true): ActionPreview {
   const fold = model.fold();
-  const plan = planFor(fold, kind);
+  const plan = planFor(fold, kind, model.sums);
   const refusal = refusalFor(model, plan, probe);
-  return { kind, plan, based_on_seq: fold.last_seq, refusal, tail_repair: tailRepair(model, plan, refusal), contradicts: contradiction(kind, plan, planFor(fold, 'resume')) };
+  return { kind, plan, based_on_seq: fold.last_seq, refusal, tail_repair: tailRepair(model, plan, refusal), contradicts: contradiction(kind, plan, planFor(fold, 'resume', model.sums)) };
 }
 
 /** Resume, Cancel and Seal as the session view offers them: each with whether it applies now and why. */

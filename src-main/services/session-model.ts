@@ -57,6 +57,7 @@ import { clampInt, SessionSearch, type Searched } from './session-search.js';
 import { findTail, type FoundTail } from './session-tail.js';
 import { SessionTailer, type ReadPlan, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { listLength, ViewBuilder, type SessionViews } from '../views/session-views.js';
+import { IncrementalSums } from '../views/incremental-sums.js';
 import { FilterChoiceSums } from '../views/timeline-filter.js';
 import { valuePreview } from '../views/value-preview.js';
 
@@ -73,7 +74,10 @@ type Lifecycle = { readonly state: 'unread' } | { readonly state: 'resident'; re
 export class SessionModel {
   /** Made on first use and dropped on release: thousands of listed sessions hold no index or fold. */
   private tailer_: SessionTailer | null = null;
-  private builder = new ViewBuilder();
+  /** What this residency's snapshots derived (views/incremental-sums.ts): its folder's and its views' store, taken
+   *  on from snapshot to snapshot; dropped with them on release. */
+  private sums_ = new IncrementalSums();
+  private builder = new ViewBuilder(this.sums_);
   private views: SessionViews | null = null;
   private summary_: SessionSummary | null = null;
   private lease_: LeaseView = { state: 'absent' };
@@ -82,7 +86,7 @@ export class SessionModel {
   private failure_: WalErrorInfo | null = null;
   private life: Lifecycle = { state: 'unread' };
   /** The Timeline's last filter and how far it walked; what it offers, summed as the session grows. */
-  private filter_choices = new FilterChoiceSums();
+  private filter_choices = new FilterChoiceSums(this.sums_);
   /** The searches and the timeline filter under way, over this residency's views. */
   private searches: SessionSearch;
   private payloads_: PayloadReader | null = null;
@@ -115,8 +119,13 @@ export class SessionModel {
     return new SessionSearch(this.target.wal_path, this.io);
   }
 
+  /** What the session's snapshots derived: replay's functions of `fold()` take their sums from it. */
+  get sums(): IncrementalSums {
+    return this.sums_;
+  }
+
   get tailer(): SessionTailer {
-    this.tailer_ ??= new SessionTailer(this.target, this.io);
+    this.tailer_ ??= new SessionTailer(this.target, this.io, this.sums_);
     return this.tailer_;
   }
 
@@ -147,11 +156,12 @@ export class SessionModel {
     this.payloads_ = null;
     this.output_ = null;
     this.recovery_log = null;
-    this.builder = new ViewBuilder();
+    this.sums_ = new IncrementalSums();
+    this.builder = new ViewBuilder(this.sums_);
     this.views = null;
     this.shown = null;
     this.searches = this.newSearches();
-    this.filter_choices = new FilterChoiceSums();
+    this.filter_choices = new FilterChoiceSums(this.sums_);
     this.after_damage_ = undefined;
     this.tail_ = undefined;
   }
@@ -234,6 +244,11 @@ export class SessionModel {
     return { copied: this.tailer.parts_copied, steps_laid_out: this.builder.step_rows.steps_laid_out };
   }
 
+  /** The request's turns checked for provider validity, over this residency's views. */
+  get turns_checked(): number {
+    return this.builder.turns_checked;
+  }
+
   get lease(): LeaseView {
     return this.lease_;
   }
@@ -310,7 +325,8 @@ export class SessionModel {
     this.payloads_ = null;
     this.output_ = null;
     this.recovery_log = null;
-    this.builder = new ViewBuilder();
+    this.sums_ = new IncrementalSums();
+    this.builder = new ViewBuilder(this.sums_);
     this.views = null;
     this.shown = null;
     this.searches = this.newSearches();
@@ -322,9 +338,9 @@ export class SessionModel {
     const read = this.failure_ !== null ? null : this.tailer.read;
     const end = { torn_tail: read?.torn_tail ?? null, error: this.withMissingWal(this.failure_ ?? read?.error ?? null) };
     const recoveries = this.failure_ !== null ? [] : this.recoveries();
-    const resume = end.error !== null ? refusedPlan() : planFor(fold, 'resume');
+    const resume = end.error !== null ? refusedPlan() : planFor(fold, 'resume', this.sums_);
     // The lease and the archive change without the WAL: the summary lays them over this (`status`).
-    const run = runSignal(fold, { end, is_export: this.target.is_export, resume_action: resume.action, resume_message: resume.message, recoveries, live: null });
+    const run = runSignal(fold, { end, is_export: this.target.is_export, resume_action: resume.action, resume_message: resume.message, recoveries, live: null }, this.sums_);
     this.views = this.builder.build(fold, this.payloads(), { run, recoveries, resume });
     return this.views;
   }
@@ -346,7 +362,7 @@ export class SessionModel {
    *  reads every message of the conversation so far, in file order, and a read apiece (an open, a read and a
    *  close) was ~60 µs of a million-record session's ~700,000. */
   context(episode: number | null, step_id: number | null): StepContext {
-    return withPayloadPass(this.target.wal_path, (read) => stepContext(this.fold(), this.counted(read), episode, step_id), this.io);
+    return withPayloadPass(this.target.wal_path, (read) => stepContext(this.fold(), this.counted(read), episode, step_id, this.sums_), this.io);
   }
 
   /** `read`, each read counted in `payloads_read`. */

@@ -511,13 +511,14 @@ export class SessionService implements WalscopeApi {
       return { ...model.detail(), actions: [], retire: reading, acknowledge: reading, timing: [], tokens: {}, cost: { ...noCost(), table: PRICE_TABLE_WORDS } };
     }
     const last = model.fold().episodes.at(-1);
-    return { ...model.detail(), actions: actionChoices(model), retire: retireChoice(model), acknowledge: acknowledgeChoice(model), timing: last === undefined ? [] : [episodeTimingSummary(last)], tokens: model.tokens(), cost: { ...model.cost(), table: PRICE_TABLE_WORDS } };
+    return { ...model.detail(), actions: actionChoices(model), retire: retireChoice(model), acknowledge: acknowledgeChoice(model), timing: last === undefined ? [] : [episodeTimingSummary(last, model.sums)], tokens: model.tokens(), cost: { ...model.cost(), table: PRICE_TABLE_WORDS } };
   }
 
   async getTiming(key: string, episode: number): Promise<EpisodeTiming> {
-    const found = this.model(key, true).fold().episodes.find((candidate) => candidate.episode === episode);
+    const model = this.model(key, true);
+    const found = model.fold().episodes.find((candidate) => candidate.episode === episode);
     if (found === undefined) throw new NotFoundError(`no episode ${episode} in session "${key}"`);
-    return episodeTiming(found);
+    return episodeTiming(found, model.sums);
   }
 
   async getRows<L extends RowList>(key: string, list: L, start: number, count: number): Promise<RowPage<L>> {

@@ -12,6 +12,7 @@ import type { PayloadReader } from '../replay/payloads.js';
 import { checkedPayloadReader } from '../recovery/payloads.js';
 import { runSignal } from '../replay/signals.js';
 import { planFor } from '../replay/plan.js';
+import { IncrementalSums } from '../views/incremental-sums.js';
 import { listLength, ViewBuilder } from '../views/session-views.js';
 
 /** The record an episode starts with: its timeline is folded from there. */
@@ -49,14 +50,15 @@ function timelineOf(frames: readonly LastFrame[], is_export: boolean, payloads: 
     const rows: TimelineRow[] = frames.slice(-TAIL_ROWS_MAX).filter((frame) => frame.seq > 0).map((frame) => ({ kind: 'event', episode: null, type: frame.type, summary: `${frame.type} (seq ${frame.seq}): its episode began before the part read from the end`, seqs: [frame.seq] }));
     return { rows, from: 'records' };
   }
-  const folder = new SessionFolder();
+  const sums = new IncrementalSums();
+  const folder = new SessionFolder(sums);
   for (const { payload_cbor, ...frame } of frames.slice(start)) folder.push({ ...frame, payload: null }, payload_cbor);
   const fold = folder.snapshot();
   // The read's end is not judged here (the full read does it): no torn tail, no error.
-  const resume = planFor(fold, 'resume');
+  const resume = planFor(fold, 'resume', sums);
   const end = { torn_tail: null, error: null };
-  const run = runSignal(fold, { end, is_export, resume_action: resume.action, resume_message: resume.message, recoveries: [], live: null });
-  const views = new ViewBuilder().build(fold, payloads, { run, recoveries: [], resume });
+  const run = runSignal(fold, { end, is_export, resume_action: resume.action, resume_message: resume.message, recoveries: [], live: null }, sums);
+  const views = new ViewBuilder(sums).build(fold, payloads, { run, recoveries: [], resume });
   const length = listLength(views, 'timeline');
   const rows = views.timelineRows(Math.max(0, length - TAIL_ROWS_MAX), TAIL_ROWS_MAX);
   // The episode's number counts the episodes before it, which only the full read knows.

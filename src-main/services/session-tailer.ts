@@ -10,6 +10,7 @@ import {
   type LineageRead, type ReadCheckpoint, type ReadResult, type LeaseProbe,
 } from '../engine/index.js';
 import { keptFacts, SessionFolder } from '../replay/fold.js';
+import { IncrementalSums } from '../views/incremental-sums.js';
 import { RecordIndex } from './record-index.js';
 
 /** Progress is reported at most once per this many bytes read. */
@@ -48,7 +49,7 @@ interface FileMark {
 }
 
 export class SessionTailer {
-  private folder = new SessionFolder();
+  private folder: SessionFolder;
   private index_ = new RecordIndex();
   /** The lineage's facts for the History panel, gathered in this one read: getHistory does not read it again. */
   private lineage_facts = new LineageFacts();
@@ -70,11 +71,15 @@ export class SessionTailer {
    *  snapshot before), over this tailer's life. */
   parts_copied = 0;
 
-  /** `io`: the file system seam every read of the WAL goes through (tests count the opens). */
+  /** `io`: the file system seam every read of the WAL goes through (tests count the opens). `sums`: the session's
+   *  store, which its folder tells what each episode copy was made from. */
   constructor(
     readonly target: WalTarget,
     private readonly io: FileIO = nodeFileIO,
-  ) {}
+    readonly sums: IncrementalSums = new IncrementalSums(),
+  ) {
+    this.folder = new SessionFolder(sums);
+  }
 
   get index(): RecordIndex {
     return this.index_;
@@ -193,7 +198,7 @@ export class SessionTailer {
   }
 
   private reset(): void {
-    this.folder = new SessionFolder();
+    this.folder = new SessionFolder(this.sums);
     this.index_ = new RecordIndex();
     this.lineage_facts = new LineageFacts();
     this.checkpoint = null;

@@ -7,7 +7,9 @@ import type { JsonPayload, MessageOrigin, RenderedMessage, RequestProblem, Sessi
 import type { SupportReport } from '../../src-shared/report.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
 import { PAYLOADS_UNREAD, type PayloadReader } from '../replay/payloads.js';
+import type { Sums } from '../replay/sums.js';
 import { renderSessionRequest, renderStepRequest, withOutputsAt } from '../replay/transcript.js';
+import { IncrementalSums } from '../views/incremental-sums.js';
 import { buildTimeline } from '../views/timeline.js';
 import type { RedactionManifest } from './redaction.js';
 import type { SharedSession } from './shared-session.js';
@@ -47,8 +49,10 @@ export interface BundleModel {
 
 export function bundleModel(shared: SharedSession): BundleModel {
   const { fold, payloads } = shared;
+  // Every step's request holds the earlier episodes' parts: rendered and measured once for the whole bundle.
+  const sums = new IncrementalSums();
   const table = new MessageTable();
-  const session_request = renderSessionRequest(fold, payloads);
+  const session_request = renderSessionRequest(fold, payloads, sums);
   const transcript = table.numbers(session_request.messages, (position) => session_request.messages[position]!.message);
   const steps: BundleStep[] = [];
   let laid_out = 0;
@@ -59,14 +63,14 @@ export function bundleModel(shared: SharedSession): BundleModel {
         steps_left_out++;
         continue;
       }
-      const step_request = stepRequest(fold, episode.episode, step.step_id, payloads, table);
+      const step_request = stepRequest(fold, episode.episode, step.step_id, payloads, table, sums);
       laid_out += step_request.message_count;
       steps.push(step_request);
     }
   }
   return {
     report: shared.report,
-    timeline: buildTimeline(fold, payloads).rows,
+    timeline: buildTimeline(fold, payloads, sums).rows,
     messages: table.messages,
     transcript,
     transcript_problems: session_request.problems,
@@ -76,12 +80,12 @@ export function bundleModel(shared: SharedSession): BundleModel {
   };
 }
 
-function stepRequest(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader, table: MessageTable): BundleStep {
-  const unread = renderStepRequest(fold, episode_number, step_id, PAYLOADS_UNREAD);
+function stepRequest(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader, table: MessageTable, sums: Sums): BundleStep {
+  const unread = renderStepRequest(fold, episode_number, step_id, PAYLOADS_UNREAD, sums);
   const numbers = table.numbers(unread.messages, (position) => {
     const origin = unread.messages[position]!.origin;
     const episode = fold.episodes.find((candidate) => candidate.episode === origin.episode)!;
-    return withOutputsAt(EpisodeIndex.of(episode), unread.messages, position, payloads);
+    return withOutputsAt(EpisodeIndex.of(episode, sums), unread.messages, position, payloads);
   });
   return { episode: episode_number, step_id, view: unread.view, size_bytes: unread.size_bytes, problems: unread.problems, message_count: numbers.length, runs: runsOf(numbers) };
 }

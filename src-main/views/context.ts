@@ -19,11 +19,12 @@ import {
 import type { EpisodeFold, JsonValue, RenderedMessage, SessionFold, StepNote } from '../../src-shared/replay.js';
 import { TextCut, textCut } from '../engine/index.js';
 import type { PayloadProjection, PayloadReader } from '../replay/payloads.js';
+import type { Sums } from '../replay/sums.js';
 import { laneSizes, renderStepRequestShown } from '../replay/transcript.js';
 import { NotFoundError } from '../../src-shared/ipc.js';
 import { valuePreview } from './value-preview.js';
 
-export function stepContext(fold: SessionFold, payloads: PayloadReader, episode_arg: unknown, step_arg: unknown): StepContext {
+export function stepContext(fold: SessionFold, payloads: PayloadReader, episode_arg: unknown, step_arg: unknown, sums: Sums): StepContext {
   const episodes = fold.episodes.map((episode) => ({ episode: episode.episode, run_id: episode.run_id, steps: episode.steps.map((step) => step.step_id) }));
   const episode = pickEpisode(fold, wireNumber(episode_arg, 'episode'));
   const step_id = pickStep(episode, wireNumber(step_arg, 'step'));
@@ -48,7 +49,7 @@ export function stepContext(fold: SessionFold, payloads: PayloadReader, episode_
     tail: CONTEXT_MESSAGES_MAX - CONTEXT_HEAD_MESSAGES,
     show: (rendered) => contextMessage(rendered, episode.episode),
     output_cut: CONTEXT_OUTPUT_CUT,
-  });
+  }, sums);;
   const notes = episode.steps.find((step) => step.step_id === step_id)?.notes ?? [];
   return {
     ...empty,
@@ -61,7 +62,7 @@ export function stepContext(fold: SessionFold, payloads: PayloadReader, episode_
     notices: notes.filter((note) => note.type === 'compaction_notice').map(notice),
     ceiling: ceiling(notes),
     notes: notes.map((note) => ({ seq: note.seq, type: note.type, label: noteLabel(note.type), summary: noteSummary(note.type, note.payload) })),
-    lane: lane(fold, payloads, episode, step_id),
+    lane: lane(fold, payloads, episode, step_id, sums),
   };
 }
 
@@ -138,12 +139,12 @@ function ceiling(notes: readonly StepNote[]): ContextCeiling {
 }
 
 /** The prompt's size at each step around `step_id`, and where views applied. */
-function lane(fold: SessionFold, payloads: PayloadReader, episode: EpisodeFold, step_id: number): ContextLaneStep[] {
+function lane(fold: SessionFold, payloads: PayloadReader, episode: EpisodeFold, step_id: number, sums: Sums): ContextLaneStep[] {
   const steps = episode.steps;
   const at = steps.findIndex((step) => step.step_id === step_id);
   const first = Math.max(0, Math.min(at - CONTEXT_LANE_STEPS_MAX / 2, steps.length - CONTEXT_LANE_STEPS_MAX));
   const shown = steps.slice(first, first + CONTEXT_LANE_STEPS_MAX);
-  const sizes = laneSizes(fold, episode.episode, shown.map((step) => step.step_id), payloads);
+  const sizes = laneSizes(fold, episode.episode, shown.map((step) => step.step_id), payloads, sums);
   return shown.map((step, position) => {
     const { size_bytes, view } = sizes[position]!;
     const ceiling_refused = step.notes.some((note) => note.type === 'context_ceiling_decided' && note.payload['detail'] != null);

@@ -5,6 +5,7 @@
 import { EVERYTHING_CHANGED, type SessionChanges } from '../../src-shared/ipc.js';
 import type { BatchFold, EpisodeChange, EpisodeFold, FoldChanges, PartChanges } from '../../src-shared/replay.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
+import type { Sums } from '../replay/sums.js';
 import { episodeTiming } from '../replay/timing.js';
 import type { SessionViews } from './session-views.js';
 import { entryKey, episodeRowsBefore, type StepRowCache } from './timeline.js';
@@ -81,8 +82,8 @@ function timelineFrom(before: Shown, now: Shown, changed: readonly EpisodeChange
  *  `now`: the rows of its entries keyed below the least key of what changed stay as they were. */
 function firstChangedRow(was: EpisodeFold, now: EpisodeFold, change: EpisodeChange, steps: StepRowCache): number {
   // Every step's and batch's rows show times from the episode's first one.
-  if (was.input !== now.input || episodeTiming(was).first_ms !== episodeTiming(now).first_ms || now.steps.length < was.steps.length) return 1;
-  const key = Math.min(changedStepsKey(was, now, change.steps), changedBatchesKey(was, now, change.batches), changedEntriesKey(was, now));
+  if (was.input !== now.input || episodeTiming(was, steps.sums).first_ms !== episodeTiming(now, steps.sums).first_ms || now.steps.length < was.steps.length) return 1;
+  const key = Math.min(changedStepsKey(was, now, change.steps), changedBatchesKey(was, now, change.batches, steps.sums), changedEntriesKey(was, now));
   if (key !== Infinity) return episodeRowsBefore(now, steps, key);
   return episodeRowsBefore(now, steps, key) + firstDifferent(was.anomalies, now.anomalies);
 }
@@ -95,8 +96,8 @@ function changedStepsKey(was: EpisodeFold, now: EpisodeFold, change: PartChanges
 }
 
 /** A batch shows in its step's rows (the step of its own step_id, SessionFolder.startBatch), or on its own. */
-function changedBatchesKey(was: EpisodeFold, now: EpisodeFold, change: PartChanges): number {
-  const index = EpisodeIndex.of(now);
+function changedBatchesKey(was: EpisodeFold, now: EpisodeFold, change: PartChanges, sums: Sums): number {
+  const index = EpisodeIndex.of(now, sums);
   let key = Infinity;
   const add = (batch: BatchFold | undefined) => {
     if (batch === undefined) return;

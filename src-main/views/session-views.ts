@@ -10,7 +10,8 @@ import type { BatchFold, CallClass, Cost, EpisodeFold, JsonPayload, RecoveryEntr
 import { addCost, copyCost, episodeCost, noCost } from '../replay/cost.js';
 import { episodeWord } from '../replay/signals.js';
 import { EpisodeIndex } from '../replay/episode-index.js';
-import { EpisodeSum, FinishedEpisodesSum, sharedBatches, sharedByIdentityOr } from '../replay/resumable.js';
+import { sharedBatches, sharedByIdentityOr } from '../replay/resumable.js';
+import { EpisodeSum, FinishedEpisodesSum, IncrementalSums } from './incremental-sums.js';
 import { episodeTiming, sumUsage } from '../replay/timing.js';
 import type { PayloadReader } from '../replay/payloads.js';
 import { checkProviderValid, renderEpisodeRequest, withOutputsAt } from '../replay/transcript.js';
@@ -149,25 +150,23 @@ interface TurnSum {
 
 const newTurnSum = (): TurnSum => ({ head: [], inner_valid: true, tail: null });
 
-function addMessage(sum: TurnSum, rendered: RenderedMessage): void {
+/** Adds one message to the turns; true when it checked the turn it closed. */
+function addMessage(sum: TurnSum, rendered: RenderedMessage): boolean {
   const message = rendered.message;
   if (message['role'] !== 'assistant') {
     (sum.tail ?? sum.head).push(message);
-    return;
+    return false;
   }
-  if (sum.tail !== null && sum.inner_valid) {
-    sum.inner_valid = checkProviderValid(sum.tail).valid;
-    turn_checks_made.count += 1;
-  }
+  const checked = sum.tail !== null && sum.inner_valid;
+  if (checked) sum.inner_valid = checkProviderValid(sum.tail!).valid;
   sum.tail = [message];
+  return checked;
 }
 
 function turnsOf(sum: TurnSum): RequestTurns {
   return { head: sum.head, inner_valid: sum.inner_valid, tail: sum.tail, seam: null };
 }
 
-/** Turns checked for provider validity in this process: what the tests count. */
-export const turn_checks_made = { count: 0 };
 
 /** `checkProviderValid` of the parts joined, from each part's turns: the seams are checked, the inner turns
  *  were checked when their part was made. */
@@ -271,6 +270,7 @@ export class ViewBuilder {
   private readonly per_episode = new WeakMap<EpisodeFold, EpisodeViews>();
   /** Each episode's calls by class, taken on from the last snapshot's for a live episode. */
   private readonly calls_by_class = new EpisodeSum<BatchFold, Partial<Record<CallClass, number>>>({
+    name: 'calls by class',
     items: (episode) => episode.batches,
     shared: sharedBatches,
     initial: () => ({}),
@@ -283,17 +283,26 @@ export class ViewBuilder {
    *  messages for the turns no frame reached (replay/transcript.ts keeps each step's unread turn), so an append
    *  checks the turns it completed. */
   private readonly episode_turns = new EpisodeSum<RenderedMessage, TurnSum>({
-    items: (episode) => renderEpisodeRequest(episode).messages,
+    name: 'request turns',
+    items: (episode, sums) => renderEpisodeRequest(episode, sums).messages,
     initial: newTurnSum,
-    add: addMessage,
+    add: (sum, rendered) => void (this.turns_checked += addMessage(sum, rendered) ? 1 : 0),
     copy: (sum) => ({ head: sum.head.slice(), inner_valid: sum.inner_valid, tail: sum.tail?.slice() ?? null }),
     // A part takes over the turns of the part before it as the very same rendered messages.
-    shared: (_before, _episode, messages_before, messages) => sharedByIdentityOr(messages_before, messages, (was, now) => was.message === now.message),
+    shared: (_before, _episode, _sums, messages_before, messages) => sharedByIdentityOr(messages_before, messages, (was, now) => was.message === now.message),
   });
   /** Episodes whose views were (re)built, over this builder's life: what a live append cost. */
   episodes_rebuilt = 0;
+  /** Turns checked for provider validity, over this builder's life (the tests count them). */
+  turns_checked = 0;
+
+  /** `sums`: the session's store, shared with its folder (services/session-tailer.ts), which tells it what each
+   *  episode copy was made from; replay's functions of the session's snapshots take their sums from it. */
+  constructor(readonly sums: IncrementalSums = new IncrementalSums()) {
+    this.step_rows = new StepRowCache(sums);
+  }
   /** Step rows kept across builds: a rebuilt episode lays out only the steps a frame changed. */
-  readonly step_rows = new StepRowCache();
+  readonly step_rows: StepRowCache;
   /** Row texts searches made, kept across builds for the parts (episodes) an append did not touch. */
   readonly search_texts = new SearchTexts();
   /** The session's calls by class and tokens, taken on across builds over the finished episodes. */
@@ -309,8 +318,8 @@ export class ViewBuilder {
     // every episode (spans and all) was made for these sums alone, ~85 ms of the 1 GiB session's first status.
     // An open episode's come from its timing, which getSession makes anyway and an append goes on from.
     add: (sums, episode) => {
-      addCounts(sums.tokens, episode.finished === null ? episodeTiming(episode).tokens : sumUsage(episode.steps.map((step) => step.usage)));
-      addCost(sums.cost, episode.finished === null ? episodeTiming(episode).cost : episodeCost(episode));
+      addCounts(sums.tokens, episode.finished === null ? episodeTiming(episode, this.sums).tokens : sumUsage(episode.steps.map((step) => step.usage)));
+      addCost(sums.cost, episode.finished === null ? episodeTiming(episode, this.sums).cost : episodeCost(episode));
     },
   });
 
@@ -323,7 +332,7 @@ export class ViewBuilder {
     // The next request is the episodes' parts joined: a compaction view in force decides which turns each part
     // carries, and a view that no longer assembles leaves no request at all (replay/transcript.ts). A part is
     // kept per episode, so an append re-renders the open episode's part only.
-    const requestOf = (index: number) => (parts[index]!.request ??= renderEpisodeRequest(fold.episodes[index]!));
+    const requestOf = (index: number) => (parts[index]!.request ??= renderEpisodeRequest(fold.episodes[index]!, this.sums));
     // The request is its episodes' parts in order, none at all when any part cannot be rendered (as
     // renderSessionRequest makes it): kept as parts, so an append touches the open episode's part only.
     let request_parts: { messages: Parts<RenderedMessage>; problems: readonly RequestProblem[] }[] | null = null;
@@ -339,7 +348,7 @@ export class ViewBuilder {
       const episode_at = rendered.origin.episode - 1;
       const part = parts[episode_at];
       if (part === undefined || fold.episodes[episode_at]?.episode !== rendered.origin.episode) return rendered.message;
-      return withOutputsAt((part.index ??= EpisodeIndex.of(fold.episodes[episode_at]!)), messages, at, reader, OUTPUT_CUT);
+      return withOutputsAt((part.index ??= EpisodeIndex.of(fold.episodes[episode_at]!, this.sums)), messages, at, reader, OUTPUT_CUT);
     };
     let session_rows: TimelineRow[] | null = null;
     const sessionRows = () => (session_rows ??= [...outsideRows(fold.outside, signals.recoveries), ...sessionAnomalyRows(fold.anomalies)]);
@@ -369,7 +378,7 @@ export class ViewBuilder {
       },
       run: signals.run,
       recoveries: signals.recoveries,
-      transcriptValid: () => (valid ??= requestRenders() && turnsValid(parts.map((part, index) => (part.turns ??= turnsOf(this.episode_turns.of(fold.episodes[index]!)))))),
+      transcriptValid: () => (valid ??= requestRenders() && turnsValid(parts.map((part, index) => (part.turns ??= turnsOf(this.episode_turns.of(fold.episodes[index]!, this.sums)))))),
       timelineRows: (start, count) => views.timeline.slice(start, count).map((row) => this.step_rows.shown(row, payloads)),
       transcript: (start, count) => Array.from({ length: Math.max(0, Math.min(count, views.messages.length - start)) }, (_, offset) => transcriptRow(shown(start + offset), start + offset)),
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
@@ -428,7 +437,7 @@ export class ViewBuilder {
     const known = this.per_episode.get(episode);
     if (known !== undefined) return known;
     this.episodes_rebuilt += 1;
-    const views: EpisodeViews = { rows: null, class_counts: this.calls_by_class.of(episode), request: null, turns: null, index: null };
+    const views: EpisodeViews = { rows: null, class_counts: this.calls_by_class.of(episode, this.sums), request: null, turns: null, index: null };
     this.per_episode.set(episode, views);
     return views;
   }

@@ -5,7 +5,8 @@
 import type { CallRow, FilterChoices, TimelineRow } from '../../src-shared/ipc.js';
 import type { BatchFold, CallClass, EpisodeFold } from '../../src-shared/replay.js';
 import { FILTER_ROWS_MAX, FILTER_TOOLS_MAX, sameTimelineFilter, type TimelineFilter } from '../../src-shared/timeline-filter.js';
-import { EpisodeSum, FinishedEpisodesSum, sharedBatches } from '../replay/resumable.js';
+import { sharedBatches } from '../replay/resumable.js';
+import { EpisodeSum, FinishedEpisodesSum, type IncrementalSums } from './incremental-sums.js';
 import type { Segments } from './session-views.js';
 import { scanStep, sharedParts } from './stepped-scan.js';
 
@@ -190,9 +191,12 @@ function addCalls(counts: Map<string, number>, name: string, calls: number): voi
 /** What the filter offers for one session's views: its tools, summed over its episodes as an append goes on
  *  (the finished episodes' sum kept), and its records' types. One per session's views. */
 export class FilterChoiceSums {
+  constructor(private readonly sums: IncrementalSums) {}
+
   /** Calls per tool name of one episode, taken on from the last snapshot's for a live episode; at most
    *  FILTER_TOOLS_MAX names (a hostile WAL may name a tool per call). */
   private readonly calls_by_tool = new EpisodeSum<BatchFold, Map<string, number>>({
+    name: 'calls by tool',
     items: (episode) => episode.batches,
     shared: sharedBatches,
     initial: () => new Map(),
@@ -205,7 +209,7 @@ export class FilterChoiceSums {
     initial: () => new Map(),
     copy: (counts) => new Map(counts),
     add: (counts, episode) => {
-      for (const [name, calls] of this.calls_by_tool.of(episode)) addCalls(counts, name, calls);
+      for (const [name, calls] of this.calls_by_tool.of(episode, this.sums)) addCalls(counts, name, calls);
     },
   });
 

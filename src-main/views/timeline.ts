@@ -12,8 +12,8 @@ import { jsonShapeCut, JsonTextCut } from '../engine/index.js';
 import { stepCostIn } from '../replay/cost.js';
 import { EpisodeIndex, sharedStepsWithBatches } from '../replay/episode-index.js';
 import { intentArgs, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from '../replay/payloads.js';
-import { EpisodeSum } from '../replay/resumable.js';
 import { episodeTiming } from '../replay/timing.js';
+import { EpisodeSum, IncrementalSums } from './incremental-sums.js';
 import { textOfJsonHead, valuePreview } from './value-preview.js';
 
 /** A row's text is cut past this; the record view shows the rest. */
@@ -30,9 +30,9 @@ export interface Timeline {
 /** The whole timeline at once (tests, and callers without a live session): the episodes' rows, then the rows
  *  of records outside any episode and of session anomalies. Tool outputs are read back through `payloads` (the
  *  fold keeps where they are, not what). */
-export function buildTimeline(fold: SessionFold, payloads: PayloadReader): Timeline {
+export function buildTimeline(fold: SessionFold, payloads: PayloadReader, sums = new IncrementalSums()): Timeline {
   const rows: TimelineRow[] = [];
-  const steps = new StepRowCache();
+  const steps = new StepRowCache(sums);
   for (const episode of fold.episodes) appendAll(rows, episodeRows(episode, steps).map((row) => steps.shown(row, payloads)));
   appendAll(rows, outsideRows(fold.outside, []));
   appendAll(rows, sessionAnomalyRows(fold.anomalies));
@@ -88,7 +88,7 @@ function exactly<T>(list: T[]): T[] {
 }
 
 /** An episode's rows, call outputs unread (`StepRowCache.shown` reads them); `steps` keeps step rows across snapshots. */
-export function episodeRows(episode: EpisodeFold, steps = new StepRowCache()): TimelineRow[] {
+export function episodeRows(episode: EpisodeFold, steps: StepRowCache): TimelineRow[] {
   const { lead: rows, entries, others, stepRows } = rowPlan(episode, steps);
   if (entries.sorted) mergeRows(rows, entries, others, stepRows);
   else for (const entry of [...stepKeyed(entries, stepRows), ...others].sort(byKey)) appendAll(rows, entry.rows);
@@ -118,7 +118,7 @@ export function episodeRowsPage(episode: EpisodeFold, steps: StepRowCache, start
  *  Steps whose keys do not ascend are not walked: then only the episode's head and input count. */
 export function episodeRowsBefore(episode: EpisodeFold, steps: StepRowCache, key: number): number {
   const lead = 1 + asList(episode.input).length;
-  const entries = steps.entries.of(episode);
+  const entries = steps.entries.of(episode, steps.sums);
   if (!entries.sorted) return lead;
   let low = 0;
   let high = entries.keys.length;
@@ -130,7 +130,7 @@ export function episodeRowsBefore(episode: EpisodeFold, steps: StepRowCache, key
   // The other entries counted, not laid out, as `rowPlan` keys them (a step's key before an equal one).
   let rows = lead + (entries.starts[low] ?? entries.rows);
   const below = (seq: number | null | undefined) => (seq ?? Number.MAX_SAFE_INTEGER) < key;
-  for (const batch of EpisodeIndex.of(episode).batches_without_step) if (below(batch.started_seq)) rows += batchRowCount(batch);
+  for (const batch of EpisodeIndex.of(episode, steps.sums).batches_without_step) if (below(batch.started_seq)) rows += batchRowCount(batch);
   for (const list of [episode.steers, episode.cancel_requests, episode.pauses, episode.resumes, episode.shown]) for (const entry of list) if (below(entry.seq)) rows += 1;
   for (const approval of episode.approvals) if (below(entryKey.approval(approval))) rows += 1;
   return rows + (episode.finished !== null && below(episode.finished.seq) ? 1 : 0);
@@ -159,7 +159,7 @@ interface RowPlan {
 function rowPlan(episode: EpisodeFold, steps: StepRowCache): RowPlan {
   const n = episode.episode;
   // The waterfall's clock: every time a row shows is one its records carry, relative to the episode's first.
-  const { first_ms, last_ms } = episodeTiming(episode);
+  const { first_ms, last_ms } = episodeTiming(episode, steps.sums);
   const head: TimelineRow = {
     kind: 'episode',
     episode: n,
@@ -179,11 +179,11 @@ function rowPlan(episode: EpisodeFold, steps: StepRowCache): RowPlan {
     text: messageText(message),
     seqs: [episode.started_seq],
   }));
-  const entries = steps.entries.of(episode);
+  const entries = steps.entries.of(episode, steps.sums);
   // The rest come after the steps in the order of the sort below, which keeps the order of equal keys.
   const others: Keyed[] = [];
   const add = (key: number | null, rows: TimelineRow[]) => others.push({ key: key ?? Number.MAX_SAFE_INTEGER, order: entries.keys.length + others.length, rows });
-  for (const batch of EpisodeIndex.of(episode).batches_without_step) add(batch.started_seq, batchRows(n, batch, first_ms, steps.unread));
+  for (const batch of EpisodeIndex.of(episode, steps.sums).batches_without_step) add(batch.started_seq, batchRows(n, batch, first_ms, steps.unread));
   for (const steer of episode.steers) {
     const text = asList(steer.input).map(messageText).join('\n');
     add(steer.seq, [{ kind: 'steer', episode: n, title: steer.title, delivery: steer.delivery, text: cut(text), seqs: [steer.seq] }]);
@@ -199,7 +199,7 @@ function rowPlan(episode: EpisodeFold, steps: StepRowCache): RowPlan {
   }
   for (const ref of episode.shown) add(ref.seq, [event(n, ref.type, `${ref.type} (shown, not acted on)`, ref.seq)]);
   if (episode.finished !== null) add(episode.finished.seq, [event(n, 'run_finished', `run finished: ${episode.finished.reason ?? 'no reason'}`, episode.finished.seq)]);
-  const index = EpisodeIndex.of(episode);
+  const index = EpisodeIndex.of(episode, steps.sums);
   const stepRows = (at: number): TimelineRow[] => {
     const step = episode.steps.at(at)!;
     const rows = steps.rows(episode, step, index.batch(step.batch_id), first_ms);
@@ -212,9 +212,9 @@ function rowPlan(episode: EpisodeFold, steps: StepRowCache): RowPlan {
 /** `episodeRows(episode).length` without laying out any row: the session event and a page's total ask for it
  *  when a read ends and on every append, the rows only when a page of them is shown (laying out a 1 GiB
  *  session's step rows to count them took ~0.25 s of its full status, at the end of its read). */
-export function episodeRowCount(episode: EpisodeFold, steps = new StepRowCache()): number {
-  let count = 1 + asList(episode.input).length + episode.anomalies.length + steps.entries.of(episode).rows;
-  for (const batch of EpisodeIndex.of(episode).batches_without_step) count += batchRowCount(batch);
+export function episodeRowCount(episode: EpisodeFold, steps: StepRowCache): number {
+  let count = 1 + asList(episode.input).length + episode.anomalies.length + steps.entries.of(episode, steps.sums).rows;
+  for (const batch of EpisodeIndex.of(episode, steps.sums).batches_without_step) count += batchRowCount(batch);
   count += episode.steers.length + episode.approvals.length + episode.cancel_requests.length + episode.pauses.length + episode.resumes.length + episode.shown.length;
   return count + (episode.finished === null ? 0 : 1);
 }
@@ -306,7 +306,7 @@ interface StepEntries {
 /** Step rows kept per step and batch of a fold snapshot: the fold shares the parts no frame touched between
  *  snapshots (SessionFolder.snapshotSince), so an append to a long open episode lays out the rows of the parts
  *  it changed, not the episode's; the steps' keys and row counts are taken on from the last snapshot's
- *  (replay/resumable.ts), so it does not walk the episode's steps either; and a step is laid out only when a page
+ *  (views/incremental-sums.ts), so it does not walk the episode's steps either; and a step is laid out only when a page
  *  or a search reaches it (the first page of a 100k-step episode laid out all of them: 2.0–2.7 s in serve).
  *  One per session's views. */
 export class StepRowCache {
@@ -316,7 +316,11 @@ export class StepRowCache {
   /** Where the rows laid out here find what they show (`shown`). */
   readonly unread = new UnreadRows();
 
+  /** `sums`: the session's store (a fresh one computes every sum in full). */
+  constructor(readonly sums: IncrementalSums = new IncrementalSums()) {}
+
   readonly entries = new EpisodeSum<StepFold, StepEntries>({
+    name: 'step entries',
     items: (episode) => episode.steps,
     initial: () => ({ keys: [], starts: [], rows: 0, sorted: true }),
     copy: (entries) => ({ keys: entries.keys.slice(), starts: entries.starts.slice(), rows: entries.rows, sorted: entries.sorted }),
@@ -333,12 +337,12 @@ export class StepRowCache {
     // A step's key and row count change only with the step or its batch (its rows' times with the episode's
     // first time too: `rows` lays a step out again then).
     shared: sharedStepsWithBatches,
-    add: (entries, step, episode) => {
+    add: (entries, step, episode, sums) => {
       const key = stepKey(step);
       if (key < (entries.keys.at(-1) ?? key)) entries.sorted = false;
       entries.keys.push(key);
       entries.starts.push(entries.rows);
-      entries.rows += stepRowCount(step, EpisodeIndex.of(episode).batch(step.batch_id));
+      entries.rows += stepRowCount(step, EpisodeIndex.of(episode, sums).batch(step.batch_id));
     },
   });
 

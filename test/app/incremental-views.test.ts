@@ -16,15 +16,13 @@ import { EpisodeIndex } from '../../src-main/replay/episode-index.js';
 import { SessionFolder } from '../../src-main/replay/fold.js';
 import { planFor } from '../../src-main/replay/plan.js';
 import { renderEpisodeRequest } from '../../src-main/replay/transcript.js';
-import { EpisodeSum, unknown_lists_walked } from '../../src-main/replay/resumable.js';
 import { episodeTiming } from '../../src-main/replay/timing.js';
 import { walPayloadReader } from '../../src-main/recovery/payloads.js';
 import { SessionModel } from '../../src-main/services/session-model.js';
-import { turn_checks_made } from '../../src-main/views/session-views.js';
 import { buildDemoRoot } from '../../src-main/demo/build.js';
 import { DEMO_SESSIONS } from '../../src-main/demo/sessions.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
-import { buildTimeline, episodeRowCount, episodeRows } from '../../src-main/views/timeline.js';
+import { buildTimeline, episodeRowCount, episodeRows, StepRowCache } from '../../src-main/views/timeline.js';
 import { episodesOf } from '../helpers/episodes.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from './wal-fixture.js';
@@ -87,7 +85,7 @@ function bigSession(root: string): void {
 /** The open episode's four lists an append may copy: its steps, batches, recorded steps and request part. */
 function openEpisodeLists(model: SessionModel): Parts<object>[] {
   const episode = model.fold().episodes.at(-1)!;
-  return [episode.steps, episode.batches, EpisodeIndex.of(episode).recordedSteps(), renderEpisodeRequest(episode).messages];
+  return [episode.steps, episode.batches, EpisodeIndex.of(episode, model.sums).recordedSteps(), renderEpisodeRequest(episode, model.sums).messages];
 }
 
 /** A session of one open episode of `steps` steps made by `stepFrames` (the last one in flight), read. */
@@ -308,8 +306,8 @@ describe('an append to a long open episode recomputes what it appended, and ever
       timeline_tail: model.rows('timeline', Math.max(0, counts.timeline - 100), 100).rows,
       transcript: model.rows('transcript', 0, counts.transcript).rows,
       records: model.rows('records', Math.max(0, counts.records - 50), 50).rows,
-      plans: (['resume', 'cancel', 'seal'] as const).map((kind) => planFor(fold, kind)),
-      timing: episodeTiming(last),
+      plans: (['resume', 'cancel', 'seal'] as const).map((kind) => planFor(fold, kind, model.sums)),
+      timing: episodeTiming(last, model.sums),
       run: model.summary().run,
       class_counts: model.summary().class_counts,
       tokens: model.tokens(),
@@ -326,7 +324,7 @@ describe('an append to a long open episode recomputes what it appended, and ever
     const { root, model } = openEpisodeOfSteps(STEPS, stepFrames);
     everyView(model);
 
-    const work = () => ({ sums: EpisodeSum.items_added, indexed: EpisodeIndex.parts_indexed, turns: turn_checks_made.count, walked: unknown_lists_walked.items, ...model.parts_rebuilt });
+    const work = () => ({ sums: model.sums.work.items_added, indexed: model.sums.work.parts_indexed, turns: model.turns_checked, walked: model.sums.work.lists_walked, ...model.parts_rebuilt });
     const cost = (appended: Frame[]) => {
       const before = work();
       append(root, appended);
@@ -336,7 +334,7 @@ describe('an append to a long open episode recomputes what it appended, and ever
       return { sums: after.sums - before.sums, indexed: after.indexed - before.indexed, turns: after.turns - before.turns, walked: after.walked - before.walked, copied: after.copied - before.copied, laid_out: after.steps_laid_out - before.steps_laid_out };
     };
     // The first read summed every step and batch.
-    expect(EpisodeSum.items_added).toBeGreaterThan(10 * STEPS);
+    expect(model.sums.work.items_added).toBeGreaterThan(10 * STEPS);
 
     // What the live tail appends most: a record attached to no step or batch. The first pause is the first to
     // ask for the seq of the run's latest progress (is the pause still in force?): that sum was made at every
@@ -439,11 +437,11 @@ describe('an append to a long open episode recomputes what it appended, and ever
     model.refresh();
     everyView(model);
     // A second result for step 3's call, long after its batch was committed: an anomaly in an early batch.
-    const before = EpisodeSum.items_added;
+    const before = model.sums.work.items_added;
     append(root, [{ type: 'tool_result', payload: { batch_id: 'b3', tool_call_id: 'call-3', outcome: 'completed', output: { again: true } } }]);
     model.refresh();
     everyView(model);
-    expect(EpisodeSum.items_added - before).toBeGreaterThan(60);
+    expect(model.sums.work.items_added - before).toBeGreaterThan(60);
     expectSameAsFreshRead(root, model);
     // A steer joining the step in flight, then the run is cancelled and sealed by its writer.
     append(root, [
@@ -462,7 +460,7 @@ describe('an episode\'s timeline rows are counted without laying them out', () =
     let episodes = 0;
     for (const key of Object.keys(DEMO_SESSIONS)) {
       for (const episode of episodesOf(walPath(sessionDir(root, key)))) {
-        expect(episodeRowCount(episode), `${key} episode ${episode.episode}`).toBe(episodeRows(episode).length);
+        expect(episodeRowCount(episode, new StepRowCache()), `${key} episode ${episode.episode}`).toBe(episodeRows(episode, new StepRowCache()).length);
         episodes++;
       }
     }
@@ -484,11 +482,11 @@ describe("the session's token sums", () => {
       model.refresh();
       // The first status made the timing of every episode for these sums (338 on the 1 GiB session); now only
       // the open episode's, which getSession makes anyway.
-      const before = EpisodeSum.items_added;
+      const before = model.sums.work.items_added;
       const tokens = model.tokens();
-      expect(EpisodeSum.items_added - before).toBeLessThanOrEqual(timed_steps_max);
+      expect(model.sums.work.items_added - before).toBeLessThanOrEqual(timed_steps_max);
       const from_timings: Record<string, number> = {};
-      for (const episode of model.fold().episodes) for (const [name, value] of Object.entries(episodeTiming(episode).tokens)) from_timings[name] = (from_timings[name] ?? 0) + value;
+      for (const episode of model.fold().episodes) for (const [name, value] of Object.entries(episodeTiming(episode, model.sums).tokens)) from_timings[name] = (from_timings[name] ?? 0) + value;
       expect(tokens).toEqual(from_timings);
       return tokens;
     };

@@ -34,7 +34,7 @@ describe('times on timeline rows', () => {
     buildDemoRoot(root, steppedClock(1_750_000_000_000));
     const rows = await timeline(root, 'approvals');
     const fold = replayTarget(resolveTargets(sessionDir(root, 'approvals'))[0]!).fold;
-    const timings = fold.episodes.map(episodeTiming);
+    const timings = fold.episodes.map((episode) => episodeTiming(episode));
     const episodes = rows.filter((row) => row.kind === 'episode');
     expect(episodes.map((row) => [row.first_ms, row.last_ms])).toEqual(timings.map((timing) => [timing.first_ms, timing.last_ms]));
     expect(timings.every((timing) => timing.times_recorded)).toBe(true);

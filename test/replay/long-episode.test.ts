@@ -8,6 +8,7 @@ import { refusedRead } from '../../src-main/engine/reader.js';
 import { foldFrames } from '../../src-main/replay/fold.js';
 import { planResume } from '../../src-main/replay/plan.js';
 import { runSignal } from '../../src-main/replay/signals.js';
+import { FullSums } from '../../src-main/replay/sums.js';
 import { PAYLOADS_UNREAD } from '../../src-main/replay/payloads.js';
 import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
 import { buildTimeline } from '../../src-main/views/timeline.js';
@@ -54,6 +55,7 @@ describe('a very long episode', () => {
         resume,
         recoveries: [],
         run: runSignal(fold, { end: { torn_tail: null, error: null }, is_export: true, resume_action: resume.action, resume_message: resume.message, recoveries: [], live: null }),
+        sums: new FullSums(),
       },
     );
     expect(text.split('\n').length).toBeGreaterThan(3 * STEPS);

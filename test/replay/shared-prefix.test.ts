@@ -10,7 +10,8 @@ import { SessionFolder } from '../../src-main/replay/fold.js';
 import { steppedClock } from '../../src-main/runtime/clock.js';
 import { useTempDirs } from '../helpers/temp.js';
 import { withSession } from '../app/wal-fixture.js';
-import { sharedBy, sharedByIdentityOr, sharedObjects, unknown_lists_walked } from '../../src-main/replay/resumable.js';
+import { sharedBy, sharedByIdentityOr, sharedObjects } from '../../src-main/replay/resumable.js';
+import { FullSums } from '../../src-main/replay/sums.js';
 import { ChunkedList, type Parts } from '../../src-shared/parts.js';
 
 const item = (message: string) => ({ message });
@@ -67,11 +68,11 @@ describe('sharedObjects', () => {
     const first = ChunkedList.of(parts(2_000));
     const second = first.withChanges(new Map([[1_500, item('changed')]]), [item('new')]);
     const third = second.withChanges(new Map([[1_900, item('changed too')]]));
-    const walked = unknown_lists_walked.items;
-    expect(sharedObjects(second, third)).toBe(1_900);
-    expect(sharedObjects(first, third)).toBe(1_500);
-    expect(sharedObjects(first, second)).toBe(1_500);
-    expect(unknown_lists_walked.items).toBe(walked);
+    const { work } = new FullSums();
+    expect(sharedObjects(second, third, work)).toBe(1_900);
+    expect(sharedObjects(first, third, work)).toBe(1_500);
+    expect(sharedObjects(first, second, work)).toBe(1_500);
+    expect(work.lists_walked).toBe(0);
     // Each equals the walk's count.
     expect([sharedBy(second, third), sharedBy(first, third), sharedBy(first, second)]).toEqual([1_900, 1_500, 1_500]);
   });
@@ -79,12 +80,12 @@ describe('sharedObjects', () => {
   it('walks lists that are not both chunked, and never says more than the lists hold', () => {
     const first = parts(50);
     const other = [...first.slice(0, 20), item('x')];
-    const walked = unknown_lists_walked.items;
-    expect(sharedObjects(first, other)).toBe(20);
-    expect(unknown_lists_walked.items).toBe(walked + 20);
-    expect(sharedObjects(first, first.slice(0, 10))).toBe(10);
+    const { work } = new FullSums();
+    expect(sharedObjects(first, other, work)).toBe(20);
+    expect(work.lists_walked).toBe(20);
+    expect(sharedObjects(first, first.slice(0, 10), work)).toBe(10);
     const chunked = ChunkedList.of(first);
-    expect(sharedObjects(chunked, chunked.withTail(10, []))).toBe(10);
+    expect(sharedObjects(chunked, chunked.withTail(10, []), work)).toBe(10);
   });
 });
 
@@ -112,10 +113,10 @@ describe('sharedStepsAndBatches', () => {
         for (const [index, episode] of fold.episodes.entries()) {
           const before = previous?.episodes[index];
           if (before === undefined || before === episode) continue;
-          const count = sharedStepsAndBatches(before, episode, before.steps, episode.steps);
+          const count = sharedStepsAndBatches(before, episode, folder.sums, before.steps, episode.steps);
           expect(count, `${name} seq ${frame.seq}`).toBe(walked(before, episode, before.steps, episode.steps));
-          const [recorded_before, recorded] = [EpisodeIndex.of(before).recordedSteps(), EpisodeIndex.of(episode).recordedSteps()];
-          expect(sharedStepsAndBatches(before, episode, recorded_before, recorded), `${name} seq ${frame.seq}, recorded steps`).toBe(walked(before, episode, recorded_before, recorded));
+          const [recorded_before, recorded] = [EpisodeIndex.of(before, folder.sums).recordedSteps(), EpisodeIndex.of(episode, folder.sums).recordedSteps()];
+          expect(sharedStepsAndBatches(before, episode, folder.sums, recorded_before, recorded), `${name} seq ${frame.seq}, recorded steps`).toBe(walked(before, episode, recorded_before, recorded));
           seen.compared++;
           if (count < Math.min(before.steps.length, episode.steps.length)) seen.short_of_the_lists++;
         }

@@ -18,7 +18,7 @@ afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 const root = path.join(work, 'root');
 buildDemoRoot(root, steppedClock(1_750_000_000_000));
 
-const timingOf = (id: string) => replayTarget(resolveTargets(sessionDir(root, id))[0]!).fold.episodes.map(episodeTiming);
+const timingOf = (id: string) => replayTarget(resolveTargets(sessionDir(root, id))[0]!).fold.episodes.map((episode) => episodeTiming(episode));
 
 describe('episode timing', () => {
   it('counts failed attempts, sums tokens, and puts steps, batches and calls on one axis', () => {
@@ -55,7 +55,7 @@ describe('episode timing', () => {
     const bare = path.join(work, 'bare');
     fs.mkdirSync(bare);
     writeFinished(bare, 'untimed');
-    const [timing] = replayTarget(resolveTargets(sessionDir(bare, 'untimed'))[0]!).fold.episodes.map(episodeTiming);
+    const [timing] = replayTarget(resolveTargets(sessionDir(bare, 'untimed'))[0]!).fold.episodes.map((episode) => episodeTiming(episode));
     expect(timing).toMatchObject({ times_recorded: false, first_ms: null, last_ms: null, spans: [] });
     expect(timing!.tokens).toEqual({ input_tokens: 1, output_tokens: 1 });
   });

@@ -38,6 +38,8 @@ const SEARCHED = 'lookup';
 /** Records made durable as the runtime makes them (an intent before its call is sent, a turn's and a run's
  *  end); the others are read from the page cache, as a live WAL's appends are. */
 const BARRIER_AFTER: ReadonlySet<string> = new Set(['tool_dispatch_intent', 'turn_finished', 'run_finished']);
+/** Every plan an operator is offered: each made from the model's store, taken on, against a fresh one's. */
+const PLAN_KINDS = ['resume', 'cancel', 'seal'] as const;
 /** Records whose timeline row is located after each append, back from the last. */
 const ROWS_LOCATED = 8;
 
@@ -51,7 +53,7 @@ function modelViews(model: SessionModel) {
     counts,
     timeline: model.rows('timeline', 0, counts.timeline).rows,
     transcript: model.rows('transcript', 0, counts.transcript).rows,
-    timing: last === undefined ? [] : [episodeTimingSummary(last)],
+    timing: last === undefined ? [] : [episodeTimingSummary(last, model.sums)],
     tokens: model.tokens(),
     search: searched(model),
     cost: model.cost(),
@@ -90,7 +92,7 @@ function fullViews(fold: SessionFold, payloads: ReturnType<typeof walPayloadRead
   return {
     timeline: buildTimeline(fold, payloads).rows,
     transcript: buildTranscript(renderTranscript(fold, payloads)),
-    resume: planFor(fold, 'resume'),
+    plans: PLAN_KINDS.map((kind) => planFor(fold, kind)),
     class_counts,
     tokens: sumUsage(fold.episodes.flatMap((episode) => episode.steps.map((step) => step.usage))),
     timing: last === undefined ? null : episodeTiming(last),
@@ -106,11 +108,12 @@ function expectLaw(root: string, model: SessionModel): void {
   expect({
     timeline: views.timeline,
     transcript: views.transcript,
-    resume: views.detail.resume,
+    plans: PLAN_KINDS.map((kind) => planFor(model.fold(), kind, model.sums)),
     class_counts: views.detail.summary.class_counts,
     tokens: views.tokens,
-    timing: model.fold().episodes.length === 0 ? null : episodeTiming(model.fold().episodes.at(-1)!),
+    timing: model.fold().episodes.length === 0 ? null : episodeTiming(model.fold().episodes.at(-1)!, model.sums),
   }).toEqual(full);
+  expect(views.detail.resume).toEqual(full.plans[0]);
   const fresh = new SessionModel(SESSION, sessionTarget(sessionDir(root, SESSION)));
   fresh.refresh();
   expect(views).toEqual(modelViews(fresh));
