@@ -61,6 +61,7 @@ import { SummaryCache } from './summary-cache.js';
 import { WorkspaceAlerts } from './alert-watch.js';
 import { AlertBoard } from '../views/alert-board.js';
 import type { AlertsView, AlertThresholds } from '../../src-shared/alerts.js';
+import { ServiceEvents } from './service-events.js';
 import { Debouncer, WorkspaceWatcher } from './watcher.js';
 
 /** A live session's lease is re-probed this often: the OS drops a dead writer's lock without touching any file,
@@ -71,11 +72,8 @@ export const LIVE_PROBE_INTERVAL_MS = 1_000;
  *  tail that waits for the next append to show this one is wrong. One `stat` per open live session. At 50 ms,
  *  half of the appends to a million records' open episode (bench live-long-1m) waited for this probe. */
 export const LIVE_GROWTH_PROBE_MS = 25;
-export const LISTENERS_MAX = 64;
 /** Sessions whose fold and views stay in memory: the ones asked for most recently. The rest keep a summary. */
 export const RESIDENT_SESSIONS_MAX = 3;
-/** The session list is pushed at most this often while sessions change. */
-const LIST_PUSH_MS = 100;
 const LEASE_PROBES_PER_TURN = 200;
 /** A workspace of this many sessions or more is watched once its first reads are done (`open`). */
 export const WATCH_AFTER_READS_SESSIONS_MIN = 100;
@@ -108,14 +106,7 @@ export class SessionService implements WalscopeApi {
   private readonly sealed = new SealedLineages();
   /** The comparisons made last, whose steps the compare view asks for a window at a time. */
   readonly comparisons = new ComparisonCache();
-  private readonly listeners = new Set<(event: WalscopeEvent) => void>();
-  private readonly list_push = new Debouncer(() => this.pushList(), LIST_PUSH_MS, LIST_PUSH_MS * 3);
-  /** Sessions whose summary changed since the list was last pushed; null when the list itself changed. Only
-   *  those are pushed: a root of 2,000 sessions pushed every summary every 300 ms while it was read (24 copies
-   *  of 0.7 MB to the main thread, ~0.3 s of the session thread). */
-  private summaries_changed: Set<string> | null = new Set();
-  /** Sessions whose read has reported progress and not yet that it finished. */
-  private readonly progress_shown = new Set<string>();
+  private readonly events = new ServiceEvents(() => this.summaries(), (key) => this.models.get(key)?.summary());
   private readonly cache_write = new Debouncer(() => this.cache?.flush(), CACHE_WRITE_MS, CACHE_WRITE_MS * 5);
   private cache: SummaryCache | null = null;
   /** How the sessions' summaries were made, for the tests and the benchmark. */
@@ -190,10 +181,9 @@ export class SessionService implements WalscopeApi {
     this.reads.idle();
     if (this.probe_timer !== null) clearInterval(this.probe_timer);
     if (this.growth_timer !== null) clearInterval(this.growth_timer);
-    this.list_push.clear();
+    this.events.close();
     this.cache_write.clear();
     this.cache?.flush();
-    this.listeners.clear();
     this.sealed.closeAll();
     await this.watcher?.close();
   }
@@ -356,15 +346,15 @@ export class SessionService implements WalscopeApi {
     // A slice reports its progress once, at its end (below), not also every 4 MiB inside it (session-tailer.ts): the
     // 1 GiB session's read posted 250 messages more to the main thread (each forwarded to every event stream)
     // for a bar that a report per slice (tens of ms apart) already moves.
-    const on_progress = first && plan.slice_bytes === undefined ? (progress: TailProgress) => this.progress(model, progress.done_bytes, progress.total_bytes, false) : undefined;
+    const on_progress = first && plan.slice_bytes === undefined ? (progress: TailProgress) => this.events.progress(model.key, progress.done_bytes, progress.total_bytes, false) : undefined;
     const update = model.refresh(on_progress, plan, summary_only);
     this.refreshes.made += 1;
     if (!update.complete) {
-      this.progress(model, model.tailer.bytes_read, sizeOf(model.target.wal_path) ?? model.tailer.bytes_read, false);
+      this.events.progress(model.key, model.tailer.bytes_read, sizeOf(model.target.wal_path) ?? model.tailer.bytes_read, false);
       return false;
     }
     this.counts.sessions_read += first ? 1 : 0;
-    if (first) this.progress(model, model.tailer.bytes_read, model.tailer.bytes_read, true);
+    if (first) this.events.progress(model.key, model.tailer.bytes_read, model.tailer.bytes_read, true);
     const extent = this.cache === null ? null : model.summaryExtent();
     if (extent !== null) {
       this.cache!.store(model.key, model.target.wal_path, extent.size_bytes, extent.verified_end, model.summary());
@@ -373,14 +363,6 @@ export class SessionService implements WalscopeApi {
     if (summary_only) this.summaryChanged(model);
     else if (first || update.frames_added > 0 || update.restarted || model.lease.state !== lease_before) this.emitSession(model);
     return true;
-  }
-
-  private progress(model: SessionModel, done_bytes: number, total_bytes: number, finished: boolean): void {
-    // A read that never said how far it got (one slice: a root's small WALs) does not say that it finished either:
-    // 2,000 messages to the main thread for bars never shown (~0.2-0.4 s of the session thread).
-    if (finished && !this.progress_shown.delete(model.key)) return;
-    if (!finished) this.progress_shown.add(model.key);
-    this.emit({ type: 'progress', progress: { key: model.key, task: 'read', done_bytes, total_bytes, finished } });
   }
 
   private onChanged(key: string): void {
@@ -406,8 +388,7 @@ export class SessionService implements WalscopeApi {
     }
     this.scheduleReads();
     this.emit({ type: 'workspace', workspace: this.workspace });
-    this.summaries_changed = null;
-    this.list_push.schedule('list');
+    this.events.listChanged();
   }
 
   private probeLive(): void {
@@ -440,24 +421,11 @@ export class SessionService implements WalscopeApi {
   }
 
   private summaryChanged(model: SessionModel): void {
-    this.summaries_changed?.add(model.key);
-    this.list_push.schedule('list');
-  }
-
-  /** The whole list when it changed, else the summaries that changed. */
-  private pushList(): void {
-    const changed = this.summaries_changed;
-    this.summaries_changed = new Set();
-    if (changed === null) {
-      this.emit({ type: 'sessions', sessions: this.summaries() });
-      return;
-    }
-    const summaries = [...changed].flatMap((key) => this.models.get(key)?.summary() ?? []);
-    if (summaries.length > 0) this.emit({ type: 'summaries', changed: summaries });
+    this.events.summaryChanged(model.key);
   }
 
   private emit(event: WalscopeEvent): void {
-    for (const listener of this.listeners) listener(event);
+    this.events.emit(event);
   }
 
   /** The session `key` (or a sealed lineage of one, `SESSION@WAL_ID`); one still being read answers with what
@@ -680,9 +648,7 @@ export class SessionService implements WalscopeApi {
   }
 
   subscribe(listener: (event: WalscopeEvent) => void): () => void {
-    if (this.listeners.size >= LISTENERS_MAX) throw new Error(`more than ${LISTENERS_MAX} subscribers`);
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.subscribe(listener);
   }
 }
 

@@ -3,7 +3,7 @@
 // and the archive's integrity as a banner. Everything shown is text; wal_ids are hex the engine produced.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { isOperatorName, type WriteChoice, type RetirePreview, type RetireResult, type SessionHistory } from '../../src-shared/ipc.js';
+import { isOperatorName, type WriteChoice, type RetirePreview, type SessionHistory } from '../../src-shared/ipc.js';
 import { useOperatorName, useRecordedWho } from '../operator.js';
 import { OperatorField } from './operator-field.js';
 import { queries, writes } from '../queries.js';
@@ -61,17 +61,14 @@ function RetireActions({ sessionKey, choice }: { sessionKey: string; choice: Wri
   const client = useQueryClient();
   const [operator, setOperator] = useOperatorName();
   const who = useRecordedWho();
-  const [preview, setPreview] = useState<RetirePreview | null>(null);
-  const [result, setResult] = useState<RetireResult | null>(null);
-  const ask = useMutation({ ...writes.previewRetire(sessionKey), onSuccess: (value) => { setResult(null); setAuditReason(''); setPreview(value); } });
+  // The preview shown is the last one asked for, until the retire or Close dismisses it; the result shown is the
+  // retire's, until another preview is asked for.
+  const ask = useMutation({ ...writes.previewRetire(sessionKey), onSuccess: () => { run.reset(); setAuditReason(''); } });
   const [auditReason, setAuditReason] = useState('');
   const run = useMutation(writes.runRetire(client, sessionKey));
-  const retire = (value: RetirePreview) => run.mutate({ preview: value, reason: auditReason, operator: operator.trim() }, {
-    onSuccess: (outcome) => {
-      setPreview(null);
-      setResult(outcome);
-    },
-  });
+  const preview = ask.data ?? null;
+  const result = run.data ?? null;
+  const retire = (value: RetirePreview) => run.mutate({ preview: value, reason: auditReason, operator: operator.trim() }, { onSuccess: () => ask.reset() });
 
   const plan = preview?.plan ?? null;
   return (
@@ -107,7 +104,7 @@ function RetireActions({ sessionKey, choice }: { sessionKey: string; choice: Wri
           )}
           <div className="actions">
             {plan !== null && <button type="button" className="danger" onClick={() => retire(preview)} disabled={run.isPending || (plan.member !== null && (auditReason.trim() === '' || !isOperatorName(operator)))} data-testid="retire-confirm">Retire ({preview.reason})</button>}
-            <button type="button" onClick={() => setPreview(null)} data-testid="retire-close">Close</button>
+            <button type="button" onClick={() => ask.reset()} data-testid="retire-close">Close</button>
           </div>
         </div>
       )}

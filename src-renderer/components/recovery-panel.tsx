@@ -19,22 +19,19 @@ const LABEL: Record<ActionKind, string> = { resume: 'Resume', cancel: 'Cancel ru
 export function RecoveryPanel({ detail }: { detail: SessionDetail }) {
   const key = detail.summary.key;
   const client = useQueryClient();
-  const [preview, setPreview] = useState<ActionPreview | null>(null);
-  const [outcome, setOutcome] = useState<ActionOutcome | null>(null);
-  const ask = useMutation({ ...writes.previewAction(key), onSuccess: (value) => { setOutcome(null); setPreview(value); } });
+  // The preview shown is the last one asked for, until a write or Close dismisses it; the outcome shown is the
+  // last write's, until another preview is asked for.
+  const ask = useMutation({ ...writes.previewAction(key), onSuccess: () => run.reset() });
   const [operator, setOperator] = useOperatorName();
   const run = useMutation(writes.runAction(client, key));
-  const write = (value: ActionPreview, reason: string) => run.mutate({ preview: value, reason, operator: operator.trim() }, {
-    onSuccess: (result) => {
-      setPreview(null);
-      setOutcome(result);
-    },
-  });
+  const preview = ask.data ?? null;
+  const outcome = run.data ?? null;
+  const write = (value: ActionPreview, reason: string) => run.mutate({ preview: value, reason, operator: operator.trim() }, { onSuccess: () => ask.reset() });
   // Escape or Close gives the focus back to the action button that opened the confirmation (it is disabled
   // while the preview loads, so the focus has left it by the time the confirmation opens).
   const opener = useRef<HTMLButtonElement | null>(null);
   const close = () => {
-    setPreview(null);
+    ask.reset();
     opener.current?.focus();
   };
   if (detail.read_only) return null;
