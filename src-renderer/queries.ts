@@ -37,10 +37,10 @@ export const queries = {
   /** The whole list, kept current by the service's pushed events (not by refetching on focus: an answer in flight
    *  when an event comes is older than it, see `onListEvent`). A fleet is never listed whole. */
   sessions: (listed: boolean) => queryOptions({ queryKey: keys.sessions, queryFn: listed ? () => api.listSessions() : skipToken, refetchOnWindowFocus: false }),
-  /** One page of the filtered session list (a fleet's list is only ever read this way); `wanted`: asked at all. */
-  sessionPage: (filter: SessionFilter, page: number, wanted = true) => queryOptions({
+  /** One page of the filtered session list (a fleet's list is only ever read this way). */
+  sessionPage: (filter: SessionFilter, page: number) => queryOptions({
     queryKey: [...keys.sessionPages, filter, page] as const,
-    queryFn: wanted ? () => api.listPage(filter, page * PAGE_ROWS, PAGE_ROWS) : skipToken,
+    queryFn: () => api.listPage(filter, page * PAGE_ROWS, PAGE_ROWS),
     // While a page loads, keep showing the one before it, but never another filter's rows.
     placeholderData: (previous) => (previous !== undefined && sameFilter(previous.filter, filter) ? previous : undefined),
   }),
@@ -109,9 +109,9 @@ export const queries = {
     gcTime: 0,
   }),
   /** The live lineage grows: asked again when the session's last seq moves, and when its first read completes. */
-  history: (key: string, last_seq: number, reading: boolean, wanted = true) => queryOptions({
+  history: (key: string, last_seq: number, reading: boolean) => queryOptions({
     queryKey: [...keys.session(key), 'history', last_seq, reading] as const,
-    queryFn: wanted ? () => api.getHistory(key) : skipToken,
+    queryFn: () => api.getHistory(key),
     placeholderData: keepPreviousData,
   }),
   context: (key: string, episode: number | null, step_id: number | null) => queryOptions({

@@ -152,18 +152,23 @@ export class SessionModel {
     if (!this.is_resident) return;
     this.summary();
     this.life = { state: 'released' };
+    this.dropResidency();
+    this.after_damage_ = undefined;
+    this.tail_ = undefined;
+  }
+
+  /** Drops the read, the views and everything derived from them: the next look reads and derives afresh. */
+  private dropResidency(): void {
     this.tailer_ = null;
     this.payloads_ = null;
     this.output_ = null;
     this.recovery_log = null;
     this.sums_ = new IncrementalSums();
     this.builder = new ViewBuilder(this.sums_);
+    this.filter_choices = new FilterChoiceSums(this.sums_);
     this.views = null;
     this.shown = null;
     this.searches = this.newSearches();
-    this.filter_choices = new FilterChoiceSums(this.sums_);
-    this.after_damage_ = undefined;
-    this.tail_ = undefined;
   }
 
   /** Finds the end of the WAL from its end, once per read from the start: the service asks for it before that
@@ -321,15 +326,7 @@ export class SessionModel {
 
   private fail(error: unknown): void {
     this.failure_ = ioError(`cannot show ${this.target.wal_path}: ${describe(error)}`);
-    this.tailer_ = null;
-    this.payloads_ = null;
-    this.output_ = null;
-    this.recovery_log = null;
-    this.sums_ = new IncrementalSums();
-    this.builder = new ViewBuilder(this.sums_);
-    this.views = null;
-    this.shown = null;
-    this.searches = this.newSearches();
+    this.dropResidency();
   }
 
   private derived(): SessionViews {

@@ -13,8 +13,10 @@ export function CompareWith({ sessionKey, lastSeq, reading }: { sessionKey: stri
   const workspace = useQuery(queries.workspace());
   const is_fleet = workspace.data?.kind === 'fleet';
   const listed = useQuery(queries.sessions(workspace.data !== undefined && !is_fleet));
-  const fleet_page = useQuery(queries.sessionPage(ALL_SESSIONS, 0, open && is_fleet));
-  const history = useQuery(queries.history(sessionKey, lastSeq, reading, open && !is_fleet));
+  // `enabled`, not skipToken: these keys are shared with the fleet list's first page and the History panel, and a
+  // skipToken observer would leave the shared query without its function (an invalidation would then fetch nothing).
+  const fleet_page = useQuery({ ...queries.sessionPage(ALL_SESSIONS, 0), enabled: open && is_fleet });
+  const history = useQuery({ ...queries.history(sessionKey, lastSeq, reading), enabled: open && !is_fleet });
   const others: SessionSummary[] = ((is_fleet ? fleet_page.data?.rows : listed.data) ?? []).filter((session) => session.key !== sessionKey);
   const base = is_fleet || sessionKey.includes('@') ? null : sessionKey;
   const lineages = base === null ? [] : (history.data?.lineages ?? []).filter((lineage) => lineage.where === 'sealed').map((lineage) => `${base}@${lineage.wal_id}`);
