@@ -181,7 +181,8 @@ function useRowRenderer(detail: SessionDetail, state: SessionViewState, rowAt: S
       dispatch({ type: 'select', list: tab, index, reveal: false });
       dispatch({ type: 'detail', open: true });
     };
-    if (row === undefined) return <div className={className}><span className="muted">…</span></div>;
+    // A row still on its way is an option too, marked busy: a listbox of loading rows is still a listbox of options.
+    if (row === undefined) return <div className={className} role="option" aria-selected={false} aria-busy="true" aria-label="loading"><span className="muted">…</span></div>;
     return (
       <div className={className} onClick={onClick} role="option" aria-selected={isSelected} data-testid={`${tab}-row`} data-match={matched.has(index) ? 'true' : undefined} data-context={shown?.context === true ? 'true' : undefined}>
         {tab === 'timeline' && <TimelineRowView row={row as Parameters<typeof TimelineRowView>[0]['row']} />}
