@@ -16,7 +16,6 @@ import type { DispatchRecord } from '../runtime/scripted.js';
 import { duplicateKeys, type LedgerEntry } from '../runtime/ledger.js';
 import { PAYLOADS_UNREAD } from '../replay/payloads.js';
 import { bufferPayloadReader } from '../recovery/payloads.js';
-import { FullSums } from '../replay/sums.js';
 import { checkProviderValid, renderStepRequest, renderTranscript } from '../replay/transcript.js';
 import { requestBytes, sha256Hex, viewRecords } from '../replay/views.js';
 import type { DiskView } from './view.js';
@@ -103,14 +102,13 @@ export function checkSentRequests(view: DiskView): Found[] {
   const found: Found[] = [];
   const rendered = new Map<string, string>();
   const payloads = bufferPayloadReader(view.wal_bytes);
-  // Each step's request holds the earlier steps' turns: rendered once for every request checked.
-  const sums = new FullSums();
   for (const sent of view.sent_requests) {
     const episode = view.fold.episodes.find((candidate) => candidate.started_seq < sent.seq && sent.seq <= candidate.last_seq);
     if (episode === undefined) continue;
     const key = `${episode.episode}/${sent.step_id}`;
     if (!rendered.has(key)) {
-      const request = renderStepRequest(view.fold, episode.episode, sent.step_id, payloads, sums);
+      // The view's store: each step's request holds the earlier steps' turns, rendered once for every request checked.
+      const request = renderStepRequest(view.fold, episode.episode, sent.step_id, payloads, view.sums);
       const problem = request.problems[0];
       rendered.set(key, problem === undefined ? sha256Hex(requestBytes(request.messages.map((message) => message.message))) : `(${problem.message})`);
     }
@@ -151,7 +149,7 @@ export function checkSettled(view: DiskView, paused: boolean): Found[] {
     found.push({ invariant: 'record_set', message: `${anomaly.kind}: ${anomaly.message}` });
   }
   appendAll(found, checkSentRequests(view));
-  const transcript = checkProviderValid(renderTranscript(fold, PAYLOADS_UNREAD));
+  const transcript = checkProviderValid(renderTranscript(fold, PAYLOADS_UNREAD, view.sums));
   for (const problem of transcript.problems) {
     found.push({ invariant: 'provider_valid', message: `the transcript has ${problem.kind} for ${problem.tool_use_id} at message ${problem.message_index}` });
   }

@@ -7,6 +7,7 @@ import {
   describe, readFloor, readTenureFile, readWal, type ReadResult, leasePath, sessionDir, walPath,
 } from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
+import type { Sums } from '../replay/sums.js';
 import { integer, text, toJsonPayload } from '../replay/values.js';
 import type { SimDisk } from './disk.js';
 import { SimProcess } from './sim-io.js';
@@ -19,6 +20,8 @@ export interface DiskView {
   /** null when there is no WAL (never created, or its name was never made durable). */
   read: ReadResult | null;
   fold: SessionFold;
+  /** What the fold's classification derived (its folder's store): the checks' renderings take it on. */
+  sums: Sums;
   fences: number[];
   /** Every intact frame's type, by seq (lineage frames at 0). */
   types: Map<number, string>;
@@ -57,7 +60,7 @@ export function viewDisk(disk: SimDisk, session_id: string): DiskView {
           },
         });
   const tenure = process.currentBytes(leasePath(dir)) === null ? null : readTenureFile(process.io, leasePath(dir));
-  return { wal_bytes, read, fold: folder.snapshot(), fences, types, sent_requests, floor, lease_epoch: tenure?.epoch ?? null };
+  return { wal_bytes, read, fold: folder.snapshot(), sums: folder.sums, fences, types, sent_requests, floor, lease_epoch: tenure?.epoch ?? null };
 }
 
 function sentRequest(frame: ReadFrame): DiskView['sent_requests'][number] {

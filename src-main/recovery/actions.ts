@@ -17,6 +17,7 @@ import {
 } from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
 import { planCancel, planResume, planSeal, planStop } from '../replay/plan.js';
+import type { Sums } from '../replay/sums.js';
 
 export interface RecoveryOptions {
   io?: FileIO;
@@ -67,7 +68,8 @@ export type RecoveryOutcome =
     }
   | Refusal;
 
-export type Planner = (fold: SessionFold) => RecoveryPlan;
+/** A plan of the fold, taking on what the fold's classification derived (its folder's store). */
+export type Planner = (fold: SessionFold, sums: Sums) => RecoveryPlan;
 
 export const resumeSession = (root: string, session_id: string, options: RecoveryOptions = {}): RecoveryOutcome =>
   recover(root, session_id, planResume, options);
@@ -80,7 +82,7 @@ export const sealSession = (root: string, session_id: string, options: RecoveryO
 
 /** The runtime's stop (or max-steps stop) with pending calls: synthetic results, commit, run_finished. */
 export const stopRun = (root: string, session_id: string, reason: 'interrupted' | 'max_steps', options: RecoveryOptions = {}): RecoveryOutcome =>
-  recover(root, session_id, (fold) => planStop(fold, reason), options);
+  recover(root, session_id, (fold, sums) => planStop(fold, reason, sums), options);
 
 /** A torn tail the writer will truncate before appending; its bytes are kept in `copy_path` first. */
 export interface TailRepairPlan {
@@ -103,7 +105,7 @@ export interface RecoveryPreview {
 export function previewRecovery(root: string, session_id: string, planner: Planner, io: FileIO = nodeFileIO): RecoveryPreview | Refusal {
   const looked = lookWithoutLease(root, session_id, io);
   if (looked.kind !== 'fold') return looked;
-  const plan = planner(looked.fold);
+  const plan = planner(looked.fold, looked.sums);
   const torn = looked.torn_tail;
   const wal = walPath(sessionDir(root, session_id));
   const tail_repair = torn === null || plan.records.length === 0 ? null : { offset: torn.offset, bytes: torn.bytes, copy_path: tornTailCopyPath(wal, torn.offset) };
@@ -148,8 +150,8 @@ function recover(root: string, session_id: string, planner: Planner, options: Re
   }
   const unwritable = unwritableRecord(preview.plan.records);
   if (unwritable !== null) return unwritable;
-  return underLease(root, session_id, io, options.writer_name ?? 'walscope', (fold) => {
-    const plan = planner(fold);
+  return underLease(root, session_id, io, options.writer_name ?? 'walscope', (fold, sums) => {
+    const plan = planner(fold, sums);
     if (!sameRecords(plan.records, preview.plan.records)) return planChanged();
     const now_ms = options.now_ms ?? Date.now;
     const audit = options.audit === undefined ? null : operatorActionRecord(plan.kind, options.audit, options.based_on_seq ?? preview.based_on_seq, now_ms());
@@ -247,7 +249,7 @@ export function underLease<T>(
   session_id: string,
   io: FileIO,
   writer_name: string,
-  decide: (fold: SessionFold) => ((writer: WalWriter) => T) | T | Refusal,
+  decide: (fold: SessionFold, sums: Sums) => ((writer: WalWriter) => T) | T | Refusal,
 ): T | Refusal {
   let leased;
   try {
@@ -260,7 +262,7 @@ export function underLease<T>(
   let decision;
   try {
     const folder = leased.sink.folder;
-    decision = folder.refusal === null ? decide(folder.finish()) : walRefused(folder.refusal);
+    decision = folder.refusal === null ? decide(folder.finish(), folder.sums) : walRefused(folder.refusal);
   } catch (error) {
     leased.release();
     throw error;
@@ -280,6 +282,8 @@ export function underLease<T>(
 export interface Folded {
   kind: 'fold';
   fold: SessionFold;
+  /** What the fold's classification derived: a plan of the fold takes it on. */
+  sums: Sums;
   torn_tail: TornTail | null;
 }
 
@@ -296,11 +300,11 @@ function foldSession(root: string, session_id: string, io: FileIO): Folded | Ref
   // Only an empty regular file (or none yet) is an empty session: a FIFO or a device also stats as 0 bytes, and
   // the reader refuses it by name below.
   const found = io.stat(walPath(dir));
-  if (found === null || (found.is_file && found.size_bytes === 0)) return { kind: 'fold', fold: folder.finish(), torn_tail: null };
+  if (found === null || (found.is_file && found.size_bytes === 0)) return { kind: 'fold', fold: folder.finish(), sums: folder.sums, torn_tail: null };
   const read = readTarget(sessionTarget(dir), { io, with_payload: false, ...sink });
   const error = read.error ?? folder.refusal;
   if (error !== null) return walRefused(error);
-  return { kind: 'fold', fold: folder.finish(), torn_tail: read.torn_tail };
+  return { kind: 'fold', fold: folder.finish(), sums: folder.sums, torn_tail: read.torn_tail };
 }
 
 function walRefused(error: WalErrorInfo): Refusal {

@@ -27,7 +27,7 @@ export function compareTargets(a: CompareTarget, b: CompareTarget, options: Comp
   const side_b = compareSide(b.name, b.target.session, b.member, replay_b);
   return withPayloadPass(a.target.wal_path, (payloads_a) =>
     withPayloadPass(b.target.wal_path, (payloads_b) =>
-      compareSessions({ side: side_a, fold: replay_a.fold, payloads: payloads_a }, { side: side_b, fold: replay_b.fold, payloads: payloads_b }, options),
+      compareSessions({ side: side_a, fold: replay_a.fold, payloads: payloads_a, sums: replay_a.sums }, { side: side_b, fold: replay_b.fold, payloads: payloads_b, sums: replay_b.sums }, options),
     ),
   );
 }
@@ -88,7 +88,7 @@ class PrefixSide {
    *  result says how far it was read (`reported`). */
   input(prefix: SidePrefix, payloads: PayloadReader): CompareInput {
     const side = compareSide(this.side.name, this.side.target.session, this.side.member, prefix);
-    return { side: this.whole ? side : { ...side, trust: 'whole', trust_words: null }, fold: prefix.fold, payloads };
+    return { side: this.whole ? side : { ...side, trust: 'whole', trust_words: null }, fold: prefix.fold, payloads, sums: this.folder.sums };
   }
 
   reported(side: CompareSideJson): CompareSideJson {

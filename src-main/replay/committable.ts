@@ -34,7 +34,6 @@ const ANOMALIES_NAMED = new Table<EpisodeFold, { count: number; named: ReadonlyS
  *  the fold's anomalies are the same: a batch counts as the same when it is the same object, committed (an open
  *  batch's verdict depends on the steps recorded after it) and its step is the same. */
 const EPISODE_CHECKS: SumSpec<BatchFold, { anomalies: Anomaly[]; committable: boolean[] }> = {
-  name: 'episode checks',
   items: (episode) => episode.batches,
   initial: () => ({ anomalies: [], committable: [] }),
   copy: (checked) => ({ anomalies: checked.anomalies.slice(), committable: checked.committable.slice() }),

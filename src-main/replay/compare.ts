@@ -13,13 +13,16 @@ import { answerOf, compareAnswers, compareRequest, stepMessageKeys, type SideSte
 import { PRICE_TABLE_WORDS, stepCostIn } from './cost.js';
 import { EpisodeIndex } from './episode-index.js';
 import type { PayloadReader } from './payloads.js';
-import { FullSums, type Sums } from './sums.js';
+import type { Sums } from './sums.js';
 import { measuresKept } from './transcript.js';
 
 export interface CompareInput {
   side: CompareSideJson;
   fold: SessionFold;
   payloads: PayloadReader;
+  /** The store the fold was classified with (its folder's): the comparison takes its indexes and requests' parts
+   *  on from there. */
+  sums: Sums;
 }
 
 export interface CompareOptions {
@@ -80,8 +83,6 @@ class Walk {
   private readonly seen_messages = new Set<string>();
   private compared = 0;
   private differing = 0;
-  /** What the comparison derives from both folds (their indexes, their requests' parts), kept while it runs. */
-  private readonly sums = new FullSums();
 
   constructor(
     private readonly a: CompareInput,
@@ -96,13 +97,13 @@ class Walk {
       const lacking = ea === undefined ? this.a.side : this.b.side;
       this.episodeDifference(number, { kind: 'episode_missing', sentence: `only ${has} has episode ${number} (${lacks} has ${fold.episodes.length})${this.trustSuffix(lacks, lacking)}`, words: null });
     }
-    const times = { a: new StepTimes(this.sums), b: new StepTimes(this.sums) };
+    const times = { a: new StepTimes(this.a.sums), b: new StepTimes(this.b.sums) };
     for (const step_id of stepIds(ea, eb)) this.step(number, step_id, ea, eb, times);
     if (ea !== undefined && eb !== undefined) this.episodeEnd(number, ea, eb);
   }
 
   private step(number: number, step_id: number, ea: EpisodeFold | undefined, eb: EpisodeFold | undefined, times: { a: StepTimes; b: StepTimes }): void {
-    const [sa, sb] = [stepIn(ea, step_id, this.sums), stepIn(eb, step_id, this.sums)];
+    const [sa, sb] = [stepIn(ea, step_id, this.a.sums), stepIn(eb, step_id, this.b.sums)];
     const comparison: StepComparison = {
       episode: number,
       step_id,
@@ -116,7 +117,7 @@ class Walk {
     if (sa === undefined || sb === undefined) {
       const [has, lacks, lacking] = sa === undefined ? (['B', 'A', this.a.side] as const) : (['A', 'B', this.b.side] as const);
       comparison.differences.push({ kind: 'step_missing', sentence: `only ${has} has step ${step_id}${this.trustSuffix(lacks, lacking)}`, words: null });
-    } else this.compareStep(comparison, { fold: this.a.fold, episode: ea!, step: sa, payloads: this.a.payloads, sums: this.sums }, { fold: this.b.fold, episode: eb!, step: sb, payloads: this.b.payloads, sums: this.sums });
+    } else this.compareStep(comparison, { fold: this.a.fold, episode: ea!, step: sa, payloads: this.a.payloads, sums: this.a.sums }, { fold: this.b.fold, episode: eb!, step: sb, payloads: this.b.payloads, sums: this.b.sums });
     comparison.identical = comparison.differences.length === 0 && comparison.calls.every((call) => call.differences.length === 0);
     this.compared += 1;
     if (!comparison.identical) this.differing += 1;

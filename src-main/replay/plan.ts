@@ -188,7 +188,6 @@ function summedUsage(episode: EpisodeFold, sums: Sums): JsonPayload | null {
 /** The sums step by step, taken on from the last snapshot's for a live episode (views/incremental-sums.ts). null: a
  *  partial sum was already inexact, so no later term can make the field right again. */
 const USAGE_SUMS: SumSpec<StepFold, Map<string, number | null>> = {
-  name: 'usage sums',
   items: (episode) => episode.steps,
   shared: sharedSteps,
   initial: () => new Map(),

@@ -176,7 +176,6 @@ export function unconfirmedCalls(episode: EpisodeFold, sums: Sums): UnconfirmedC
 
 /** Over the batches. */
 const BATCH_SIGNALS: SumSpec<BatchFold, { unconfirmed: UnconfirmedCall[]; error_results: number }> = {
-  name: 'batch signals',
   items: (episode) => episode.batches,
   shared: sharedBatches,
   initial: () => ({ unconfirmed: [], error_results: 0 }),

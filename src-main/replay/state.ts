@@ -44,7 +44,6 @@ function progressSeq(episode: EpisodeFold, sums: Sums): number {
 /** Over the steps: the latest model_step_finished (its seq and its step), and the latest step record of any kind.
  *  Summed, not walked: the plan asks for the last finished step at every snapshot of a live episode. */
 const STEP_SEQS: SumSpec<StepFold, { last_finished: StepFold | null; progress: number }> = {
-  name: 'step seqs',
   items: (episode) => episode.steps,
   shared: sharedSteps,
   initial: () => ({ last_finished: null, progress: 0 }),
@@ -57,7 +56,6 @@ const STEP_SEQS: SumSpec<StepFold, { last_finished: StepFold | null; progress: n
 
 /** Over the batches: the latest batch or call record. */
 const BATCH_SEQS: SumSpec<BatchFold, { progress: number }> = {
-  name: 'batch seqs',
   items: (episode) => episode.batches,
   shared: sharedBatches,
   initial: () => ({ progress: 0 }),

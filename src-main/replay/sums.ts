@@ -10,7 +10,6 @@ import type { EpisodeFold } from '../../src-shared/replay.js';
 
 /** A sum over one of an episode's lists, item by item. */
 export interface SumSpec<Item, State> {
-  readonly name: string;
   items(episode: EpisodeFold, sums: Sums): Parts<Item>;
   initial(episode: EpisodeFold): State;
   /** Adds one item to `state` (changing it). */

@@ -67,7 +67,6 @@ interface TimingSum {
 /** The timing, step by step (each step with its batch): a live episode's next snapshot goes on from the last
  *  one's, over the steps after the point where they stop being the same step and batch objects. */
 const TIMING_SUMS: SumSpec<StepFold, TimingSum> = {
-  name: 'timing sums',
   items: (episode) => episode.steps,
   initial: () => ({ spans: [], spans_cut: false, failed_attempts: 0, first_ms: null, last_known: null, tokens: {}, cost: noCost(), prices: null }),
   copy: (sum) => ({ ...sum, spans: sum.spans.slice(), tokens: { ...sum.tokens }, cost: copyCost(sum.cost) }),

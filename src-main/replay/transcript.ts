@@ -553,7 +553,6 @@ interface UnreadTurns {
  *  (`body`), those it stands in for (`replaced`), and where an uncommitted turn cut the part. Taken on from the
  *  last snapshot's while the view in force and the steers are the same. */
 const UNREAD_TURN_SUMS: SumSpec<StepFold, UnreadTurns> = {
-  name: 'request turns unread',
   items: (episode, sums) => EpisodeIndex.of(episode, sums).recordedSteps(),
   initial: () => ({ body: [], replaced: [], cut_at: null, seen: 0, last_part: null }),
   copy: (turns) => ({ ...turns, body: turns.body.slice(), replaced: turns.replaced.slice(), last_part: null }),
@@ -782,7 +781,6 @@ export function replayedCounts(fold: SessionFold, episode: EpisodeFold, sums: Su
 
 /** Counted step by step and batch by batch, taken on from the last snapshot's for a live episode. */
 const RECORDED_STEPS: SumSpec<StepFold, { count: number }> = {
-  name: 'recorded steps',
   items: (episode) => episode.steps,
   shared: sharedSteps,
   initial: () => ({ count: 0 }),
@@ -791,7 +789,6 @@ const RECORDED_STEPS: SumSpec<StepFold, { count: number }> = {
 };
 
 const TOOL_RESULTS: SumSpec<BatchFold, { count: number }> = {
-  name: 'tool results',
   items: (episode) => episode.batches,
   shared: sharedBatches,
   initial: () => ({ count: 0 }),

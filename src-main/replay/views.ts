@@ -89,7 +89,6 @@ export function viewRecords(episode: EpisodeFold, sums: Sums = new FullSums()): 
 /** The view records of an episode's steps in step order, taken on from the last snapshot's for a live episode:
  *  looking through every step's notes walked a live episode's every step at each append. */
 const STEP_VIEWS: SumSpec<StepFold, ViewRecord[]> = {
-  name: 'step views',
   items: (episode) => episode.steps,
   initial: () => [],
   copy: (views) => views.slice(),

@@ -270,7 +270,6 @@ export class ViewBuilder {
   private readonly per_episode = new WeakMap<EpisodeFold, EpisodeViews>();
   /** Each episode's calls by class, taken on from the last snapshot's for a live episode. */
   private readonly calls_by_class = new EpisodeSum<BatchFold, Partial<Record<CallClass, number>>>({
-    name: 'calls by class',
     items: (episode) => episode.batches,
     shared: sharedBatches,
     initial: () => ({}),
@@ -283,7 +282,6 @@ export class ViewBuilder {
    *  messages for the turns no frame reached (replay/transcript.ts keeps each step's unread turn), so an append
    *  checks the turns it completed. */
   private readonly episode_turns = new EpisodeSum<RenderedMessage, TurnSum>({
-    name: 'request turns',
     items: (episode, sums) => renderEpisodeRequest(episode, sums).messages,
     initial: newTurnSum,
     add: (sum, rendered) => void (this.turns_checked += addMessage(sum, rendered) ? 1 : 0),

@@ -196,7 +196,6 @@ export class FilterChoiceSums {
   /** Calls per tool name of one episode, taken on from the last snapshot's for a live episode; at most
    *  FILTER_TOOLS_MAX names (a hostile WAL may name a tool per call). */
   private readonly calls_by_tool = new EpisodeSum<BatchFold, Map<string, number>>({
-    name: 'calls by tool',
     items: (episode) => episode.batches,
     shared: sharedBatches,
     initial: () => new Map(),

@@ -320,7 +320,6 @@ export class StepRowCache {
   constructor(readonly sums: IncrementalSums = new IncrementalSums()) {}
 
   readonly entries = new EpisodeSum<StepFold, StepEntries>({
-    name: 'step entries',
     items: (episode) => episode.steps,
     initial: () => ({ keys: [], starts: [], rows: 0, sorted: true }),
     copy: (entries) => ({ keys: entries.keys.slice(), starts: entries.starts.slice(), rows: entries.rows, sorted: entries.sorted }),

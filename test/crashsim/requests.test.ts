@@ -27,7 +27,7 @@ function diskViewOf(session_dir: string): DiskView {
       sent_requests.push({ seq: frame.seq, step_id: payload['step_id'] as number, request_sha256: payload['request_sha256'] as string });
     },
   });
-  return { wal_bytes: fs.readFileSync(target.wal_path), read, fold: folder.snapshot(), fences: [], types: new Map(), sent_requests, floor: { names: [] }, lease_epoch: null };
+  return { wal_bytes: fs.readFileSync(target.wal_path), read, fold: folder.snapshot(), sums: folder.sums, fences: [], types: new Map(), sent_requests, floor: { names: [] }, lease_epoch: null };
 }
 
 describe('checkSentRequests', () => {

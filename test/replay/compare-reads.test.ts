@@ -28,7 +28,7 @@ function compareCounting(a: string, b: string): { identical: boolean; first: str
       reads[side]!.set(key, (reads[side]!.get(key) ?? 0) + 1);
       return payloads(offset, projection);
     };
-    return { side: compareSide(file, null, null, replay), fold: replay.fold, payloads: counted };
+    return { side: compareSide(file, null, null, replay), fold: replay.fold, payloads: counted, sums: replay.sums };
   };
   const result = withPayloadPass(a, (pa) => withPayloadPass(b, (pb) => compareSessions(input(a, 0, pa), input(b, 1, pb), { episode: null })));
   return { identical: result.identical, first: result.first_divergence?.sentence ?? null, reads };
