@@ -16,7 +16,8 @@ import type { DispatchRecord } from '../runtime/scripted.js';
 import { duplicateKeys, type LedgerEntry } from '../runtime/ledger.js';
 import { PAYLOADS_UNREAD } from '../replay/payloads.js';
 import { bufferPayloadReader } from '../recovery/payloads.js';
-import { checkProviderValid, renderStepRequest, renderTranscript } from '../replay/transcript.js';
+import { renderStepRequest, renderTranscript } from '../replay/transcript.js';
+import { checkProviderValid } from '../replay/provider-validity.js';
 import { requestBytes, sha256Hex, viewRecords } from '../replay/views.js';
 import type { DiskView } from './view.js';
 

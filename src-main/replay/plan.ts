@@ -18,7 +18,7 @@ import { closeBatchRecords, type CloseCause } from './close-out.js';
 import { sharedSteps } from './resumable.js';
 import { FullSums, Table, type SumSpec, type Sums } from './sums.js';
 import { currentBatch, lastFinishedStep, owesTurnFinished } from './state.js';
-import { keepRequestParts, replayedCounts } from './transcript.js';
+import { replayedCounts } from './transcript.js';
 
 type Group = { type: string; payload: JsonPayload }[];
 
@@ -31,11 +31,7 @@ const PLANS = new Table<SessionFold, Partial<Record<OperatorPlanKind, RecoveryPl
 export function planFor(fold: SessionFold, kind: OperatorPlanKind, sums: Sums = new FullSums()): RecoveryPlan {
   const plans = sums.table(PLANS);
   let made = plans.get(fold);
-  if (made === undefined) {
-    plans.set(fold, (made = {}));
-    // The session view shows the request next: each part is rendered once, for the plan's count and the view.
-    keepRequestParts(fold, sums);
-  }
+  if (made === undefined) plans.set(fold, (made = {}));
   return (made[kind] ??= PLANNERS[kind](fold, sums));
 }
 

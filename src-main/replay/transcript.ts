@@ -12,6 +12,7 @@
 // runtime renders each request with `renderTranscript` over the fold as it is at that step; `renderStepRequest`
 // renders the same request afterwards from the whole WAL, which is how `walscope replay --at` and the app show
 // what the model saw. A view that no longer assembles fails the rendering: no messages, one problem.
+import assert from 'node:assert/strict';
 import { appendAll } from '../../src-shared/arrays.js';
 import { ChunkedList, type Parts } from '../../src-shared/parts.js';
 import type {
@@ -21,7 +22,6 @@ import type {
   JsonPayload,
   JsonValue,
   ProviderProblem,
-  ProviderValidity,
   RenderedMessage,
   RequestProblem,
   SessionFold,
@@ -35,7 +35,8 @@ import { EpisodeIndex, sharedStepsAndBatches } from './episode-index.js';
 import { sharedBatches, sharedSteps } from './resumable.js';
 import { FullSums, Table, type SumSpec, type Sums } from './sums.js';
 import { emptyAssistantMessage, PAYLOADS_UNREAD, stepMessage, terminalOutput, type PayloadProjection, type PayloadReader } from './payloads.js';
-import { isMap, text } from './values.js';
+import { checkProviderValid, requestTurns, type RequestTurns } from './provider-validity.js';
+import { isMap } from './values.js';
 import { requestSize, viewProblem, viewRecords, type ViewRecord } from './views.js';
 
 /** A part rendered with its payloads unread, and the index to read them back by. */
@@ -61,13 +62,77 @@ export function renderSessionRequest(fold: SessionFold, payloads: PayloadReader,
 }
 
 /** One episode's part of the session's next request, rendered alone, its tool outputs unread:
- *  `renderSessionRequest` is these parts in episode order (none at all when any part has a problem), so a
- *  caller that keeps the parts of episodes no frame reached re-renders only the open one. */
+ *  `renderSessionRequest` is these parts in episode order (none at all when any part has a problem). An open
+ *  episode's part is kept and taken on from snapshot to snapshot; a finished one's is rendered anew (what is
+ *  kept of it is `finishedPartFacts`). */
 export function renderEpisodeRequest(episode: EpisodeFold, sums: Sums = new FullSums()): { messages: Parts<RenderedMessage>; problems: readonly RequestProblem[] } {
-  const { messages, problems } = unreadPart(episode, sums);
+  const { messages, problems } = episode.finished === null ? unreadPart(episode, sums) : renderEpisode(episode, null, PAYLOADS_UNREAD, sums);
   return { messages, problems };
 }
 
+/** What a finished episode's part of the request comes to, kept in place of its messages: how many, the
+ *  problems that stop it rendering, its turns for the provider-validity check, and what its measure takes from
+ *  its messages unread. Keeping every finished part's rendered messages (an origin and a message a turn, a
+ *  result block a call) held 60 MB of a million records' session for these facts; the views that show
+ *  messages render a part again. */
+export interface PartFacts {
+  count: number;
+  problems: readonly RequestProblem[];
+  turns: RequestTurns;
+  unread: UnreadMeasure;
+}
+
+/** A part's measure (`PartMeasure`) as far as its messages unread give it: the bytes of every message but the
+ *  assistant messages read back (`assistant_steps`, in order, measured where they lie), and its provider
+ *  validity as the unread messages have it, which holds unless a message read back names a tool_result. */
+interface UnreadMeasure {
+  bytes: number;
+  assistant_steps: readonly StepFold[];
+  validity: readonly ProviderProblem[];
+  head_clean: boolean;
+}
+
+const FINISHED_PART_FACTS = new Table<EpisodeFold, PartFacts>('finished request parts');
+
+export function finishedPartFacts(episode: EpisodeFold, sums: Sums = new FullSums()): PartFacts {
+  assert(episode.finished !== null, `episode ${episode.episode} is open: its part changes with every append`);
+  const part_facts = sums.table(FINISHED_PART_FACTS);
+  let facts = part_facts.get(episode);
+  if (facts === undefined) {
+    const rendering = { ...renderEpisode(episode, null, PAYLOADS_UNREAD, sums), index: EpisodeIndex.of(episode, sums) };
+    const { messages, problems } = rendering;
+    part_facts.set(episode, (facts = { count: messages.length, problems, turns: requestTurns(messages), unread: unreadMeasure(rendering, sums) }));
+  }
+  return facts;
+}
+
+/** `readPart`'s walk over a part with nothing read back: a tool message is sized by the output sizes the fold
+ *  kept, an assistant message of a step with no offset is its unread self. */
+function unreadMeasure(rendering: IndexedRendering, sums: Sums): UnreadMeasure {
+  let bytes = 0;
+  const assistant_steps: StepFold[] = [];
+  const messages: JsonPayload[] = [];
+  for (let position = 0; position < rendering.messages.length; position++) {
+    const unread = rendering.messages.at(position)!;
+    messages.push(unread.message);
+    if (isToolAt(rendering.messages, position)) bytes += toolMessageSize(rendering.index, unread, sums);
+    else if (unread.origin.kind === 'step' && rendering.index.step(unread.origin.step_id)!.offset !== null) assistant_steps.push(rendering.index.step(unread.origin.step_id)!);
+    else bytes += itemsSize([unread.message], sums);
+  }
+  return { bytes, assistant_steps, validity: checkProviderValid(messages).problems, head_clean: headClean(messages) };
+}
+
+/** A finished part's measure from its facts, its assistant messages measured where they lie; null when one
+ *  names a tool_result or the reader builds whole payloads (the part is then read whole: `measured`). */
+function measureFromFacts(facts: PartFacts, payloads: PayloadReader): PartMeasure | null {
+  let bytes = facts.unread.bytes;
+  for (const step of facts.unread.assistant_steps) {
+    const measure: unknown = payloads(step.offset!, MESSAGE_MEASURED)['assistant_message'];
+    if (!(measure instanceof MeasuredMessage) || measure.names_tool_result) return null;
+    bytes += measure.bytes;
+  }
+  return { count: facts.count, bytes, problems: facts.problems, validity: facts.unread.validity, head_clean: facts.unread.head_clean };
+}
 
 /** The request of step `step_id` of episode `episode_number` exactly as the model saw it: earlier episodes as
  *  they ended, then this run's input, its latest view at that step in place of the turns it covers, the later
@@ -133,8 +198,8 @@ export function renderStepRequestShown<T>(fold: SessionFold, episode_number: num
   };
 }
 
-/** One episode's part of a step's request: its messages unread (null for an earlier episode none of whose
- *  messages is shown, its measure kept), as measured, and those of it that are shown. */
+/** One episode's part of a step's request: its messages unread (the step's own episode's only: an earlier
+ *  part is dropped once measured or shown), as measured, and those of it that are shown. */
 interface RequestPart<T> {
   episode: EpisodeFold;
   rendering: IndexedRendering | null;
@@ -146,33 +211,37 @@ interface RequestPart<T> {
  *  this episode's up to the step, measured now; the messages of each within `shown`, each payload read at most
  *  once (a part measured now keeps the messages it read that are shown). An earlier episode measured before is
  *  rendered again only when the window reaches into it: a step of a session of thousands of episodes renders
- *  the few its request's head and tail lie in, not every one before it. */
+ *  the few its request's head and tail lie in, not every one before it. An earlier part is rendered when it is
+ *  measured or shown and dropped after (its length is known before: `finishedPartFacts`), so a first look holds
+ *  one earlier part's messages at a time, not a million records' 203,000. */
 function requestParts<T>(fold: SessionFold, episode_number: number, step_id: number, payloads: PayloadReader, shown: RequestWindow<T>, sums: Sums): RequestPart<T>[] {
-  const parts = earlierEpisodes(fold, episode_number).map((episode) => {
+  const parts: { episode: EpisodeFold; rendering: IndexedRendering | null; count: number }[] = earlierEpisodes(fold, episode_number).map((episode) => {
     const kept = sums.table(PART_MEASURES).get(episode);
-    const rendering = kept === undefined ? unreadOf(episode, sums) : null;
-    return { episode, rendering, kept, count: kept?.count ?? rendering!.messages.length };
+    if (kept !== undefined) return { episode, rendering: null, count: kept.count };
+    if (episode.finished !== null) return { episode, rendering: null, count: finishedPartFacts(episode, sums).count };
+    const rendering = unreadOf(episode, sums);
+    return { episode, rendering, count: rendering.messages.length };
   });
   const target = fold.episodes.find((episode) => episode.episode === episode_number);
   if (target !== undefined) {
     const rendering = { ...renderEpisode(target, step_id, PAYLOADS_UNREAD, sums), index: EpisodeIndex.of(target, sums) };
-    parts.push({ episode: target, rendering, kept: undefined, count: rendering.messages.length });
+    parts.push({ episode: target, rendering, count: rendering.messages.length });
   }
   const count = parts.reduce((sum, part) => sum + part.count, 0);
   const window = count > shown.head + shown.tail ? [{ from: 0, to: shown.head }, { from: count - shown.tail, to: count }] : [{ from: 0, to: count }];
   let offset = 0;
-  return parts.map(({ episode, rendering: unread, kept, count: length }) => {
+  return parts.map(({ episode, rendering: had, count: length }) => {
     const start = offset;
     offset += length;
     const wanted = window.flatMap((range) => spanOf(range, start, length));
-    if (kept !== undefined) {
-      if (wanted.length === 0) return { episode, rendering: unread, measure: kept, shown: [] };
-      const rendering = unread ?? unreadOf(episode, sums);
-      const made = knownOf(rendering, wanted, shown);
-      return { episode, rendering, measure: kept, shown: wanted.map((position) => made.get(position) ?? shown.show(shownAt(rendering, position, payloads, shown.output_cut))) };
-    }
-    const rendering = unread!;
+    if (episode !== target && wanted.length === 0) return { episode, rendering: null, measure: partMeasure(episode, payloads, sums), shown: [] };
+    const kept = episode === target ? undefined : sums.table(PART_MEASURES).get(episode);
+    const rendering = had ?? unreadOf(episode, sums);
+    const own = episode === target ? rendering : null;
     const made = knownOf(rendering, wanted, shown);
+    if (kept !== undefined) {
+      return { episode, rendering: own, measure: kept, shown: wanted.map((position) => made.get(position) ?? shown.show(shownAt(rendering, position, payloads, shown.output_cut))) };
+    }
     const take = {
       wanted: new Set(wanted.filter((position) => !made.has(position))),
       output_cut: shown.output_cut,
@@ -180,7 +249,7 @@ function requestParts<T>(fold: SessionFold, episode_number: number, step_id: num
     };
     const measure = measured(rendering, payloads, sums, take);
     if (episode !== target) sums.table(PART_MEASURES).set(episode, measure);
-    return { episode, rendering, measure, shown: wanted.map((position) => made.get(position)!) };
+    return { episode, rendering: own, measure, shown: wanted.map((position) => made.get(position)!) };
   });
 }
 
@@ -222,8 +291,8 @@ function isToolAt(messages: Parts<RenderedMessage>, at: number): boolean {
   return origin.kind === 'step' && before?.kind === 'step' && before.step_id === origin.step_id;
 }
 
-/** An episode's whole part, its outputs unread: the one kept for the session's views, else rendered (and
- *  dropped: a CLI's fold keeps no parts, see `partLength`). */
+/** An episode's whole part, its outputs unread: the open episode's kept part, else rendered (and dropped: see
+ *  `finishedPartFacts`). */
 function unreadOf(episode: EpisodeFold, sums: Sums): IndexedRendering {
   return { ...(sums.table(UNREAD_PARTS).get(episode) ?? renderEpisode(episode, null, PAYLOADS_UNREAD, sums)), index: EpisodeIndex.of(episode, sums) };
 }
@@ -266,7 +335,11 @@ const PART_MEASURES = new Table<EpisodeFold, PartMeasure>('request part measures
 function partMeasure(episode: EpisodeFold, payloads: PayloadReader, sums: Sums): PartMeasure {
   const part_measures = sums.table(PART_MEASURES);
   let measure = part_measures.get(episode);
-  if (measure === undefined) part_measures.set(episode, (measure = measured(unreadOf(episode, sums), payloads, sums)));
+  if (measure === undefined) {
+    const facts = episode.finished === null ? null : finishedPartFacts(episode, sums);
+    measure = (facts === null ? null : measureFromFacts(facts, payloads)) ?? measured(unreadOf(episode, sums), payloads, sums);
+    part_measures.set(episode, measure);
+  }
   return measure;
 }
 
@@ -469,17 +542,13 @@ function joined(renderings: Rendering[]): { messages: RenderedMessage[]; problem
   return { messages, problems };
 }
 
-/** Each episode's part of the next request, counted: a fold's episodes are not changed once it is handed out
- *  (a snapshot copies them, `finish` ends the fold), and a live reader's next snapshot hands back the same
- *  episode object for every episode no new frame reached, so a plan remade after an append renders only the
- *  episodes the append reached. */
-
-/** Each episode's whole part, its outputs unread, made once per fold snapshot's episode (the session view's
- *  request and every plan's replayed count share it); a live episode's from the last snapshot's, over the
- *  steps recorded after its checkpoint (views/incremental-sums.ts). */
+/** The open episode's whole part, its outputs unread, made once per fold snapshot (the session view's request
+ *  and every plan's replayed count share it), taken on from the last snapshot's over the steps recorded after
+ *  its checkpoint (views/incremental-sums.ts). A finished episode's part is not kept: `finishedPartFacts`. */
 const UNREAD_PARTS = new Table<EpisodeFold, Rendering>('request parts unread');
 
 function unreadPart(episode: EpisodeFold, sums: Sums): Rendering {
+  assert(episode.finished === null, `episode ${episode.episode} is finished: its part is not kept`);
   const unread_parts = sums.table(UNREAD_PARTS);
   let part = unread_parts.get(episode);
   if (part === undefined) unread_parts.set(episode, (part = unreadPartOf(episode, sums)));
@@ -582,27 +651,19 @@ const UNREAD_TURN_SUMS: SumSpec<StepFold, UnreadTurns> = {
   },
 };
 
-/** Renders and keeps every episode's part: for a caller that shows the request after planning (the app's
- *  session view, through `planFor`), so that the plan's count and the view render each part once. */
-export function keepRequestParts(fold: SessionFold, sums: Sums = new FullSums()): void {
-  for (const episode of fold.episodes) unreadPart(episode, sums);
-}
-
 /** The number of messages of each episode's whole part, null when it has a problem: what a plan's replayed
  *  count needs, counted once per fold snapshot's episode as the parts are. */
 const PART_LENGTHS = new Table<EpisodeFold, number | null>('request part lengths');
 
-/** An episode's part's message count. A part already rendered is counted; otherwise a finished episode's part
- *  is rendered, counted and dropped: keeping the rendered messages of every finished episode (a message and
- *  an origin a turn, a result block a call) was a fifth of what a million records' fold held, for the CLI's
- *  count. The open episode's part is kept, as a live session view renders it next; a view's plan keeps them
- *  all (`keepRequestParts`). */
+/** An episode's part's message count: the open episode's from its part (kept: a live session view renders it
+ *  next), a finished one's from its facts. */
 function partLength(episode: EpisodeFold, sums: Sums): number | null {
   const part_lengths = sums.table(PART_LENGTHS);
   let length = part_lengths.get(episode);
   if (length === undefined) {
-    const part = episode.finished === null ? unreadPart(episode, sums) : (sums.table(UNREAD_PARTS).get(episode) ?? renderEpisode(episode, null, PAYLOADS_UNREAD, sums));
-    length = part.problems.length > 0 ? null : part.messages.length;
+    const part = episode.finished === null ? unreadPart(episode, sums) : null;
+    const { count, problems } = part === null ? finishedPartFacts(episode, sums) : { count: part.messages.length, problems: part.problems };
+    length = problems.length > 0 ? null : count;
     part_lengths.set(episode, length);
   }
   return length;
@@ -746,32 +807,6 @@ function steersJoining(episode: EpisodeFold, index: EpisodeIndex, step_id: numbe
 
 function asMessages(value: JsonValue): JsonPayload[] {
   return Array.isArray(value) ? value.filter(isMap) : [];
-}
-
-/** Provider validity: each assistant tool_use answered by exactly one tool_result before the next assistant
- *  message, and no tool_result without its tool_use. */
-export function checkProviderValid(messages: readonly JsonPayload[]): ProviderValidity {
-  const problems: ProviderProblem[] = [];
-  let open = new Map<string, number>();
-  const answered = new Set<string>();
-  const closeTurn = () => {
-    for (const [tool_use_id, message_index] of open) problems.push({ kind: 'missing_result', tool_use_id, message_index });
-    open = new Map();
-    answered.clear();
-  };
-  messages.forEach((message, message_index) => {
-    if (message['role'] === 'assistant') closeTurn();
-    for (const block of Array.isArray(message['content']) ? message['content'] : []) {
-      if (!isMap(block)) continue;
-      if (block['type'] === 'tool_use') open.set(text(block, 'id') ?? '', message_index);
-      if (block['type'] !== 'tool_result') continue;
-      const tool_use_id = text(block, 'tool_use_id') ?? '';
-      if (open.delete(tool_use_id)) answered.add(tool_use_id);
-      else problems.push({ kind: answered.has(tool_use_id) ? 'duplicate_result' : 'orphan_result', tool_use_id, message_index });
-    }
-  });
-  closeTurn();
-  return { valid: problems.length === 0, problems };
 }
 
 /** Counts of what a resume rebuilds from the WAL without calling anyone (resume_started.replayed). */

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import type { JsonPayload, RenderedMessage, StepFold, StepNote } from '../../src-shared/replay.js';
 import type { Payload } from '../../src-shared/wal.js';
-import { checkProviderValid } from '../replay/transcript.js';
+import { checkProviderValid } from '../replay/provider-validity.js';
 import { replacementDigest, requestBytes, requestSize, sha256Bytes, VIEW_RECORD_TYPE, viewRecords } from '../replay/views.js';
 import { taggedEach, toolUsesOf, type RunContext } from './context.js';
 import { ProviderInvalidRequestError } from './errors.js';

@@ -14,7 +14,8 @@ import { sharedBatches, sharedByIdentityOr } from '../replay/resumable.js';
 import { EpisodeSum, FinishedEpisodesSum, IncrementalSums } from './incremental-sums.js';
 import { episodeTiming, sumUsage } from '../replay/timing.js';
 import type { PayloadReader } from '../replay/payloads.js';
-import { checkProviderValid, renderEpisodeRequest, withOutputsAt } from '../replay/transcript.js';
+import { finishedPartFacts, renderEpisodeRequest, withOutputsAt } from '../replay/transcript.js';
+import { addMessage, newTurnSum, turnsOf, turnsValid, type RequestTurns, type TurnSum } from '../replay/provider-validity.js';
 import { episodeRowCount, episodeRows, episodeRowsPage, OUTPUT_CUT, outsideRows, sessionAnomalyRows, StepRowCache, transcriptRow } from './timeline.js';
 
 /** A list made of parts (one per episode, then the session's own rows), indexed as if it were one array. A part
@@ -111,88 +112,14 @@ interface EpisodeViews {
   /** How many `rows` has, counted before they are laid out. */
   row_count?: number;
   class_counts: Partial<Record<CallClass, number>>;
-  /** The episode's part of the next request, its outputs unread (their shape is all validity and counts
-   *  need); a transcript page reads the outputs of the messages it shows. */
+  /** The episode's part of the next request, its outputs unread; a transcript page reads the outputs of the
+   *  messages it shows. Made for the open episode when counted, for a finished one when a page or a search
+   *  reaches it. */
   request: { messages: Parts<RenderedMessage>; problems: readonly RequestProblem[] } | null;
-  /** The request part split for the provider-validity check (`RequestTurns`), made with `request`. */
+  /** The part split for the provider-validity check: the open episode's summed as it grows, a finished one's
+   *  from its facts. */
   turns: RequestTurns | null;
   index: EpisodeIndex | null;
-}
-
-/** An episode's part of the next request, cut at its assistant messages: the provider-validity check starts a
- *  turn afresh at every assistant message (replay/transcript.ts `checkProviderValid`), so the turns inside one
- *  part are checked once, and only the messages across the seams between parts are checked again. */
-interface RequestTurns {
-  /** Before the part's first assistant message (all of it when it has none). */
-  head: JsonPayload[];
-  /** The turns from the first to the last assistant message: valid or not, once for all. */
-  inner_valid: boolean;
-  /** From the last assistant message on; null when the part has no assistant message. */
-  tail: JsonPayload[] | null;
-  /** The seam before this part's first assistant message, when it is the previous part's tail and this
-   *  part's head: checked once for that previous part. */
-  seam: { after: RequestTurns; valid: boolean } | null;
-}
-
-export function requestTurns(messages: readonly RenderedMessage[]): RequestTurns {
-  const sum = newTurnSum();
-  for (const rendered of messages) addMessage(sum, rendered);
-  return turnsOf(sum);
-}
-
-/** An episode's part of the next request split into turns as it goes: each turn checked once it is complete
- *  (the next assistant message starts another). */
-interface TurnSum {
-  head: JsonPayload[];
-  inner_valid: boolean;
-  tail: JsonPayload[] | null;
-}
-
-const newTurnSum = (): TurnSum => ({ head: [], inner_valid: true, tail: null });
-
-/** Adds one message to the turns; true when it checked the turn it closed. */
-function addMessage(sum: TurnSum, rendered: RenderedMessage): boolean {
-  const message = rendered.message;
-  if (message['role'] !== 'assistant') {
-    (sum.tail ?? sum.head).push(message);
-    return false;
-  }
-  const checked = sum.tail !== null && sum.inner_valid;
-  if (checked) sum.inner_valid = checkProviderValid(sum.tail!).valid;
-  sum.tail = [message];
-  return checked;
-}
-
-function turnsOf(sum: TurnSum): RequestTurns {
-  return { head: sum.head, inner_valid: sum.inner_valid, tail: sum.tail, seam: null };
-}
-
-
-/** `checkProviderValid` of the parts joined, from each part's turns: the seams are checked, the inner turns
- *  were checked when their part was made. */
-export function turnsValid(parts: readonly RequestTurns[]): boolean {
-  let turn: JsonPayload[] = [];
-  /** The part whose tail `turn` is, while nothing else joined it. */
-  let after: RequestTurns | null = null;
-  for (const part of parts) {
-    if (part.tail === null) {
-      appendAll(turn, part.head);
-      after = null;
-      continue;
-    }
-    if (!part.inner_valid) return false;
-    if (after === null || part.seam?.after !== after) {
-      appendAll(turn, part.head);
-      const valid = checkProviderValid(turn).valid;
-      part.seam = after === null ? null : { after, valid };
-      if (!valid) return false;
-    } else if (!part.seam.valid) {
-      return false;
-    }
-    turn = [...part.tail];
-    after = part;
-  }
-  return checkProviderValid(turn).valid;
 }
 
 export interface SessionViews {
@@ -327,15 +254,7 @@ export class ViewBuilder {
   build(fold: SessionFold, payloads: PayloadReader, signals: { run: RunSignal; recoveries: RecoveryEntry[]; resume: RecoveryPlan }): SessionViews {
     const parts = fold.episodes.map((episode) => this.episodeViews(episode));
     const timelineOf = () => this.timelineOf(fold, parts, signals.run, sessionRows);
-    // The next request is the episodes' parts joined: a compaction view in force decides which turns each part
-    // carries, and a view that no longer assembles leaves no request at all (replay/transcript.ts). A part is
-    // kept per episode, so an append re-renders the open episode's part only.
-    const requestOf = (index: number) => (parts[index]!.request ??= renderEpisodeRequest(fold.episodes[index]!, this.sums));
-    // The request is its episodes' parts in order, none at all when any part cannot be rendered (as
-    // renderSessionRequest makes it): kept as parts, so an append touches the open episode's part only.
-    let request_parts: { messages: Parts<RenderedMessage>; problems: readonly RequestProblem[] }[] | null = null;
-    const requestParts = () => (request_parts ??= parts.map((_, index) => requestOf(index)));
-    const requestRenders = () => requestParts().every((part) => part.problems.length === 0);
+    const request = this.request(fold, parts);
     // The message at `index` of the request, its payloads read back: told tool or assistant by its place in its
     // step's turn (withOutputsAt), never by the role the WAL gives it.
     const shown = (index: number, reader = payloads): JsonPayload => {
@@ -351,8 +270,6 @@ export class ViewBuilder {
     let session_rows: TimelineRow[] | null = null;
     const sessionRows = () => (session_rows ??= [...outsideRows(fold.outside, signals.recoveries), ...sessionAnomalyRows(fold.anomalies)]);
     let timeline: Segments<TimelineRow> | null = null;
-    let messages: Segments<RenderedMessage> | null = null;
-    let valid: boolean | null = null;
     const class_counts = this.class_totals.of(fold.episodes);
     let totals: { tokens: Record<string, number>; cost: Cost } | null = null;
     const tokenTotals = () => (totals ??= this.token_totals.of(fold.episodes));
@@ -363,8 +280,7 @@ export class ViewBuilder {
         return timeline;
       },
       get messages() {
-        messages ??= Segments.of<RenderedMessage>(requestRenders() ? requestParts().map((part) => part.messages) : []);
-        return messages;
+        return request.messages();
       },
       resume: signals.resume,
       class_counts,
@@ -376,7 +292,7 @@ export class ViewBuilder {
       },
       run: signals.run,
       recoveries: signals.recoveries,
-      transcriptValid: () => (valid ??= requestRenders() && turnsValid(parts.map((part, index) => (part.turns ??= turnsOf(this.episode_turns.of(fold.episodes[index]!, this.sums)))))),
+      transcriptValid: request.valid,
       timelineRows: (start, count) => views.timeline.slice(start, count).map((row) => this.step_rows.shown(row, payloads)),
       transcript: (start, count) => Array.from({ length: Math.max(0, Math.min(count, views.messages.length - start)) }, (_, offset) => transcriptRow(shown(start + offset), start + offset)),
       timelineRowOf: (seq) => rowOfSeq(fold, views.timeline, seq),
@@ -390,6 +306,36 @@ export class ViewBuilder {
       },
     };
     return views;
+  }
+
+  /** The next request as the views show it: its episodes' parts joined (a compaction view in force decides which
+   *  turns each part carries), none at all when any part cannot be rendered, as renderSessionRequest makes it.
+   *  A part is made when a page or a search reaches it and kept with its episode's views, so an append
+   *  re-renders the open episode's part only; until then a finished episode's part is known by its facts. */
+  private request(fold: SessionFold, parts: readonly EpisodeViews[]): { messages: () => Segments<RenderedMessage>; valid: () => boolean } {
+    const episodeAt = (index: number) => fold.episodes[index]!;
+    const partOf = (index: number) => (parts[index]!.request ??= renderEpisodeRequest(episodeAt(index), this.sums));
+    const shapeOf = (index: number): { count: number; problems: readonly RequestProblem[] } => {
+      const made = parts[index]!.request;
+      if (made === null && episodeAt(index).finished !== null) return finishedPartFacts(episodeAt(index), this.sums);
+      const { messages, problems } = made ?? partOf(index);
+      return { count: messages.length, problems };
+    };
+    const turnsAt = (index: number): RequestTurns => {
+      const episode = episodeAt(index);
+      return (parts[index]!.turns ??= episode.finished !== null ? finishedPartFacts(episode, this.sums).turns : turnsOf(this.episode_turns.of(episode, this.sums)));
+    };
+    let renders: boolean | null = null;
+    const requestRenders = () => (renders ??= parts.every((_, index) => shapeOf(index).problems.length === 0));
+    let messages: Segments<RenderedMessage> | null = null;
+    let valid: boolean | null = null;
+    return {
+      messages: () =>
+        (messages ??= requestRenders()
+          ? new Segments(parts.map((_, index) => shapeOf(index).count), (index) => partOf(index).messages, (index) => parts[index]!.request?.messages)
+          : Segments.of<RenderedMessage>([])),
+      valid: () => (valid ??= requestRenders() && turnsValid(parts.map((_, index) => turnsAt(index)))),
+    };
   }
 
   /** Each episode's rows counted without laying them out, its count kept with its views; an episode's rows are

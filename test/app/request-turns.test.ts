@@ -1,10 +1,9 @@
-// The transcript's provider-validity check made from per-episode parts (views/session-views.ts) answers as
+// The transcript's provider-validity check made from per-episode parts (replay/provider-validity.ts) answers as
 // the check over the whole joined transcript does, however the messages fall into parts: an append re-checks
 // the open episode's turns and the seams, not the whole session.
 import { describe, expect, it } from 'vitest';
 import type { JsonPayload, RenderedMessage } from '../../src-shared/replay.js';
-import { checkProviderValid } from '../../src-main/replay/transcript.js';
-import { requestTurns, turnsValid } from '../../src-main/views/session-views.js';
+import { checkProviderValid, requestTurns, turnsValid } from '../../src-main/replay/provider-validity.js';
 
 function prng(seed: number): () => number {
   let state = seed >>> 0;

@@ -13,7 +13,8 @@ import { sessionDir } from '../../src-main/engine/state-root.js';
 import { intentArgs, PAYLOADS_UNREAD, stepMessage, type PayloadReader } from '../../src-main/replay/payloads.js';
 import { walPayloadReader } from '../../src-main/recovery/payloads.js';
 import { replayTarget } from '../../src-main/recovery/replay-target.js';
-import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
+import { renderTranscript } from '../../src-main/replay/transcript.js';
+import { checkProviderValid } from '../../src-main/replay/provider-validity.js';
 import { useTempDirs } from '../helpers/temp.js';
 
 const tempDir = useTempDirs('walscope-fold-on-disk-');

@@ -6,7 +6,8 @@ import type { Payload, ReadFrame } from '../../src-shared/wal.js';
 import { foldFrames, SessionFolder } from '../../src-main/replay/fold.js';
 import { planResume } from '../../src-main/replay/plan.js';
 import type { PayloadReader } from '../../src-main/replay/payloads.js';
-import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
+import { renderTranscript } from '../../src-main/replay/transcript.js';
+import { checkProviderValid } from '../../src-main/replay/provider-validity.js';
 
 /** Frames with consecutive seqs (lineage frames, seq 0, in between do not count). */
 /** Payloads read back from frames held in memory, by offset, as the fold's readers read them from a WAL. */

@@ -10,7 +10,8 @@ import { planResume } from '../../src-main/replay/plan.js';
 import { runSignal } from '../../src-main/replay/signals.js';
 import { FullSums } from '../../src-main/replay/sums.js';
 import { PAYLOADS_UNREAD } from '../../src-main/replay/payloads.js';
-import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
+import { renderTranscript } from '../../src-main/replay/transcript.js';
+import { checkProviderValid } from '../../src-main/replay/provider-validity.js';
 import { buildTimeline } from '../../src-main/views/timeline.js';
 
 const STEPS = 70_000;

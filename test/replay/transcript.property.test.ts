@@ -8,7 +8,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cancelSession, resumeSession, sealSession, stopRun, type RecoveryOutcome } from '../../src-main/recovery/actions.js';
 import { walPayloadReader } from '../../src-main/recovery/payloads.js';
-import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
+import { renderTranscript } from '../../src-main/replay/transcript.js';
+import { checkProviderValid } from '../../src-main/replay/provider-validity.js';
 import { diskFold, SessionScript, walBytes, walOf } from './session-script.js';
 
 const CALL_STATES = ['never_left', 'intent', 'held', 'held_delivered', 'completed', 'unknown', 'no_dispatch'] as const;

@@ -14,7 +14,8 @@ import { resumeSession } from '../../src-main/recovery/actions.js';
 import { replayTarget } from '../../src-main/recovery/replay-target.js';
 import { terminalOutput } from '../../src-main/replay/payloads.js';
 import { walPayloadReader } from '../../src-main/recovery/payloads.js';
-import { checkProviderValid, renderTranscript } from '../../src-main/replay/transcript.js';
+import { renderTranscript } from '../../src-main/replay/transcript.js';
+import { checkProviderValid } from '../../src-main/replay/provider-validity.js';
 import {
   approvalsSession,
   basicSession,
