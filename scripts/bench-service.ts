@@ -478,10 +478,9 @@ async function benchContextOf(root: string, key: string, title: string): Promise
     };
     const first = await look(null, null);
     const again = await look(null, null);
-    const last = first.context.episodes.at(-1)!;
-    const step = await look(last.episode, last.steps.at(-1) ?? null);
+    const step = await look(first.context.episode, first.context.steps.at(-1) ?? null);
     const middle = first.context.episodes[Math.floor(first.context.episodes.length / 2)]!;
-    const episode = await look(middle.episode, middle.steps[0] ?? null);
+    const episode = await look(middle.episode, null);
     const rss_mb = peakRssMb(served.child);
     await served.stop();
     const shown = (context: StepContext) => `${(context.messages.length + context.messages_left_out).toLocaleString()} messages, ${context.messages.length} shown`;

@@ -114,8 +114,10 @@ export const queries = {
     queryFn: () => api.getHistory(key),
     placeholderData: keepPreviousData,
   }),
-  context: (key: string, episode: number | null, step_id: number | null) => queryOptions({
-    queryKey: [...keys.session(key), 'context', episode, step_id] as const,
+  /** One step's request: asked again when an episode up to the one shown changes (`moved`), and when an episode
+   *  is added (the picker's list, keyed on their count), not at every append to a later episode. */
+  context: (key: string, episode: number | null, step_id: number | null, episodes: number) => queryOptions({
+    queryKey: [...keys.session(key), 'context', episode, step_id, episodes] as const,
     queryFn: () => api.getContext(key, episode, step_id),
     placeholderData: (previous) => previous,
   }),
@@ -224,7 +226,8 @@ function onEvent(client: QueryClient, event: WalscopeEvent, setProgress: (update
 
 /** Whether the session query `key` (['session', session key, what, ...]) shows something `changes` moved: a
  *  page at or after its list's first changed row, or holding an episode's row that changed; a search or filter
- *  over a list that changed; an episode's waterfall that changed. The history is keyed on the last seq, which the
+ *  over a list that changed; an episode's waterfall that changed; a step's request holding an episode that
+ *  changed. The history is keyed on the last seq, which the
  *  detail brings. */
 function moved(key: readonly unknown[], changes: SessionChanges): boolean {
   const [, , what, list, page] = key;
@@ -241,6 +244,9 @@ function moved(key: readonly unknown[], changes: SessionChanges): boolean {
       return changed(list as RowList);
     case 'timing':
       return changes.episodes.includes(list as number);
+    case 'context':
+      // A step's request holds its own episode and every earlier one; no episode shown (null) is the last one.
+      return list === null ? changes.episodes.length > 0 : changes.episodes.some((episode) => episode <= (list as number));
     case 'history':
       return false;
     default:

@@ -936,8 +936,11 @@ export interface ContextCeiling {
 }
 
 export interface StepContext {
-  episodes: { episode: number; run_id: string | null; steps: number[] }[];
+  /** The picker's episodes; the steps of the one shown only (`steps`): every episode's step list made each answer
+   *  move at every append to the open episode, and a million records' was 100,000 numbers. */
+  episodes: { episode: number; run_id: string | null }[];
   episode: number | null;
+  steps: number[];
   step_id: number | null;
   view: ViewInRequest | null;
   messages: ContextMessage[];

@@ -25,12 +25,13 @@ import { NotFoundError } from '../../src-shared/ipc.js';
 import { valuePreview } from './value-preview.js';
 
 export function stepContext(fold: SessionFold, payloads: PayloadReader, episode_arg: unknown, step_arg: unknown, sums: Sums): StepContext {
-  const episodes = fold.episodes.map((episode) => ({ episode: episode.episode, run_id: episode.run_id, steps: episode.steps.map((step) => step.step_id) }));
+  const episodes = fold.episodes.map((episode) => ({ episode: episode.episode, run_id: episode.run_id }));
   const episode = pickEpisode(fold, wireNumber(episode_arg, 'episode'));
   const step_id = pickStep(episode, wireNumber(step_arg, 'step'));
   const empty: StepContext = {
     episodes,
     episode: episode?.episode ?? null,
+    steps: episode?.steps.map((step) => step.step_id) ?? [],
     step_id,
     view: null,
     messages: [],

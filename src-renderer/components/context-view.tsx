@@ -11,14 +11,14 @@ import { queries } from '../queries.js';
 import { formatBytes } from './format.js';
 import { Blocks } from './blocks.js';
 
-/** `initial`: the step to open first (from the timeline); null opens the last episode's first step. */
-export function ContextView({ sessionKey, initial }: { sessionKey: string; initial: { episode: number; step_id: number } | null }) {
+/** `initial`: the step to open first (from the timeline); null opens the last episode's first step. `episodes`:
+ *  how many the session has (its detail's). */
+export function ContextView({ sessionKey, episodes, initial }: { sessionKey: string; episodes: number; initial: { episode: number; step_id: number } | null }) {
   const [pick, setPick] = useState<{ episode: number | null; step_id: number | null }>(initial ?? { episode: null, step_id: null });
-  const context = useQuery(queries.context(sessionKey, pick.episode, pick.step_id));
+  const context = useQuery(queries.context(sessionKey, pick.episode, pick.step_id, episodes));
   const data = context.data;
   if (data === undefined) return <div className="context-view muted">{context.error?.message ?? 'rendering…'}</div>;
   if (data.episode === null) return <div className="context-view muted" data-testid="context-view">This session has no episode yet.</div>;
-  const episode = data.episodes.find((entry) => entry.episode === data.episode);
   return (
     <div className="context-view" data-testid="context-view" data-episode={data.episode} data-step={data.step_id ?? ''}>
       <div className="context-pick">
@@ -29,7 +29,7 @@ export function ContextView({ sessionKey, initial }: { sessionKey: string; initi
           </select>
         </label>
         <span className="muted">Step</span>
-        {(episode?.steps ?? []).map((step_id) => (
+        {data.steps.map((step_id) => (
           <button key={step_id} type="button" aria-pressed={step_id === data.step_id} onClick={() => setPick({ episode: data.episode, step_id })} data-testid="context-step">
             {step_id}
           </button>

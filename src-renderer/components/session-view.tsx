@@ -117,7 +117,7 @@ function SessionMain({ detail, state, tail, tail_list, rows, search, boxes, disp
       {tab === 'transcript' && pane === 'list' && <TranscriptCheck valid={detail.transcript_valid} />}
       {tab === 'records' && pane === 'list' && <AfterDamageNote view={detail.after_damage} />}
       <div className="tab-panel" role="tabpanel" id={`panel-${shown_tab}`} aria-labelledby={`tab-${shown_tab}`}>
-        {pane === 'context' ? <ContextView key={JSON.stringify(state.context_step)} sessionKey={detail.summary.key} initial={state.context_step} /> : pane === 'time' ? <TimeView detail={detail} /> : tail_list !== null && tail !== null ? <ProvisionalTail tail={tail} list={tail_list} /> : <ScaledList
+        {pane === 'context' ? <ContextView key={JSON.stringify(state.context_step)} sessionKey={detail.summary.key} episodes={detail.summary.episodes} initial={state.context_step} /> : pane === 'time' ? <TimeView detail={detail} /> : tail_list !== null && tail !== null ? <ProvisionalTail tail={tail} list={tail_list} /> : <ScaledList
           key={filtering ? `${tab} ${JSON.stringify(state.filter)}` : tab}
           total={rows.total}
           row_height_px={ROW_PX[tab]}

@@ -99,9 +99,20 @@ describe("a live session's update says which rows moved", () => {
   });
 });
 
+/** The API the renderer's queries call now: the renderer takes `window.walscope` once, when its module loads, and
+ *  each test follows a service of its own. */
+let current_api: WalscopeApi | null = null;
+const FORWARDED_API = new Proxy({} as WalscopeApi, {
+  get(_, name) {
+    const value = Reflect.get(current_api!, name) as unknown;
+    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(current_api) : value;
+  },
+});
+
 /** The renderer's queries over `api` (its transport, as `window.walscope` is under Electron). */
 async function rendererQueries(api: WalscopeApi) {
-  (globalThis as { window?: unknown }).window = { walscope: api };
+  current_api = api;
+  (globalThis as { window?: unknown }).window = { walscope: FORWARDED_API };
   return import('../../src-renderer/queries.js');
 }
 
@@ -157,5 +168,51 @@ describe('the window asks again for only the pages that moved', () => {
     const asked = counted.pages.timeline - base.timeline + counted.pages.records - base.records;
     expect(asked).toBeGreaterThan(0);
     expect(asked).toBeLessThan(refetch_all / 2);
+  });
+});
+
+describe('the Context view is asked again only when what it shows moved', () => {
+  it("an earlier episode's step and the last episode's: every kept answer is the service's now, fewer asked than appends", async () => {
+    const session = await followed(5);
+    let contexts = 0;
+    const api = new Proxy(session.service, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        if (name === 'getContext') return (key: string, episode: number | null, step_id: number | null) => ((contexts += 1), target.getContext(key, episode, step_id));
+        return (value as (...args: unknown[]) => unknown).bind(target);
+      },
+    }) as WalscopeApi;
+    const { queries, followEvents } = await rendererQueries(api);
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    cleanup.push(() => client.clear());
+    cleanup.push(followEvents(client, () => {}, new Map()));
+    // As the view asks: keyed on the detail's episode count, so an episode added is a new query.
+    let observed: { episodes: number; unsubscribe: () => void } | null = null;
+    const observe = async () => {
+      const { episodes } = (await session.service.getSession(SESSION)).summary;
+      if (observed?.episodes === episodes) return;
+      observed?.unsubscribe();
+      const unsubscribes = [1, null].map((episode) => new QueryObserver(client, queries.context(SESSION, episode, null, episodes)).subscribe(() => {}));
+      observed = { episodes, unsubscribe: () => unsubscribes.forEach((unsubscribe) => unsubscribe()) };
+    };
+    cleanup.push(() => observed?.unsubscribe());
+    await observe();
+    await settled(client);
+    const before = contexts;
+    for (const record of session.rest) {
+      await appendOne(session, record);
+      await observe();
+      await settled(client);
+      for (const episode of [1, null]) {
+        const query = client.getQueryCache().find({ queryKey: ['session', SESSION, 'context', episode, null, observed!.episodes] })!;
+        expect(query.state.isInvalidated, `episode ${episode ?? 'last'}: ${String(query.state.error)}`).toBe(false);
+        expect(query.state.data, `episode ${episode ?? 'last'} as kept`).toEqual(await session.service.getContext(SESSION, episode, null));
+      }
+    }
+    const asked = contexts - before;
+    // The last episode's is asked again at most once an append; the first episode's only when an episode is added.
+    expect(asked).toBeGreaterThan(0);
+    expect(asked).toBeLessThan(session.rest.length * 1.5);
   });
 });
