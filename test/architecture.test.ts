@@ -196,6 +196,16 @@ describe('replay (the definitions) and views (kept current) do no I/O', () => {
   });
 });
 
+describe("a session model's file operations go through its FileIO seam", () => {
+  // The model's reads, probes and stats are what the live-probe tests count (OpenOptions.io); a call to node:fs
+  // beside the seam is one they cannot see.
+  it('services/session-model.ts imports no file system module', () => {
+    const fileSystem = (file: string) => importsOf(path.join(ROOT, file)).filter((specifier) => /^(node:)?fs(\/|$)/.test(specifier));
+    expect(fileSystem('src-main/engine/file-io.ts')).toEqual(['node:fs']);
+    expect(fileSystem('src-main/services/session-model.ts')).toEqual([]);
+  });
+});
+
 describe('replay and views keep no state at module level', () => {
   // What a function of a fold derives lives in the store its caller hands it (replay/sums.ts), and dies with
   // it: a module-level table, list, counter or mutable static would outlive every session and hide the state

@@ -3,7 +3,6 @@
 // Whatever goes wrong reading or folding one session (an I/O error, a fold that throws, a folder with no WAL)
 // stays in this session: it shows as the session's `failure`, never as an exception out of the service.
 // Read-only: actions go through actions.ts.
-import fs from 'node:fs';
 import type {
   AfterDamageView,
   FilteredTimeline,
@@ -36,7 +35,7 @@ import type { Cost, JsonValue, RecoveryEntry, RunSignal, SessionFold } from '../
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import {
   archiveIndexPath, archivePath, readArchive, type ArchiveError, scanAfterDamage, describe, type WalTarget,
-  readFrameAt, MemberReads, probeLease, hex, ioError, type FileIO,
+  readFrameAt, MemberReads, probeLease, hex, ioError, type FileIO, type FileStat,
   nodeFileIO, type LeaseProbe,
 } from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
@@ -197,7 +196,7 @@ export class SessionModel {
     const archive = this.archiveError();
     const run = archive === null || summary.run === null ? summary.run : refusedRun(summary.run, archiveRefusal(archive), this.target.is_export);
     const laid = run === null ? {} : { status: run.status, status_detail: run.detail, attention: run.attention, run };
-    this.summary_ = { ...summary, key: this.key, last_activity_ms: mtimeOf(this.target.wal_path), ...laid };
+    this.summary_ = { ...summary, key: this.key, last_activity_ms: lookedAt(this.target.wal_path, this.io)?.mtime_ms ?? null, ...laid };
     this.life = { state: 'released' };
   }
 
@@ -344,7 +343,7 @@ export class SessionModel {
 
   /** An I/O refusal of a session folder that holds no `wal`, said in words. */
   private withMissingWal(error: WalErrorInfo | null): WalErrorInfo | null {
-    const missing = error?.kind === 'io' ? missingWalMessage(this.target) : null;
+    const missing = error?.kind === 'io' ? missingWalMessage(this.target, this.io) : null;
     return missing === null ? error : { ...error!, message: missing };
   }
 
@@ -375,7 +374,7 @@ export class SessionModel {
   private archiveError(): ArchiveError | null {
     const dir = this.target.session_dir;
     if (dir === null || this.target.member !== undefined) return null;
-    const stamp = `${statStamp(archivePath(dir))}|${statStamp(archiveIndexPath(dir))}`;
+    const stamp = `${statStamp(archivePath(dir), this.io)}|${statStamp(archiveIndexPath(dir), this.io)}`;
     if (this.archive_check?.stamp !== stamp) {
       this.archive_check = { stamp, error: stamp === '-|-' ? null : readArchive(dir, { trust_index: false }).error };
     }
@@ -425,11 +424,11 @@ export class SessionModel {
       torn_tail: read?.torn_tail == null ? null : { offset: read.torn_tail.offset, bytes: read.torn_tail.bytes },
       attention: run?.attention ?? null,
       plan: views === null ? null : { action: views.resume.action, message: views.resume.message },
-      last_activity_ms: mtimeOf(this.target.wal_path),
+      last_activity_ms: lookedAt(this.target.wal_path, this.io)?.mtime_ms ?? null,
       episodes: views?.fold.episodes.length ?? 0,
       records: read?.records ?? 0,
       last_seq: read?.last_seq ?? 0,
-      size_bytes: read?.bytes ?? sizeOf(this.target.wal_path),
+      size_bytes: read?.bytes ?? sizeOf(this.target.wal_path, this.io),
       episode_state: last?.state ?? null,
       finish_reason: last?.finished?.reason ?? null,
       class_counts: views?.class_counts ?? {},
@@ -473,7 +472,7 @@ export class SessionModel {
   private readingDetail(): Omit<SessionDetail, 'actions' | 'retire' | 'acknowledge' | 'timing' | 'tokens' | 'cost'> {
     const read = this.tailer_?.read ?? null;
     const done_bytes = read?.valid_bytes ?? 0;
-    const total_bytes = sizeOf(this.target.wal_path);
+    const total_bytes = sizeOf(this.target.wal_path, this.io);
     return {
       summary: { ...this.summary(), status: 'loading', status_detail: `reading the WAL: ${formatBytes(done_bytes)} of ${formatBytes(total_bytes)} (${percent(done_bytes, total_bytes)}); ${this.tail_ ? 'its last records, found from its end, are shown meanwhile, not yet verified in sequence' : 'records read so far can be browsed'}` },
       wal_path: this.target.wal_path,
@@ -642,42 +641,30 @@ export class SessionModel {
   }
 }
 
-function missingWalMessage(target: WalTarget): string | null {
-  try {
-    fs.lstatSync(target.wal_path);
-    return null;
-  } catch {
-    return `the session folder holds no "wal" file yet (${target.wal_path}): a writer that stopped before creating it, or a copy still in progress`;
-  }
+function missingWalMessage(target: WalTarget, io: FileIO): string | null {
+  if (lookedAt(target.wal_path, io) !== null) return null;
+  return `the session folder holds no "wal" file yet (${target.wal_path}): a writer that stopped before creating it, or a copy still in progress`;
 }
 
 function percent(done: number, total: number): string {
   return `${total === 0 ? 100 : Math.floor((100 * done) / total)} %`;
 }
 
-function sizeOf(file: string): number {
+/** What `io.stat` says of `file`; null when nothing is there or it cannot be looked at (the read says why). */
+function lookedAt(file: string, io: FileIO): FileStat | null {
   try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
-  }
-}
-
-/** Size and mtime of a file, or "-" when there is none (or it cannot be looked at: the read says why). */
-function statStamp(file: string): string {
-  try {
-    // No exception for the usual case (no archive): a root of 2,000 sessions is looked at in ~15 ms, not ~70.
-    const found = fs.statSync(file, { throwIfNoEntry: false });
-    return found === undefined ? '-' : `${found.size}:${found.mtimeMs}`;
-  } catch {
-    return '-';
-  }
-}
-
-function mtimeOf(file: string): number | null {
-  try {
-    return fs.statSync(file).mtimeMs;
+    return io.stat(file);
   } catch {
     return null;
   }
+}
+
+function sizeOf(file: string, io: FileIO): number {
+  return lookedAt(file, io)?.size_bytes ?? 0;
+}
+
+/** Size and mtime of a file, or "-" when there is none. */
+function statStamp(file: string, io: FileIO): string {
+  const found = lookedAt(file, io);
+  return found === null ? '-' : `${found.size_bytes}:${found.mtime_ms}`;
 }
