@@ -16,6 +16,12 @@ import { episodeWord } from '../replay/signals.js';
 import { episodeTiming, sumUsage } from '../replay/timing.js';
 
 export function supportReport(target: WalTarget, now_ms: number, io: FileIO = nodeFileIO): SupportReport {
+  return supportReportAndFold(target, now_ms, io).report;
+}
+
+/** The report and the fold it was made from, of one read: a bundle shows the fold's payloads beside the report,
+ *  and a second read of a live WAL could fold records the report never saw. */
+export function supportReportAndFold(target: WalTarget, now_ms: number, io: FileIO = nodeFileIO): { report: SupportReport; fold: SessionFold } {
   // Hash first: the report speaks of the file as received, before anything else reads it.
   const file = fileFacts(target.wal_path, io);
   const lineage: ReportLineage[] = [];
@@ -25,7 +31,7 @@ export function supportReport(target: WalTarget, now_ms: number, io: FileIO = no
   };
   const { read, fold, resume, recoveries, run } = replayTarget(target, io, on_frame);
   const episodes = fold.episodes.map((episode) => reportEpisode(episode, episodeWord(episode, run, fold.episodes.length)));
-  return {
+  const report: SupportReport = {
     format: REPORT_FORMAT,
     generated_ms: now_ms,
     file,
@@ -39,6 +45,7 @@ export function supportReport(target: WalTarget, now_ms: number, io: FileIO = no
     recoveries,
     totals: totalsOf(fold, episodes),
   };
+  return { report, fold };
 }
 
 function fileFacts(wal_path: string, io: FileIO): SupportReport['file'] {

@@ -1,13 +1,12 @@
 // A session's bundle (docs/share.md), made the one way for `walscope bundle` and the app's Export bundle
-// (getBundle): its WAL read (never written), every payload shown read once, redacted as asked, rendered by share/
+// (getBundle): its WAL read once for its report and fold (never written), every payload shown read once, redacted as asked, rendered by share/
 // within its size. What it is saved to is the caller's: the CLI writes the file named, a window saves a new file.
 import fs from 'node:fs';
 import type { RedactClass } from '../../src-shared/bundle.js';
 import type { SupportReport } from '../../src-shared/report.js';
 import type { WalTarget } from '../engine/index.js';
 import { withPayloadPass } from '../recovery/payloads.js';
-import { replayTarget } from '../recovery/replay-target.js';
-import { supportReport } from '../recovery/support-report.js';
+import { supportReportAndFold } from '../recovery/support-report.js';
 import { bundleHtml, BUNDLE_BYTES_DEFAULT } from '../share/bundle-html.js';
 import { bundleModel } from '../share/bundle-model.js';
 import type { RedactionManifest } from '../share/redaction.js';
@@ -40,8 +39,7 @@ export interface MadeBundle {
 export async function makeBundle(target: WalTarget, classes: readonly RedactClass[], size_bytes_max = BUNDLE_BYTES_DEFAULT, generated_ms = Date.now()): Promise<MadeBundle> {
   const wal_bytes = fs.statSync(target.wal_path).size;
   if (wal_bytes > BUNDLE_WAL_BYTES_MAX) throw new BundleWalTooLargeError(wal_bytes);
-  const report = supportReport(target, generated_ms);
-  const { fold } = replayTarget(target);
+  const { report, fold } = supportReportAndFold(target, generated_ms);
   // Every payload shown is read once, in one pass over the file, before anything is redacted.
   const originals = withPayloadPass(target.wal_path, (read) => readPayloads(fold, read));
   const shared = await sharedSession(fold, report, originals, classes);
