@@ -52,7 +52,8 @@ import { NotFoundError } from '../../src-shared/ipc.js';
 import { OUTPUT_WHOLE, OutputRows } from '../views/output-rows.js';
 import { sessionChanges, type Shown } from '../views/session-changes.js';
 import { cachedPayloads } from './payload-cache.js';
-import { clampInt, SessionSearch, type Searched } from './session-search.js';
+import { clampInt, SessionSearch, type Searched } from '../views/session-search.js';
+import { walSearchReads } from './search-reads.js';
 import { findTail, type FoundTail } from './session-tail.js';
 import { SessionTailer, type ReadPlan, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { listLength, ViewBuilder, type SessionViews } from '../views/session-views.js';
@@ -115,7 +116,7 @@ export class SessionModel {
   }
 
   private newSearches(): SessionSearch {
-    return new SessionSearch(this.target.wal_path, this.io);
+    return new SessionSearch(walSearchReads(this.target.wal_path, this.io));
   }
 
   /** What the session's snapshots derived: replay's functions of `fold()` take their sums from it. */

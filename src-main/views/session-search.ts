@@ -1,22 +1,38 @@
 // A session's searches and timeline filter, each taken on step by step across the window's asks (SEARCH_STEP_MS
 // a step: a search of a million records answers with the matches so far, and asking again goes on). A search
 // holds the views and the record index it walks: it belongs to one residency of the session, and is dropped with
-// the views when the session is released or its read starts over.
-import type { FilteredRow, FilteredTimeline, RowList, SearchResult } from '../../src-shared/ipc.js';
+// the views when the session is released or its read starts over. It reads the WAL only through the reads it is
+// handed (`SearchReads`: the session model's, services/search-reads.ts), one open file a step.
+import type { FilteredRow, FilteredTimeline, RecordRow, RowList, SearchResult } from '../../src-shared/ipc.js';
 import { PAGE_ROWS_MAX, SEARCH_MATCHES_MAX, SEARCH_QUERY_CHARS_MAX } from '../../src-shared/ipc.js';
 import { filterSet, type TimelineFilter } from '../../src-shared/timeline-filter.js';
-import { FrameFile, FRAME_DIGEST_BYTES, FRAME_HEADER_BYTES, type FileIO } from '../engine/index.js';
-import { withPayloadPass } from '../recovery/payloads.js';
-import type { SearchedList, SearchTexts, Segments, SessionViews } from '../views/session-views.js';
-import { scanStep, sharedParts } from '../views/stepped-scan.js';
-import { FilterScan } from '../views/timeline-filter.js';
-import type { RecordIndex } from './record-index.js';
+import type { PayloadReader } from '../replay/payloads.js';
+import type { SearchedList, SearchTexts, Segments, SessionViews } from './session-views.js';
+import { scanStep, sharedParts } from './stepped-scan.js';
+import { FilterScan } from './timeline-filter.js';
+
+/** The records a search walks, as the session's record index has them (services/record-index.ts). */
+export interface SearchedRecords {
+  readonly length: number;
+  row(index: number): RecordRow;
+  frameOfSeq(seq: number): number | null;
+  typeName(index: number): string;
+}
+
+/** The reads a search step makes, each through one open file of the session's WAL. */
+export interface SearchReads {
+  /** `use` with the WAL's payloads read back. */
+  payloadPass<T>(use: (read: PayloadReader) => T): T;
+  /** `use` with each record's payload map as stored, its bytes as latin1 text, by frame offset (null for a frame
+   *  that no longer reads back); null, with `use` not called, when the WAL cannot be opened. */
+  recordPass<T>(use: (storedBody: (offset: number) => string | null) => T): T | null;
+}
 
 /** What a search walks: the session's views (null: not resident), its record index and the texts its views
  *  keep for searches. */
 export interface Searched {
   views: SessionViews | null;
-  index: RecordIndex;
+  index: SearchedRecords;
   search_texts: SearchTexts;
 }
 
@@ -38,7 +54,7 @@ interface ListSearch {
 interface RecordsSearch {
   needle: string;
   /** The index searched: a restarted read makes a new one, and the search starts over. */
-  index: RecordIndex;
+  index: SearchedRecords;
   next: number;
   rows: number[];
   truncated: boolean;
@@ -49,10 +65,7 @@ export class SessionSearch {
   private list: ListSearch | null = null;
   private filter_scan: FilterScan | null = null;
 
-  constructor(
-    private readonly wal_path: string,
-    private readonly io: FileIO,
-  ) {}
+  constructor(private readonly reads: SearchReads) {}
 
   /** Rows the timeline filter walked: what a filter cost (the tests count it). */
   get filter_rows_walked(): number {
@@ -115,7 +128,7 @@ export class SessionSearch {
 
   /** One step of a list search, its payloads read through one open file. */
   private listSearchStep(search: ListSearch): void {
-    withPayloadPass(this.wal_path, (read) => scanStep(search, () => !listSearchDone(search), () => {
+    this.reads.payloadPass((read) => scanStep(search, () => !listSearchDone(search), () => {
       if (search.filtered !== null) {
         const k = search.index++;
         const { at } = search.filtered.kept(k);
@@ -130,13 +143,13 @@ export class SessionSearch {
       }
       const at = search.index++;
       return search.views.searchText(search.list, search.part, at, read).includes(search.needle) ? search.segments.startOf(search.part) + at : null;
-    }, SEARCH_MATCHES_MAX), this.io);
+    }, SEARCH_MATCHES_MAX));
   }
 
   /** Records match on their type, seq and payload text. Payloads are on disk, so a search over many records
    *  runs in steps of SEARCH_STEP_MS: each answer carries the matches so far, and asking again with the same
    *  query goes on from where the last step stopped (over records appended meanwhile too). */
-  private searchRecords(needle: string, index: RecordIndex): SearchResult {
+  private searchRecords(needle: string, index: SearchedRecords): SearchResult {
     let search = this.records;
     if (search === null || search.needle !== needle || search.index !== index) {
       search = this.records = { needle, index, next: 0, rows: [], truncated: false };
@@ -146,25 +159,16 @@ export class SessionSearch {
   }
 
   private recordsSearchStep(search: RecordsSearch): void {
-    const file = FrameFile.open(this.wal_path, this.io);
-    if (!(file instanceof FrameFile)) {
-      search.next = search.index.length;
-      return;
-    }
     // Payload bytes are matched as they are stored (CBOR text is UTF-8), compared through the same latin1
     // lowercasing on both sides: no decoding per record.
     const needle_bytes = Buffer.from(search.needle, 'utf8').toString('latin1').toLowerCase();
-    try {
-      scanStep(search, () => search.next < search.index.length, () => {
-        const at = search.next++;
-        const row = search.index.row(at);
-        if (`${row.type} seq ${row.seq}`.toLowerCase().includes(search.needle)) return at;
-        const frame = file.checked(row.offset);
-        return frame.kind === 'ok' && frame.bytes.toString('latin1', FRAME_HEADER_BYTES, frame.bytes.length - FRAME_DIGEST_BYTES).toLowerCase().includes(needle_bytes) ? at : null;
-      }, SEARCH_MATCHES_MAX);
-    } finally {
-      file.close();
-    }
+    const stepped = this.reads.recordPass((storedBody) => scanStep(search, () => search.next < search.index.length, () => {
+      const at = search.next++;
+      const row = search.index.row(at);
+      if (`${row.type} seq ${row.seq}`.toLowerCase().includes(search.needle)) return at;
+      return storedBody(row.offset)?.toLowerCase().includes(needle_bytes) === true ? at : null;
+    }, SEARCH_MATCHES_MAX));
+    if (stepped === null) search.next = search.index.length;
   }
 }
 
@@ -173,7 +177,7 @@ function listSearchDone(search: ListSearch): boolean {
 }
 
 /** The type of record `seq` in `index`, or null when the WAL holds none. */
-function recordTypeIn(index: RecordIndex): (seq: number) => string | null {
+function recordTypeIn(index: SearchedRecords): (seq: number) => string | null {
   return (seq) => {
     const at = index.frameOfSeq(seq);
     return at === null ? null : index.typeName(at);
