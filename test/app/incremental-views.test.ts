@@ -113,10 +113,13 @@ describe('live appends recompute only the open episode', () => {
     const tokens = model.tokens();
     expect(model.episodes_summed).toBe(2 * (EPISODES + 1));
 
+    const indexed_before = model.sums.work.parts_indexed;
     append(root, [{ type: 'run_note', payload: { note: 'live 1' } }, { type: 'run_note', payload: { note: 'live 2' } }]);
     expect(model.refresh().frames_added).toBe(2);
     model.detail();
     expect(model.episodes_rebuilt).toEqual({ fold: EPISODES + 2, views: EPISODES + 2 });
+    // No finished episode is indexed again (their indexes are not kept): the open one's index is taken on.
+    expect(model.sums.work.parts_indexed - indexed_before).toBeLessThanOrEqual(4);
     // Taken on over the finished episodes: the open one is added to each sum.
     expect(model.tokens()).toEqual(tokens);
     expect(model.episodes_summed).toBe(2 * (EPISODES + 1) + 2);
