@@ -6,7 +6,6 @@
 // read one session per turn of the event loop, most recently active first, so requests are answered between
 // them; a session asked for is read at once. Failure stays local: one session that cannot be read shows its
 // cause in its own line, and a listing that fails keeps the last good one.
-import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type {
@@ -33,7 +32,7 @@ import type {
   WalscopeEvent,
   Workspace,
 } from '../../src-shared/ipc.js';
-import { apiClient, callApi, isWriteMethod, pageSessions, type ApiRequest, type ApiRequests, type LeaseView, type SessionFilter, type SessionPage, type WriteMethod } from '../../src-shared/ipc.js';
+import { pageSessions, type ApiRequests, type LeaseView, type SessionFilter, type SessionPage } from '../../src-shared/ipc.js';
 import type { RetirePlan } from '../../src-shared/wal.js';
 import type { TimelineFilter } from '../../src-shared/timeline-filter.js';
 import type { EpisodeTiming, Finding } from '../../src-shared/replay.js';
@@ -42,7 +41,7 @@ import {
   type WalTarget, classifyPath, listSessions, sessionDir, type FileIO, nodeFileIO,
 } from '../engine/index.js';
 import { noCost, PRICE_TABLE_WORDS } from '../replay/cost.js';
-import { checkRetireReason, historyOf, previewRetireOf, runRetireOf, SealedLineages, sealedMemberOf } from './history.js';
+import { checkRetireReason, historyOf, previewRetireOf, SealedLineages, sealedMemberOf } from './history.js';
 import { comparePage, type ComparePage } from '../../src-shared/compare.js';
 import { compareTargets, type CompareTarget } from '../recovery/compare-target.js';
 import { ComparisonCache, filesStamp } from './compare-cache.js';
@@ -52,7 +51,8 @@ import { redactList, bundleFileName, type BundleFile, type RedactClass } from '.
 import { sessionLink } from '../../src-shared/links.js';
 import { BundleTooSmallError, BundleWalTooLargeError, makeBundle } from './bundle.js';
 import { episodeTiming, episodeTimingSummary } from '../replay/timing.js';
-import { acknowledgeChoice, actionChoices, retireChoice, previewAcknowledge, previewAction, runAcknowledge, runAction, type ActionApprover } from './actions.js';
+import { acknowledgeChoice, actionChoices, retireChoice, previewAcknowledge, previewAction, type ActionApprover } from './actions.js';
+import { approvedApi, approvedWrites, type ApprovedWrites } from './approved-writes.js';
 import { ApiFailure, NotFoundError } from '../../src-shared/ipc.js';
 import { READ_SLICE_BYTES, ReadScheduler } from './read-scheduler.js';
 import { SessionModel } from './session-model.js';
@@ -555,56 +555,15 @@ export class SessionService implements WalscopeApi {
     return this.writesAs({ operator, via: 'app' }).runAcknowledge(key, call, finding, based_on_seq, reason);
   }
 
-  /** The API's writes, each recorded as approved by `approver` (its operator_action names them). */
+  /** The API's writes, each recorded as approved by `approver` (services/approved-writes.ts). */
   private writesAs(approver: ActionApprover): ApprovedWrites {
-    return {
-      runAction: async (key, kind, based_on_seq, reason) => {
-        const model = this.model(key, true);
-        const outcome = runAction(model, kind, based_on_seq, reason, approver);
-        this.emitSession(model);
-        return outcome;
-      },
-      runRetire: async (key, reason, plan, audit_reason) => {
-        const model = this.model(key);
-        const result = runRetireOf(model.target, checkRetireReason(reason), plan, audit_reason, approver);
-        this.refreshModel(model);
-        this.emitSession(model);
-        return result;
-      },
-      runAcknowledge: async (key, call, finding, based_on_seq, reason) => {
-        const model = this.model(key, true);
-        const result = runAcknowledge(model, call, finding, based_on_seq, reason, approver);
-        this.emitSession(model);
-        return result;
-      },
-    };
+    return approvedWrites({ model: (key, complete) => this.model(key, complete), refreshModel: (model) => void this.refreshModel(model), emitSession: (model) => this.emitSession(model) }, approver);
   }
 
   /** The API with its writes approved by `approver`, whatever name a caller gives: the fleet agent acts for an
    *  operator the server authenticated on another machine. */
   approvedBy(approver: ActionApprover): ApiRequests {
-    const writes = this.writesAs(approver);
-    return apiClient((method, args) => {
-      switch (method) {
-        case 'runAction': {
-          const [key, kind, based_on_seq, reason] = args as Parameters<WalscopeApi['runAction']>;
-          return writes.runAction(key, kind, based_on_seq, reason);
-        }
-        case 'runRetire': {
-          const [key, reason, plan, audit_reason] = args as Parameters<WalscopeApi['runRetire']>;
-          return writes.runRetire(key, reason, plan, audit_reason);
-        }
-        case 'runAcknowledge': {
-          const [key, call, finding, based_on_seq, reason] = args as Parameters<WalscopeApi['runAcknowledge']>;
-          return writes.runAcknowledge(key, call, finding, based_on_seq, reason);
-        }
-        default:
-          // A write method not routed above would run unapproved: ApprovedWrites (keyed by WriteMethod) names it.
-          assert.ok(!isWriteMethod(method), `${method} is a write: route it to its approver`);
-          // Checked by the transport that received it, typed by a caller here: not checked again.
-          return callApi(this, { method, args } as ApiRequest);
-      }
-    });
+    return approvedApi(this, this.writesAs(approver));
   }
 
   async getReport(key: string): Promise<SupportReport> {
@@ -651,10 +610,6 @@ export class SessionService implements WalscopeApi {
     return this.events.subscribe(listener);
   }
 }
-
-/** The API's write methods with their arguments but the operator's name, which the approver gives. */
-type DropLast<T extends unknown[]> = T extends [...infer Head, unknown] ? Head : never;
-type ApprovedWrites = { [M in WriteMethod]: (...args: DropLast<Parameters<WalscopeApi[M]>>) => ReturnType<WalscopeApi[M]> };
 
 /** The deepest folder holding every one of `files` (absolute paths): what the header shows of a set of exports. */
 function commonFolder(files: readonly string[]): string {
