@@ -4,12 +4,10 @@
 // stays in this session: it shows as the session's `failure`, never as an exception out of the service.
 // Read-only: actions go through actions.ts.
 import type {
-  AfterDamageView,
   FilteredTimeline,
   LeaseView,
   OutputPage,
   RecordDetail,
-  RecordRow,
   RowList,
   RowPage,
   RowTypes,
@@ -20,46 +18,33 @@ import type {
   SessionSummary,
   StepContext,
 } from '../../src-shared/ipc.js';
-import {
-  AFTER_DAMAGE_ROWS_MAX,
-  EVERYTHING_CHANGED,
-  PAGE_ROWS_MAX,
-  RECORD_HEX_BYTES_MAX,
-  RECORD_PAYLOAD_CHARS_MAX,
-} from '../../src-shared/ipc.js';
+import { EVERYTHING_CHANGED, PAGE_ROWS_MAX } from '../../src-shared/ipc.js';
 import type { TimelineFilter } from '../../src-shared/timeline-filter.js';
-import { appendAll } from '../../src-shared/arrays.js';
 import { formatBytes } from '../../src-shared/format.js';
-import { toJsonValue } from '../../src-shared/json.js';
-import type { Cost, JsonValue, RecoveryEntry, RunSignal, SessionFold } from '../../src-shared/replay.js';
+import type { Cost, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import {
-  archiveIndexPath, archivePath, readArchive, type ArchiveError, scanAfterDamage, describe, type WalTarget,
-  readFrameAt, MemberReads, probeLease, hex, ioError, type FileIO, type FileStat,
-  nodeFileIO, type LeaseProbe,
+  archiveIndexPath, archivePath, readArchive, type ArchiveError, describe, type WalTarget,
+  MemberReads, probeLease, ioError, type FileIO, type FileStat, nodeFileIO, type LeaseProbe,
 } from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
 import type { PayloadReader } from '../replay/payloads.js';
 import { walPayloadReader, withPayloadPass } from '../recovery/payloads.js';
-import { RecoveryLog } from '../replay/recoveries.js';
 import { archiveRefusal, liveRun, liveWords, refusedRun, runSignal } from '../replay/signals.js';
 import { planFor } from '../replay/plan.js';
 import { refusedPlan } from '../replay/report.js';
 import { isRefusedStatus } from '../../src-shared/status.js';
-import type { RecordIndex } from './record-index.js';
 import { stepContext } from '../views/context.js';
-import { NotFoundError } from '../../src-shared/ipc.js';
-import { OUTPUT_WHOLE, OutputRows } from '../views/output-rows.js';
 import { sessionChanges, type Shown } from '../views/session-changes.js';
 import { cachedPayloads } from './payload-cache.js';
 import { clampInt, SessionSearch, type Searched } from '../views/session-search.js';
 import { walSearchReads } from './search-reads.js';
+import { SessionRecords } from './session-records.js';
 import { findTail, type FoundTail } from './session-tail.js';
 import { SessionTailer, type ReadPlan, type TailProgress, type TailUpdate } from './session-tailer.js';
 import { listLength, ViewBuilder, type SessionViews } from '../views/session-views.js';
 import { IncrementalSums } from '../views/incremental-sums.js';
 import { FilterChoiceSums } from '../views/timeline-filter.js';
-import { valuePreview } from '../views/value-preview.js';
 
 /** Recoveries a session summary carries (the most recent); the WAL keeps them all. */
 const RECOVERIES_LISTED_MAX = 50;
@@ -90,12 +75,8 @@ export class SessionModel {
   /** The searches and the timeline filter under way, over this residency's views. */
   private searches: SessionSearch;
   private payloads_: PayloadReader | null = null;
-  /** The tool output the output view reads last, laid out in rows (one kept: an output is up to 16 MiB). */
-  private output_: OutputRows | null = null;
-  /** The recovery history of the records indexed so far (`logged` of them), for the index it was read from. */
-  private recovery_log: { index: RecordIndex; log: RecoveryLog; logged: number } | null = null;
-  /** Frames found after a non-tail damage (undefined: not scanned since the last refresh). */
-  private after_damage_: { view: AfterDamageView; rows: RecordRow[] } | null | undefined = undefined;
+  /** The records list of this residency, made with its tailer. */
+  private records_: SessionRecords | null = null;
   /** The tail found from the end while the read from the start is under way (session-tail.ts); undefined:
    *  not looked for since the last complete read; null: looked for, nothing to show (an I/O error). */
   private tail_: FoundTail | null | undefined = undefined;
@@ -129,6 +110,11 @@ export class SessionModel {
     return this.tailer_;
   }
 
+  private get records(): SessionRecords {
+    this.records_ ??= new SessionRecords(this.target, this.io, this.tailer);
+    return this.records_;
+  }
+
   /** False until the first refresh: the list shows the session as still being read. */
   get is_read(): boolean {
     return this.life.state !== 'unread';
@@ -153,16 +139,14 @@ export class SessionModel {
     this.summary();
     this.life = { state: 'released' };
     this.dropResidency();
-    this.after_damage_ = undefined;
     this.tail_ = undefined;
   }
 
   /** Drops the read, the views and everything derived from them: the next look reads and derives afresh. */
   private dropResidency(): void {
     this.tailer_ = null;
+    this.records_ = null;
     this.payloads_ = null;
-    this.output_ = null;
-    this.recovery_log = null;
     this.sums_ = new IncrementalSums();
     this.builder = new ViewBuilder(this.sums_);
     this.filter_choices = new FilterChoiceSums(this.sums_);
@@ -300,10 +284,8 @@ export class SessionModel {
       update = this.tailer.refresh(on_progress, lease === null ? plan : { ...plan, lease });
       // A slice short of the end: the session is still being read, and its last summary (if any) stands.
       if (!update.complete) return update;
-      if (update.restarted) {
-        this.payloads_ = null;
-        this.output_ = null;
-      }
+      if (update.restarted) this.payloads_ = null;
+      this.records.reread(update.restarted);
       if (update.frames_added > 0 || update.restarted || failed_before) this.views = null;
       this.settle(summary_only);
       // The real rows are here: the provisional tail gives way to them.
@@ -316,7 +298,6 @@ export class SessionModel {
       update = { frames_added: 0, restarted: true, complete: true };
     }
     this.summary_ = null;
-    this.after_damage_ = undefined;
     return update;
   }
 
@@ -334,7 +315,7 @@ export class SessionModel {
     const fold = this.failure_ !== null ? new SessionFolder().snapshot() : this.life.state === 'resident' && this.life.summary_only ? this.tailer.finalFold() : this.tailer.fold();
     const read = this.failure_ !== null ? null : this.tailer.read;
     const end = { torn_tail: read?.torn_tail ?? null, error: this.withMissingWal(this.failure_ ?? read?.error ?? null) };
-    const recoveries = this.failure_ !== null ? [] : this.recoveries();
+    const recoveries = this.failure_ !== null ? [] : this.records.recoveries();
     const resume = end.error !== null ? refusedPlan() : planFor(fold, 'resume', this.sums_);
     // The lease and the archive change without the WAL: the summary lays them over this (`status`).
     const run = runSignal(fold, { end, is_export: this.target.is_export, resume_action: resume.action, resume_message: resume.message, recoveries, live: null }, this.sums_);
@@ -446,28 +427,6 @@ export class SessionModel {
     return this.lease_.state === 'live' ? liveRun(run, liveWords(this.lease_.holder)) : run;
   }
 
-  /** Every operator_action of the WAL with the records its action wrote (payloads re-read from disk). */
-  private recoveries(): RecoveryEntry[] {
-    const index = this.tailer.index;
-    // Fed from where the last call stopped: a live append logs its own records, not the whole WAL's again.
-    if (this.recovery_log?.index !== index) this.recovery_log = { index, log: new RecoveryLog(), logged: 0 };
-    const { log } = this.recovery_log;
-    for (let at = this.recovery_log.logged; at < index.length; at++) {
-      const type = index.typeName(at);
-      // The first lineage frame too: a successor names the retire that made it.
-      const read_payload = type === 'operator_action' || (at === 0 && type === 'lineage');
-      log.push({ seq: index.seqAt(at), type, fence: index.fenceAt(at), payload: read_payload ? this.payloadAt(index.offsetAt(at)) : null });
-    }
-    this.recovery_log.logged = index.length;
-    return [...log.entries()];
-  }
-
-  /** The payload of the frame at `offset`, re-read from disk and its digest re-checked; null when it is not intact. */
-  private payloadAt(offset: number): JsonValue {
-    const frame = readFrameAt(this.target.wal_path, offset, { io: this.io });
-    return frame.kind === 'ok' && frame.body.kind === 'ok' && frame.body.body.payload !== null ? toJsonValue(frame.body.body.payload) : null;
-  }
-
   /** While the WAL is being read (first read, or again after a release): what is known so far. The records
    *  read so far can be paged; the timeline, transcript and plan come when the read completes. */
   private readingDetail(): Omit<SessionDetail, 'actions' | 'retire' | 'acknowledge' | 'timing' | 'tokens' | 'cost'> {
@@ -519,39 +478,21 @@ export class SessionModel {
       resume: views.resume,
       queue: views.fold.queue.map((entry) => ({ submission_id: entry.submission_id, seq: entry.seq, state: entry.state, delivery: entry.delivery, title: entry.title })),
       transcript_valid: views.transcriptValid(),
-      after_damage: this.afterDamage()?.view ?? null,
+      after_damage: this.records.afterDamage(this.damage())?.view ?? null,
       filter_choices: this.filter_choices.of(views.fold.episodes, this.tailer.index.typeNames()),
     };
   }
 
-  /** After a non-tail damage (a corrupt frame, a broken sequence), the frames a resynchronising scan finds past
-   *  it (engine/damage-scan.ts, as the support report counts them): listed read-only after the verified
-   *  records, never folded, never planned from. Scanned once per read of the WAL, in full reads only. */
-  private afterDamage(): { view: AfterDamageView; rows: RecordRow[] } | null {
-    if (this.after_damage_ !== undefined) return this.after_damage_;
-    const error = this.is_resident && this.failure_ === null ? (this.tailer.read?.error ?? null) : null;
-    if (error === null || error.offset === null || (error.kind !== 'non_tail_corruption' && error.kind !== 'sequence_error')) return (this.after_damage_ = null);
-    const first_index = this.tailer.index.length;
-    const rows: RecordRow[] = [];
-    let found;
-    try {
-      found = scanAfterDamage(this.target.wal_path, error.offset, this.io, (frame) => {
-        if (rows.length < AFTER_DAMAGE_ROWS_MAX) rows.push({ ...frame, index: first_index + rows.length, unverified: true });
-      });
-    } catch (scan_error) {
-      // The file went away or cannot be read now: the verified records stand, nothing is listed after them.
-      process.emitWarning(`walscope: cannot scan ${this.target.wal_path} past the damage: ${describe(scan_error)}`);
-      return (this.after_damage_ = null);
-    }
-    const view = { damage_offset: error.offset, first_index, frames: found.frames, records: found.records, seq_first: found.seq_first, seq_last: found.seq_last, listed: rows.length, scan_cut: found.scan_cut };
-    return (this.after_damage_ = { view, rows });
+  /** The read's refusal when it is a damage past which frames may be listed (SessionRecords.afterDamage):
+   *  looked past in full reads only. */
+  private damage(): WalErrorInfo | null {
+    return this.is_resident && this.failure_ === null ? (this.tailer.read?.error ?? null) : null;
   }
 
   rowCounts(): Record<RowList, number> {
     if (!this.is_resident) return { timeline: 0, records: this.tailer.index.length, transcript: 0 };
     const views = this.derived();
-    const records = this.tailer.index.length + (this.afterDamage()?.rows.length ?? 0);
-    return { timeline: listLength(views, 'timeline'), records, transcript: listLength(views, 'transcript') };
+    return { timeline: listLength(views, 'timeline'), records: this.records.count(this.damage()), transcript: listLength(views, 'transcript') };
   }
 
   /** What changed since the last update said (SessionChanges), this one kept for the next: asked once per update. */
@@ -559,7 +500,7 @@ export class SessionModel {
     if (!this.is_resident) return EVERYTHING_CHANGED;
     const views = this.derived();
     const verified = this.tailer.index.length;
-    const now: Shown = { views, records: { verified, listed: verified + (this.afterDamage()?.rows.length ?? 0) } };
+    const now: Shown = { views, records: { verified, listed: this.records.count(this.damage()) } };
     const before = this.shown;
     this.shown = now;
     const changes = before === null || this.failure_ !== null ? null : this.tailer.changesAgainst(before.views.fold);
@@ -570,20 +511,11 @@ export class SessionModel {
     const first = clampInt(start, 0, Number.MAX_SAFE_INTEGER);
     const size = clampInt(count, 0, PAGE_ROWS_MAX);
     const pick = (): RowTypes[RowList][] => {
-      if (list === 'records') return this.recordRows(first, size);
+      if (list === 'records') return this.records.rows(first, size, this.damage());
       if (!this.is_resident) return [];
       return list === 'timeline' ? this.derived().timelineRows(first, size) : this.derived().transcript(first, size);
     };
     return { key: this.key, list, start: first, total: this.rowCounts()[list], rows: pick() as RowTypes[L][] };
-  }
-
-  /** The verified records, then (past the last) the frames found after a damage. */
-  private recordRows(first: number, size: number): RecordRow[] {
-    const rows = this.tailer.index.rows(first, size);
-    const verified = this.tailer.index.length;
-    const after = this.afterDamage()?.rows ?? [];
-    if (first + size > verified && after.length > 0) appendAll(rows, after.slice(Math.max(0, first - verified), first + size - verified));
-    return rows;
   }
 
   locateSeq(seq: number): number | null {
@@ -592,39 +524,12 @@ export class SessionModel {
 
   /** One frame re-read from disk: digest re-checked, payload decoded, raw bytes as hex. */
   record(index: number): RecordDetail | null {
-    if (!Number.isSafeInteger(index) || index < 0) return null;
-    const verified = this.tailer.index.length;
-    const row = index < verified ? this.tailer.index.row(index) : this.afterDamage()?.rows[index - verified];
-    if (row === undefined) return null;
-    const frame = readFrameAt(this.target.wal_path, row.offset, { io: this.io });
-    const bytes = frame.kind === 'io' ? Buffer.alloc(0) : frame.bytes;
-    // Intact, and the very frame that was indexed: a file rewritten since holds something else at this offset.
-    const intact = frame.kind === 'ok' && bytes.length === row.size_bytes;
-    const decoded = intact ? frame.body : null;
-    const whole = decoded?.kind === 'ok' && decoded.body.payload !== null ? toJsonValue(decoded.body.payload) : null;
-    const payload = valuePreview(whole, RECORD_PAYLOAD_CHARS_MAX);
-    const shown = bytes.subarray(0, RECORD_HEX_BYTES_MAX);
-    const timeline_row = row.seq > 0 && this.is_resident && row.unverified !== true ? (this.derived().timelineRowOf(row.seq) ?? -1) : -1;
-    return {
-      ...row,
-      digest_ok: intact,
-      payload,
-      payload_truncated: payload !== whole,
-      hex: hex(shown),
-      hex_truncated: bytes.length > shown.length,
-      timeline_row: timeline_row < 0 ? null : timeline_row,
-    };
+    return this.records.record(index, this.damage(), this.is_resident ? (seq) => this.derived().timelineRowOf(seq) : null);
   }
 
-  /** Rows of the output of the tool_result at `seq`, read whole from its record once (digest re-checked) and
-   *  kept for the pages after; null when no record has that seq. */
+  /** Rows of the output of the tool_result at `seq`; null when no record has that seq. */
   output(seq: number, start: number, count: number): OutputPage | null {
-    const index = this.tailer.index.frameOfSeq(seq);
-    if (index === null) return null;
-    const row = this.tailer.index.row(index);
-    if (row.type !== 'tool_result') throw new NotFoundError(`record seq ${seq} is a ${row.type}, not a tool_result: it has no output`);
-    if (this.output_?.isOf(row) !== true) this.output_ = new OutputRows(row, walPayloadReader(this.target.wal_path)(row.offset, OUTPUT_WHOLE)['output'] ?? null);
-    return this.output_.page(start, count);
+    return this.records.output(seq, start, count);
   }
 
   /** A search of `list` (a records search reads the WAL whether or not the session is resident). */
