@@ -25,26 +25,23 @@ import type { Cost, RunSignal, SessionFold } from '../../src-shared/replay.js';
 import type { WalErrorInfo } from '../../src-shared/wal.js';
 import {
   archiveIndexPath, archivePath, readArchive, type ArchiveError, describe, type WalTarget,
-  MemberReads, probeLease, ioError, type FileIO, type FileStat, nodeFileIO, type LeaseProbe,
+  MemberReads, probeLease, ioError, type FileIO, type FileStat, nodeFileIO, type LeaseProbe, type ReadResult,
 } from '../engine/index.js';
 import { SessionFolder } from '../replay/fold.js';
 import type { PayloadReader } from '../replay/payloads.js';
-import { walPayloadReader, withPayloadPass } from '../recovery/payloads.js';
+import { withPayloadPass } from '../recovery/payloads.js';
 import { archiveRefusal, liveRun, liveWords, refusedRun, runSignal } from '../replay/signals.js';
 import { planFor } from '../replay/plan.js';
 import { refusedPlan } from '../replay/report.js';
 import { isRefusedStatus } from '../../src-shared/status.js';
 import { stepContext } from '../views/context.js';
 import { sessionChanges, type Shown } from '../views/session-changes.js';
-import { cachedPayloads } from './payload-cache.js';
-import { clampInt, SessionSearch, type Searched } from '../views/session-search.js';
-import { walSearchReads } from './search-reads.js';
-import { SessionRecords } from './session-records.js';
+import { clampInt, type Searched } from '../views/session-search.js';
+import { Residency } from './session-residency.js';
 import { findTail, type FoundTail } from './session-tail.js';
-import { SessionTailer, type ReadPlan, type TailProgress, type TailUpdate } from './session-tailer.js';
-import { listLength, ViewBuilder, type SessionViews } from '../views/session-views.js';
-import { IncrementalSums } from '../views/incremental-sums.js';
-import { FilterChoiceSums } from '../views/timeline-filter.js';
+import type { SessionTailer, ReadPlan, TailProgress, TailUpdate } from './session-tailer.js';
+import { listLength, type SessionViews } from '../views/session-views.js';
+import type { IncrementalSums } from '../views/incremental-sums.js';
 
 /** Recoveries a session summary carries (the most recent); the WAL keeps them all. */
 const RECOVERIES_LISTED_MAX = 50;
@@ -58,32 +55,18 @@ type Lifecycle = { readonly state: 'unread' } | { readonly state: 'resident'; re
 
 export class SessionModel {
   /** Made on first use and dropped on release: thousands of listed sessions hold no index or fold. */
-  private tailer_: SessionTailer | null = null;
-  /** What this residency's snapshots derived (views/incremental-sums.ts): its folder's and its views' store, taken
-   *  on from snapshot to snapshot; dropped with them on release. */
-  private sums_ = new IncrementalSums();
-  private builder = new ViewBuilder(this.sums_);
-  private views: SessionViews | null = null;
+  private residency_: Residency | null = null;
   private summary_: SessionSummary | null = null;
   private lease_: LeaseView = { state: 'absent' };
   /** What made this session unreadable beyond what the reader reports (an exception while reading, folding
    *  or laying out); cleared by the next refresh that succeeds. */
   private failure_: WalErrorInfo | null = null;
   private life: Lifecycle = { state: 'unread' };
-  /** The Timeline's last filter and how far it walked; what it offers, summed as the session grows. */
-  private filter_choices = new FilterChoiceSums(this.sums_);
-  /** The searches and the timeline filter under way, over this residency's views. */
-  private searches: SessionSearch;
-  private payloads_: PayloadReader | null = null;
-  /** The records list of this residency, made with its tailer. */
-  private records_: SessionRecords | null = null;
   /** The tail found from the end while the read from the start is under way (session-tail.ts); undefined:
    *  not looked for since the last complete read; null: looked for, nothing to show (an I/O error). */
   private tail_: FoundTail | null | undefined = undefined;
   /** The archive's verdict, kept while the archive and its index are the same size and mtime. */
   private archive_check: { stamp: string; error: ArchiveError | null } | null = null;
-  /** The session as its last update showed it (sessionChanges). */
-  private shown: Shown | null = null;
   /** The sealed members its histories read, kept while the archive is unchanged. */
   readonly member_reads = new MemberReads();
 
@@ -92,27 +75,25 @@ export class SessionModel {
     readonly key: string,
     readonly target: WalTarget,
     private readonly io: FileIO = nodeFileIO,
-  ) {
-    this.searches = this.newSearches();
-  }
+  ) {}
 
-  private newSearches(): SessionSearch {
-    return new SessionSearch(walSearchReads(this.target.wal_path, this.io));
+  private get residency(): Residency {
+    this.residency_ ??= new Residency(this.target, this.io, (read) => this.counted(read));
+    return this.residency_;
   }
 
   /** What the session's snapshots derived: replay's functions of `fold()` take their sums from it. */
   get sums(): IncrementalSums {
-    return this.sums_;
+    return this.residency.sums;
   }
 
   get tailer(): SessionTailer {
-    this.tailer_ ??= new SessionTailer(this.target, this.io, this.sums_);
-    return this.tailer_;
+    return this.residency.tailer;
   }
 
-  private get records(): SessionRecords {
-    this.records_ ??= new SessionRecords(this.target, this.io, this.tailer);
-    return this.records_;
+  /** The read so far, if one was made: looked at without starting one. */
+  private get read(): ReadResult | null {
+    return this.residency_?.tailer.read ?? null;
   }
 
   /** False until the first refresh: the list shows the session as still being read. */
@@ -144,15 +125,7 @@ export class SessionModel {
 
   /** Drops the read, the views and everything derived from them: the next look reads and derives afresh. */
   private dropResidency(): void {
-    this.tailer_ = null;
-    this.records_ = null;
-    this.payloads_ = null;
-    this.sums_ = new IncrementalSums();
-    this.builder = new ViewBuilder(this.sums_);
-    this.filter_choices = new FilterChoiceSums(this.sums_);
-    this.views = null;
-    this.shown = null;
-    this.searches = this.newSearches();
+    this.residency_ = null;
   }
 
   /** Finds the end of the WAL from its end, once per read from the start: the service asks for it before that
@@ -160,7 +133,7 @@ export class SessionModel {
   findTail(): void {
     if (this.tail_ !== undefined || this.target.member !== undefined) return;
     try {
-      this.tail_ = findTail(this.target, this.tailer_?.read?.valid_bytes ?? 0, this.payloads());
+      this.tail_ = findTail(this.target, this.read?.valid_bytes ?? 0, this.payloads());
     } catch (error) {
       // Only a head start: the read from the start says what is wrong with the file.
       process.emitWarning(`walscope: cannot read the end of ${this.target.wal_path}: ${describe(error)}`);
@@ -171,7 +144,7 @@ export class SessionModel {
   /** The provisional tail while the read from the start is under way; null once it is complete. */
   tail(): SessionTail | null {
     if (this.is_resident || this.tail_ === undefined || this.tail_ === null) return null;
-    return { key: this.key, head_bytes_read: this.tailer_?.read?.valid_bytes ?? 0, ...this.tail_ };
+    return { key: this.key, head_bytes_read: this.read?.valid_bytes ?? 0, ...this.tail_ };
   }
 
   /** Takes a summary made earlier (the summary cache) instead of reading the WAL; the session stays released. */
@@ -188,7 +161,7 @@ export class SessionModel {
   /** The extent of the file this session's summary was made from, when that summary may be kept in the
    *  summary cache: not while a writer is live (it changes under us), not after an I/O error (it may pass). */
   summaryExtent(): { size_bytes: number; verified_end: number } | null {
-    const read = this.tailer_?.read ?? null;
+    const read = this.read;
     if (!this.is_resident || read === null || this.failure_ !== null || read.error?.kind === 'io') return null;
     if (this.lease_.state === 'live' || read.in_progress_tail !== null || this.archiveError() !== null) return null;
     return { size_bytes: read.bytes, verified_end: read.valid_bytes };
@@ -207,35 +180,35 @@ export class SessionModel {
    *  showing the session cost beyond the read itself. */
   payloads_read = 0;
 
-  /** Episodes whose fold copy or views were rebuilt since this model was made: the work appends cost. */
   /** Row texts the timeline and transcript searches made (not found kept), for the tests that count them. */
   get search_texts_made(): number {
-    return this.builder.search_texts.made;
+    return this.residency.builder.search_texts.made;
   }
 
   /** Rows the Timeline filter's last walk went over, for the tests that count them. */
   get filter_rows_walked(): number {
-    return this.searches.filter_rows_walked;
+    return this.residency.searches.filter_rows_walked;
   }
 
+  /** Episodes whose fold copy or views were rebuilt in this residency: the work appends cost. */
   get episodes_rebuilt(): { fold: number; views: number } {
-    return { fold: this.tailer.episodes_rebuilt, views: this.builder.episodes_rebuilt };
+    return { fold: this.tailer.episodes_rebuilt, views: this.residency.builder.episodes_rebuilt };
   }
 
   /** Episodes added to the session's sums of class counts and tokens (taken on across builds): what a build cost. */
   get episodes_summed(): number {
-    return this.builder.class_totals.episodes_added + this.builder.token_totals.episodes_added;
+    return this.residency.builder.class_totals.episodes_added + this.residency.builder.token_totals.episodes_added;
   }
 
   /** Inside those episodes, the parts (steps, batches, steers, approvals) the fold copied anew and the steps
    *  whose timeline rows were laid out anew: an append to a long open episode costs the parts it changed. */
   get parts_rebuilt(): { copied: number; steps_laid_out: number } {
-    return { copied: this.tailer.parts_copied, steps_laid_out: this.builder.step_rows.steps_laid_out };
+    return { copied: this.tailer.parts_copied, steps_laid_out: this.residency.builder.step_rows.steps_laid_out };
   }
 
   /** The request's turns checked for provider validity, over this residency's views. */
   get turns_checked(): number {
-    return this.builder.turns_checked;
+    return this.residency.builder.turns_checked;
   }
 
   get lease(): LeaseView {
@@ -284,9 +257,8 @@ export class SessionModel {
       update = this.tailer.refresh(on_progress, lease === null ? plan : { ...plan, lease });
       // A slice short of the end: the session is still being read, and its last summary (if any) stands.
       if (!update.complete) return update;
-      if (update.restarted) this.payloads_ = null;
-      this.records.reread(update.restarted);
-      if (update.frames_added > 0 || update.restarted || failed_before) this.views = null;
+      this.residency.reread(update.restarted);
+      if (update.frames_added > 0 || update.restarted || failed_before) this.residency.views = null;
       this.settle(summary_only);
       // The real rows are here: the provisional tail gives way to them.
       this.tail_ = undefined;
@@ -311,16 +283,17 @@ export class SessionModel {
   }
 
   private derived(): SessionViews {
-    if (this.views !== null) return this.views;
+    const residency = this.residency;
+    if (residency.views !== null) return residency.views;
     const fold = this.failure_ !== null ? new SessionFolder().snapshot() : this.life.state === 'resident' && this.life.summary_only ? this.tailer.finalFold() : this.tailer.fold();
     const read = this.failure_ !== null ? null : this.tailer.read;
     const end = { torn_tail: read?.torn_tail ?? null, error: this.withMissingWal(this.failure_ ?? read?.error ?? null) };
-    const recoveries = this.failure_ !== null ? [] : this.records.recoveries();
-    const resume = end.error !== null ? refusedPlan() : planFor(fold, 'resume', this.sums_);
+    const recoveries = this.failure_ !== null ? [] : this.residency.records.recoveries();
+    const resume = end.error !== null ? refusedPlan() : planFor(fold, 'resume', residency.sums);
     // The lease and the archive change without the WAL: the summary lays them over this (`status`).
-    const run = runSignal(fold, { end, is_export: this.target.is_export, resume_action: resume.action, resume_message: resume.message, recoveries, live: null }, this.sums_);
-    this.views = this.builder.build(fold, this.payloads(), { run, recoveries, resume });
-    return this.views;
+    const run = runSignal(fold, { end, is_export: this.target.is_export, resume_action: resume.action, resume_message: resume.message, recoveries, live: null }, residency.sums);
+    residency.views = residency.builder.build(fold, residency.payloads(), { run, recoveries, resume });
+    return residency.views;
   }
 
   /** An I/O refusal of a session folder that holds no `wal`, said in words. */
@@ -331,16 +304,14 @@ export class SessionModel {
 
   /** Tool outputs read back from this session's WAL (the fold keeps only where they are), the last few kept. */
   payloads(): PayloadReader {
-    if (this.payloads_ !== null) return this.payloads_;
-    this.payloads_ = cachedPayloads(this.counted(walPayloadReader(this.target.wal_path, this.io)));
-    return this.payloads_;
+    return this.residency.payloads();
   }
 
   /** One step's request as the model saw it (the Context view), its payloads read through one open file: it
    *  reads every message of the conversation so far, in file order, and a read apiece (an open, a read and a
    *  close) was ~60 µs of a million-record session's ~700,000. */
   context(episode: number | null, step_id: number | null): StepContext {
-    return withPayloadPass(this.target.wal_path, (read) => stepContext(this.fold(), this.counted(read), episode, step_id, this.sums_), this.io);
+    return withPayloadPass(this.target.wal_path, (read) => stepContext(this.fold(), this.counted(read), episode, step_id, this.sums), this.io);
   }
 
   /** `read`, each read counted in `payloads_read`. */
@@ -394,7 +365,7 @@ export class SessionModel {
   }
 
   private makeSummary(): SessionSummary {
-    const read = this.tailer_?.read ?? null;
+    const read = this.read;
     const views = this.life.state === 'unread' ? null : this.derived();
     const last = views?.fold.episodes.at(-1) ?? null;
     const run = views === null ? null : this.runNow(views.run);
@@ -430,7 +401,7 @@ export class SessionModel {
   /** While the WAL is being read (first read, or again after a release): what is known so far. The records
    *  read so far can be paged; the timeline, transcript and plan come when the read completes. */
   private readingDetail(): Omit<SessionDetail, 'actions' | 'retire' | 'acknowledge' | 'timing' | 'tokens' | 'cost'> {
-    const read = this.tailer_?.read ?? null;
+    const read = this.read;
     const done_bytes = read?.valid_bytes ?? 0;
     const total_bytes = sizeOf(this.target.wal_path, this.io);
     return {
@@ -478,8 +449,8 @@ export class SessionModel {
       resume: views.resume,
       queue: views.fold.queue.map((entry) => ({ submission_id: entry.submission_id, seq: entry.seq, state: entry.state, delivery: entry.delivery, title: entry.title })),
       transcript_valid: views.transcriptValid(),
-      after_damage: this.records.afterDamage(this.damage())?.view ?? null,
-      filter_choices: this.filter_choices.of(views.fold.episodes, this.tailer.index.typeNames()),
+      after_damage: this.residency.records.afterDamage(this.damage())?.view ?? null,
+      filter_choices: this.residency.filter_choices.of(views.fold.episodes, this.tailer.index.typeNames()),
     };
   }
 
@@ -492,7 +463,7 @@ export class SessionModel {
   rowCounts(): Record<RowList, number> {
     if (!this.is_resident) return { timeline: 0, records: this.tailer.index.length, transcript: 0 };
     const views = this.derived();
-    return { timeline: listLength(views, 'timeline'), records: this.records.count(this.damage()), transcript: listLength(views, 'transcript') };
+    return { timeline: listLength(views, 'timeline'), records: this.residency.records.count(this.damage()), transcript: listLength(views, 'transcript') };
   }
 
   /** What changed since the last update said (SessionChanges), this one kept for the next: asked once per update. */
@@ -500,18 +471,18 @@ export class SessionModel {
     if (!this.is_resident) return EVERYTHING_CHANGED;
     const views = this.derived();
     const verified = this.tailer.index.length;
-    const now: Shown = { views, records: { verified, listed: this.records.count(this.damage()) } };
-    const before = this.shown;
-    this.shown = now;
+    const now: Shown = { views, records: { verified, listed: this.residency.records.count(this.damage()) } };
+    const before = this.residency.shown;
+    this.residency.shown = now;
     const changes = before === null || this.failure_ !== null ? null : this.tailer.changesAgainst(before.views.fold);
-    return sessionChanges(before, now, changes, this.builder.step_rows);
+    return sessionChanges(before, now, changes, this.residency.builder.step_rows);
   }
 
   rows<L extends RowList>(list: L, start: number, count: number): RowPage<L> {
     const first = clampInt(start, 0, Number.MAX_SAFE_INTEGER);
     const size = clampInt(count, 0, PAGE_ROWS_MAX);
     const pick = (): RowTypes[RowList][] => {
-      if (list === 'records') return this.records.rows(first, size, this.damage());
+      if (list === 'records') return this.residency.records.rows(first, size, this.damage());
       if (!this.is_resident) return [];
       return list === 'timeline' ? this.derived().timelineRows(first, size) : this.derived().transcript(first, size);
     };
@@ -524,26 +495,26 @@ export class SessionModel {
 
   /** One frame re-read from disk: digest re-checked, payload decoded, raw bytes as hex. */
   record(index: number): RecordDetail | null {
-    return this.records.record(index, this.damage(), this.is_resident ? (seq) => this.derived().timelineRowOf(seq) : null);
+    return this.residency.records.record(index, this.damage(), this.is_resident ? (seq) => this.derived().timelineRowOf(seq) : null);
   }
 
   /** Rows of the output of the tool_result at `seq`; null when no record has that seq. */
   output(seq: number, start: number, count: number): OutputPage | null {
-    return this.records.output(seq, start, count);
+    return this.residency.records.output(seq, start, count);
   }
 
   /** A search of `list` (a records search reads the WAL whether or not the session is resident). */
   search(list: RowList, query: string, filter: TimelineFilter): SearchResult {
-    return this.searches.search(list, query, filter, this.searched());
+    return this.residency.searches.search(list, query, filter, this.searched());
   }
 
   /** A window of the timeline's rows `filter` keeps, its walk taken on by one step first. */
   filterTimeline(filter: TimelineFilter, start: number, count: number): FilteredTimeline {
-    return this.searches.filterTimeline(this.key, filter, start, count, this.searched());
+    return this.residency.searches.filterTimeline(this.key, filter, start, count, this.searched());
   }
 
   private searched(): Searched {
-    return { views: this.is_resident ? this.derived() : null, index: this.tailer.index, search_texts: this.builder.search_texts };
+    return { views: this.is_resident ? this.derived() : null, index: this.tailer.index, search_texts: this.residency.builder.search_texts };
   }
 }
 

@@ -179,7 +179,7 @@ describe('the Timeline filter', () => {
     expect(model.payloads_read - reads_before).toBeLessThanOrEqual(2 * shown_calls + answer.rows.length);
     expect(model.filterTimeline({ ...ALL_ROWS, tool: 'read_file' }, 0, 1_000_000).rows.length).toBeLessThanOrEqual(2_000);
     // Past its cap the walk stops and says so; every kept row still has its context before it.
-    const { views } = model as unknown as { views: { timeline: FilterScan['segments'] } };
+    const { views } = (model as unknown as { residency: { views: { timeline: FilterScan['segments'] } } }).residency;
     const scan = FilterScan.of({ ...ALL_ROWS, tool: 'read_file' }, views.timeline, null, 10);
     while (!scan.done) scan.step(() => null);
     expect(scan.truncated).toBe(true);
