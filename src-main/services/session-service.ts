@@ -62,16 +62,9 @@ import { WorkspaceAlerts } from './alert-watch.js';
 import { AlertBoard } from '../views/alert-board.js';
 import type { AlertsView, AlertThresholds } from '../../src-shared/alerts.js';
 import { ServiceEvents } from './service-events.js';
-import { Debouncer, WorkspaceWatcher } from './watcher.js';
+import { Debouncer, type WatchTarget } from './watcher.js';
+import { WorkspaceFollow } from './workspace-follow.js';
 
-/** A live session's lease is re-probed this often: the OS drops a dead writer's lock without touching any file,
- *  so no file event says "the writer stopped". Only sessions shown live are probed. */
-export const LIVE_PROBE_INTERVAL_MS = 1_000;
-/** An open session with a live writer is also checked for growth this often: a file event can be lost (chokidar
- *  drops a change whose stat shows an mtime it has seen, or that comes within 5 ms of the last), and a live
- *  tail that waits for the next append to show this one is wrong. One `stat` per open live session. At 50 ms,
- *  half of the appends to a million records' open episode (bench live-long-1m) waited for this probe. */
-export const LIVE_GROWTH_PROBE_MS = 25;
 /** Sessions whose fold and views stay in memory: the ones asked for most recently. The rest keep a summary. */
 export const RESIDENT_SESSIONS_MAX = 3;
 const LEASE_PROBES_PER_TURN = 200;
@@ -119,16 +112,12 @@ export class SessionService implements WalscopeApi {
   get read_ahead_counts(): Readonly<{ started: number; bytes: number }> {
     return this.reads.read_ahead_counts;
   }
-  private watcher: WorkspaceWatcher | null = null;
-  private probe_timer: NodeJS.Timeout | null = null;
-  private growth_timer: NodeJS.Timeout | null = null;
+  /** File events and live probes, once opened to follow the workspace (OpenOptions.watch). */
+  private follow: WorkspaceFollow | null = null;
   private read_timer: NodeJS.Immediate | null = null;
   private closed = false;
   /** The workspace's alerts, when it was opened for windows (OpenOptions.alerts). */
   private alerts: WorkspaceAlerts | null = null;
-  private watching: Promise<void> = Promise.resolve();
-  /** Resolves `watching`, while following file events waits to start (for the first reads of a big root). */
-  private watch_pending: (() => void) | null = null;
   private workspace: Workspace;
 
   private constructor(
@@ -162,12 +151,14 @@ export class SessionService implements WalscopeApi {
       // ready, whatever changed while it was starting is caught up. A root of many sessions starts it once its
       // first reads are done: watching 2,000 folders (chokidar's scan, a watch each) took 0.5-0.7 s of this
       // thread from the middle of those reads.
-      service.watching = new Promise((resolve) => (service.watch_pending = resolve));
-      if (service.models.size < WATCH_AFTER_READS_SESSIONS_MIN) service.startWatching();
-      service.probe_timer = setInterval(() => service.probeLive(), LIVE_PROBE_INTERVAL_MS);
-      service.probe_timer.unref();
-      service.growth_timer = setInterval(() => service.probeGrowth(), LIVE_GROWTH_PROBE_MS);
-      service.growth_timer.unref();
+      service.follow = new WorkspaceFollow(() => service.watchTarget(), {
+        changed: (key) => service.onChanged(key),
+        listing: () => service.onListing(),
+        caughtUp: () => service.catchUp(),
+        probeLeases: () => service.probeLeases(),
+        probeGrowth: () => service.probeGrowth(),
+      }, service.workspace.path);
+      if (service.models.size < WATCH_AFTER_READS_SESSIONS_MIN) service.follow.start();
     }
     if (options.alerts !== undefined) service.alerts = new WorkspaceAlerts(service, options.alerts, (event) => service.emit(event));
     return service;
@@ -176,19 +167,17 @@ export class SessionService implements WalscopeApi {
   async close(): Promise<void> {
     this.closed = true;
     this.alerts?.close();
-    this.watch_pending = null;
+    const closing = this.follow?.close();
     if (this.read_timer !== null) clearImmediate(this.read_timer);
     this.reads.idle();
-    if (this.probe_timer !== null) clearInterval(this.probe_timer);
-    if (this.growth_timer !== null) clearInterval(this.growth_timer);
     this.events.close();
     this.cache_write.clear();
     this.cache?.flush();
     this.sealed.closeAll();
-    await this.watcher?.close();
+    await closing;
   }
 
-  private watchTarget(): ConstructorParameters<typeof WorkspaceWatcher>[0] {
+  private watchTarget(): WatchTarget {
     if (this.workspace.kind === 'state_root') return { kind: 'state_root', root: this.workspace.path };
     const model = [...this.models.values()][0]!;
     return { kind: 'file', file: model.target.wal_path, key: model.key };
@@ -209,28 +198,9 @@ export class SessionService implements WalscopeApi {
     this.cache_write.schedule('cache');
   }
 
-  /** Follows file events from now, if that waits to start; what changed before the watcher is ready is caught up. */
-  private startWatching(): void {
-    const watched = this.watch_pending;
-    if (watched === null) return;
-    this.watch_pending = null;
-    try {
-      this.watcher = new WorkspaceWatcher(this.watchTarget(), { changed: (key) => this.onChanged(key), listing: () => this.onListing() });
-    } catch (error) {
-      // Started late, a failure here must not take the worker down: the sessions are shown, only not followed.
-      process.emitWarning(`walscope: cannot watch ${this.workspace.path}: ${describe(error)}`);
-      watched();
-      return;
-    }
-    void this.watcher.whenReady().then(() => {
-      this.catchUp();
-      watched();
-    });
-  }
-
   /** Resolves once file events are followed. */
   whenWatching(): Promise<void> {
-    return this.watching;
+    return this.follow?.whenWatching() ?? Promise.resolve();
   }
 
   /** What changed before the watcher was ready: new or gone sessions, and WALs whose size is not the one their
@@ -272,7 +242,7 @@ export class SessionService implements WalscopeApi {
         // Every summary is current: keep them now (a worker may be terminated without a close).
         this.cache_write.clear();
         this.cache?.flush();
-        this.startWatching();
+        this.follow?.start();
         return;
       }
       const { model, plan } = next;
@@ -391,7 +361,7 @@ export class SessionService implements WalscopeApi {
     this.events.listChanged();
   }
 
-  private probeLive(): void {
+  private probeLeases(): void {
     for (const model of this.models.values()) {
       if (model.lease.state !== 'live' || !model.probeLease()) continue;
       if (!model.is_resident) {

@@ -25,7 +25,7 @@ describe('live growth without a file event', () => {
     try {
       await service.getSession('live');
       await expect.poll(async () => (await service!.getSession('live')).summary.status, { timeout: 5_000 }).toBe('running');
-      await (service as unknown as { watcher: { close(): Promise<void> } }).watcher.close();
+      await (service as unknown as { follow: { watcher: { close(): Promise<void> } } }).follow.watcher.close();
       const seen: number[] = [];
       service.subscribe((event: WalscopeEvent) => {
         if (event.type === 'session') seen.push(event.last_seq);

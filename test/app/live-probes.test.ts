@@ -69,7 +69,8 @@ describe('a live refresh probes and opens once', () => {
     await service.getSession('live');
     await expect.poll(async () => (await service.getSession('live')).summary.status, { timeout: 5_000 }).toBe('running');
     // The once-a-second look at a live lease probes outside any refresh: stopped, so the counts are the refreshes'.
-    clearInterval((service as unknown as { probe_timer: NodeJS.Timeout }).probe_timer);
+    const follow = (service as unknown as { follow: { lease_probe: NodeJS.Timeout; growth_probe: NodeJS.Timeout; watcher: { close(): Promise<void> } } }).follow;
+    clearInterval(follow.lease_probe);
     const refreshes_before = service.refreshes.made;
     const made = since(counted, dir);
     const seen: { seq: number; wal_opens: number; probes: number; refreshes: number }[] = [];
@@ -85,9 +86,8 @@ describe('a live refresh probes and opens once', () => {
 
     // What the window asks for then (queries.ts: the detail, the list's page and the next, the History panel, the
     // last episode's bars), with no refresh under way meanwhile.
-    const quiet = service as unknown as { watcher: { close(): Promise<void> }; growth_timer: NodeJS.Timeout };
-    clearInterval(quiet.growth_timer);
-    await quiet.watcher.close();
+    clearInterval(follow.growth_probe);
+    await follow.watcher.close();
     const asked: Record<string, { wal_opens: number; probes: number }> = {};
     const ask = async (name: string, request: () => Promise<unknown>) => {
       const made_by = since(counted, dir);
