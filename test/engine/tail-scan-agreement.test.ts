@@ -94,8 +94,26 @@ const scenario = fc
   .map(({ clean, after, damage }) => {
     const damaged = 'cut' in damage ? Buffer.from(clean.subarray(0, damage.cut)) : Buffer.from(clean);
     if ('flip' in damage) damaged[damage.flip]! ^= 1 << damage.bit;
-    return { bytes: Buffer.concat([damaged, ...after.map((frame) => frame.bytes)]), kinds: after.map((frame) => frame.kind) };
+    const starts: number[] = [];
+    let start = damaged.length;
+    for (const frame of after) {
+      starts.push(start);
+      start += frame.bytes.length;
+    }
+    return { bytes: Buffer.concat([damaged, ...after.map((frame) => frame.bytes)]), kinds: after.map((frame) => frame.kind), starts };
   });
+
+/** A case fast-check found: the clean WAL cut one byte short, its last frame's digest ending in 0x42, followed by a
+ *  frame of seq 9 starting at 263 whose first byte ("B") completes that digest. The reader accepts the frame at 186
+ *  whole (to 264) and finds a torn tail at 264, with nothing intact after it. */
+const SWALLOWED_FRAME = {
+  bytes: Buffer.from(
+    'QldBTAEBAABGAAAAhgIAAWdsaW5lYWdlgKNmd2FsX2lkUAABAgMEBQYHCAkKCwwNDg9qY3JlYXRlZF9tcxsAAAGLz+VoAGZ3cml0ZXJkdGVzdGyy7zJJWrwRoKisfk4C00Yxanev7rznLjlJN1oRvq+TQldBTAEBAAAcAAAAhgIBAW10dXJuX2ZpbmlzaGVkgKFmWCN6dy449dVbiDulHBTDUSvKgHBXgsX8PZnWrgnLrLKdGQl+wCO5QldBTAEBAAAiAAAAhgICAW10dXJuX2ZpbmlzaGVkgKFpI20mMFh2OigjQ+AewqrU7RTmwiivNmjvBK2T1LjLA1bBVyPajQ6fDqWECGZCV0FMAQEAABQAAACGAgkBbXR1cm5fZmluaXNoZWSAoOxm6x5sXNo69w6u2jfgP7BBtzpZAmFrEoEgpMM1Hkqs',
+    'base64',
+  ),
+  kinds: ['sequence_gap'],
+  starts: [263],
+};
 
 /** The main path's own verdict on a frame `candidate` read right after the clean bytes `before`. */
 function mainPathAcceptsAsLineage(before: Buffer, candidate: Buffer): boolean {
@@ -141,17 +159,19 @@ describe('the tail scan judges every frame after the damage as the main path doe
 
   it('a frame the main path refuses after the damage never lets the damage be a torn tail', () => {
     fc.assert(
-      fc.property(scenario, ({ bytes, kinds }) => {
+      fc.property(scenario, ({ bytes, kinds, starts }) => {
         const result = read(bytes);
         if (result.torn_tail === null) return;
         // After a torn tail come only lineage frames the main path accepts there: all of one identity, and that of
-        // the WAL when the frames before the damage proved one.
-        const identities = new Set(kinds);
+        // the WAL when the frames before the damage proved one. A cut frame can end in the first bytes of the frame
+        // after it and so read as whole (its digest's last byte cut, and the next frame's first byte that byte):
+        // the frame it swallowed starts before the torn tail and is not after the damage.
+        const identities = new Set(kinds.filter((_, index) => starts[index]! >= result.torn_tail!.offset));
         expect([...identities].every((kind) => kind === 'agreeing_lineage' || kind === 'foreign_lineage')).toBe(true);
         expect(identities.size).toBeLessThanOrEqual(1);
         if (result.wal_id !== null) expect(identities.has('foreign_lineage')).toBe(false);
       }),
-      { numRuns: 400 },
+      { numRuns: 400, examples: [[SWALLOWED_FRAME]] },
     );
   });
 });
