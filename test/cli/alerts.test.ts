@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertEvent } from '../../src-shared/alerts.js';
 import { sessionLink } from '../../src-shared/links.js';
 import { WAL_BYTES_CEILING } from '../../src-main/engine/limits.js';
-import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
+import { sessionDir, sessionsDir, walPath } from '../../src-main/engine/state-root.js';
 import { killHard, runFixture, type Fixture } from '../fixtures/run-fixture.js';
 import { writeBulkWal } from '../fixtures/bulk-wal.js';
 import { useTempDirs } from '../helpers/temp.js';
@@ -117,9 +117,13 @@ describe('walscope alerts', () => {
   });
 
   it('a held call past a short threshold raises its alert once', async () => {
+    // The hold starts after the alerts are up: a CLI slow to start (a loaded machine) would otherwise find the
+    // call held past the threshold in its first look, already true, and fire nothing.
     const root = tempDir();
-    const writer = await writerMidBatch(root, 'held');
+    fs.mkdirSync(sessionsDir(root));
     const alerts = followAlerts(root, ['--held-after-ms', '1500']);
+    expect(await alerts.next('summary', (event) => event.type === 'summary')).toMatchObject({ alerts: [], sessions: 0 });
+    const writer = await writerMidBatch(root, 'held');
     await alerts.next('held call', fired('held_too_long'));
     // Later looks (each event, each second's tick) find it again and fire nothing: the writer's death is the
     // next event, and the held alert is still one.
