@@ -29,8 +29,9 @@ interface ReadOrder {
 }
 
 export class ReadScheduler {
-  /** Read-ahead workers started, and the bytes they read, for the tests. */
-  readonly read_ahead_counts = { started: 0, bytes: 0 };
+  /** Read-ahead workers started, and the bytes the ended ones read. */
+  private read_ahead_started = 0;
+  private read_ahead_ended_bytes = 0;
   /** The session the background reads are in the middle of. */
   private reading: SessionModel | null = null;
   /** The slices the background read of `reading` has taken so far (they grow, READ_SLICE_BYTES). */
@@ -46,6 +47,11 @@ export class ReadScheduler {
   private read_order: ReadOrder | null = null;
   /** The read-ahead (read-ahead.ts), and the read order its plan follows from which place. */
   private read_ahead: { worker: ReadAhead; order: ReadOrder; from: number } | null = null;
+
+  /** Read-ahead workers started, and the bytes they read so far (the one at work included), for the tests. */
+  get read_ahead_counts(): Readonly<{ started: number; bytes: number }> {
+    return { started: this.read_ahead_started, bytes: this.read_ahead_ended_bytes + (this.read_ahead?.worker.bytes_read ?? 0) };
+  }
 
   /** `listed` is the workspace's sessions now; `isListed` whether a model is still the one listed under its key. */
   constructor(
@@ -130,7 +136,7 @@ export class ReadScheduler {
     let worker = this.read_ahead?.worker;
     if (worker === undefined) {
       worker = new ReadAhead();
-      this.read_ahead_counts.started += 1;
+      this.read_ahead_started += 1;
     }
     worker.plan(files);
     this.read_ahead = { worker, order, from: order.next };
@@ -139,7 +145,7 @@ export class ReadScheduler {
   private endReadAhead(): void {
     if (this.read_ahead === null) return;
     this.read_ahead.worker.close();
-    this.read_ahead_counts.bytes += this.read_ahead.worker.bytes_read;
+    this.read_ahead_ended_bytes += this.read_ahead.worker.bytes_read;
     this.read_ahead = null;
   }
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withChangedSummaries, type SessionSummary, type WalscopeEvent } from '../../src-shared/ipc.js';
 import { sessionDir, walPath } from '../../src-main/engine/state-root.js';
+import { nodeFileIO, type FileIO } from '../../src-main/engine/file-io.js';
 import { ReadAhead } from '../../src-main/services/read-ahead.js';
 import { READ_AHEAD_BYTES_MIN } from '../../src-main/services/read-scheduler.js';
 import { SessionService, WATCH_AFTER_READS_SESSIONS_MIN } from '../../src-main/services/session-service.js';
@@ -114,7 +115,22 @@ describe("a root's first read", () => {
   it('reads the most recently active session first and reads the WALs after it ahead, then ends the worker', async () => {
     // s0 is written to last and is the largest: while it is read, the others are read ahead.
     const root = rootOf(4, (index) => (index === 0 ? 24 : 6));
-    const service = await SessionService.open(root, { watch: false, cache: false });
+    // The read of s0 waits (a bound: 20 s) for the read-ahead to read something: on a loaded machine its worker can
+    // start after a 24 MiB read is done, and the claim is what happens while that read is under way.
+    const first_wal = walPath(sessionDir(root, 's0'));
+    let waited = false;
+    const io: FileIO = {
+      ...nodeFileIO,
+      open(file, mode) {
+        if (file === first_wal && !waited) {
+          waited = true;
+          const deadline_ms = Date.now() + 20_000;
+          while (service.read_ahead_counts.bytes === 0 && Date.now() < deadline_ms) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        }
+        return nodeFileIO.open(file, mode);
+      },
+    };
+    const service: SessionService = await SessionService.open(root, { watch: false, cache: false, io });
     const summarized: string[] = [];
     service.subscribe((event) => event.type === 'summaries' && summarized.push(...event.changed.map((summary) => summary.key)));
     await service.whenRead();
