@@ -285,10 +285,11 @@ export class SessionModel {
   private derived(): SessionViews {
     const residency = this.residency;
     if (residency.views !== null) return residency.views;
-    const fold = this.failure_ !== null ? new SessionFolder().snapshot() : this.life.state === 'resident' && this.life.summary_only ? this.tailer.finalFold() : this.tailer.fold();
-    const read = this.failure_ !== null ? null : this.tailer.read;
+    const { tailer } = residency;
+    const fold = this.failure_ !== null ? new SessionFolder().snapshot() : this.life.state === 'resident' && this.life.summary_only ? tailer.finalFold() : tailer.fold();
+    const read = this.failure_ !== null ? null : tailer.read;
     const end = { torn_tail: read?.torn_tail ?? null, error: this.withMissingWal(this.failure_ ?? read?.error ?? null) };
-    const recoveries = this.failure_ !== null ? [] : this.residency.records.recoveries();
+    const recoveries = this.failure_ !== null ? [] : residency.records.recoveries();
     const resume = end.error !== null ? refusedPlan() : planFor(fold, 'resume', residency.sums);
     // The lease and the archive change without the WAL: the summary lays them over this (`status`).
     const run = runSignal(fold, { end, is_export: this.target.is_export, resume_action: resume.action, resume_message: resume.message, recoveries, live: null }, residency.sums);
