@@ -342,7 +342,7 @@ export class SessionModel {
 
   /** The reader's refusal, or this model's own failure. */
   private error(): WalErrorInfo | null {
-    return this.failure_ ?? this.tailer.read?.error ?? null;
+    return this.failure_ ?? this.read?.error ?? null;
   }
 
   fold(): SessionFold {
@@ -436,7 +436,7 @@ export class SessionModel {
   detail(): Omit<SessionDetail, 'actions' | 'retire' | 'acknowledge' | 'timing' | 'tokens' | 'cost'> {
     if (!this.is_resident) return this.readingDetail();
     const views = this.derived();
-    const read = this.failure_ === null ? this.tailer.read : null;
+    const read = this.failure_ === null ? this.read : null;
     return {
       summary: this.summary(),
       wal_path: this.target.wal_path,
@@ -458,7 +458,7 @@ export class SessionModel {
   /** The read's refusal when it is a damage past which frames may be listed (SessionRecords.afterDamage):
    *  looked past in full reads only. */
   private damage(): WalErrorInfo | null {
-    return this.is_resident && this.failure_ === null ? (this.tailer.read?.error ?? null) : null;
+    return this.is_resident && this.failure_ === null ? (this.read?.error ?? null) : null;
   }
 
   rowCounts(): Record<RowList, number> {
